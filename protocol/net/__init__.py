@@ -1,0 +1,1 @@
+"""The only I/O of the protocol: TCP mesh, framing, mDNS discovery, joining."""
