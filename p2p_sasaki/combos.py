@@ -1,0 +1,257 @@
+"""Combinations: what a set of cards is, which play beats which, and legal plays.
+
+A :class:`Combo` is a kind plus a few numbers (top rank, number of cards), as in
+OpenSpiel's and DouZero's climbing games. The whole beating order lives in
+:func:`beats`; legal plays are generated kind by kind from the hand's rank
+nibbles and filtered through :func:`beats` (classify -> generate -> filter).
+
+>>> from p2p_sasaki.cards import parse_cards
+>>> classify(parse_cards("4C 4H AS"))
+Combo(Kind.SASAKI, Rank.ACE, 3)
+>>> beats(classify(parse_cards("TC TS")), classify(parse_cards("TH TD")))
+True
+>>> classify(parse_cards("TH TD"), hand=parse_cards("TH TD"))  # last two cards
+Combo(Kind.PAIR, Rank.TEN, 2)
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from p2p_sasaki.cards import Rank
+
+__all__ = ["Kind", "Combo", "classify", "beats", "legal_plays", "PIG_MASK", "BLACK_PIG_MASK"]
+
+_TEN = 7
+PIG_MASK = (1 << (_TEN * 4 + 1)) | (1 << (_TEN * 4 + 2))        # TD TH
+BLACK_PIG_MASK = (1 << (_TEN * 4 + 0)) | (1 << (_TEN * 4 + 3))  # TC TS
+
+
+class Kind(IntEnum):
+    """Ordinary kinds first (single, pair, sequence), then the specials, low to high."""
+
+    SINGLE = 0
+    PAIR = 1
+    SEQUENCE = 2
+    TRIPLET = 3
+    SASAKI = 4
+    FOUR = 5
+    PIG = 6
+
+    @property
+    def is_special(self) -> bool:
+        return self >= Kind.TRIPLET
+
+
+class Combo:
+    """A classified play: kind, top rank and number of cards; interned and immutable.
+
+    ``black_pig`` marks TC TS, an ordinary pair of tens with two extras (it beats
+    a Pig, and a Pig cannot be played on it).
+    """
+
+    __slots__ = ("kind", "rank", "length", "black_pig", "_key")
+    kind: Kind
+    rank: Rank
+    length: int
+    black_pig: bool
+
+    def __new__(cls, kind: Kind, rank: Rank | int, length: int, black_pig: bool = False) -> Combo:
+        key = (int(kind), int(rank), length, black_pig)
+        combo = _COMBOS.get(key)
+        if combo is None:
+            combo = object.__new__(cls)
+            object.__setattr__(combo, "kind", Kind(kind))
+            object.__setattr__(combo, "rank", Rank(rank))
+            object.__setattr__(combo, "length", length)
+            object.__setattr__(combo, "black_pig", black_pig)
+            object.__setattr__(combo, "_key", _special_key(int(kind), int(rank)))
+            _COMBOS[key] = combo
+        return combo
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Combo is immutable")
+
+    @property
+    def is_special(self) -> bool:
+        return self.kind >= Kind.TRIPLET
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return (Combo, (self.kind, self.rank, self.length, self.black_pig))
+
+    def __repr__(self) -> str:
+        extra = ", black_pig=True" if self.black_pig else ""
+        return f"Combo(Kind.{self.kind.name}, Rank.{self.rank.name}, {self.length}{extra})"
+
+    def __str__(self) -> str:
+        name = {Kind.SINGLE: "single", Kind.PAIR: "pair", Kind.TRIPLET: "triplet",
+                Kind.FOUR: "four of a kind"}.get(self.kind)
+        r = self.rank.symbol
+        if self.black_pig:
+            return "Black Pig (pair of tens)"
+        if name:
+            return f"{name} of {r}" if self.kind is not Kind.SINGLE else f"single {r}"
+        if self.kind is Kind.SEQUENCE:
+            return f"{self.length}-card sequence to {r}"
+        return "Sasaki (44A)" if self.kind is Kind.SASAKI else "Pig"
+
+
+_COMBOS: dict[tuple[int, int, int, bool], Combo] = {}
+
+
+def _special_key(kind: int, rank: int) -> int:
+    """Order of the specials: triplets by rank < Sasaki < fours by rank < Pig."""
+    if kind == Kind.TRIPLET:
+        return rank
+    if kind == Kind.SASAKI:
+        return 12
+    if kind == Kind.FOUR:
+        return 13 + rank
+    if kind == Kind.PIG:
+        return 25
+    return -1
+
+
+def beats(new: Combo, top: Combo | None) -> bool:
+    """Whether ``new`` may be played on ``top`` (``None``: a lead, anything goes).
+
+    Ordinary plays beat only the same kind with as many cards and a higher rank;
+    a special beats every ordinary play and any lower special (so equal plays,
+    e.g. Sasaki on Sasaki, never beat). Only the Black Pig beats a Pig, and a
+    Pig cannot be played on the Black Pig.
+    """
+    if top is None:
+        return True
+    if top.kind is Kind.PIG:
+        return new.black_pig
+    if new.kind is Kind.PIG:
+        return not top.black_pig
+    if new._key >= 0:
+        return top._key < 0 or new._key > top._key
+    if top._key >= 0:
+        return False
+    return new.kind is top.kind and new.length == top.length and new.rank > top.rank
+
+
+def classify(mask: int, hand: int = 0) -> Combo | None:
+    """The combination formed by the cards in ``mask``, or ``None``.
+
+    ``hand`` is the player's whole hand: TH TD that are a player's last two
+    cards are only a pair of tens, not a Pig.
+    """
+    n = mask.bit_count()
+    if n == 0:
+        return None
+    low = (mask & -mask).bit_length() - 1
+    lo_rank = low >> 2
+    hi_rank = (mask.bit_length() - 1) >> 2
+    if lo_rank == hi_rank:
+        if n == 1:
+            return Combo(Kind.SINGLE, lo_rank, 1)
+        if n == 2:
+            if mask == PIG_MASK and hand != PIG_MASK:
+                return Combo(Kind.PIG, lo_rank, 2)
+            return Combo(Kind.PAIR, lo_rank, 2, mask == BLACK_PIG_MASK)
+        return Combo(Kind.TRIPLET if n == 3 else Kind.FOUR, lo_rank, n)
+    if n == 3 and lo_rank == 1 and hi_rank == 11 and (mask >> 4 & 15).bit_count() == 2:
+        return Combo(Kind.SASAKI, 11, 3)
+    if n >= 3 and hi_rank - lo_rank + 1 == n:
+        for rank in range(lo_rank, hi_rank + 1):
+            if (mask >> (rank * 4) & 15).bit_count() != 1:
+                return None
+        return Combo(Kind.SEQUENCE, hi_rank, n)
+    return None
+
+
+# Sub-nibbles of each nibble with exactly k bits: _SUBS[nibble][k] (16 x 5 small lists).
+_SUBS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(s for s in range(16) if s & ~nib == 0 and s.bit_count() == k) for k in range(5))
+    for nib in range(16)
+)
+
+
+def _same_rank(hand: int, size: int, min_rank: int, out: list[int]) -> None:
+    for rank in range(min_rank, 12):
+        shift = rank * 4
+        for sub in _SUBS[hand >> shift & 15][size]:
+            out.append(sub << shift)
+
+
+def _sequences(hand: int, length: int, min_top: int, out: list[int]) -> None:
+    nibbles = [hand >> (4 * r) & 15 for r in range(12)]
+    run = 0  # number of consecutive present ranks ending at `top`
+    for top in range(12):
+        run = run + 1 if nibbles[top] else 0
+        if top < min_top or run < length:
+            continue
+        masks = [0]
+        for rank in range(top - length + 1, top + 1):
+            singles = _SUBS[nibbles[rank]][1]
+            shift = rank * 4
+            masks = [m | (s << shift) for m in masks for s in singles]
+        out.extend(masks)
+
+
+def _specials(hand: int, out: list[int]) -> None:
+    _same_rank(hand, 3, 0, out)
+    fours = hand >> 4 & 15
+    aces = hand >> 44 & 15
+    if aces and fours.bit_count() >= 2:
+        for pair in _SUBS[fours][2]:
+            for ace in _SUBS[aces][1]:
+                out.append((pair << 4) | (ace << 44))
+    _same_rank(hand, 4, 0, out)
+    if hand & PIG_MASK == PIG_MASK and hand != PIG_MASK:
+        out.append(PIG_MASK)
+
+
+def legal_plays(hand: int, top: Combo | None) -> list[int]:
+    """Masks of every set of cards from ``hand`` that may be played on ``top``.
+
+    ``top`` is ``None`` for a lead. Each play appears once; TH TD is a Pig
+    unless it is the whole hand, where it is a pair of tens.
+    """
+    out: list[int] = []
+    if top is None:
+        for size in (1, 2):
+            _same_rank(hand, size, 0, out)
+        if hand & PIG_MASK == PIG_MASK and hand != PIG_MASK:
+            out.remove(PIG_MASK)  # it is the Pig, generated with the specials
+        for length in range(3, 13):
+            _sequences(hand, length, 0, out)
+        _specials(hand, out)
+        return out
+    if top.kind is Kind.PIG:
+        return [BLACK_PIG_MASK] if hand & BLACK_PIG_MASK == BLACK_PIG_MASK else out
+    if not top.is_special:
+        if top.kind is Kind.SEQUENCE:
+            _sequences(hand, top.length, top.rank + 1, out)
+        else:
+            _same_rank(hand, top.length, top.rank + 1, out)
+            if top.kind is Kind.PAIR and hand & PIG_MASK == PIG_MASK and hand != PIG_MASK \
+                    and top.rank < _TEN:
+                out.remove(PIG_MASK)  # a Pig here, not a pair of tens
+    specials: list[int] = []
+    _specials(hand, specials)
+    for mask in specials:
+        if beats(classify(mask, hand), top):  # type: ignore[arg-type]
+            out.append(mask)
+    return out
+
+
+def why_not(new: Combo, top: Combo) -> str:
+    """One sentence saying which rule stops ``new`` from beating ``top``."""
+    if top.kind is Kind.PIG:
+        return "only the Black Pig (TC TS) beats a Pig"
+    if new.kind is Kind.PIG:
+        return "a Pig cannot be played on the Black Pig"
+    if new.is_special:
+        if new.kind is Kind.SASAKI and top.kind is Kind.SASAKI:
+            return "a Sasaki cannot beat another Sasaki"
+        return f"a {new} does not beat a {top}: a special is beaten only by a higher special"
+    if top.is_special:
+        return f"a {new} cannot beat a {top}: only a higher special beats a special"
+    if new.kind is not top.kind or new.length != top.length:
+        return (f"a {new} cannot beat a {top}: an ordinary play is beaten only by the "
+                "same kind with as many cards")
+    return f"a {new} does not beat a {top}: it needs a higher rank"

@@ -1,0 +1,844 @@
+"""One hand of Sasaki as a pure state machine: deal -> declaration -> rounds -> end.
+
+The state always exposes the current :class:`Decision`: which seats must answer
+next and what kind of answer is expected. A ``TURN`` is one seat's play or pass;
+every other decision is a *window* that a set of seats answers together
+(run-or-not, expose, Stop-or-not, chata-or-decline, kkojda-or-decline). A window
+is resolved from the complete set of answers with :meth:`Hand.resolve`; the
+outcome is a pure function of that set, never of the order it arrived in.
+
+>>> from p2p_sasaki.cards import CardSet
+>>> hand = Hand.deal_from(random_deal_for_doc(), lead_card="3H")
+>>> hand.decision
+Decision(DecisionKind.RUN, (1, 2, 3, 0))
+>>> hand.resolve([Decline(s) for s in range(4)])   # nobody runs
+>>> hand.decision
+Decision(DecisionKind.TURN, (1,))
+>>> hand.apply(Play(1, CardSet.parse("3H")))
+>>> hand.decision.kind                             # a single: others may chata
+<DecisionKind.CHATA: 'chata'>
+
+Illegal actions raise :class:`IllegalActionError` naming the rule broken, and
+leave the state unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from random import Random
+from typing import ClassVar
+
+from p2p_sasaki.cards import FULL_DECK, Card, CardSet, parse_card
+from p2p_sasaki.combos import PIG_MASK, Combo, Kind, beats, classify, legal_plays, why_not
+from p2p_sasaki.options import TableOptions
+from p2p_sasaki.scoring import DEFAULT_SCORING, ScoringTable, score_hand
+
+__all__ = [
+    "Hand", "Decision", "DecisionKind", "IllegalActionError", "DealError",
+    "Action", "Play", "Pass", "Run", "Expose", "Stop", "Chata", "Kkojda", "Decline",
+    "SeatView", "opens", "random_deal", "next_seat",
+]
+
+SEATS = 4
+_RED_TENS = (Card.parse("TH"), Card.parse("TD"))
+
+
+class IllegalActionError(ValueError):
+    """An action the rules do not allow now; the message names the rule broken."""
+
+
+class DealError(ValueError):
+    """A deal that is not 4 x 12 distinct cards of the 48-card deck."""
+
+
+class DecisionKind(Enum):
+    RUN = "run"          # window: every seat answers Run or Decline
+    EXPOSE = "expose"    # window: after a partner's run, the other red ten is exposed
+    STOP = "stop"        # window: each opponent of the runners answers Stop or Decline
+    TURN = "turn"        # one seat plays or passes
+    CHATA = "chata"      # window: every other active seat answers Chata or Decline
+    KKOJDA = "kkojda"    # window: every active seat answers Kkojda or Decline
+    OVER = "over"        # the hand has ended; nobody answers
+
+    def __repr__(self) -> str:
+        return f"<DecisionKind.{self.name}: {self.value!r}>"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Who must answer next (``seats``, in resolution order) and what kind of answer."""
+
+    kind: DecisionKind
+    seats: tuple[int, ...]
+
+    @property
+    def is_window(self) -> bool:
+        return self.kind not in (DecisionKind.TURN, DecisionKind.OVER)
+
+    def __repr__(self) -> str:
+        return f"Decision(DecisionKind.{self.kind.name}, {self.seats!r})"
+
+
+# -- actions -------------------------------------------------------------------------
+
+def _line(seat: int, verb: str, cards: CardSet | None = None) -> str:
+    return f"S{seat} {verb}" + (f" {cards}" if cards else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """A normal play on one's turn (a lead or an answer)."""
+
+    seat: int
+    cards: CardSet
+    verb: ClassVar[str] = "play"
+
+    def __str__(self) -> str:
+        return _line(self.seat, self.verb, self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    seat: int
+    verb: ClassVar[str] = "pass"
+    cards: ClassVar[CardSet] = CardSet()
+
+    def __str__(self) -> str:
+        return _line(self.seat, self.verb)
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """Expose one's red ten (a lone holder: both) to double the hand."""
+
+    seat: int
+    cards: CardSet
+    verb: ClassVar[str] = "run"
+
+    def __str__(self) -> str:
+        return _line(self.seat, self.verb, self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Expose:
+    """The partner's forced exposure of the other red ten after a run (never in records)."""
+
+    seat: int
+    cards: CardSet
+    verb: ClassVar[str] = "expose"
+
+    def __str__(self) -> str:
+        return _line(self.seat, self.verb, self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    seat: int
+    verb: ClassVar[str] = "stop"
+    cards: ClassVar[CardSet] = CardSet()
+
+    def __str__(self) -> str:
+        return _line(self.seat, self.verb)
+
+
+@dataclass(frozen=True, slots=True)
+class Chata:
+    """Two cards of the rank of the single just played, out of turn."""
+
+    seat: int
+    cards: CardSet
+    verb: ClassVar[str] = "chata"
+
+    def __str__(self) -> str:
+        return _line(self.seat, self.verb, self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Kkojda:
+    """The fourth card of the rank, on a chata, out of turn."""
+
+    seat: int
+    cards: CardSet
+    verb: ClassVar[str] = "kkojda"
+
+    def __str__(self) -> str:
+        return _line(self.seat, self.verb, self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Decline:
+    """The answer "no" in any window (no run, no exposure, no Stop, no chata, no kkojda)."""
+
+    seat: int
+    verb: ClassVar[str] = "decline"
+    cards: ClassVar[CardSet] = CardSet()
+
+    def __str__(self) -> str:
+        return _line(self.seat, self.verb)
+
+
+Action = Play | Pass | Run | Expose | Stop | Chata | Kkojda | Decline
+
+# Which answers each decision accepts (Run at a TURN only with running=any_own_turn).
+_ALLOWED: dict[DecisionKind, tuple[type, ...]] = {
+    DecisionKind.RUN: (Run, Decline),
+    DecisionKind.EXPOSE: (Expose, Decline),
+    DecisionKind.STOP: (Stop, Decline),
+    DecisionKind.TURN: (Play, Pass, Run),
+    DecisionKind.CHATA: (Chata, Decline),
+    DecisionKind.KKOJDA: (Kkojda, Decline),
+    DecisionKind.OVER: (),
+}
+_WINDOW_NAMES = {
+    DecisionKind.RUN: "run or decline", DecisionKind.EXPOSE: "expose or decline",
+    DecisionKind.STOP: "stop or decline", DecisionKind.CHATA: "chata or decline",
+    DecisionKind.KKOJDA: "kkojda or decline", DecisionKind.TURN: "play or pass",
+}
+
+
+def opens(action: Action) -> CardSet:
+    """The cards an action reveals; always cards of the acting seat's own hand."""
+    return action.cards
+
+
+def next_seat(seat: int) -> int:
+    """Turn order is counter-clockwise; seats are numbered in turn order."""
+    return (seat + 1) % SEATS
+
+
+def _order_from(seat: int) -> tuple[int, ...]:
+    return tuple((seat + i) % SEATS for i in range(SEATS))
+
+
+def random_deal(rng: Random) -> tuple[CardSet, CardSet, CardSet, CardSet]:
+    """Shuffle with the given rng; deck position k goes to seat k mod 4."""
+    deck = list(range(48))
+    rng.shuffle(deck)
+    masks = [0, 0, 0, 0]
+    for position, index in enumerate(deck):
+        masks[position % SEATS] |= 1 << index
+    return (CardSet(masks[0]), CardSet(masks[1]), CardSet(masks[2]), CardSet(masks[3]))
+
+
+def random_deal_for_doc() -> tuple[CardSet, ...]:
+    """A fixed deal for the module's doctest (seat 1 holds the 3H)."""
+    return random_deal(Random(0))
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What one seat may know: its own cards and the public state, nothing else."""
+
+    seat: int
+    cards: CardSet                            # the seat's own cards now
+    dealt: CardSet                            # the seat's own cards at the deal
+    hand_sizes: tuple[int, ...]
+    played: tuple[CardSet, ...]               # cards each seat has played
+    shown: tuple[CardSet, ...]                # exposed red tens known to be in each hand
+    history: tuple[Action, ...]               # public actions, declines left out
+    decision: Decision
+    top: Combo | None
+    top_cards: CardSet
+    top_seat: int | None
+    finish: tuple[int, ...]
+    multiplier: int
+    red: frozenset[int]                       # seats this seat knows were dealt a red ten
+    teams: tuple[frozenset[int], frozenset[int]] | None   # (red, black) once known to it
+    scores: tuple[int, int, int, int] | None
+
+
+class Hand:
+    """One hand: create with :meth:`deal_from` (or the constructor on masks).
+
+    Key methods: :attr:`decision`, :meth:`legal_actions`, :meth:`apply` (one
+    seat's action), :meth:`resolve` (a complete set of answers), :meth:`view`,
+    :meth:`state_hash`. Everything is public knowledge except the hands, which
+    only :meth:`cards` and :meth:`view` of their own seat show.
+    """
+
+    __slots__ = (
+        "options", "lead_card", "dealt", "first_leader", "_hands", "_played", "_played_by",
+        "_shown", "_active", "_finish", "_decision", "_turn", "_top", "_top_mask", "_top_seat",
+        "_passes", "_started", "_runner", "_stops", "_multiplier", "_single_seat", "_rank",
+        "_chata_seat", "_resume", "_history", "_scoring", "_scores",
+    )
+
+    def __init__(self, dealt: Sequence[int], lead_card: Card, options: TableOptions = TableOptions(),
+                 scoring: ScoringTable = DEFAULT_SCORING) -> None:
+        masks = tuple(int(m) for m in dealt)
+        if len(masks) != SEATS:
+            raise DealError(f"a deal has four hands, not {len(masks)}")
+        union = 0
+        for seat, mask in enumerate(masks):
+            if mask.bit_count() != 12:
+                raise DealError(f"seat {seat} must be dealt 12 cards, not {mask.bit_count()}")
+            if union & mask:
+                raise DealError(f"{CardSet(union & mask)} dealt to two seats")
+            union |= mask
+        if union != FULL_DECK:
+            raise DealError("the deal must use the 48 cards")
+        if lead_card.index not in (0 * 4 + 2, 0 * 4 + 3):
+            raise ValueError(f"the opening 3 is 3H or 3S, not {lead_card}")
+        self.options = options
+        self.lead_card = lead_card
+        self.dealt = masks
+        self.first_leader = next(s for s in range(SEATS) if masks[s] & lead_card.mask)
+        self._scoring = scoring
+        self._hands = list(masks)
+        self._played = 0
+        self._played_by = [0, 0, 0, 0]
+        self._shown = [0, 0, 0, 0]
+        self._active = [True, True, True, True]
+        self._finish: list[int] = []
+        self._turn = self.first_leader
+        self._top: Combo | None = None
+        self._top_mask = 0
+        self._top_seat = -1
+        self._passes = 0
+        self._started = False
+        self._runner = -1
+        self._stops: tuple[int, ...] = ()
+        self._multiplier = 1
+        self._single_seat = -1
+        self._rank = -1
+        self._chata_seat = -1
+        self._resume = -1
+        self._history: list[Action] = []
+        self._scores: tuple[int, int, int, int] | None = None
+        if options.running == "before_first_play":
+            self._decision = Decision(DecisionKind.RUN, _order_from(self.first_leader))
+        else:
+            self._decision = Decision(DecisionKind.TURN, (self.first_leader,))
+
+    @classmethod
+    def deal_from(cls, hands: Sequence[CardSet | Iterable[Card] | str], lead_card: Card | str | None = None,
+                  options: TableOptions = TableOptions()) -> Hand:
+        """A hand from four hands of cards; ``lead_card`` is ``3H``/``3S`` or from ``options``."""
+        masks = [h.mask if isinstance(h, CardSet) else CardSet(h).mask for h in hands]
+        if lead_card is None:
+            if options.lead_card == "auto":
+                raise ValueError("lead_card 'auto' must be resolved by the caller "
+                                 "(see options.resolve_lead_card)")
+            lead_card = options.lead_card
+        if isinstance(lead_card, str):
+            lead_card = Card.from_index(parse_card(lead_card))
+        return cls(masks, lead_card, options)
+
+    @classmethod
+    def random(cls, rng: Random, lead_card: Card | str = "3H", options: TableOptions = TableOptions()) -> Hand:
+        return cls.deal_from(random_deal(rng), lead_card, options)
+
+    def copy(self) -> Hand:
+        """An independent copy (cheap: a few small lists)."""
+        other = object.__new__(Hand)
+        for name in Hand.__slots__:
+            value = getattr(self, name)
+            setattr(other, name, value.copy() if isinstance(value, list) else value)
+        return other
+
+    # -- public state ----------------------------------------------------------------
+
+    @property
+    def decision(self) -> Decision:
+        return self._decision
+
+    @property
+    def is_over(self) -> bool:
+        return self._decision.kind is DecisionKind.OVER
+
+    @property
+    def turn(self) -> int | None:
+        """The seat on turn, when the decision is a TURN."""
+        return self._turn if self._decision.kind is DecisionKind.TURN else None
+
+    @property
+    def top(self) -> Combo | None:
+        """The play to beat in the current round (``None`` when a lead is due)."""
+        return self._top
+
+    @property
+    def top_cards(self) -> CardSet:
+        return CardSet(self._top_mask)
+
+    @property
+    def top_seat(self) -> int | None:
+        return self._top_seat if self._top_seat >= 0 else None
+
+    @property
+    def finish(self) -> tuple[int, ...]:
+        """Seats in finishing order so far (all four once the hand is over)."""
+        return tuple(self._finish)
+
+    @property
+    def active_seats(self) -> tuple[int, ...]:
+        return tuple(s for s in range(SEATS) if self._active[s])
+
+    @property
+    def red_seats(self) -> tuple[int, ...]:
+        """Seats dealt a red ten (the red side), ascending."""
+        return tuple(s for s in range(SEATS) if self.dealt[s] & PIG_MASK)
+
+    @property
+    def runner(self) -> int | None:
+        return self._runner if self._runner >= 0 else None
+
+    @property
+    def stops(self) -> tuple[int, ...]:
+        return self._stops
+
+    @property
+    def multiplier(self) -> int:
+        return self._multiplier
+
+    @property
+    def history(self) -> tuple[Action, ...]:
+        """Every effective public action in order (declines are left out)."""
+        return tuple(self._history)
+
+    @property
+    def scores(self) -> tuple[int, int, int, int] | None:
+        """Scores of seats 0-3 once the hand is over, else ``None``."""
+        return self._scores
+
+    def cards(self, seat: int) -> CardSet:
+        """The cards ``seat`` holds now (hidden information: for that seat only)."""
+        return CardSet(self._hands[seat])
+
+    def hand_size(self, seat: int) -> int:
+        return self._hands[seat].bit_count()
+
+    def played_by(self, seat: int) -> CardSet:
+        return CardSet(self._played_by[seat])
+
+    def fourth_shows(self) -> CardSet:
+        """The cards the fourth player shows at the end of the hand (empty before)."""
+        return CardSet(self._hands[self._finish[3]]) if self.is_over else CardSet()
+
+    # -- legal actions ---------------------------------------------------------------
+
+    def legal_play_masks(self, seat: int) -> list[int]:
+        """Masks of the legal plays of ``seat`` now (fast; empty if not its turn)."""
+        if self._decision.kind is not DecisionKind.TURN or seat != self._turn:
+            return []
+        masks = legal_plays(self._hands[seat], self._top)
+        if not self._started and self.options.lead_must_contain_3:
+            masks = [m for m in masks if m & self.lead_card.mask]
+        return masks
+
+    def legal_plays(self, seat: int) -> list[CardSet]:
+        return [CardSet(m) for m in self.legal_play_masks(seat)]
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every answer ``seat`` may give to the current decision (empty if not asked)."""
+        d = self._decision
+        if seat not in d.seats:
+            return []
+        hand = self._hands[seat]
+        kind = d.kind
+        if kind is DecisionKind.TURN:
+            actions: list[Action] = [Play(seat, CardSet(m)) for m in self.legal_play_masks(seat)]
+            if self._top is not None:
+                actions.append(Pass(seat))
+            if self._may_run_now(seat):
+                actions.insert(0, Run(seat, CardSet(hand & PIG_MASK)))
+            return actions
+        actions = []
+        if kind is DecisionKind.RUN:
+            if hand & PIG_MASK:
+                actions.append(Run(seat, CardSet(hand & PIG_MASK)))
+        elif kind is DecisionKind.EXPOSE:
+            if hand & PIG_MASK:
+                return [Expose(seat, CardSet(hand & PIG_MASK))]  # forced
+        elif kind is DecisionKind.STOP:
+            actions.append(Stop(seat))
+        elif kind is DecisionKind.CHATA:
+            mine = hand >> (self._rank * 4) & 15
+            shift = self._rank * 4
+            bits = [b for b in (1, 2, 4, 8) if mine & b]
+            for i, a in enumerate(bits):
+                for b in bits[i + 1:]:
+                    actions.append(Chata(seat, CardSet((a | b) << shift)))
+        elif kind is DecisionKind.KKOJDA:
+            fourth = (15 << (self._rank * 4)) & ~self._played
+            if hand & fourth:
+                actions.append(Kkojda(seat, CardSet(fourth)))
+        actions.append(Decline(seat))
+        return actions
+
+    def _may_run_now(self, seat: int) -> bool:
+        return (self.options.running == "any_own_turn" and self._runner < 0
+                and not self._played & PIG_MASK and bool(self._hands[seat] & PIG_MASK))
+
+    # -- applying actions ------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        """Apply one seat's action: a TURN's play or pass, or a one-seat window's answer."""
+        if self._decision.kind is DecisionKind.TURN and action.seat == self._turn:
+            self._turn_action(action)
+        else:
+            self.resolve((action,))
+
+    def resolve(self, answers: Iterable[Action] | Mapping[int, Action]) -> None:
+        """Resolve the current decision from the complete set of answers.
+
+        Every seat in ``decision.seats`` answers exactly once; the outcome does not
+        depend on the order of ``answers``.
+        """
+        if isinstance(answers, Mapping):
+            answers = answers.values()
+        d = self._decision
+        if d.kind is DecisionKind.OVER:
+            raise IllegalActionError("the hand is over: no more actions are allowed")
+        by_seat: dict[int, Action] = {}
+        for action in answers:
+            if action.seat in by_seat:
+                raise IllegalActionError(f"S{action.seat} answered twice")
+            if action.seat not in d.seats:
+                raise IllegalActionError(self._not_asked(action.seat))
+            by_seat[action.seat] = action
+        for seat in d.seats:
+            if seat not in by_seat:
+                raise IllegalActionError(f"S{seat} has not answered the {d.kind.value} decision")
+        for seat in d.seats:
+            action = by_seat[seat]
+            if not isinstance(action, _ALLOWED[d.kind]):
+                raise IllegalActionError(
+                    f"S{seat} must answer {_WINDOW_NAMES[d.kind]} now, not {action.verb}")
+        ordered = [by_seat[s] for s in d.seats]
+        if d.kind is DecisionKind.TURN:
+            self._turn_action(ordered[0])
+        elif d.kind is DecisionKind.RUN:
+            self._resolve_run(ordered)
+        elif d.kind is DecisionKind.EXPOSE:
+            self._resolve_expose(ordered)
+        elif d.kind is DecisionKind.STOP:
+            self._resolve_stop(ordered)
+        elif d.kind is DecisionKind.CHATA:
+            self._resolve_chata(ordered)
+        else:
+            self._resolve_kkojda(ordered)
+
+    def _not_asked(self, seat: int) -> str:
+        d = self._decision
+        if d.kind is DecisionKind.TURN:
+            return f"it is S{self._turn}'s turn, not S{seat}'s"
+        return f"S{seat} is not asked in the {d.kind.value} window"
+
+    def _turn_action(self, action: Action) -> None:
+        seat = action.seat
+        if seat != self._turn or self._decision.kind is not DecisionKind.TURN:
+            raise IllegalActionError(self._not_asked(seat))
+        if isinstance(action, Play):
+            self._play(seat, action)
+        elif isinstance(action, Pass):
+            if self._top is None:
+                raise IllegalActionError(f"S{seat} leads this round and cannot pass")
+            self._passes += 1
+            self._history.append(action)
+            self._advance(seat)
+        elif isinstance(action, Run):
+            self._check_run(action, at_turn=True)
+            self._resume = seat
+            self._start_run(seat, action, partner_ran=False)
+        else:
+            raise IllegalActionError(f"S{seat} must play or pass on its turn, not {action.verb}")
+
+    def _play(self, seat: int, action: Play) -> None:
+        mask = action.cards.mask
+        hand = self._hands[seat]
+        if not mask:
+            raise IllegalActionError("a play must contain at least one card")
+        if mask & ~hand:
+            raise IllegalActionError(f"S{seat} does not hold {CardSet(mask & ~hand)}")
+        combo = classify(mask, hand)
+        if combo is None:
+            raise IllegalActionError(f"{action.cards} is not a combination")
+        top = self._top
+        if top is not None and not beats(combo, top):
+            raise IllegalActionError(why_not(combo, top))
+        if not self._started and self.options.lead_must_contain_3 and not mask & self.lead_card.mask:
+            raise IllegalActionError(f"the first play of the hand must contain the {self.lead_card} "
+                                     "(option lead_must_contain_3)")
+        self._remove(seat, mask)
+        self._history.append(action)
+        self._started = True
+        self._top = combo
+        self._top_mask = mask
+        self._top_seat = seat
+        self._passes = 0
+        if not self._hands[seat] and self._go_out(seat):
+            return
+        if combo.kind is Kind.SINGLE and self._chata_possible(seat, combo.rank):
+            self._single_seat = seat
+            self._rank = combo.rank
+            self._decision = Decision(DecisionKind.CHATA, tuple(
+                s for s in _order_from(seat)[1:] if self._active[s]))
+        else:
+            self._advance(seat)
+
+    def _remove(self, seat: int, mask: int) -> None:
+        self._hands[seat] &= ~mask
+        self._shown[seat] &= ~mask
+        self._played |= mask
+        self._played_by[seat] |= mask
+
+    def _go_out(self, seat: int) -> bool:
+        """``seat`` has played its last card; returns whether the hand is now over."""
+        self._active[seat] = False
+        self._finish.append(seat)
+        if len(self._finish) < 3:
+            return False
+        last = next(s for s in range(SEATS) if self._active[s])
+        self._active[last] = False
+        self._finish.append(last)
+        self._decision = Decision(DecisionKind.OVER, ())
+        self._scores = score_hand(self._finish, self.red_seats, self._multiplier, self._scoring)
+        return True
+
+    def _next_active(self, seat: int) -> int:
+        for i in range(1, SEATS + 1):
+            s = (seat + i) % SEATS
+            if self._active[s]:
+                return s
+        raise AssertionError("no active seat")
+
+    def _advance(self, seat: int) -> None:
+        """After ``seat`` played or passed: next turn, or the round ends."""
+        others = sum(1 for s in range(SEATS) if self._active[s] and s != self._top_seat)
+        if self._passes >= others:
+            self._new_round(self._top_seat)
+        else:
+            self._turn = self._next_active(seat)
+            self._decision = Decision(DecisionKind.TURN, (self._turn,))
+
+    def _new_round(self, last: int) -> None:
+        """The round is over; ``last`` leads, or the next active seat if it has gone out."""
+        leader = last if self._active[last] else self._next_active(last)
+        self._top = None
+        self._top_mask = 0
+        self._top_seat = -1
+        self._passes = 0
+        self._turn = leader
+        self._decision = Decision(DecisionKind.TURN, (leader,))
+
+    def _chata_possible(self, seat: int, rank: int) -> bool:
+        """Public knowledge: could any other active seat hold two cards of ``rank``?"""
+        unplayed = (15 << (rank * 4)) & ~self._played
+        if unplayed.bit_count() < 2:
+            return False
+        for other in range(SEATS):
+            if other == seat or not self._active[other] or self._hands[other].bit_count() < 2:
+                continue
+            elsewhere = 0
+            for s in range(SEATS):
+                if s != other:
+                    elsewhere |= self._shown[s]
+            if (unplayed & ~elsewhere).bit_count() >= 2:
+                return True
+        return False
+
+    def _resolve_chata(self, answers: list[Action]) -> None:
+        shift = self._rank * 4
+        claims = []
+        for action in answers:
+            if isinstance(action, Chata):
+                mask = action.cards.mask
+                if mask.bit_count() != 2 or mask & ~(15 << shift):
+                    raise IllegalActionError(
+                        f"a chata is two cards of the single's rank ({'3456789TJQKA'[self._rank]})")
+                if mask & ~self._hands[action.seat]:
+                    raise IllegalActionError(f"S{action.seat} does not hold {CardSet(mask & ~self._hands[action.seat])}")
+                claims.append(action)
+        if not claims:
+            self._advance(self._single_seat)
+            return
+        claim = claims[0]  # answers run in seat order from the single's player
+        seat = claim.seat
+        self._remove(seat, claim.cards.mask)
+        self._history.append(claim)
+        self._chata_seat = seat
+        self._top = classify(claim.cards.mask)
+        self._top_mask = claim.cards.mask
+        self._top_seat = seat
+        if not self._hands[seat] and self._go_out(seat):
+            return
+        if (15 << shift) & ~self._played:
+            self._decision = Decision(DecisionKind.KKOJDA, tuple(
+                s for s in _order_from(self._single_seat) if self._active[s]))
+        else:
+            self._new_round(seat)
+
+    def _resolve_kkojda(self, answers: list[Action]) -> None:
+        fourth = (15 << (self._rank * 4)) & ~self._played
+        claim = None
+        for action in answers:
+            if isinstance(action, Kkojda):
+                if action.cards.mask != fourth:
+                    raise IllegalActionError(f"a kkojda is the fourth card of the rank, {CardSet(fourth)}")
+                if not self._hands[action.seat] & fourth:
+                    raise IllegalActionError(f"S{action.seat} does not hold {CardSet(fourth)}")
+                claim = action
+        if claim is None:
+            self._new_round(self._chata_seat)
+            return
+        seat = claim.seat
+        self._remove(seat, fourth)
+        self._history.append(claim)
+        self._top = classify(fourth)
+        self._top_mask = fourth
+        self._top_seat = seat
+        if not self._hands[seat] and self._go_out(seat):
+            return
+        self._new_round(seat)
+
+    # -- running and Stop --------------------------------------------------------------
+
+    def _check_run(self, action: Run, at_turn: bool) -> None:
+        seat = action.seat
+        if self._runner >= 0:
+            raise IllegalActionError("only one run is allowed per hand")
+        if at_turn:
+            if self.options.running != "any_own_turn":
+                raise IllegalActionError("running is allowed only before the first play "
+                                         "(option running=before_first_play)")
+            if self._played & PIG_MASK:
+                raise IllegalActionError("running is allowed only while both red tens are in hands")
+        held = self._hands[seat] & PIG_MASK
+        if not held:
+            raise IllegalActionError(f"S{seat} holds no red ten and cannot run")
+        if action.cards.mask != held:
+            if held == PIG_MASK:
+                raise IllegalActionError("a lone holder of both red tens must expose both to run")
+            raise IllegalActionError(f"a run exposes the runner's own red ten ({CardSet(held)})")
+
+    def _resolve_run(self, answers: list[Action]) -> None:
+        runs = [a for a in answers if isinstance(a, Run)]
+        for action in runs:
+            self._check_run(action, at_turn=False)
+        if not runs:
+            self._decision = Decision(DecisionKind.TURN, (self.first_leader,))
+            return
+        # The first runner in turn order from the first leader runs; a partner who
+        # also answered "run" has made the forced exposure already.
+        self._start_run(runs[0].seat, runs[0], partner_ran=len(runs) > 1)
+
+    def _start_run(self, seat: int, action: Run, partner_ran: bool) -> None:
+        self._runner = seat
+        self._multiplier = 2
+        self._history.append(action)
+        if action.cards.mask == PIG_MASK:  # a lone holder: no partner, no exchange
+            self._shown[seat] = PIG_MASK
+            self._open_stop_window()
+            return
+        partner = next(s for s in range(SEATS) if s != seat and self._hands[s] & PIG_MASK)
+        if partner_ran:
+            self._exchange(partner)
+            return
+        self._decision = Decision(DecisionKind.EXPOSE, _order_from(seat)[1:])
+
+    def _resolve_expose(self, answers: list[Action]) -> None:
+        holder = next(s for s in range(SEATS) if s != self._runner and self._hands[s] & PIG_MASK)
+        for action in answers:
+            if isinstance(action, Expose):
+                held = self._hands[action.seat] & PIG_MASK
+                if action.cards.mask != held or not held:
+                    raise IllegalActionError(f"S{action.seat} does not hold {action.cards}")
+            elif action.seat == holder:
+                raise IllegalActionError(
+                    f"S{holder} holds the other red ten and must expose it after its partner's run")
+        self._exchange(holder)
+
+    def _exchange(self, partner: int) -> None:
+        runner = self._runner
+        mine = self._hands[runner] & PIG_MASK
+        theirs = self._hands[partner] & PIG_MASK
+        self._history.append(Expose(partner, CardSet(theirs)))
+        self._hands[runner] ^= mine | theirs
+        self._hands[partner] ^= mine | theirs
+        self._shown[runner] = theirs
+        self._shown[partner] = mine
+        self._open_stop_window()
+
+    def _open_stop_window(self) -> None:
+        red = self.red_seats
+        order = _order_from(self.first_leader)
+        self._decision = Decision(DecisionKind.STOP, tuple(s for s in order if s not in red))
+
+    def _resolve_stop(self, answers: list[Action]) -> None:
+        stops = [a for a in answers if isinstance(a, Stop)]
+        self._history.extend(stops)
+        self._stops = tuple(a.seat for a in stops)
+        if stops:
+            self._multiplier = 4
+        seat = self._resume if self._resume >= 0 else self.first_leader
+        self._resume = -1
+        self._turn = seat
+        self._decision = Decision(DecisionKind.TURN, (seat,))
+
+    # -- views and hashing -------------------------------------------------------------
+
+    def _known_red(self, viewer: int | None) -> dict[int, int]:
+        """Red ten index -> seat dealt it, for the red tens whose holder ``viewer`` knows."""
+        known: dict[int, int] = {}
+        for card in _RED_TENS:
+            bit = card.mask
+            dealt_to = next(s for s in range(SEATS) if self.dealt[s] & bit)
+            public = (self._runner >= 0 or self._played & bit or self.is_over)
+            if public or dealt_to == viewer:
+                known[card.index] = dealt_to
+        return known
+
+    def view(self, seat: int) -> SeatView:
+        """Everything ``seat`` may know, and nothing more."""
+        known = self._known_red(seat)
+        red = frozenset(known.values())
+        teams = None
+        if len(known) == 2:
+            teams = (red, frozenset(range(SEATS)) - red)
+        return SeatView(
+            seat=seat,
+            cards=CardSet(self._hands[seat]),
+            dealt=CardSet(self.dealt[seat]),
+            hand_sizes=tuple(h.bit_count() for h in self._hands),
+            played=tuple(CardSet(m) for m in self._played_by),
+            shown=tuple(CardSet(m) for m in self._shown),
+            history=tuple(self._history),
+            decision=self._decision,
+            top=self._top,
+            top_cards=CardSet(self._top_mask),
+            top_seat=self.top_seat,
+            finish=tuple(self._finish),
+            multiplier=self._multiplier,
+            red=red,
+            teams=teams,
+            scores=self._scores,
+        )
+
+    def public_state(self) -> tuple[int, ...]:
+        """A canonical tuple of the public state (what every peer can compute)."""
+        d = self._decision
+        fields = [
+            1,  # encoding version
+            self.lead_card.index, int(self.options.lead_must_contain_3),
+            ("before_first_play", "any_own_turn").index(self.options.running),
+            self.first_leader, list(DecisionKind).index(d.kind), len(d.seats), *d.seats,
+            self._turn, self._top_mask, self._top_seat, self._passes, int(self._started),
+            self._runner, self._multiplier, len(self._stops), *self._stops,
+            self._single_seat, self._rank, self._chata_seat, self._resume,
+            len(self._finish), *self._finish, len(self._history),
+        ]
+        for seat in range(SEATS):
+            fields += [self._hands[seat].bit_count(), self._played_by[seat], self._shown[seat]]
+        return tuple(fields)
+
+    def state_hash(self) -> str:
+        """SHA-256 (hex) of :meth:`public_state`; equal on every peer, hides the hands."""
+        data = b"".join(v.to_bytes(8, "big", signed=True) for v in self.public_state())
+        return hashlib.sha256(b"p2p-sasaki/hand/v1\x00" + data).hexdigest()
+
+    def __repr__(self) -> str:
+        return (f"<Hand {self._decision!r} top={self.top_cards!s:s} finish={self._finish} "
+                f"x{self._multiplier}>")
