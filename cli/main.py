@@ -12,7 +12,7 @@ import importlib
 import sys
 
 # Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ()
+COMMANDS: tuple[str, ...] = ("replay",)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,325 @@
+"""Plain-text game records (like chess PGN): parse, replay through the engine, write.
+
+A record is tag lines (``[Seat0 "3H 4C ..."]``, optional ``[Lead "3S"]``) then one
+action per line (``S2 play 3H 3D``); ``#`` starts a comment anywhere on a line.
+Only what happened is written: declined chances, the partner's forced exposure
+and the red-ten exchange follow from the engine. See docs/records.md.
+
+>>> from random import Random
+>>> hand = replay(write_record(Hand.random(Random(0), "3H")))
+>>> hand.decision.kind.value, hand.multiplier
+('run', 1)
+
+Errors are :class:`RecordError` with the 1-based physical line number of the
+first bad line and one sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from p2p_sasaki.cards import Card, CardNotationError, CardSet, parse_card, parse_cards
+from p2p_sasaki.hand import (
+    Action, Chata, Decision, DecisionKind, Decline, Expose, Hand, IllegalActionError, Kkojda,
+    Pass, Play, Run, Stop,
+)
+from p2p_sasaki.options import TableOptions
+
+__all__ = ["RecordError", "Record", "TagLine", "ActionLine", "parse_lines", "parse_record",
+           "replay", "write_record"]
+
+_TAG = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"([^"]*)"\s*\]$')
+_SEAT_TAGS = {"Seat0": 0, "Seat1": 1, "Seat2": 2, "Seat3": 3}
+_VERBS = {"play": Play, "pass": Pass, "run": Run, "stop": Stop, "chata": Chata, "kkojda": Kkojda}
+# How many cards each verb takes: (fewest, most).
+_CARD_COUNTS = {"play": (1, 12), "pass": (0, 0), "run": (1, 2), "stop": (0, 0),
+                "chata": (2, 2), "kkojda": (1, 1)}
+_YES = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off": False}
+
+
+class RecordError(ValueError):
+    """A bad record line: ``line`` is its 1-based physical line number."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class TagLine:
+    line: int
+    tag: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionLine:
+    line: int
+    action: Action
+
+
+@dataclass(frozen=True)
+class Record:
+    """A parsed record: tags, the deal, options and the action lines (not yet replayed)."""
+
+    tags: dict[str, str]
+    deal: tuple[CardSet, CardSet, CardSet, CardSet]
+    lead_card: Card
+    options: TableOptions
+    actions: tuple[ActionLine, ...] = field(default=())
+
+
+def _physical_lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the text after a final newline is not a line
+    return [line.rstrip("\r") for line in lines]
+
+
+def _parse_action(number: int, text: str) -> Action:
+    tokens = text.split()
+    seat_token = tokens[0].upper()
+    if not re.fullmatch(r"S\d+", seat_token):
+        raise RecordError(number, f"cannot read {text!r}: expected a tag like [Seat0 \"...\"] "
+                                  "or an action like 'S2 play 3H'")
+    seat = int(seat_token[1:])
+    if seat > 3:
+        raise RecordError(number, f"{tokens[0]} is not a seat: seats are S0 to S3")
+    if len(tokens) < 2:
+        raise RecordError(number, f"{tokens[0]} has no action: expected run, stop, play, pass, "
+                                  "chata or kkojda")
+    verb = tokens[1].lower()
+    if verb not in _VERBS:
+        raise RecordError(number, f"unknown action {tokens[1]!r}: expected run, stop, play, pass, "
+                                  "chata or kkojda")
+    try:
+        mask = parse_cards(" ".join(tokens[2:]))
+    except CardNotationError as error:
+        raise RecordError(number, str(error)) from None
+    fewest, most = _CARD_COUNTS[verb]
+    count = mask.bit_count()
+    if not fewest <= count <= most:
+        wanted = ("no cards" if most == 0 else "1 or 2 cards" if verb == "run" else
+                  f"{fewest} card{'s' if fewest > 1 else ''}" if fewest == most else "cards")
+        raise RecordError(number, f"{verb} takes {wanted}, not {count}")
+    cls = _VERBS[verb]
+    return cls(seat) if most == 0 else cls(seat, CardSet(mask))  # type: ignore[call-arg]
+
+
+def parse_lines(text: str) -> Iterator[TagLine | ActionLine]:
+    """Tag and action lines in order; a syntax error is raised when its line is reached."""
+    for number, raw in enumerate(_physical_lines(text), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if line.startswith("["):
+            match = _TAG.match(line)
+            if not match:
+                raise RecordError(number, f"cannot read the tag {line!r}: write [Tag \"value\"]")
+            yield TagLine(number, match.group(1), match.group(2))
+        else:
+            yield ActionLine(number, _parse_action(number, line))
+
+
+class _Header:
+    """Collects tag lines and reports each problem on the line where it shows."""
+
+    def __init__(self) -> None:
+        self.tags: dict[str, str] = {}
+        self.seats: dict[int, int] = {}
+        self.lead: Card = Card.parse("3H")
+        self.options = TableOptions(lead_card="3H")
+
+    def add(self, tag: TagLine) -> None:
+        line = tag.line
+        if tag.tag in self.tags and (tag.tag in _SEAT_TAGS or tag.tag in ("Lead", "Running", "LeadMustContain3")):
+            raise RecordError(line, f"the {tag.tag} tag is given twice")
+        self.tags[tag.tag] = tag.value
+        if tag.tag in _SEAT_TAGS:
+            seat = _SEAT_TAGS[tag.tag]
+            try:
+                mask = parse_cards(tag.value)
+            except CardNotationError as error:
+                raise RecordError(line, str(error)) from None
+            for other, dealt in self.seats.items():
+                if dealt & mask:
+                    raise RecordError(line, f"{CardSet(dealt & mask)} is already dealt to seat {other}")
+            if mask.bit_count() != 12:
+                raise RecordError(line, f"seat {seat} must be dealt 12 cards, not {mask.bit_count()}")
+            self.seats[seat] = mask
+        elif tag.tag == "Lead":
+            try:
+                lead = Card.from_index(parse_card(tag.value))
+            except CardNotationError:
+                lead = None
+            if lead is None or str(lead) not in ("3H", "3S"):
+                raise RecordError(line, f"the Lead tag is 3H or 3S, not {tag.value!r}")
+            self.lead = lead
+            self.options = TableOptions(str(lead), self.options.lead_must_contain_3, self.options.running)
+        elif tag.tag == "Running":
+            if tag.value not in ("before_first_play", "any_own_turn"):
+                raise RecordError(line, f"the Running tag is before_first_play or any_own_turn, not {tag.value!r}")
+            self.options = TableOptions(self.options.lead_card, self.options.lead_must_contain_3, tag.value)
+        elif tag.tag == "LeadMustContain3":
+            if tag.value.lower() not in _YES:
+                raise RecordError(line, f"the LeadMustContain3 tag is yes or no, not {tag.value!r}")
+            self.options = TableOptions(self.options.lead_card, _YES[tag.value.lower()], self.options.running)
+        # Unknown tags are kept and otherwise ignored, like PGN's.
+
+    def deal(self, line: int) -> tuple[int, int, int, int]:
+        for seat in range(4):
+            if seat not in self.seats:
+                raise RecordError(line, f"the Seat{seat} tag is missing: a record deals 12 cards "
+                                        "to each of the four seats before the first action")
+        return (self.seats[0], self.seats[1], self.seats[2], self.seats[3])
+
+
+def parse_record(text: str) -> Record:
+    """Parse without replaying: syntax and tag errors only (see :func:`replay` for rules)."""
+    header = _Header()
+    actions: list[ActionLine] = []
+    for item in parse_lines(text):
+        if isinstance(item, TagLine):
+            if actions and item.tag in (*_SEAT_TAGS, "Lead", "Running", "LeadMustContain3"):
+                raise RecordError(item.line, f"the {item.tag} tag must come before the first action")
+            header.add(item)
+        else:
+            if not actions:
+                header.deal(item.line)
+            actions.append(item)
+    if not actions:
+        header.deal(len(_physical_lines(text)) + 1)
+    deal = tuple(CardSet(m) for m in header.deal(0))
+    return Record(header.tags, deal, header.lead, header.options, tuple(actions))  # type: ignore[arg-type]
+
+
+def _declines(decision: Decision, but: int = -1) -> list[Action]:
+    return [Decline(s) for s in decision.seats if s != but]
+
+
+class _Replayer:
+    """Drives a :class:`Hand` from record lines, filling in the unwritten answers."""
+
+    def __init__(self, hand: Hand) -> None:
+        self.hand = hand
+        self.stops: dict[int, Action] = {}
+
+    def step(self, action: Action) -> None:
+        hand = self.hand
+        d = hand.decision
+        verb = action.verb
+        if d.kind is DecisionKind.RUN:
+            if isinstance(action, Run):
+                hand.resolve([action, *_declines(d, action.seat)])
+                self._forced_exposure()
+                return
+            hand.resolve(_declines(d))
+        elif d.kind is DecisionKind.STOP:
+            if isinstance(action, Stop):
+                if action.seat in self.stops:
+                    raise IllegalActionError(f"S{action.seat} has already called Stop")
+                if action.seat not in d.seats:
+                    raise IllegalActionError(f"S{action.seat} is on the running side: only its "
+                                             "opponents may call Stop")
+                self.stops[action.seat] = action
+                return
+            self.close_stops()
+        elif d.kind is DecisionKind.CHATA and isinstance(action, Chata):
+            if action.seat not in d.seats:
+                raise IllegalActionError(f"S{action.seat} cannot chata here: a chata is played by an "
+                                         "active player other than the single's player")
+            hand.resolve([action, *_declines(d, action.seat)])
+            return
+        elif d.kind is DecisionKind.KKOJDA and isinstance(action, Kkojda):
+            if action.seat not in d.seats:
+                raise IllegalActionError(f"S{action.seat} has gone out and cannot kkojda")
+            hand.resolve([action, *_declines(d, action.seat)])
+            return
+        elif d.kind in (DecisionKind.CHATA, DecisionKind.KKOJDA):
+            hand.resolve(_declines(d))  # any other line closes the chance
+        d = hand.decision
+        if d.kind is DecisionKind.OVER:
+            raise IllegalActionError("the hand is already over: the third player has gone out")
+        if verb == "run":
+            if hand.runner is not None:
+                raise IllegalActionError("only one run is allowed per hand")
+            if hand.options.running == "before_first_play":
+                raise IllegalActionError("running is allowed only in the declaration before the "
+                                         "first play")
+            hand.apply(action)
+            self._forced_exposure()
+        elif verb == "stop":
+            if hand.runner is None:
+                raise IllegalActionError("nobody has run, so there is nothing to Stop")
+            raise IllegalActionError("Stop lines must directly follow the run line")
+        elif verb == "chata":
+            raise IllegalActionError("a chata must directly follow a single that another player "
+                                     "could answer with a pair of its rank")
+        elif verb == "kkojda":
+            raise IllegalActionError("a kkojda must directly follow a chata whose fourth card "
+                                     "is still unplayed")
+        else:
+            hand.apply(action)
+
+    def _forced_exposure(self) -> None:
+        d = self.hand.decision
+        if d.kind is DecisionKind.EXPOSE:
+            self.hand.resolve([self.hand.legal_actions(s)[0] for s in d.seats])
+
+    def close_stops(self) -> None:
+        d = self.hand.decision
+        if d.kind is DecisionKind.STOP:
+            answers = [self.stops.get(s) or Decline(s) for s in d.seats]
+            self.stops.clear()
+            self.hand.resolve(answers)
+
+
+def replay(text: str) -> Hand:
+    """Check every line in order and return the hand as the record leaves it.
+
+    Raises :class:`RecordError` for the first bad line (syntax, tags or rules).
+    """
+    header = _Header()
+    replayer: _Replayer | None = None
+    for item in parse_lines(text):
+        if isinstance(item, TagLine):
+            if replayer is not None and item.tag in (*_SEAT_TAGS, "Lead", "Running", "LeadMustContain3"):
+                raise RecordError(item.line, f"the {item.tag} tag must come before the first action")
+            header.add(item)
+            continue
+        if replayer is None:
+            replayer = _Replayer(Hand(header.deal(item.line), header.lead, header.options))
+        try:
+            replayer.step(item.action)
+        except IllegalActionError as error:
+            raise RecordError(item.line, str(error)) from None
+    if replayer is None:
+        replayer = _Replayer(Hand(header.deal(len(_physical_lines(text)) + 1), header.lead, header.options))
+    if replayer.stops:
+        replayer.close_stops()
+    return replayer.hand
+
+
+def write_record(hand: Hand, comments: bool = False) -> str:
+    """The record of ``hand`` so far: tags, then every effective public action.
+
+    Declines and the forced exposure are left out (they follow from the rules).
+    """
+    lines = []
+    if comments:
+        lines.append("# p2p-sasaki game record")
+    lines.append(f'[Lead "{hand.lead_card}"]')
+    if hand.options.running != "before_first_play":
+        lines.append(f'[Running "{hand.options.running}"]')
+    if hand.options.lead_must_contain_3:
+        lines.append('[LeadMustContain3 "yes"]')
+    for seat in range(4):
+        lines.append(f'[Seat{seat} "{CardSet(hand.dealt[seat])}"]')
+    for action in hand.history:
+        if not isinstance(action, Expose):
+            lines.append(str(action))
+    return "\n".join(lines) + "\n"
+
