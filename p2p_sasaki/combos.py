@@ -163,79 +163,85 @@ def classify(mask: int, hand: int = 0) -> Combo | None:
     return None
 
 
-# Sub-nibbles of each nibble with exactly k bits: _SUBS[nibble][k] (16 x 5 small lists).
+# Sub-nibbles of each nibble with exactly k bits: _SUBS[nibble][k] (16 x 5 small tuples),
+# and all its non-empty sub-nibbles: _ALL_SUBS[nibble].
 _SUBS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(s for s in range(16) if s & ~nib == 0 and s.bit_count() == k) for k in range(5))
     for nib in range(16)
 )
+_ALL_SUBS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(s for s in range(1, 16) if s & ~nib == 0) for nib in range(16))
 
 
-def _same_rank(hand: int, size: int, min_rank: int, out: list[int]) -> None:
-    for rank in range(min_rank, 12):
-        shift = rank * 4
-        for sub in _SUBS[hand >> shift & 15][size]:
-            out.append(sub << shift)
-
-
-def _sequences(hand: int, length: int, min_top: int, out: list[int]) -> None:
-    nibbles = [hand >> (4 * r) & 15 for r in range(12)]
-    run = 0  # number of consecutive present ranks ending at `top`
+def _sequences(hand: int, shortest: int, longest: int, min_top: int, out: list[int]) -> None:
+    """Sequences of ``shortest``..``longest`` cards whose top rank is at least ``min_top``."""
+    run = 0  # consecutive ranks present, ending at `top`
     for top in range(12):
-        run = run + 1 if nibbles[top] else 0
-        if top < min_top or run < length:
+        nib = hand >> (top * 4) & 15
+        run = run + 1 if nib else 0
+        if top < min_top or run < shortest:
             continue
-        masks = [0]
-        for rank in range(top - length + 1, top + 1):
-            singles = _SUBS[nibbles[rank]][1]
-            shift = rank * 4
-            masks = [m | (s << shift) for m in masks for s in singles]
-        out.extend(masks)
+        shift = top * 4
+        masks = [b << shift for b in _SUBS[nib][1]]
+        for length in range(2, min(run, longest) + 1):
+            shift = (top - length + 1) * 4
+            singles = _SUBS[hand >> shift & 15][1]
+            masks = [m | (b << shift) for m in masks for b in singles]
+            if length >= shortest:
+                out.extend(masks)
 
 
-def _specials(hand: int, out: list[int]) -> None:
-    _same_rank(hand, 3, 0, out)
+def _sasakis(hand: int, out: list[int]) -> None:
     fours = hand >> 4 & 15
     aces = hand >> 44 & 15
     if aces and fours.bit_count() >= 2:
         for pair in _SUBS[fours][2]:
             for ace in _SUBS[aces][1]:
                 out.append((pair << 4) | (ace << 44))
-    _same_rank(hand, 4, 0, out)
-    if hand & PIG_MASK == PIG_MASK and hand != PIG_MASK:
-        out.append(PIG_MASK)
 
 
 def legal_plays(hand: int, top: Combo | None) -> list[int]:
     """Masks of every set of cards from ``hand`` that may be played on ``top``.
 
-    ``top`` is ``None`` for a lead. Each play appears once; TH TD is a Pig
-    unless it is the whole hand, where it is a pair of tens.
+    ``top`` is ``None`` for a lead. Each play appears once (TH TD once, as a Pig
+    or, when it is the whole hand, as a pair of tens).
     """
     out: list[int] = []
     if top is None:
-        for size in (1, 2):
-            _same_rank(hand, size, 0, out)
-        if hand & PIG_MASK == PIG_MASK and hand != PIG_MASK:
-            out.remove(PIG_MASK)  # it is the Pig, generated with the specials
-        for length in range(3, 13):
-            _sequences(hand, length, 0, out)
-        _specials(hand, out)
+        for rank in range(12):
+            nib = hand >> (rank * 4) & 15
+            if nib:
+                shift = rank * 4
+                out.extend(sub << shift for sub in _ALL_SUBS[nib])
+        _sequences(hand, 3, 12, 0, out)
+        _sasakis(hand, out)
         return out
-    if top.kind is Kind.PIG:
+    kind = top.kind
+    if kind is Kind.PIG:
         return [BLACK_PIG_MASK] if hand & BLACK_PIG_MASK == BLACK_PIG_MASK else out
-    if not top.is_special:
-        if top.kind is Kind.SEQUENCE:
-            _sequences(hand, top.length, top.rank + 1, out)
-        else:
-            _same_rank(hand, top.length, top.rank + 1, out)
-            if top.kind is Kind.PAIR and hand & PIG_MASK == PIG_MASK and hand != PIG_MASK \
-                    and top.rank < _TEN:
-                out.remove(PIG_MASK)  # a Pig here, not a pair of tens
-    specials: list[int] = []
-    _specials(hand, specials)
-    for mask in specials:
-        if beats(classify(mask, hand), top):  # type: ignore[arg-type]
-            out.append(mask)
+    same = top.length if kind is Kind.SINGLE or kind is Kind.PAIR else 0
+    pig_done = same == 2 and top.rank < _TEN
+    key = top._key  # specials in the order of _special_key: triplets, Sasaki, fours, Pig
+    four_from = key - 12
+    for rank in range(12):
+        nib = hand >> (rank * 4) & 15
+        if not nib:
+            continue
+        shift = rank * 4
+        if same and rank > top.rank:
+            out.extend(sub << shift for sub in _SUBS[nib][same])
+        if nib.bit_count() >= 3:
+            if rank > key and key < 12:
+                out.extend(sub << shift for sub in _SUBS[nib][3])
+            if nib == 15 and rank >= four_from:
+                out.append(15 << shift)
+    if kind is Kind.SEQUENCE:
+        _sequences(hand, top.length, top.length, top.rank + 1, out)
+    if key < 12:
+        _sasakis(hand, out)
+    # pig_done: TH TD came with the pairs above (a Pig there, or the last two cards).
+    if hand & PIG_MASK == PIG_MASK and hand != PIG_MASK and not top.black_pig and not pig_done:
+        out.append(PIG_MASK)
     return out
 
 

@@ -180,6 +180,8 @@ class Decline:
         return _line(self.seat, self.verb)
 
 
+_TURNS = tuple(Decision(DecisionKind.TURN, (seat,)) for seat in range(SEATS))
+
 Action = Play | Pass | Run | Expose | Stop | Chata | Kkojda | Decline
 
 # Which answers each decision accepts (Run at a TURN only with running=any_own_turn).
@@ -607,12 +609,12 @@ class Hand:
 
     def _advance(self, seat: int) -> None:
         """After ``seat`` played or passed: next turn, or the round ends."""
-        others = sum(1 for s in range(SEATS) if self._active[s] and s != self._top_seat)
+        others = SEATS - len(self._finish) - self._active[self._top_seat]
         if self._passes >= others:
             self._new_round(self._top_seat)
         else:
             self._turn = self._next_active(seat)
-            self._decision = Decision(DecisionKind.TURN, (self._turn,))
+            self._decision = _TURNS[self._turn]
 
     def _new_round(self, last: int) -> None:
         """The round is over; ``last`` leads, or the next active seat if it has gone out."""
@@ -622,7 +624,7 @@ class Hand:
         self._top_seat = -1
         self._passes = 0
         self._turn = leader
-        self._decision = Decision(DecisionKind.TURN, (leader,))
+        self._decision = _TURNS[leader]
 
     def _chata_possible(self, seat: int, rank: int) -> bool:
         """Public knowledge: could any other active seat hold two cards of ``rank``?"""
