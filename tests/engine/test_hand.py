@@ -5,7 +5,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from p2p_sasaki.cards import CardSet
+from p2p_sasaki.cards import Card, CardSet
 from p2p_sasaki.hand import (
     Chata, Decision, DecisionKind, Decline, DealError, Expose, Hand, IllegalActionError, Kkojda,
     Pass, Play, Run, Stop, opens, random_deal,
@@ -30,10 +30,13 @@ def started(specs=D, **options):
 def test_deal_must_be_four_times_twelve_distinct_cards():
     """sasaki-rules.md, Seating, deal and first lead: 12 cards each from the 48."""
     masks = [cs.mask for cs in D]
-    with pytest.raises(DealError, match="12 cards"):
-        Hand([masks[0] >> 1, *masks[1:]], D[0].__iter__().__next__())
+    three = Card.parse("3H")
+    with pytest.raises(DealError, match="seat 0 must be dealt 12 cards, not 11"):
+        Hand([masks[0] & ~three.mask, *masks[1:]], three)
     with pytest.raises(DealError, match="dealt to two seats"):
-        Hand([masks[0], masks[0], masks[2], masks[3]], next(iter(D[0])))
+        Hand([masks[0], masks[0], masks[2], masks[3]], three)
+    with pytest.raises(ValueError, match="the opening 3 is 3H or 3S, not 4C"):
+        Hand(masks, Card.parse("4C"))
 
 
 def test_random_deal_gives_deck_position_k_to_seat_k_mod_4():
