@@ -735,14 +735,16 @@ class Hand:
             self._shown[seat] = PIG_MASK
             self._open_stop_window()
             return
-        partner = next(s for s in range(SEATS) if s != seat and self._hands[s] & PIG_MASK)
         if partner_ran:
-            self._exchange(partner)
+            self._exchange(self._other_red_holder())
             return
         self._decision = Decision(DecisionKind.EXPOSE, _order_from(seat)[1:])
 
+    def _other_red_holder(self) -> int:
+        return next(s for s in range(SEATS) if s != self._runner and self._hands[s] & PIG_MASK)
+
     def _resolve_expose(self, answers: list[Action]) -> None:
-        holder = next(s for s in range(SEATS) if s != self._runner and self._hands[s] & PIG_MASK)
+        holder = self._other_red_holder()
         for action in answers:
             if isinstance(action, Expose):
                 held = self._hands[action.seat] & PIG_MASK

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from p2p_sasaki.cards import Card, CardNotationError, CardSet, parse_card, parse_cards
 from p2p_sasaki.hand import (
@@ -32,6 +32,7 @@ __all__ = ["RecordError", "Record", "TagLine", "ActionLine", "parse_lines", "par
 
 _TAG = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"([^"]*)"\s*\]$')
 _SEAT_TAGS = {"Seat0": 0, "Seat1": 1, "Seat2": 2, "Seat3": 3}
+_KNOWN_TAGS = (*_SEAT_TAGS, "Lead", "Running", "LeadMustContain3")  # others are ignored
 _VERBS = {"play": Play, "pass": Pass, "run": Run, "stop": Stop, "chata": Chata, "kkojda": Kkojda}
 # How many cards each verb takes: (fewest, most).
 _CARD_COUNTS = {"play": (1, 12), "pass": (0, 0), "run": (1, 2), "stop": (0, 0),
@@ -135,7 +136,7 @@ class _Header:
 
     def add(self, tag: TagLine) -> None:
         line = tag.line
-        if tag.tag in self.tags and (tag.tag in _SEAT_TAGS or tag.tag in ("Lead", "Running", "LeadMustContain3")):
+        if tag.tag in self.tags and tag.tag in _KNOWN_TAGS:
             raise RecordError(line, f"the {tag.tag} tag is given twice")
         self.tags[tag.tag] = tag.value
         if tag.tag in _SEAT_TAGS:
@@ -158,15 +159,15 @@ class _Header:
             if lead is None or str(lead) not in ("3H", "3S"):
                 raise RecordError(line, f"the Lead tag is 3H or 3S, not {tag.value!r}")
             self.lead = lead
-            self.options = TableOptions(str(lead), self.options.lead_must_contain_3, self.options.running)
+            self.options = replace(self.options, lead_card=str(lead))
         elif tag.tag == "Running":
             if tag.value not in ("before_first_play", "any_own_turn"):
                 raise RecordError(line, f"the Running tag is before_first_play or any_own_turn, not {tag.value!r}")
-            self.options = TableOptions(self.options.lead_card, self.options.lead_must_contain_3, tag.value)
+            self.options = replace(self.options, running=tag.value)
         elif tag.tag == "LeadMustContain3":
             if tag.value.lower() not in _YES:
                 raise RecordError(line, f"the LeadMustContain3 tag is yes or no, not {tag.value!r}")
-            self.options = TableOptions(self.options.lead_card, _YES[tag.value.lower()], self.options.running)
+            self.options = replace(self.options, lead_must_contain_3=_YES[tag.value.lower()])
         # Unknown tags are kept and otherwise ignored, like PGN's.
 
     def deal(self, line: int) -> tuple[int, int, int, int]:
@@ -177,21 +178,33 @@ class _Header:
         return (self.seats[0], self.seats[1], self.seats[2], self.seats[3])
 
 
-def parse_record(text: str) -> Record:
-    """Parse without replaying: syntax and tag errors only (see :func:`replay` for rules)."""
+def _read(text: str) -> Iterator[tuple[_Header, ActionLine | None]]:
+    """Action lines in order, each with the tags read so far (checked on its line);
+    a record without actions gives one ``(tags, None)``."""
     header = _Header()
-    actions: list[ActionLine] = []
+    started = False
     for item in parse_lines(text):
         if isinstance(item, TagLine):
-            if actions and item.tag in (*_SEAT_TAGS, "Lead", "Running", "LeadMustContain3"):
+            if started and item.tag in _KNOWN_TAGS:
                 raise RecordError(item.line, f"the {item.tag} tag must come before the first action")
             header.add(item)
-        else:
-            if not actions:
-                header.deal(item.line)
-            actions.append(item)
-    if not actions:
+            continue
+        if not started:
+            header.deal(item.line)  # a missing Seat tag shows on the first action line
+            started = True
+        yield header, item
+    if not started:
         header.deal(len(_physical_lines(text)) + 1)
+        yield header, None
+
+
+def parse_record(text: str) -> Record:
+    """Parse without replaying: syntax and tag errors only (see :func:`replay` for rules)."""
+    actions: list[ActionLine] = []
+    header = _Header()
+    for header, item in _read(text):
+        if item is not None:
+            actions.append(item)
     deal = tuple(CardSet(m) for m in header.deal(0))
     return Record(header.tags, deal, header.lead, header.options, tuple(actions))  # type: ignore[arg-type]
 
@@ -282,22 +295,17 @@ def replay(text: str) -> Hand:
 
     Raises :class:`RecordError` for the first bad line (syntax, tags or rules).
     """
-    header = _Header()
     replayer: _Replayer | None = None
-    for item in parse_lines(text):
-        if isinstance(item, TagLine):
-            if replayer is not None and item.tag in (*_SEAT_TAGS, "Lead", "Running", "LeadMustContain3"):
-                raise RecordError(item.line, f"the {item.tag} tag must come before the first action")
-            header.add(item)
-            continue
+    for header, item in _read(text):
         if replayer is None:
-            replayer = _Replayer(Hand(header.deal(item.line), header.lead, header.options))
+            replayer = _Replayer(Hand(header.deal(0), header.lead, header.options))
+        if item is None:
+            break
         try:
             replayer.step(item.action)
         except IllegalActionError as error:
             raise RecordError(item.line, str(error)) from None
-    if replayer is None:
-        replayer = _Replayer(Hand(header.deal(len(_physical_lines(text)) + 1), header.lead, header.options))
+    assert replayer is not None
     if replayer.stops:
         replayer.close_stops()
     return replayer.hand
