@@ -7,8 +7,8 @@ every other decision is a *window* that a set of seats answers together
 is resolved from the complete set of answers with :meth:`Hand.resolve`; the
 outcome is a pure function of that set, never of the order it arrived in.
 
->>> from p2p_sasaki.cards import CardSet
->>> hand = Hand.deal_from(random_deal_for_doc(), lead_card="3H")
+>>> from random import Random
+>>> hand = Hand.random(Random(0), lead_card="3H")
 >>> hand.decision
 Decision(DecisionKind.RUN, (1, 2, 3, 0))
 >>> hand.resolve([Decline(s) for s in range(4)])   # nobody runs
@@ -223,11 +223,6 @@ def random_deal(rng: Random) -> tuple[CardSet, CardSet, CardSet, CardSet]:
     for position, index in enumerate(deck):
         masks[position % SEATS] |= 1 << index
     return (CardSet(masks[0]), CardSet(masks[1]), CardSet(masks[2]), CardSet(masks[3]))
-
-
-def random_deal_for_doc() -> tuple[CardSet, ...]:
-    """A fixed deal for the module's doctest (seat 1 holds the 3H)."""
-    return random_deal(Random(0))
 
 
 @dataclass(frozen=True, slots=True)
