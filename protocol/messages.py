@@ -51,9 +51,13 @@ class MeshWelcome:
 
 @_dataclass(frozen=True)
 class Refusal:
-    """The sender refuses the connection, in one human sentence; it closes next."""
+    """The sender refuses the connection, in one human sentence; it closes next.
+
+    ``kind`` lets a program tell refusals apart: ``"refused"`` (mesh handshake),
+    ``"wrong-code"``, ``"table-full"``, ``"code-burnt"``."""
 
     TAG: _ClassVar[str] = "refusal"
+    kind: str
     reason: str
 
 

@@ -23,9 +23,10 @@ class HandshakeError(Exception):
 class RefusedError(HandshakeError):
     """The other side refused us; ``reason`` is its own sentence."""
 
-    def __init__(self, peer: str, reason: str) -> None:
+    def __init__(self, peer: str, kind: str, reason: str) -> None:
         super().__init__(f"{peer} refused the connection: {reason}")
         self.peer = peer
+        self.kind = kind
         self.reason = reason
 
 
@@ -56,7 +57,7 @@ async def receive_message(framed: FramedStream, expected: type[Message]) -> tupl
     except HandshakeDecodeError as exc:
         raise HandshakeError(f"{framed.peer} sent a malformed handshake message ({exc})") from None
     if isinstance(message, Refusal):
-        raise RefusedError(framed.peer, message.reason)
+        raise RefusedError(framed.peer, message.kind, message.reason)
     if not isinstance(message, expected):
         raise HandshakeError(
             f"{framed.peer} sent {message.TAG} where {expected.TAG} was expected"  # type: ignore[attr-defined]
@@ -64,12 +65,12 @@ async def receive_message(framed: FramedStream, expected: type[Message]) -> tupl
     return message, data
 
 
-async def refuse(framed: FramedStream, reason: str) -> None:
+async def refuse(framed: FramedStream, reason: str, kind: str = "refused") -> None:
     """Tell the other side why (best effort), then close the connection."""
     with trio.move_on_after(1) as scope:
         scope.shield = True
         try:
-            await framed.send(encode_handshake(Refusal(reason)))
+            await framed.send(encode_handshake(Refusal(kind, reason)))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
     await trio.aclose_forcefully(framed.stream)
