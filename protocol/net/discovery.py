@@ -1,0 +1,219 @@
+"""Finding tables on the LAN with mDNS / DNS-SD (``_sasaki._tcp.local.``).
+
+A table's creator advertises one service instance named ``<nameplate>-<random>``
+with small TXT hints only::
+
+    v=1          network protocol version
+    n=7          the table's nameplate (the first part of its code)
+    s=2          seats taken (the creator counts)
+    p=40123      the join port (also in the SRV record)
+
+mDNS is unauthenticated: an advertisement is a hint where to knock. Who is who
+is settled by the join (SPAKE2 under the table code) and then by identity keys.
+
+zeroconf runs with its sync API in its own thread (``use_asyncio=False``),
+called from trio through ``trio.to_thread.run_sync``; the browser's callbacks
+come back through ``trio.from_thread.run_sync`` into an unbounded memory
+channel, so they never block zeroconf's thread.
+
+``interfaces`` is always given explicitly: a list of IPv4 addresses to bind
+mDNS to (tests and ``sasaki demo`` pass ``["127.0.0.1"]``), or :data:`ALL_INTERFACES`
+for a person's ``sasaki host`` / ``join`` / ``tables`` on a real LAN.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import secrets
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Literal
+
+import ifaddr
+import trio
+from zeroconf import InterfaceChoice, IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
+
+from protocol.net.identity import PROTOCOL_VERSION
+
+log = logging.getLogger(__name__)
+
+SERVICE_TYPE = "_sasaki._tcp.local."
+ALL_INTERFACES: Literal["all"] = "all"
+Interfaces = Sequence[str] | Literal["all"]
+
+
+@dataclass(frozen=True)
+class TableAd:
+    """A table seen on the network (a hint: nothing here is authenticated)."""
+
+    name: str
+    """Service instance name, e.g. ``"7-3fa2c1"``."""
+    nameplate: str
+    seats_taken: int
+    port: int
+    addresses: tuple[str, ...]
+    version: int
+
+    def __str__(self) -> str:
+        where = ", ".join(f"{a}:{self.port}" for a in self.addresses) or f"port {self.port}"
+        return f"table {self.nameplate} ({self.seats_taken}/4 seats) at {where}"
+
+
+def _txt(nameplate: str, seats_taken: int, port: int) -> dict[str, str]:
+    return {"v": str(PROTOCOL_VERSION), "n": nameplate, "s": str(seats_taken), "p": str(port)}
+
+
+def _parse(info: ServiceInfo) -> TableAd | None:
+    """The hints of a resolved service, or None when they are malformed."""
+    props = {k: v for k, v in info.decoded_properties.items() if v is not None}
+    try:
+        version, seats = int(props["v"]), int(props["s"])
+        nameplate = props["n"]
+    except (KeyError, ValueError):
+        log.info("ignoring %s: malformed TXT hints %r", info.name, props)
+        return None
+    instance = info.name.removesuffix("." + SERVICE_TYPE)
+    addresses = tuple(info.parsed_addresses(IPVersion.V4Only))
+    return TableAd(instance, nameplate, seats, info.port or 0, addresses, version)
+
+
+def _local_ipv4_addresses() -> list[str]:
+    found = [
+        ip.ip
+        for adapter in ifaddr.get_adapters()
+        for ip in adapter.ips
+        if ip.is_IPv4 and isinstance(ip.ip, str) and not ip.ip.startswith("127.")
+    ]
+    return found or ["127.0.0.1"]
+
+
+@asynccontextmanager
+async def _open_zeroconf(interfaces: Interfaces) -> AsyncIterator[Zeroconf]:
+    if isinstance(interfaces, str) and interfaces != ALL_INTERFACES:
+        raise ValueError(f"interfaces must be a list of addresses or {ALL_INTERFACES!r}, not {interfaces!r}")
+    choice = InterfaceChoice.All if interfaces == ALL_INTERFACES else list(interfaces)
+    zc = await trio.to_thread.run_sync(
+        functools.partial(Zeroconf, interfaces=choice, ip_version=IPVersion.V4Only, use_asyncio=False)
+    )
+    try:
+        yield zc
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(zc.close)
+
+
+class Advertisement:
+    """A registered table; :meth:`update` changes its seats-taken hint."""
+
+    def __init__(self, zc: Zeroconf, info: ServiceInfo, nameplate: str) -> None:
+        self._zc = zc
+        self._info = info
+        self.nameplate = nameplate
+
+    @property
+    def name(self) -> str:
+        """The instance name as registered (zeroconf may have renamed it)."""
+        return self._info.name.removesuffix("." + SERVICE_TYPE)
+
+    @property
+    def port(self) -> int:
+        return self._info.port or 0
+
+    async def update(self, seats_taken: int) -> None:
+        info = ServiceInfo(
+            SERVICE_TYPE,
+            self._info.name,
+            port=self._info.port,
+            properties=_txt(self.nameplate, seats_taken, self.port),
+            server=self._info.server,
+            parsed_addresses=self._info.parsed_addresses(),
+        )
+        await trio.to_thread.run_sync(self._zc.update_service, info)
+        self._info = info
+
+
+@asynccontextmanager
+async def advertise_table(
+    nameplate: str,
+    port: int,
+    *,
+    interfaces: Interfaces,
+    seats_taken: int = 1,
+    addresses: Sequence[str] | None = None,
+) -> AsyncIterator[Advertisement]:
+    """Advertise a table whose join port is ``port`` for the duration of the block.
+
+    Registration probes the network first (about 1.6 s). ``addresses`` default to
+    the bound interfaces' addresses (or every non-loopback IPv4 address with
+    :data:`ALL_INTERFACES`). Leaving the block sends goodbye packets.
+    """
+    if addresses is None:
+        addresses = _local_ipv4_addresses() if interfaces == ALL_INTERFACES else list(interfaces)
+    instance = f"{nameplate}-{secrets.token_hex(3)}"
+    info = ServiceInfo(
+        SERVICE_TYPE,
+        f"{instance}.{SERVICE_TYPE}",
+        port=port,
+        properties=_txt(nameplate, seats_taken, port),
+        server=f"sasaki-{instance}.local.",
+        parsed_addresses=list(addresses),
+    )
+    async with _open_zeroconf(interfaces) as zc:
+        await trio.to_thread.run_sync(functools.partial(zc.register_service, info, allow_name_change=True))
+        advertisement = Advertisement(zc, info, nameplate)
+        log.info("advertising %s on port %d", advertisement.name, port)
+        try:
+            yield advertisement
+        finally:
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(zc.unregister_service, advertisement._info)
+
+
+async def browse_tables(
+    timeout: float,
+    *,
+    interfaces: Interfaces,
+    stop_when: Callable[[TableAd], bool] | None = None,
+) -> list[TableAd]:
+    """The tables seen within ``timeout`` seconds, in the order they were found.
+
+    With ``stop_when``, return as soon as a table satisfying it has been seen.
+    """
+    token = trio.lowlevel.current_trio_token()
+    changes_send, changes = trio.open_memory_channel[tuple[ServiceStateChange, str]](math.inf)
+
+    # Runs on the browser's thread; zeroconf passes these exact keyword names.
+    def on_service_state_change(
+        zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
+    ) -> None:
+        try:
+            trio.from_thread.run_sync(changes_send.send_nowait, (state_change, name), trio_token=token)
+        except (trio.RunFinishedError, trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+
+    found: dict[str, TableAd] = {}
+    async with _open_zeroconf(interfaces) as zc:
+        browser = await trio.to_thread.run_sync(
+            lambda: ServiceBrowser(zc, SERVICE_TYPE, handlers=[on_service_state_change])
+        )
+        try:
+            with trio.move_on_after(timeout):
+                async for change, name in changes:
+                    if change is ServiceStateChange.Removed:
+                        found.pop(name, None)
+                        continue
+                    info = await trio.to_thread.run_sync(zc.get_service_info, SERVICE_TYPE, name, 1500)
+                    ad = _parse(info) if info is not None else None
+                    if ad is None:
+                        continue
+                    found[name] = ad
+                    if stop_when is not None and stop_when(ad):
+                        break
+        finally:
+            changes.close()
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(browser.cancel)
+    return list(found.values())

@@ -1,0 +1,438 @@
+"""A full TCP mesh among the members of a table, authenticated by identity key.
+
+Every member listens on the port its roster entry gives. Between two members
+exactly one connection is wanted, and the member with the lower public key
+(bytewise) dials; the other only accepts. A connection carries frames
+(:mod:`protocol.net.framing`) and starts with a four-message handshake::
+
+    dialer   -> listener   MeshHello(version, table_id, key_D, nonce_D)
+    listener -> dialer     MeshHello(version, table_id, key_L, nonce_L)
+                           MeshProof(sign_L("listener" | H(hello_D) | H(hello_L)))
+    dialer   -> listener   MeshProof(sign_D("dialer"   | H(hello_D) | H(hello_L)))
+    listener -> dialer     MeshWelcome()
+
+Each side signs the other's fresh nonce with the key it claims, so a peer is
+identified by its key and nobody can replay an old handshake. A wrong table, a
+key that is not in the roster, a dial against the dial rule or a bad signature
+is refused with a one-sentence :class:`~protocol.messages.Refusal`.
+
+A dropped connection does not end the table: the dialer reconnects with
+exponential backoff (a laptop whose lid was closed comes back), and the
+listener takes a newly authenticated connection from a key in place of the old
+one. Keep-alive frames (empty frames, every ``keepalive`` seconds) let both
+ends notice a silent peer after ``dead_after`` seconds.
+
+Delivery is in order while a connection lasts. Frames queued for a peer wait
+in its send queue while it is away; a frame that was being written when a
+connection broke may be lost, which the protocol layer repairs by fetching
+missed messages from any peer (design.md, Consensus).
+
+Usage::
+
+    async with open_mesh(identity, roster, listeners) as mesh:
+        await mesh.wait_connected()
+        await mesh.broadcast(b"hello")
+        async for peer_key, frame in mesh.received:
+            ...
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import random
+import secrets
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import NoReturn
+
+import trio
+
+from protocol import crypto
+from protocol.messages import MeshHello, MeshProof, MeshWelcome
+from protocol.net.framing import MAX_FRAME_SIZE, FramedStream, FrameError
+from protocol.net.handshake import HandshakeError, receive_message, refuse, send_message
+from protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster, describe_key
+
+log = logging.getLogger(__name__)
+
+_AUTH_DOMAIN = b"sasaki/v1 mesh-auth\0"
+_NONCE_SIZE = 32
+_CONNECTION_ERRORS = (trio.BrokenResourceError, trio.ClosedResourceError, trio.EndOfChannel, FrameError, OSError)
+
+
+def _auth_transcript(role: bytes, dialer_hello: bytes, listener_hello: bytes) -> bytes:
+    return (_AUTH_DOMAIN + role + hashlib.sha256(dialer_hello).digest()
+            + hashlib.sha256(listener_hello).digest())
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Reconnection delays: ``initial`` doubling up to ``maximum``, each with +-``jitter``."""
+
+    initial: float = 0.2
+    maximum: float = 5.0
+    jitter: float = 0.25
+
+
+@dataclass(frozen=True)
+class PeerStatistics:
+    connected: bool
+    connections: int
+    """Authenticated connections so far (a reconnection adds one)."""
+    frames_sent: int
+    frames_received: int
+    queued: int
+    """Frames waiting in this peer's send queue."""
+    last_error: str | None
+
+
+@dataclass(frozen=True)
+class MeshStatistics:
+    peers: dict[bytes, PeerStatistics]
+    refused: int
+    """Handshakes this member refused (wrong table, unknown key, bad signature...)."""
+
+
+class _Link:
+    """Everything about one other member: its queue and its current connection."""
+
+    def __init__(self, member: TableMember, queue_size: int) -> None:
+        self.member = member
+        self.outbox_send, self.outbox_receive = trio.open_memory_channel[bytes](queue_size)
+        self.connection: FramedStream | None = None
+        self.scope: trio.CancelScope | None = None
+        self.connections = 0
+        self.frames_sent = 0
+        self.frames_received = 0
+        self.last_error: str | None = None
+
+
+class Mesh:
+    """The mesh of one member; run it with ``await nursery.start(mesh.run, listeners)``.
+
+    ``received`` is a memory channel of ``(peer_key, frame_bytes)``; it is closed
+    when the mesh stops.
+    """
+
+    def __init__(
+        self,
+        identity: Identity,
+        roster: TableRoster,
+        *,
+        max_frame_size: int = MAX_FRAME_SIZE,
+        queue_size: int = 1024,
+        receive_buffer: int = 256,
+        keepalive: float = 5.0,
+        dead_after: float = 15.0,
+        handshake_timeout: float = 5.0,
+        connect_timeout: float = 5.0,
+        backoff: Backoff = Backoff(),
+        rng: random.Random | None = None,
+    ) -> None:
+        if identity.public_key not in roster:
+            raise ValueError(f"{describe_key(identity.public_key)} is not in the table's roster")
+        self.identity = identity
+        self.roster = roster
+        self.key = identity.public_key
+        self.max_frame_size = max_frame_size
+        self.keepalive = keepalive
+        self.dead_after = dead_after
+        self.handshake_timeout = handshake_timeout
+        self.connect_timeout = connect_timeout
+        self.backoff = backoff
+        self._rng = rng or random.Random(secrets.randbits(64))
+        self._links = {m.key: _Link(m, queue_size) for m in roster.members if m.key != self.key}
+        self._received_send, self.received = trio.open_memory_channel[tuple[bytes, bytes]](receive_buffer)
+        self._changed = trio.Event()
+        self._refused = 0
+        self._cancel_scope = trio.CancelScope()
+
+    # -- running ------------------------------------------------------------
+
+    async def run(
+        self,
+        listeners: Sequence[trio.SocketListener] | None = None,
+        *,
+        task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Listen, dial the members this one must dial, and keep doing so until
+        :meth:`close` or cancellation. Reports the listening port when ready.
+
+        ``listeners`` are already-open listeners (the port was sent to the
+        others while joining); without them, listen on this member's roster address.
+        """
+        me = self.roster.member(self.key)
+        if listeners is None:
+            listeners = await trio.open_tcp_listeners(me.port, host=me.host or None)
+        port = listeners[0].socket.getsockname()[1]
+        try:
+            with self._cancel_scope:
+                async with trio.open_nursery() as nursery:
+                    await nursery.start(trio.serve_listeners, self._accept, listeners)
+                    for link in self._links.values():
+                        if self.key < link.member.key:
+                            nursery.start_soon(self._dial_forever, link)
+                    task_status.started(port)
+        finally:
+            self._received_send.close()
+            for link in self._links.values():
+                link.outbox_send.close()
+
+    def close(self) -> None:
+        """Stop the mesh: every connection is closed and ``received`` ends."""
+        self._cancel_scope.cancel()
+
+    # -- the application's side ------------------------------------------------
+
+    async def send(self, key: bytes, frame: bytes) -> None:
+        """Queue ``frame`` for the member ``key``; waits only if its queue is full."""
+        self._check_frame(frame)
+        await self._link(key).outbox_send.send(frame)
+
+    def send_nowait(self, key: bytes, frame: bytes) -> None:
+        """Queue ``frame`` for ``key``; raises :class:`trio.WouldBlock` if its queue is full."""
+        self._check_frame(frame)
+        self._link(key).outbox_send.send_nowait(frame)
+
+    async def broadcast(self, frame: bytes) -> None:
+        """Queue ``frame`` for every other member."""
+        for key in self._links:
+            await self.send(key, frame)
+
+    @property
+    def peers(self) -> tuple[bytes, ...]:
+        """The other members' keys."""
+        return tuple(self._links)
+
+    def is_connected(self, key: bytes) -> bool:
+        return self._link(key).connection is not None
+
+    async def wait_connected(self, keys: Iterable[bytes] | None = None) -> None:
+        """Wait until this member has a live connection to each of ``keys`` (default: all)."""
+        wanted = list(self._links if keys is None else keys)
+        while not all(self.is_connected(key) for key in wanted):
+            await self._changed.wait()
+
+    async def wait_disconnected(self, key: bytes) -> None:
+        while self.is_connected(key):
+            await self._changed.wait()
+
+    def statistics(self) -> MeshStatistics:
+        return MeshStatistics(
+            peers={
+                key: PeerStatistics(
+                    connected=link.connection is not None,
+                    connections=link.connections,
+                    frames_sent=link.frames_sent,
+                    frames_received=link.frames_received,
+                    queued=link.outbox_send.statistics().current_buffer_used,
+                    last_error=link.last_error,
+                )
+                for key, link in self._links.items()
+            },
+            refused=self._refused,
+        )
+
+    def drop_connection(self, key: bytes) -> None:
+        """Close the current connection to ``key`` (as if the network failed); the
+        mesh then reconnects as usual. For tests and for a UI's "reconnect" button."""
+        link = self._link(key)
+        if link.scope is not None:
+            link.scope.cancel()
+
+    def _link(self, key: bytes) -> _Link:
+        try:
+            return self._links[key]
+        except KeyError:
+            raise KeyError(f"{describe_key(key)} is not another member of this table") from None
+
+    def _check_frame(self, frame: bytes) -> None:
+        if not frame:
+            raise ValueError("empty frames are reserved for keep-alives")
+        if len(frame) > self.max_frame_size:
+            raise ValueError(f"a frame of {len(frame)} bytes is over the limit of {self.max_frame_size} bytes")
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    # -- connections -----------------------------------------------------------
+
+    async def _dial_forever(self, link: _Link) -> None:
+        delay = self.backoff.initial
+        member = link.member
+        while True:
+            try:
+                with trio.fail_after(self.connect_timeout):
+                    stream = await trio.open_tcp_stream(member.host, member.port)
+            except (OSError, trio.TooSlowError) as exc:
+                link.last_error = f"could not connect to {member}: {exc or 'timed out'}"
+            else:
+                framed = FramedStream(stream, str(member), self.max_frame_size)
+                try:
+                    await self._authenticate_as_dialer(framed, link)
+                except HandshakeError as exc:
+                    link.last_error = str(exc)
+                    log.warning("%s", exc)
+                    await trio.aclose_forcefully(stream)
+                else:
+                    delay = self.backoff.initial
+                    await self._run_connection(link, framed)
+            await trio.sleep(delay * (1 + self._rng.uniform(-self.backoff.jitter, self.backoff.jitter)))
+            delay = min(delay * 2, self.backoff.maximum)
+
+    async def _accept(self, stream: trio.SocketStream) -> None:
+        try:
+            host, port = stream.socket.getpeername()[:2]
+            origin = f"a connection from {host}:{port}"
+        except OSError:
+            origin = "a connection"
+        framed = FramedStream(stream, origin, self.max_frame_size)
+        try:
+            link = await self._authenticate_as_listener(framed)
+        except HandshakeError as exc:
+            log.warning("%s", exc)
+            await trio.aclose_forcefully(stream)
+            return
+        await self._run_connection(link, framed)
+
+    def _hello(self) -> MeshHello:
+        return MeshHello(PROTOCOL_VERSION, self.roster.table_id, self.key, secrets.token_bytes(_NONCE_SIZE))
+
+    def _hello_problem(self, hello: MeshHello) -> str | None:
+        if hello.version != PROTOCOL_VERSION:
+            return f"it speaks protocol version {hello.version}, this peer speaks {PROTOCOL_VERSION}"
+        if hello.table_id != self.roster.table_id:
+            return "it belongs to another table"
+        if len(hello.nonce) != _NONCE_SIZE:
+            return "its challenge is malformed"
+        if hello.key not in self._links:
+            return f"{describe_key(hello.key)} is not a member of this table"
+        return None
+
+    async def _refuse(self, framed: FramedStream, problem: str) -> NoReturn:
+        self._refused += 1
+        await refuse(framed, f"refused by {describe_key(self.key)}: {problem}")
+        raise HandshakeError(f"refused {framed.peer}: {problem}")
+
+    async def _authenticate_as_dialer(self, framed: FramedStream, link: _Link) -> None:
+        with trio.move_on_after(self.handshake_timeout) as timeout:
+            mine = await send_message(framed, self._hello())
+            theirs, their_bytes = await receive_message(framed, MeshHello)
+            problem = self._hello_problem(theirs)
+            if theirs.key != link.member.key:
+                problem = f"{link.member.host}:{link.member.port} answered as {describe_key(theirs.key)}"
+            if problem is not None:
+                await self._refuse(framed, problem)
+            proof, _ = await receive_message(framed, MeshProof)
+            if not crypto.identity_verify(theirs.key, proof.signature,
+                                          _auth_transcript(b"listener", mine, their_bytes)):
+                problem = f"its signature does not match {describe_key(theirs.key)}"
+                await self._refuse(framed, problem)
+            await send_message(framed, MeshProof(self.identity.sign(_auth_transcript(b"dialer", mine, their_bytes))))
+            await receive_message(framed, MeshWelcome)
+        if timeout.cancelled_caught:
+            raise HandshakeError(f"{framed.peer} did not complete the handshake within {self.handshake_timeout} s")
+
+    async def _authenticate_as_listener(self, framed: FramedStream) -> _Link:
+        with trio.move_on_after(self.handshake_timeout) as timeout:
+            theirs, their_bytes = await receive_message(framed, MeshHello)
+            problem = self._hello_problem(theirs)
+            if problem is None and not theirs.key < self.key:
+                problem = f"{describe_key(theirs.key)} should wait for this peer to dial it (the lower key dials)"
+            if problem is not None:
+                await self._refuse(framed, problem)
+            framed.peer = f"{framed.peer} (claiming to be {describe_key(theirs.key)})"
+            mine = await send_message(framed, self._hello())
+            await send_message(framed, MeshProof(self.identity.sign(_auth_transcript(b"listener", their_bytes, mine))))
+            proof, _ = await receive_message(framed, MeshProof)
+            if not crypto.identity_verify(theirs.key, proof.signature,
+                                          _auth_transcript(b"dialer", their_bytes, mine)):
+                problem = f"its signature does not match {describe_key(theirs.key)}"
+                await self._refuse(framed, problem)
+            await send_message(framed, MeshWelcome())
+            link = self._links[theirs.key]
+            framed.peer = str(link.member)
+            return link
+        raise HandshakeError(f"{framed.peer} did not complete the handshake within {self.handshake_timeout} s")
+
+    async def _run_connection(self, link: _Link, framed: FramedStream) -> None:
+        if link.scope is not None:  # a newer connection replaces a (perhaps half-dead) older one
+            link.scope.cancel()
+        link.connections += 1
+        link.connection = framed
+        self._notify()
+        log.info("connected to %s", link.member)
+        try:
+            async with trio.open_nursery() as nursery:
+                link.scope = nursery.cancel_scope
+                nursery.start_soon(self._write_loop, link, framed, nursery.cancel_scope)
+                nursery.start_soon(self._keepalive_loop, link, framed, nursery.cancel_scope)
+                await self._read_loop(link, framed)
+                nursery.cancel_scope.cancel()
+        finally:
+            if link.connection is framed:
+                link.connection = None
+                link.scope = None
+                self._notify()
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(framed.stream)
+            log.info("disconnected from %s: %s", link.member, link.last_error)
+
+    async def _read_loop(self, link: _Link, framed: FramedStream) -> None:
+        while True:
+            try:
+                with trio.fail_after(self.dead_after):
+                    frame = await framed.receive()
+            except trio.TooSlowError:
+                link.last_error = f"{link.member} sent nothing for {self.dead_after} s"
+                return
+            except trio.EndOfChannel:
+                link.last_error = f"{link.member} closed the connection"
+                return
+            except _CONNECTION_ERRORS as exc:
+                link.last_error = str(exc) or f"the connection to {link.member} broke"
+                return
+            if frame:  # empty frames are keep-alives
+                link.frames_received += 1
+                await self._received_send.send((link.member.key, frame))
+
+    async def _write_loop(self, link: _Link, framed: FramedStream, scope: trio.CancelScope) -> None:
+        try:
+            async for frame in link.outbox_receive:
+                await framed.send(frame)
+                link.frames_sent += 1
+        except _CONNECTION_ERRORS as exc:
+            link.last_error = str(exc) or f"the connection to {link.member} broke"
+        scope.cancel()
+
+    async def _keepalive_loop(self, link: _Link, framed: FramedStream, scope: trio.CancelScope) -> None:
+        if math.isinf(self.keepalive):
+            return
+        try:
+            while True:
+                await trio.sleep(self.keepalive)
+                await framed.send(b"")
+        except _CONNECTION_ERRORS as exc:
+            link.last_error = str(exc) or f"the connection to {link.member} broke"
+        scope.cancel()
+
+
+@asynccontextmanager
+async def open_mesh(
+    identity: Identity,
+    roster: TableRoster,
+    listeners: Sequence[trio.SocketListener] | None = None,
+    **options: object,
+) -> AsyncIterator[Mesh]:
+    """Run a :class:`Mesh` for the duration of the block, then close it."""
+    mesh = Mesh(identity, roster, **options)  # type: ignore[arg-type]
+    async with trio.open_nursery() as nursery:
+        await nursery.start(mesh.run, listeners)
+        try:
+            yield mesh
+        finally:
+            mesh.close()

@@ -1,0 +1,16 @@
+"""The examples in protocol/net docstrings (and the net section of messages.py) run."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+from protocol import messages
+from protocol.net import framing, join
+
+
+@pytest.mark.parametrize("module", [framing, join, messages], ids=lambda m: m.__name__)
+def test_docstring_examples(module):
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

@@ -1,0 +1,213 @@
+"""protocol/net/mesh.py over real TCP sockets on 127.0.0.1 only."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import secrets
+from contextlib import AsyncExitStack
+
+import pytest
+import trio
+
+from protocol.messages import MeshHello, MeshProof
+from protocol.net.framing import FramedStream
+from protocol.net.handshake import RefusedError, receive_message, send_message
+from protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster
+from protocol.net.mesh import Backoff, Mesh, open_mesh
+
+pytestmark = pytest.mark.slow
+
+FAST = dict(backoff=Backoff(initial=0.05, maximum=0.2), keepalive=0.2, dead_after=1.0, handshake_timeout=2.0)
+
+
+async def make_table(n: int = 4) -> tuple[list[Identity], TableRoster, list[list[trio.SocketListener]]]:
+    """``n`` identities sorted by key (so index 0 dials everyone), a roster, open listeners."""
+    identities = sorted((Identity.generate() for _ in range(n)), key=lambda i: i.public_key)
+    listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
+    members = tuple(
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1]) for i, ls in zip(identities, listeners)
+    )
+    return identities, TableRoster(secrets.token_bytes(16), members), listeners
+
+
+async def receive_n(mesh: Mesh, n: int) -> list[tuple[bytes, bytes]]:
+    with trio.fail_after(5):
+        return [await mesh.received.receive() for _ in range(n)]
+
+
+async def test_four_peers_connect_and_exchange_frames_both_ways():
+    identities, roster, listeners = await make_table(4)
+    async with AsyncExitStack() as stack:
+        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST)) for i, ls in zip(identities, listeners)]
+        with trio.fail_after(5):
+            for mesh in meshes:
+                await mesh.wait_connected()
+        for index, mesh in enumerate(meshes):
+            await mesh.broadcast(f"hello from {index}".encode())
+        for index, mesh in enumerate(meshes):
+            got = sorted(await receive_n(mesh, 3))
+            expected = sorted((identities[j].public_key, f"hello from {j}".encode()) for j in range(4) if j != index)
+            assert got == expected
+        # point to point, both directions of the one connection between 0 and 3
+        await meshes[0].send(identities[3].public_key, b"down")
+        await meshes[3].send(identities[0].public_key, b"up")
+        assert await receive_n(meshes[3], 1) == [(identities[0].public_key, b"down")]
+        assert await receive_n(meshes[0], 1) == [(identities[3].public_key, b"up")]
+        stats = meshes[0].statistics()
+        assert stats.refused == 0
+        assert all(p.connected and p.connections == 1 and p.queued == 0 for p in stats.peers.values())
+        assert stats.peers[identities[3].public_key].frames_sent == 2
+        assert stats.peers[identities[3].public_key].frames_received == 2
+    # after the block every mesh is closed and its channel ended
+    for mesh in meshes:
+        with pytest.raises(trio.EndOfChannel):
+            await mesh.received.receive()
+
+
+async def test_a_killed_connection_reconnects_and_queued_frames_arrive():
+    identities, roster, listeners = await make_table(3)
+    low, high = identities[0], identities[2]
+    async with AsyncExitStack() as stack:
+        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST)) for i, ls in zip(identities, listeners)]
+        with trio.fail_after(5):
+            for mesh in meshes:
+                await mesh.wait_connected()
+        # Kill it on the listening side: the dialer sees EOF and dials again.
+        meshes[2].drop_connection(low.public_key)
+        with trio.fail_after(5):
+            await meshes[0].wait_disconnected(high.public_key)
+            await meshes[0].wait_connected()
+            await meshes[2].wait_connected()
+        # Kill it on the dialing side, too.
+        meshes[0].drop_connection(high.public_key)
+        with trio.fail_after(5):
+            await meshes[2].wait_disconnected(low.public_key)
+            await meshes[2].wait_connected()
+        assert meshes[0].statistics().peers[high.public_key].connections == 3
+        assert meshes[2].statistics().peers[low.public_key].connections == 3
+        await meshes[0].send(high.public_key, b"still here")
+        assert await receive_n(meshes[2], 1) == [(low.public_key, b"still here")]
+
+
+async def test_a_peer_that_goes_away_comes_back_and_gets_what_was_queued():
+    """A closed laptop lid: the peer is gone for a while, then restarts on the same port."""
+    identities, roster, listeners = await make_table(3)
+    async with AsyncExitStack() as stack:
+        meshes = {i: await stack.enter_async_context(open_mesh(identities[i], roster, listeners[i], **FAST)) for i in (0, 2)}
+        async with open_mesh(identities[1], roster, listeners[1], **FAST) as middle:
+            with trio.fail_after(5):
+                await middle.wait_connected()
+        # peer 1 is gone; its listening socket was closed with its mesh
+        with trio.fail_after(5):
+            await meshes[0].wait_disconnected(identities[1].public_key)
+            await meshes[2].wait_disconnected(identities[1].public_key)
+        await meshes[0].send(identities[1].public_key, b"while you were away (from 0)")
+        await meshes[2].send(identities[1].public_key, b"while you were away (from 2)")
+        await trio.sleep(0.3)  # a few failed dials with backoff
+        assert "could not connect" in meshes[0].statistics().peers[identities[1].public_key].last_error
+        async with open_mesh(identities[1], roster, **FAST) as middle:  # same key, same roster port
+            with trio.fail_after(5):
+                await middle.wait_connected()
+            got = sorted(await receive_n(middle, 2))
+            assert got == [
+                (identities[0].public_key, b"while you were away (from 0)"),
+                (identities[2].public_key, b"while you were away (from 2)"),
+            ]
+
+
+async def handshake_as(listener_port: int, table_id: bytes, claimed_key: bytes, signer: Identity) -> str:
+    """Dial like a mesh member claiming ``claimed_key`` but signing with ``signer``; return the refusal."""
+    stream = await trio.open_tcp_stream("127.0.0.1", listener_port)
+    framed = FramedStream(stream, "the listener")
+    mine = await send_message(framed, MeshHello(PROTOCOL_VERSION, table_id, claimed_key, secrets.token_bytes(32)))
+    try:
+        _, theirs = await receive_message(framed, MeshHello)
+        await receive_message(framed, MeshProof)
+        transcript = b"sasaki/v1 mesh-auth\0dialer" + hashlib.sha256(mine).digest() + hashlib.sha256(theirs).digest()
+        await send_message(framed, MeshProof(signer.sign(transcript)))
+        await receive_message(framed, MeshProof)  # a welcome would fail here too; we expect a refusal
+    except RefusedError as exc:
+        return exc.reason
+    finally:
+        await framed.aclose()
+    raise AssertionError("not refused")
+
+
+async def test_impostors_are_refused_and_the_table_goes_on():
+    identities, roster, listeners = await make_table(3)
+    low, target = identities[0], identities[2]
+    port = roster.member(target.public_key).port
+    async with AsyncExitStack() as stack:
+        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST)) for i, ls in zip(identities, listeners)]
+        with trio.fail_after(5):
+            await meshes[2].wait_connected()
+        short = low.public_key[:4].hex()
+        mallory = Identity.generate()
+        # claims to be the lowest member but cannot sign for its key
+        reason = await handshake_as(port, roster.table_id, low.public_key, mallory)
+        assert reason.endswith(f"its signature does not match peer {short}")
+        # a key that is not at this table
+        reason = await handshake_as(port, roster.table_id, mallory.public_key, mallory)
+        assert reason.endswith(f"peer {mallory.public_key[:4].hex()} is not a member of this table")
+        # the right key, but for another table
+        reason = await handshake_as(port, secrets.token_bytes(16), low.public_key, low)
+        assert reason.endswith("it belongs to another table")
+        stats = meshes[2].statistics()
+        assert stats.refused == 3
+        # the genuine connection was never replaced
+        assert stats.peers[low.public_key].connected and stats.peers[low.public_key].connections == 1
+        # and the honest handshake (same code path) still works: a real frame goes through
+        await meshes[0].send(target.public_key, b"ok")
+        assert await receive_n(meshes[2], 1) == [(low.public_key, b"ok")]
+
+
+async def test_the_dialer_refuses_a_listener_with_the_wrong_key():
+    identities, roster, listeners = await make_table(2)
+    low, high = identities
+    # Someone else answers at the high member's address: a member of another
+    # roster of the same table id, with its own (higher) key.
+    stranger = Identity.generate()
+    while stranger.public_key < low.public_key:
+        stranger = Identity.generate()
+    stranger_roster = TableRoster(
+        roster.table_id, (roster.members[0], TableMember(stranger.public_key, "127.0.0.1", roster.members[1].port))
+    )
+    async with open_mesh(low, roster, listeners[0], **FAST) as mesh:
+        async with open_mesh(stranger, stranger_roster, listeners[1], **FAST):
+            with trio.fail_after(5):
+                while "answered as" not in (mesh.statistics().peers[high.public_key].last_error or ""):
+                    await trio.sleep(0.02)
+            assert mesh.statistics().refused >= 1
+            assert not mesh.is_connected(high.public_key)
+
+
+async def test_send_rejects_bad_frames_and_unknown_peers():
+    identities, roster, listeners = await make_table(2)
+    mesh = Mesh(identities[0], roster, max_frame_size=10)
+    with pytest.raises(ValueError, match="over the limit of 10 bytes"):
+        mesh.send_nowait(identities[1].public_key, b"x" * 11)
+    with pytest.raises(ValueError, match="reserved for keep-alives"):
+        mesh.send_nowait(identities[1].public_key, b"")
+    with pytest.raises(KeyError, match="is not another member of this table"):
+        mesh.send_nowait(Identity.generate().public_key, b"x")
+    with pytest.raises(ValueError, match="is not in the table's roster"):
+        Mesh(Identity.generate(), roster)
+    for ls in listeners:
+        for listener in ls:
+            await listener.aclose()
+
+
+async def test_a_silent_peer_is_declared_dead_and_redialled():
+    identities, roster, listeners = await make_table(2)
+    quiet = dict(FAST, keepalive=math.inf, dead_after=60.0)
+    watchful = dict(FAST, keepalive=math.inf, dead_after=0.3)
+    async with open_mesh(identities[0], roster, listeners[0], **quiet) as low:
+        async with open_mesh(identities[1], roster, listeners[1], **watchful) as high:
+            with trio.fail_after(5):
+                await high.wait_connected()
+                await high.wait_disconnected(identities[0].public_key)
+            assert high.statistics().peers[identities[0].public_key].last_error.endswith("sent nothing for 0.3 s")
+            with trio.fail_after(5):  # the dialer noticed the close and came back
+                await high.wait_connected()
+            assert low.statistics().peers[identities[1].public_key].connections >= 2
