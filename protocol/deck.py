@@ -350,6 +350,29 @@ class DeckSession:
             and self.failed is None
         )
 
+    def waiting_for(self, include_keys: bool = False) -> list[tuple[int, str]]:
+        """The (seat, step) pairs the deal waits on at its earliest unfinished step.
+
+        For a progress display, and for blaming a silent seat in an audit.
+        """
+        n = self.n
+        seats = range(n)
+        if len(self._commits) < n:
+            return [(s, "commit") for s in seats if s not in self._commits and not (s == self.seat and self._started)]
+        if self.hand_id is None:
+            return [(s, "nonce") for s in seats if s not in self._nonces]
+        if len(self._decks) <= n:
+            return [(len(self._decks) - 1, "shuffle")]
+        if self.proofs and len(self._verified) < n:
+            return [(s, "shuffle-proof") for s in seats if s not in self._verified]
+        for round_ in range(1, n):
+            missing = [(s, "strip") for s in seats if (round_, s) not in self._strips]
+            if missing:
+                return missing
+        if include_keys:
+            return [(s, "key") for s in seats if s not in self._revealed]
+        return []
+
     def open_card(self, card: int, slot: int | None = None) -> list[bytes]:
         """Show one of my cards to everyone. Returns the envelopes to send."""
         if self.seat is None or self.hand is None or self.failed is not None:
