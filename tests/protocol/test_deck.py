@@ -99,8 +99,8 @@ def test_a_seeded_hand_is_byte_identical():
     assert one.sessions[0].hand == HAND_VECTOR_SEAT0
 
 
-HAND_VECTOR_SHA256 = "to-fill"
-HAND_VECTOR_SEAT0 = ()
+HAND_VECTOR_SHA256 = "b12cb3845cd154adee5570a6556273c95e63659f4a491ffff6b801c486e1da82"
+HAND_VECTOR_SEAT0 = (4, 6, 3)
 
 
 def test_hops_are_pipelined_and_strips_wait_for_every_proof():
