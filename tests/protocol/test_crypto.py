@@ -278,3 +278,14 @@ def test_signatures_cover_exact_bytes():
     assert not verify_signature(key.public_key, b"body", signature[:-1] + bytes([signature[-1] ^ 1]))
     assert not verify_signature(bytes(32), b"body", signature)
     assert not verify_signature(key.public_key[:31], b"body", signature)
+
+
+def test_docs_carry_the_vectors():
+    from pathlib import Path
+
+    from tests.protocol.test_deck import HAND_VECTOR_SHA256
+    from tests.protocol.test_messages import COMMIT_ENVELOPE
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    for value in [*VECTORS.values(), COMMIT_ENVELOPE, HAND_VECTOR_SHA256]:
+        assert value in doc
