@@ -1,9 +1,373 @@
-"""The project's only use of ``msgpack``: every message's bytes are defined here."""
+"""Every message of the table, each defined once, and the signed envelope.
+
+This is the only module that imports ``msgpack`` (tests/test_layers.py).
+
+Wire format (docs/protocol.md, "Messages"):
+  envelope = msgpack array ``[body_bytes: bin, signature: bin(64)]``
+  body     = msgpack map, keys in this order: ``version`` (int), ``table`` (bin 32),
+             ``hand`` (int), ``slot`` (int), ``sender`` (int), ``prev`` (bin 32),
+             ``type`` (str), ``payload`` (array, per type)
+The signature is Ed25519 over ``body_bytes`` exactly. A received envelope keeps its
+bytes verbatim (``SignedMessage.raw``, ``.body_bytes``); nothing is ever re-encoded to be
+forwarded or stored. Decoding is strict: exact types, byte lengths, counts, and the
+canonical encoding (decoding then encoding gives back the same bytes), so one body has
+exactly one byte string. Anything else raises :class:`MessageError`.
+
+Sections:
+  1. errors and field checks
+  2. deck payloads
+  3. body and envelope
+"""
 
 from __future__ import annotations
 
-# ---------------------------------------------------------------------------
-# net: connection handshakes (used by protocol/net; branch `net`)
+from dataclasses import dataclass
+from typing import Any, ClassVar, Union
+
+import msgpack
+
+from protocol.crypto import (
+    DLEQ_BYTES,
+    SIGNATURE_BYTES,
+    IdentityKey,
+    ShuffleOpening,
+    is_permutation,
+    verify_signature,
+)
+
+# ---------------------------------------------------------------------------------------
+# 1. Errors and field checks
+# ---------------------------------------------------------------------------------------
+
+VERSION = 1
+MAX_ENVELOPE_BYTES = 1 << 20
+TABLE_ID_BYTES = 32
+PREV_BYTES = 32
+ELEMENT_BYTES = 32
+SCALAR_BYTES = 32
+NONCE_BYTES = 32
+HASH_BYTES = 32
+MAX_SEATS = 16
+MAX_CARDS = 1024
+MAX_SHUFFLE_ROUNDS = 512
+MAX_UINT = 2**32 - 1
+
+
+class MessageError(ValueError):
+    """A message is malformed: wrong type, length, size, count or encoding."""
+
+
+def _fail(what: str) -> MessageError:
+    return MessageError(f"malformed message: {what}")
+
+
+def _uint(value: Any, what: str, maximum: int = MAX_UINT) -> int:
+    if type(value) is not int or not 0 <= value <= maximum:
+        raise _fail(f"{what} must be an integer in 0..{maximum}")
+    return value
+
+
+def _bin(value: Any, size: int, what: str) -> bytes:
+    if type(value) is not bytes or len(value) != size:
+        raise _fail(f"{what} must be {size} bytes")
+    return value
+
+
+def _array(value: Any, what: str, max_count: int, min_count: int = 0) -> list[Any]:
+    if type(value) is not list or not min_count <= len(value) <= max_count:
+        raise _fail(f"{what} must be an array of {min_count}..{max_count} items")
+    return value
+
+
+def _bins(value: Any, size: int, what: str, max_count: int, min_count: int = 1) -> tuple[bytes, ...]:
+    return tuple(_bin(item, size, what) for item in _array(value, what + "s", max_count, min_count))
+
+
+def _shape(value: Any, count: int, what: str) -> list[Any]:
+    if type(value) is not list or len(value) != count:
+        raise _fail(f"the {what} payload must be an array of {count} fields")
+    return value
+
+
+# ---------------------------------------------------------------------------------------
+# 2. Deck payloads (protocol/deck.py)
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeckCommit:
+    """A seat's commitment to its hand-id nonce."""
+
+    TYPE: ClassVar[str] = "deck/commit"
+    commitment: bytes
+
+    def to_wire(self) -> list[Any]:
+        return [self.commitment]
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> DeckCommit:
+        (commitment,) = _shape(obj, 1, cls.TYPE)
+        return cls(_bin(commitment, HASH_BYTES, "commitment"))
+
+
+@dataclass(frozen=True)
+class DeckNonce:
+    """The nonce revealed once every commitment is in."""
+
+    TYPE: ClassVar[str] = "deck/nonce"
+    nonce: bytes
+
+    def to_wire(self) -> list[Any]:
+        return [self.nonce]
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> DeckNonce:
+        (nonce,) = _shape(obj, 1, cls.TYPE)
+        return cls(_bin(nonce, NONCE_BYTES, "nonce"))
+
+
+@dataclass(frozen=True)
+class ShuffleHop:
+    """One shuffle hop: the re-keyed, permuted deck and the re-keyed base."""
+
+    TYPE: ClassVar[str] = "deck/shuffle"
+    deck: tuple[bytes, ...]
+    base: bytes
+
+    def to_wire(self) -> list[Any]:
+        return [list(self.deck), self.base]
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> ShuffleHop:
+        deck, base = _shape(obj, 2, cls.TYPE)
+        return cls(_bins(deck, ELEMENT_BYTES, "deck element", MAX_CARDS), _bin(base, ELEMENT_BYTES, "base"))
+
+
+def encode_permutation(perm: tuple[int, ...]) -> bytes:
+    """One byte per index for decks of up to 256, else two bytes big-endian per index."""
+    if len(perm) <= 256:
+        return bytes(perm)
+    return b"".join(i.to_bytes(2, "big") for i in perm)
+
+
+def decode_permutation(data: Any) -> tuple[int, ...]:
+    if type(data) is not bytes:
+        raise _fail("a permutation must be bytes")
+    if 0 < len(data) <= 256:
+        perm = tuple(data)
+    elif len(data) > 512 and len(data) % 2 == 0 and len(data) <= 2 * MAX_CARDS:
+        perm = tuple(int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2))
+    else:
+        raise _fail("a permutation has an impossible length")
+    if not is_permutation(perm, len(perm)):
+        raise _fail("a permutation must list every position once")
+    return perm
+
+
+@dataclass(frozen=True)
+class ShuffleProof:
+    """The cut-and-choose proof of one hop, sent after the hop (so the next one can start)."""
+
+    TYPE: ClassVar[str] = "deck/shuffle-proof"
+    commitments: tuple[bytes, ...]
+    openings: tuple[ShuffleOpening, ...]
+
+    def to_wire(self) -> list[Any]:
+        return [list(self.commitments), [[o.scalar, encode_permutation(o.perm)] for o in self.openings]]
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> ShuffleProof:
+        commitments, openings = _shape(obj, 2, cls.TYPE)
+        commitments = _bins(commitments, HASH_BYTES, "round commitment", MAX_SHUFFLE_ROUNDS)
+        decoded = []
+        for item in _array(openings, "openings", MAX_SHUFFLE_ROUNDS, 1):
+            scalar, perm = _shape(item, 2, "opening")
+            decoded.append(ShuffleOpening(_bin(scalar, SCALAR_BYTES, "opening scalar"), decode_permutation(perm)))
+        if len(decoded) != len(commitments) or len({len(o.perm) for o in decoded}) != 1:
+            raise _fail("a shuffle proof needs one opening per commitment, all of one length")
+        return cls(commitments, tuple(decoded))
+
+
+@dataclass(frozen=True)
+class StripRound:
+    """A seat's public strips of one owner's positions in one round, with DLEQ proofs."""
+
+    TYPE: ClassVar[str] = "deck/strip"
+    round: int
+    values: tuple[bytes, ...]
+    proofs: tuple[bytes, ...]
+
+    def to_wire(self) -> list[Any]:
+        return [self.round, list(self.values), list(self.proofs)]
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> StripRound:
+        round_, values, proofs = _shape(obj, 3, cls.TYPE)
+        values = _bins(values, ELEMENT_BYTES, "stripped value", MAX_CARDS)
+        proofs = _bins(proofs, DLEQ_BYTES, "strip proof", MAX_CARDS)
+        if len(values) != len(proofs):
+            raise _fail("a strip round needs one proof per value")
+        return cls(_uint(round_, "round", MAX_SEATS), values, proofs)
+
+
+@dataclass(frozen=True)
+class CardOpen:
+    """The owner shows the card at one of its positions, with one DLEQ proof."""
+
+    TYPE: ClassVar[str] = "deck/open"
+    position: int
+    card: int
+    proof: bytes
+
+    def to_wire(self) -> list[Any]:
+        return [self.position, self.card, self.proof]
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> CardOpen:
+        position, card, proof = _shape(obj, 3, cls.TYPE)
+        return cls(
+            _uint(position, "position", MAX_CARDS - 1), _uint(card, "card", MAX_CARDS - 1), _bin(proof, DLEQ_BYTES, "proof")
+        )
+
+
+@dataclass(frozen=True)
+class KeyReveal:
+    """The end-of-hand reveal of a seat's shuffle scalar."""
+
+    TYPE: ClassVar[str] = "deck/key"
+    key: bytes
+
+    def to_wire(self) -> list[Any]:
+        return [self.key]
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> KeyReveal:
+        (key,) = _shape(obj, 1, cls.TYPE)
+        return cls(_bin(key, SCALAR_BYTES, "key"))
+
+
+Payload = Union[DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal]
+
+PAYLOAD_TYPES: dict[str, type] = {
+    cls.TYPE: cls for cls in (DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal)
+}
+
+# ---------------------------------------------------------------------------------------
+# 3. Body and envelope
+# ---------------------------------------------------------------------------------------
+
+BODY_KEYS = ("version", "table", "hand", "slot", "sender", "prev", "type", "payload")
+
+
+@dataclass(frozen=True)
+class Body:
+    """What a seat signs. ``prev`` is the agreed state hash before ``slot``."""
+
+    table: bytes
+    hand: int
+    slot: int
+    sender: int
+    prev: bytes
+    payload: Payload
+    version: int = VERSION
+
+    @property
+    def type(self) -> str:
+        return self.payload.TYPE
+
+
+@dataclass(frozen=True)
+class SignedMessage:
+    """A received envelope: the decoded body plus its exact signed bytes."""
+
+    body: Body
+    body_bytes: bytes
+    signature: bytes
+    raw: bytes
+
+
+def _pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def _unpack_canonical(data: Any, what: str) -> Any:
+    if type(data) is not bytes:
+        raise _fail(f"the {what} must be bytes")
+    if len(data) > MAX_ENVELOPE_BYTES:
+        raise _fail(f"the {what} is larger than {MAX_ENVELOPE_BYTES} bytes")
+    try:
+        obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True)
+    except Exception as exc:  # msgpack raises many types on hostile input
+        raise _fail(f"the {what} is not valid msgpack") from exc
+    try:
+        canonical = _pack(obj) == data
+    except Exception as exc:  # e.g. an extension type
+        raise _fail(f"the {what} holds an unsupported type") from exc
+    if not canonical:
+        raise _fail(f"the {what} is not canonically encoded")
+    return obj
+
+
+def encode_body(body: Body) -> bytes:
+    fields = {
+        "version": body.version,
+        "table": body.table,
+        "hand": body.hand,
+        "slot": body.slot,
+        "sender": body.sender,
+        "prev": body.prev,
+        "type": body.type,
+        "payload": body.payload.to_wire(),
+    }
+    data = _pack(fields)
+    decode_body(data)  # never emit what we would refuse
+    return data
+
+
+def decode_body(data: bytes) -> Body:
+    obj = _unpack_canonical(data, "body")
+    if type(obj) is not dict or tuple(obj) != BODY_KEYS:
+        raise _fail("the body must be a map of " + ", ".join(BODY_KEYS) + " in that order")
+    if obj["version"] != VERSION or type(obj["version"]) is not int:
+        raise _fail(f"the version must be {VERSION}")
+    kind = obj["type"]
+    if type(kind) is not str or kind not in PAYLOAD_TYPES:
+        raise _fail("unknown message type")
+    return Body(
+        table=_bin(obj["table"], TABLE_ID_BYTES, "table id"),
+        hand=_uint(obj["hand"], "hand number"),
+        slot=_uint(obj["slot"], "slot"),
+        sender=_uint(obj["sender"], "sender", MAX_SEATS - 1),
+        prev=_bin(obj["prev"], PREV_BYTES, "prev"),
+        payload=PAYLOAD_TYPES[kind].from_wire(obj["payload"]),
+    )
+
+
+def sign_envelope(body: Body, identity: IdentityKey) -> bytes:
+    """Encode ``body``, sign its exact bytes and wrap both in an envelope."""
+    body_bytes = encode_body(body)
+    return _pack([body_bytes, identity.sign(body_bytes)])
+
+
+def decode_envelope(data: bytes) -> SignedMessage:
+    """Parse an envelope strictly (the signature is not checked: see verify_envelope)."""
+    obj = _unpack_canonical(data, "envelope")
+    if type(obj) is not list or len(obj) != 2:
+        raise _fail("an envelope is an array of body bytes and a signature")
+    body_bytes, signature = obj
+    if type(body_bytes) is not bytes:
+        raise _fail("the body must be bytes")
+    body = decode_body(body_bytes)
+    return SignedMessage(body, body_bytes, _bin(signature, SIGNATURE_BYTES, "signature"), data)
+
+
+def verify_envelope(message: SignedMessage, public_key: bytes) -> bool:
+    """True iff the signature is ``public_key``'s over the exact body bytes."""
+    return verify_signature(public_key, message.body_bytes, message.signature)
+
+
+# ---------------------------------------------------------------------------------------
+# 4. Connection handshakes (protocol/net: mesh authentication and the join)
 #
 # The few messages two peers exchange before any game message: the mesh's
 # mutual authentication and the join handshake run under a table code. Each is
@@ -176,4 +540,3 @@ def _decode_members(value: _Any) -> tuple[RosterMember, ...]:
     return tuple(members)
 
 
-# --------------------------------------------------------------- end of net ---

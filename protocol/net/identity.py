@@ -6,7 +6,7 @@ in a roster only say where to dial.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from protocol import crypto
 
@@ -19,22 +19,16 @@ def describe_key(key: bytes) -> str:
     return f"peer {key[:4].hex()}"
 
 
-@dataclass(frozen=True, repr=False)
-class Identity:
-    """This peer's Ed25519 identity key (private seed) and its public key."""
+class Identity(crypto.IdentityKey):
+    """This peer's Ed25519 identity key; ``secret`` is the 32-byte seed to keep on disk."""
 
-    secret: bytes
-    public_key: bytes = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "public_key", crypto.identity_public_key(self.secret))
+    def __init__(self, secret: bytes) -> None:
+        super().__init__(secret)
+        self.secret = bytes(secret)
 
     @classmethod
-    def generate(cls) -> Identity:
-        return cls(crypto.new_identity_secret())
-
-    def sign(self, data: bytes) -> bytes:
-        return crypto.identity_sign(self.secret, data)
+    def generate(cls, entropy: crypto.Entropy = crypto.system_entropy) -> Identity:
+        return cls(entropy(32))
 
     def __repr__(self) -> str:  # never print the secret
         return f"<Identity {describe_key(self.public_key)}>"

@@ -392,8 +392,8 @@ async def _admission(
         else:
             await refuse(framed, "wrong code", kind="wrong-code")
         return None
-    if not crypto.identity_verify(joiner.key, joiner.signature,
-                                  _transcript(b"joiner", state.table_id, message_a, message_b)):
+    if not crypto.verify_signature(
+            joiner.key, _transcript(b"joiner", state.table_id, message_a, message_b), joiner.signature):
         await refuse(framed, "the identity signature does not match this join")
         return None
     if joiner.key == state.creator.key or any(m.key == joiner.key for m in state.joined):
@@ -497,8 +497,8 @@ async def _joiner_handshake(
     creator = _open_identity(channel.to_joiner, 0, sealed)
     if creator is None:
         raise JoinError(f"{framed.peer} answered under another key: someone may be between you and the table")
-    if not crypto.identity_verify(creator.key, creator.signature,
-                                  _transcript(b"creator", greeting.table_id, mine, theirs.data)):
+    if not crypto.verify_signature(
+            creator.key, _transcript(b"creator", greeting.table_id, mine, theirs.data), creator.signature):
         raise JoinError(f"{framed.peer} sent an identity signature that does not match this join")
     return creator, channel
 

@@ -328,8 +328,8 @@ class Mesh:
             if problem is not None:
                 await self._refuse(framed, problem)
             proof, _ = await receive_message(framed, MeshProof)
-            if not crypto.identity_verify(theirs.key, proof.signature,
-                                          _auth_transcript(b"listener", mine, their_bytes)):
+            if not crypto.verify_signature(
+                theirs.key, _auth_transcript(b"listener", mine, their_bytes), proof.signature):
                 problem = f"its signature does not match {describe_key(theirs.key)}"
                 await self._refuse(framed, problem)
             await send_message(framed, MeshProof(self.identity.sign(_auth_transcript(b"dialer", mine, their_bytes))))
@@ -349,8 +349,8 @@ class Mesh:
             mine = await send_message(framed, self._hello())
             await send_message(framed, MeshProof(self.identity.sign(_auth_transcript(b"listener", their_bytes, mine))))
             proof, _ = await receive_message(framed, MeshProof)
-            if not crypto.identity_verify(theirs.key, proof.signature,
-                                          _auth_transcript(b"dialer", their_bytes, mine)):
+            if not crypto.verify_signature(
+                theirs.key, _auth_transcript(b"dialer", their_bytes, mine), proof.signature):
                 problem = f"its signature does not match {describe_key(theirs.key)}"
                 await self._refuse(framed, problem)
             await send_message(framed, MeshWelcome())

@@ -1,0 +1,72 @@
+"""Audit one hand's deck from its signed messages and the revealed keys.
+
+The audit replays the envelopes through an observer :class:`~protocol.deck.DeckSession`
+(``seat=None``), so every check is the one the seats ran, defined once: signatures,
+commitments, every hop's elements, every shuffle proof, every strip and open proof, and
+every revealed key against its hop. With all keys in, it decrypts every position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from protocol.crypto import DEFAULT_SHUFFLE_ROUNDS
+from protocol.deck import CardOpened, DeckSession, Violation
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Every seat's dealt cards (deal order), or the first violation and the seat to blame."""
+
+    hands: tuple[tuple[int, ...], ...] | None
+    violation: Violation | None
+    opened: tuple[CardOpened, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.violation is None
+
+
+def audit_hand(
+    envelopes: Iterable[bytes],
+    *,
+    n: int,
+    n_cards: int,
+    peer_public_keys: Sequence[bytes],
+    table_id: bytes,
+    hand_no: int,
+    proofs: bool = True,
+    shuffle_rounds: int = DEFAULT_SHUFFLE_ROUNDS,
+    first_slot: int = 0,
+) -> AuditResult:
+    """Check a finished hand. Envelopes may come in any order a peer could have logged them.
+
+    A message that is not authentic for this hand is a violation (``seat=None``: the file
+    does not say who inserted it); a missing message blames the seat that owed it.
+    """
+    observer = DeckSession(
+        None, n, n_cards, None, peer_public_keys, table_id, hand_no,
+        proofs=proofs, shuffle_rounds=shuffle_rounds, first_slot=first_slot,
+    )
+    opened: list[CardOpened] = []
+
+    def first_violation() -> Violation | None:
+        observer.run_pending()
+        for event in observer.take_events():
+            if isinstance(event, Violation):
+                return event
+            if isinstance(event, CardOpened):
+                opened.append(event)
+        return None
+
+    for envelope in envelopes:
+        observer.receive(envelope)
+        violation = first_violation()
+        if violation is not None:
+            return AuditResult(None, violation, tuple(opened))
+    missing = observer.waiting_for(include_keys=True)
+    if missing:
+        seat, step = missing[0]
+        return AuditResult(None, Violation(seat, step, f"seat {seat}'s {step} message is missing"), tuple(opened))
+    return AuditResult(observer.hands, None, tuple(opened))

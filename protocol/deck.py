@@ -1,0 +1,740 @@
+"""The per-hand deck: a dealer-less shuffle and deal as a sans-IO state machine.
+
+The scheme is Wei & Wang's layered commutative deck (ia.cr/2009/439) in the Ed25519
+prime-order subgroup; docs/protocol.md describes every message, step and check. For n
+seats and N cards, one hand goes:
+
+  1. commit   every seat commits to a 32-byte nonce              (slot first+0)
+  2. nonce    every seat reveals it; hand id = hash of all nonces  (slot first+1)
+  3. shuffle  seat a publishes D_{a+1} = x_a * permute(D_a, pi_a), B_{a+1} = x_a * B_a,
+              a = 0 .. n-1 in turn                                   (slot first+2+a)
+  4. proof    seat a publishes the cut-and-choose proof of its hop, computed while the
+              next seats shuffle                                     (slot first+2+n+a)
+  5. strip    rounds t = 1 .. n-1: seat a strips its layer from the positions of seat
+              (a - t) mod n, one DLEQ proof per position            (slot first+2+2n+t-1)
+  6. deal     the owner strips its own layer privately and looks up its cards
+  then, in slots the embedding layer chooses (>= first+3n+1):
+  7. open     the owner shows the card at one of its positions with a DLEQ proof
+  8. key      every seat reveals x_a; anyone checks it against the hop and decrypts all
+
+Deck position k is dealt to seat k mod n. Card indices 0..N-1 are opaque here.
+
+A session takes envelopes with :meth:`DeckSession.receive`, queues slow proof work that
+:meth:`DeckSession.step` performs one piece at a time, puts envelopes to send in its
+outbox and reports events. Received input never raises: a bad message becomes a
+:class:`Violation` naming the seat to blame.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Union
+
+from protocol import crypto
+from protocol.crypto import (
+    DEFAULT_SHUFFLE_ROUNDS,
+    G,
+    CryptoError,
+    Entropy,
+    IdentityKey,
+    ProofContext,
+    system_entropy,
+)
+from protocol.messages import (
+    MAX_CARDS,
+    MAX_SEATS,
+    TABLE_ID_BYTES,
+    Body,
+    CardOpen,
+    DeckCommit,
+    DeckNonce,
+    KeyReveal,
+    MessageError,
+    Payload,
+    ShuffleHop,
+    ShuffleProof,
+    SignedMessage,
+    StripRound,
+    decode_envelope,
+    sign_envelope,
+    verify_envelope,
+)
+
+ZERO_HASH = bytes(32)
+
+# ---------------------------------------------------------------------------------------
+# Events
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HandIdAgreed:
+    hand_id: bytes
+
+
+@dataclass(frozen=True)
+class ShuffleAccepted:
+    """Hop ``hop``'s deck arrived and every element is valid and distinct."""
+
+    hop: int
+
+
+@dataclass(frozen=True)
+class ShuffleVerified:
+    """Hop ``hop``'s shuffle proof verified (or, for my own hop, was produced)."""
+
+    hop: int
+
+
+@dataclass(frozen=True)
+class HandDealt:
+    """My cards, in deal order, at my positions. Every check of the deal has passed."""
+
+    seat: int
+    cards: tuple[int, ...]
+    positions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CardOpened:
+    seat: int
+    position: int
+    card: int
+
+
+@dataclass(frozen=True)
+class KeyRevealed:
+    seat: int
+
+
+@dataclass(frozen=True)
+class HandRevealed:
+    """All keys are in and match: every seat's dealt cards, in deal order."""
+
+    hands: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A check failed. ``seat`` is the seat to blame (None when nobody can be named yet).
+
+    ``step`` is one of: envelope, equivocation, slot, commit, nonce, shuffle,
+    shuffle-proof, strip, deal, open, key, internal.
+    """
+
+    seat: int | None
+    step: str
+    reason: str
+
+
+Event = Union[HandIdAgreed, ShuffleAccepted, ShuffleVerified, HandDealt, CardOpened, KeyRevealed, HandRevealed, Violation]
+
+
+class DeckUsageError(RuntimeError):
+    """The local caller asked for something impossible (never raised for received input)."""
+
+
+# ---------------------------------------------------------------------------------------
+# Slots
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SlotLayout:
+    """Which slot each deal message lives in, relative to the hand's first slot."""
+
+    first: int
+    n: int
+
+    @property
+    def commit(self) -> int:
+        return self.first
+
+    @property
+    def nonce(self) -> int:
+        return self.first + 1
+
+    def hop(self, seat: int) -> int:
+        return self.first + 2 + seat
+
+    def proof(self, seat: int) -> int:
+        return self.first + 2 + self.n + seat
+
+    def strip(self, round_: int) -> int:
+        return self.first + 2 + 2 * self.n + round_ - 1
+
+    @property
+    def end(self) -> int:
+        """The first slot after the deal (opens and key reveals go here or later)."""
+        return self.first + 3 * self.n + 1
+
+
+_STEP_OF = {
+    DeckCommit: "commit", DeckNonce: "nonce", ShuffleHop: "shuffle", ShuffleProof: "shuffle-proof",
+    StripRound: "strip", CardOpen: "open", KeyReveal: "key",
+}
+
+
+class _Reject(Exception):
+    """Internal: a received message fails a check."""
+
+    def __init__(self, step: str, reason: str) -> None:
+        super().__init__(reason)
+        self.step = step
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------------------------
+# The session
+# ---------------------------------------------------------------------------------------
+
+
+class DeckSession:
+    """One seat's view of one hand's deck (or an observer's, with ``seat=None``).
+
+    >>> # s = DeckSession(0, 4, 48, my_key, roster_keys, table_id, hand_no=1)
+    >>> # send(s.start()); then for each envelope: s.receive(env, from_seat=link)
+    >>> # while s.step(): ...;  send(s.take_outgoing());  handle(s.take_events())
+    """
+
+    def __init__(
+        self,
+        seat: int | None,
+        n: int,
+        n_cards: int,
+        identity_key: IdentityKey | None,
+        peer_public_keys: Sequence[bytes],
+        table_id: bytes,
+        hand_no: int,
+        rng: Entropy = system_entropy,
+        proofs: bool = True,
+        shuffle_rounds: int = DEFAULT_SHUFFLE_ROUNDS,
+        first_slot: int = 0,
+        prev_for_slot: Callable[[int], bytes] | None = None,
+        overlap_strips: bool = False,
+    ) -> None:
+        if not 2 <= n <= MAX_SEATS or not n <= n_cards <= MAX_CARDS:
+            raise ValueError(f"need 2..{MAX_SEATS} seats and n..{MAX_CARDS} cards")
+        if len(peer_public_keys) != n or len(table_id) != TABLE_ID_BYTES:
+            raise ValueError("need one public key per seat and a 32-byte table id")
+        if seat is not None:
+            if not 0 <= seat < n or identity_key is None or identity_key.public_key != peer_public_keys[seat]:
+                raise ValueError("a seat needs its own identity key, matching the roster")
+        if not 1 <= shuffle_rounds <= 512:
+            raise ValueError("shuffle_rounds must be in 1..512")
+        self.seat = seat
+        self.n = n
+        self.n_cards = n_cards
+        self.table_id = bytes(table_id)
+        self.hand_no = hand_no
+        self.proofs = proofs
+        self.shuffle_rounds = shuffle_rounds
+        self.overlap_strips = overlap_strips
+        self.layout = SlotLayout(first_slot, n)
+        self._identity = identity_key
+        self._keys = tuple(peer_public_keys)
+        self._rng = rng
+        self._prev_for_slot = prev_for_slot or (lambda slot: ZERO_HASH)
+
+        self.hand_id: bytes | None = None
+        self.failed: Violation | None = None
+        self.hand: tuple[int, ...] | None = None
+        self.hands: tuple[tuple[int, ...], ...] | None = None  # after every key reveal
+        self.transcript: list[bytes] = []  # every authentic envelope, in acceptance order
+
+        self._commits: dict[int, bytes] = {}
+        self._nonces: dict[int, bytes] = {}
+        self._cards: tuple[bytes, ...] = ()
+        self._card_index: dict[bytes, int] = {}
+        self._decks: list[tuple[tuple[bytes, ...], bytes]] = []  # (D_a, B_a), a = 0..n
+        self._verified: set[int] = set()  # hops whose shuffle proof is verified
+        self._strips: dict[tuple[int, int], tuple[bytes, ...]] = {}  # (round, seat)
+        self._final: dict[int, bytes] = {}  # position -> value under its owner's layer only
+        self._opened: dict[int, int] = {}  # position -> card
+        self._revealed: dict[int, int] = {}  # seat -> key
+        self._hop_perms: dict[int, tuple[int, ...]] = {}
+
+        self._nonce: bytes | None = None
+        self._x: int | None = None
+        self._perm: tuple[int, ...] | None = None
+        self._started = False
+        self._sent_nonce = False
+        self._next_free_slot = self.layout.end
+
+        self._seen: dict[tuple[int, int], bytes] = {}
+        self._buffer: list[SignedMessage] = []
+        self._jobs: list[tuple[int, int, Callable[[], None]]] = []
+        self._job_order = itertools.count()
+        self._events: deque[Event] = deque()
+        self._outbox: list[bytes] = []
+
+    # -- public API ----------------------------------------------------------------------
+
+    def positions_of(self, seat: int) -> tuple[int, ...]:
+        """The deck positions dealt to ``seat``: k with k mod n == seat."""
+        return tuple(range(seat, self.n_cards, self.n))
+
+    def start(self) -> list[bytes]:
+        """Commit to my hand-id nonce. Returns the envelopes to send (the outbox)."""
+        if self.seat is None or self._started:
+            raise DeckUsageError("only a seated session starts, once")
+        self._started = True
+        self._nonce = self._rng(32)
+        self._send(DeckCommit(crypto.nonce_commitment(self.table_id, self.hand_no, self.seat, self._nonce)), self.layout.commit)
+        self._drain()
+        return self.take_outgoing()
+
+    def receive(self, envelope: bytes, from_seat: int | None = None) -> None:
+        """Take one received envelope. ``from_seat``: the seat whose link delivered it.
+
+        A message that is not authentic for this hand (malformed, badly signed, another
+        table or hand) is dropped and blamed on ``from_seat`` without stopping the hand;
+        an authentic message that breaks the protocol is blamed on its signer and stops it.
+        """
+        try:
+            self._receive(envelope, from_seat)
+        except Exception as exc:  # a bug of ours, never the sender's fault: report, don't crash
+            self._violation(None, "internal", f"unexpected {type(exc).__name__} while handling a message")
+
+    def step(self) -> bool:
+        """Do one piece of queued slow work (make or verify a shuffle proof).
+
+        Returns False when there was nothing to do. Call it whenever no message waits.
+        """
+        if not self._jobs or self.failed is not None:
+            return False
+        _, _, job = heapq.heappop(self._jobs)
+        try:
+            job()
+            self._drain()
+        except Exception as exc:
+            self._violation(None, "internal", f"unexpected {type(exc).__name__} in queued work")
+        return True
+
+    def run_pending(self) -> None:
+        """Do all queued work."""
+        while self.step():
+            pass
+
+    @property
+    def pending_work(self) -> int:
+        return len(self._jobs) if self.failed is None else 0
+
+    def take_outgoing(self) -> list[bytes]:
+        """The envelopes waiting to be sent to every other seat, oldest first."""
+        out, self._outbox = self._outbox, []
+        return out
+
+    @property
+    def outbox(self) -> tuple[bytes, ...]:
+        return tuple(self._outbox)
+
+    def next_event(self) -> Event | None:
+        return self._events.popleft() if self._events else None
+
+    def take_events(self) -> list[Event]:
+        events = list(self._events)
+        self._events.clear()
+        return events
+
+    @property
+    def deal_verified(self) -> bool:
+        """Every hop checked, every proof verified, every public strip verified."""
+        return (
+            len(self._final) == self.n_cards
+            and (not self.proofs or len(self._verified) == self.n)
+            and self.failed is None
+        )
+
+    def waiting_for(self, include_keys: bool = False) -> list[tuple[int, str]]:
+        """The (seat, step) pairs the deal waits on at its earliest unfinished step.
+
+        For a progress display, and for blaming a silent seat in an audit.
+        """
+        n = self.n
+        seats = range(n)
+        if len(self._commits) < n:
+            return [(s, "commit") for s in seats if s not in self._commits and not (s == self.seat and self._started)]
+        if self.hand_id is None:
+            return [(s, "nonce") for s in seats if s not in self._nonces]
+        if len(self._decks) <= n:
+            return [(len(self._decks) - 1, "shuffle")]
+        if self.proofs and len(self._verified) < n:
+            return [(s, "shuffle-proof") for s in seats if s not in self._verified]
+        for round_ in range(1, n):
+            missing = [(s, "strip") for s in seats if (round_, s) not in self._strips]
+            if missing:
+                return missing
+        if include_keys:
+            return [(s, "key") for s in seats if s not in self._revealed]
+        return []
+
+    def open_card(self, card: int, slot: int | None = None) -> list[bytes]:
+        """Show one of my cards to everyone. Returns the envelopes to send."""
+        if self.seat is None or self.hand is None or self.failed is not None:
+            raise DeckUsageError("no dealt hand to open a card from")
+        if card not in self.hand:
+            raise DeckUsageError(f"card {card} is not in my hand")
+        position = self.positions_of(self.seat)[self.hand.index(card)]
+        if position in self._opened:
+            raise DeckUsageError(f"card {card} is already open")
+        base, next_base = self._decks[self.seat][1], self._decks[self.seat + 1][1]
+        proof = crypto.dleq_prove(
+            self._ctx(f"open/{position}", self.seat), self._x, base, next_base,
+            self._cards[card], self._final[position], self._rng,
+        )
+        self._send(CardOpen(position, card, proof), self._slot(slot))
+        self._opened[position] = card
+        self._events.append(CardOpened(self.seat, position, card))
+        return self.take_outgoing()
+
+    def reveal_key(self, slot: int | None = None) -> list[bytes]:
+        """Reveal my shuffle scalar (end of hand, or to settle blame after a failure)."""
+        if self.seat is None or self._x is None:
+            raise DeckUsageError("no shuffle key to reveal")
+        if self.seat in self._revealed:
+            raise DeckUsageError("my key is already revealed")
+        self._send(KeyReveal(crypto.scalar_bytes(self._x)), self._slot(slot))
+        self._apply_key(self.seat, self._x)
+        self._drain()
+        return self.take_outgoing()
+
+    # -- receiving -----------------------------------------------------------------------
+
+    def _receive(self, envelope: bytes, from_seat: int | None) -> None:
+        try:
+            message = decode_envelope(envelope)
+        except MessageError as exc:
+            self._events.append(Violation(from_seat, "envelope", str(exc)))
+            return
+        body = message.body
+        if body.table != self.table_id or body.hand != self.hand_no:
+            self._events.append(Violation(from_seat, "envelope", "the message belongs to another table or hand"))
+            return
+        if body.sender >= self.n or not verify_envelope(message, self._keys[body.sender]):
+            self._events.append(Violation(from_seat, "envelope", "the signature does not verify"))
+            return
+        sender, slot = body.sender, body.slot
+        seen = self._seen.get((sender, slot))
+        if seen is not None:
+            if seen != message.body_bytes:
+                self._violation(sender, "equivocation", f"seat {sender} signed two different messages for slot {slot}")
+            return  # a relayed copy
+        if self.failed is not None and not isinstance(body.payload, KeyReveal):
+            return
+        if sender == self.seat:
+            return  # my own message, which I did not send in this session: ignore
+        self._seen[(sender, slot)] = message.body_bytes
+        self.transcript.append(message.raw)
+        try:
+            self._check_slot(body)
+        except _Reject as rejection:
+            self._violation(sender, rejection.step, rejection.reason)
+            return
+        self._buffer.append(message)
+        self._drain()
+
+    def _check_slot(self, body: Body) -> None:
+        payload, sender, slot, layout = body.payload, body.sender, body.slot, self.layout
+        expected: int | None
+        if isinstance(payload, DeckCommit):
+            expected = layout.commit
+        elif isinstance(payload, DeckNonce):
+            expected = layout.nonce
+        elif isinstance(payload, ShuffleHop):
+            expected = layout.hop(sender)
+        elif isinstance(payload, ShuffleProof):
+            if not self.proofs:
+                raise _Reject("shuffle-proof", "shuffle proofs are off for this hand")
+            expected = layout.proof(sender)
+        elif isinstance(payload, StripRound):
+            if not 1 <= payload.round < self.n:
+                raise _Reject("strip", f"there is no strip round {payload.round}")
+            expected = layout.strip(payload.round)
+        else:  # CardOpen, KeyReveal: any slot after the deal
+            expected = None
+        if (expected is not None and slot != expected) or (expected is None and slot < layout.end):
+            raise _Reject("slot", f"a {payload.TYPE} message cannot be in slot {slot}")
+
+    def _ready(self, payload: Payload, sender: int) -> bool:
+        n = self.n
+        if isinstance(payload, DeckCommit):
+            return True
+        if isinstance(payload, DeckNonce):
+            return len(self._commits) == n
+        if isinstance(payload, ShuffleHop):
+            return self.hand_id is not None and len(self._decks) == sender + 1
+        if isinstance(payload, ShuffleProof):
+            return len(self._decks) > sender + 1
+        if isinstance(payload, StripRound):
+            return len(self._decks) == n + 1 and (payload.round == 1 or (payload.round - 1, (sender - 1) % n) in self._strips)
+        if isinstance(payload, CardOpen):
+            return len(self._final) == self.n_cards
+        if isinstance(payload, KeyReveal):
+            return len(self._decks) > sender + 1
+        return False
+
+    def _drain(self) -> None:
+        """Handle every buffered message that has become processable, and act."""
+        while True:
+            self._act()
+            message = next((m for m in self._buffer if self._processable(m)), None)
+            if message is None:
+                return
+            self._buffer.remove(message)
+            payload, sender = message.body.payload, message.body.sender
+            try:
+                self._handle(payload, sender)
+            except _Reject as rejection:
+                self._violation(sender, rejection.step, rejection.reason)
+            except CryptoError as exc:
+                self._violation(sender, _STEP_OF[type(payload)], str(exc))
+
+    def _processable(self, message: SignedMessage) -> bool:
+        payload = message.body.payload
+        if self.failed is not None and not isinstance(payload, KeyReveal):
+            return False
+        return self._ready(payload, message.body.sender)
+
+    def _handle(self, payload: Payload, sender: int) -> None:
+        if isinstance(payload, DeckCommit):
+            self._commits[sender] = payload.commitment
+        elif isinstance(payload, DeckNonce):
+            self._handle_nonce(sender, payload.nonce)
+        elif isinstance(payload, ShuffleHop):
+            self._handle_hop(sender, payload)
+        elif isinstance(payload, ShuffleProof):
+            self._queue(1, lambda: self._verify_proof(sender, payload))
+        elif isinstance(payload, StripRound):
+            self._handle_strip(sender, payload)
+        elif isinstance(payload, CardOpen):
+            self._handle_open(sender, payload)
+        elif isinstance(payload, KeyReveal):
+            try:
+                key = crypto.scalar_from_bytes(payload.key)
+            except CryptoError as exc:
+                raise _Reject("key", str(exc)) from exc
+            self._apply_key(sender, key)
+
+    def _handle_nonce(self, sender: int, nonce: bytes) -> None:
+        if crypto.nonce_commitment(self.table_id, self.hand_no, sender, nonce) != self._commits[sender]:
+            raise _Reject("nonce", f"seat {sender}'s nonce does not match its commitment")
+        self._nonces[sender] = nonce
+        if len(self._nonces) == self.n:
+            self._agree_hand_id()
+
+    def _agree_hand_id(self) -> None:
+        nonces = [self._nonces[s] for s in range(self.n)]
+        self.hand_id = crypto.joint_hand_id(self.table_id, self.hand_no, self.n, self.n_cards, nonces)
+        self._cards = crypto.card_points(self.table_id, self.hand_id, self.n_cards)
+        base = crypto.base_point(self.table_id, self.hand_id)
+        crypto.check_distinct_elements((*self._cards, base), "card point")
+        self._card_index = {point: c for c, point in enumerate(self._cards)}
+        self._decks = [(self._cards, base)]
+        self._events.append(HandIdAgreed(self.hand_id))
+
+    def _handle_hop(self, sender: int, hop: ShuffleHop) -> None:
+        if len(hop.deck) != self.n_cards:
+            raise _Reject("shuffle", f"the deck has {len(hop.deck)} cards, not {self.n_cards}")
+        try:
+            crypto.check_distinct_elements((*hop.deck, hop.base), "deck element")
+        except CryptoError as exc:
+            raise _Reject("shuffle", str(exc)) from exc
+        self._decks.append((hop.deck, hop.base))
+        self._events.append(ShuffleAccepted(sender))
+
+    def _verify_proof(self, hop: int, proof: ShuffleProof) -> None:
+        (in_deck, in_base), (out_deck, out_base) = self._decks[hop], self._decks[hop + 1]
+        ok = len(proof.commitments) == self.shuffle_rounds and crypto.shuffle_verify(
+            self._ctx(f"shuffle/{hop}", hop), in_deck, in_base, out_deck, out_base,
+            proof.commitments, proof.openings, min_rounds=self.shuffle_rounds,
+        )
+        if not ok:
+            self._violation(hop, "shuffle-proof", f"seat {hop}'s shuffle proof does not verify")
+            return
+        self._verified.add(hop)
+        self._events.append(ShuffleVerified(hop))
+
+    def _strip_inputs(self, round_: int, seat: int) -> tuple[tuple[int, ...], tuple[bytes, ...]]:
+        """The positions seat strips in this round and their values before the strip."""
+        owner = (seat - round_) % self.n
+        positions = self.positions_of(owner)
+        if round_ == 1:
+            deck = self._decks[self.n][0]
+            return positions, tuple(deck[k] for k in positions)
+        return positions, self._strips[(round_ - 1, (seat - 1) % self.n)]
+
+    def _handle_strip(self, sender: int, strip: StripRound) -> None:
+        positions, inputs = self._strip_inputs(strip.round, sender)
+        if len(strip.values) != len(positions):
+            raise _Reject("strip", f"round {strip.round} needs {len(positions)} values, not {len(strip.values)}")
+        base, next_base = self._decks[sender][1], self._decks[sender + 1][1]
+        for k, value_in, value_out, proof in zip(positions, inputs, strip.values, strip.proofs):
+            # dleq_verify multiplies value_out, and libsodium refuses any invalid element
+            ok = crypto.dleq_verify(
+                self._ctx(f"strip/{strip.round}/{k}", sender), base, next_base, value_out, value_in, proof
+            )
+            if not ok:
+                raise _Reject("strip", f"seat {sender}'s strip of position {k} does not verify")
+        self._record_strip(strip.round, sender, positions, strip.values)
+
+    def _record_strip(self, round_: int, seat: int, positions: Sequence[int], values: tuple[bytes, ...]) -> None:
+        self._strips[(round_, seat)] = values
+        if round_ == self.n - 1:
+            self._final.update(zip(positions, values))
+
+    def _handle_open(self, sender: int, opening: CardOpen) -> None:
+        k, card = opening.position, opening.card
+        if k >= self.n_cards or k % self.n != sender:
+            raise _Reject("open", f"position {k} was not dealt to seat {sender}")
+        if k in self._opened:
+            raise _Reject("open", f"position {k} is already open")
+        if card >= self.n_cards:
+            raise _Reject("open", f"there is no card {card}")
+        base, next_base = self._decks[sender][1], self._decks[sender + 1][1]
+        if not crypto.dleq_verify(self._ctx(f"open/{k}", sender), base, next_base, self._cards[card], self._final[k], opening.proof):
+            raise _Reject("open", f"seat {sender} cannot show card {card} at position {k}")
+        self._opened[k] = card
+        self._events.append(CardOpened(sender, k, card))
+
+    def _apply_key(self, seat: int, key: int) -> None:
+        (in_deck, in_base), (out_deck, out_base) = self._decks[seat], self._decks[seat + 1]
+        if G.mul(key, in_base) != out_base:
+            raise _Reject("key", f"seat {seat}'s revealed key does not match its base")
+        where = {value: i for i, value in enumerate(out_deck)}
+        perm = [0] * self.n_cards
+        for i, value in enumerate(in_deck):
+            j = where.get(G.mul(key, value))
+            if j is None:
+                raise _Reject("key", f"seat {seat}'s revealed key does not match its shuffle")
+            perm[j] = i
+        self._revealed[seat] = key
+        self._hop_perms[seat] = tuple(perm)
+        self._events.append(KeyRevealed(seat))
+        if len(self._revealed) == self.n:
+            self._reveal_hands()
+
+    def _reveal_hands(self) -> None:
+        origin = list(range(self.n_cards))  # origin[k]: the card at position k of D_n
+        for hop in reversed(range(self.n)):
+            perm = self._hop_perms[hop]
+            origin = [perm[k] for k in origin]
+        hands = tuple(tuple(origin[k] for k in self.positions_of(s)) for s in range(self.n))
+        for k, card in self._opened.items():
+            if origin[k] != card:  # impossible if the DLEQ and key checks hold
+                raise _Reject("key", f"the revealed keys contradict the open card at position {k}")
+        if self.hand is not None and self.seat is not None and hands[self.seat] != self.hand:
+            raise _Reject("key", "the revealed keys contradict my dealt hand")
+        self.hands = hands
+        self._events.append(HandRevealed(hands))
+
+    # -- my own steps --------------------------------------------------------------------
+
+    def _act(self) -> None:
+        """Take every step of mine whose inputs are in."""
+        if self.seat is None or self.failed is not None or not self._started:
+            return
+        me, n = self.seat, self.n
+        if not self._sent_nonce and len(self._commits) == n - 1:
+            self._sent_nonce = True
+            self._commits[me] = crypto.nonce_commitment(self.table_id, self.hand_no, me, self._nonce)
+            self._send(DeckNonce(self._nonce), self.layout.nonce)
+        if self.hand_id is None and len(self._nonces) == n - 1 and me not in self._nonces and self._sent_nonce:
+            self._nonces[me] = self._nonce
+            self._agree_hand_id()
+        if self.hand_id is None:
+            return
+        if self._x is None and len(self._decks) == me + 1:
+            self._shuffle()
+        if len(self._decks) == n + 1 and (not self.proofs or self.overlap_strips or len(self._verified) == n):
+            for round_ in range(1, n):
+                if (round_, me) in self._strips:
+                    continue
+                if round_ > 1 and (round_ - 1, (me - 1) % n) not in self._strips:
+                    break
+                self._strip(round_)
+        if self.hand is None and self.deal_verified:
+            self._deal()
+
+    def _shuffle(self) -> None:
+        deck, base = self._decks[self.seat]
+        self._x = crypto.random_scalar(self._rng)
+        self._perm = crypto.random_permutation(self._rng, self.n_cards)
+        new_deck, new_base = crypto.shuffle(self._x, self._perm, deck, base)
+        self._send(ShuffleHop(new_deck, new_base), self.layout.hop(self.seat))
+        self._decks.append((new_deck, new_base))
+        self._events.append(ShuffleAccepted(self.seat))
+        if self.proofs:
+            self._queue(0, self._prove_shuffle)
+
+    def _prove_shuffle(self) -> None:
+        me = self.seat
+        (in_deck, in_base), (out_deck, out_base) = self._decks[me], self._decks[me + 1]
+        commitments, openings = crypto.shuffle_prove(
+            self._ctx(f"shuffle/{me}", me), self._x, self._perm, in_deck, in_base, out_deck, out_base,
+            self._rng, self.shuffle_rounds,
+        )
+        self._send(ShuffleProof(commitments, openings), self.layout.proof(me))
+        self._verified.add(me)
+        self._events.append(ShuffleVerified(me))
+
+    def _strip(self, round_: int) -> None:
+        me = self.seat
+        positions, inputs = self._strip_inputs(round_, me)
+        x_inv = crypto.scalar_inverse(self._x)
+        base, next_base = self._decks[me][1], self._decks[me + 1][1]
+        values = tuple(G.mul(x_inv, value) for value in inputs)
+        proofs = tuple(
+            crypto.dleq_prove(self._ctx(f"strip/{round_}/{k}", me), self._x, base, next_base, out, value_in, self._rng)
+            for k, value_in, out in zip(positions, inputs, values)
+        )
+        self._send(StripRound(round_, values, proofs), self.layout.strip(round_))
+        self._record_strip(round_, me, positions, values)
+
+    def _deal(self) -> None:
+        me = self.seat
+        positions = self.positions_of(me)
+        x_inv = crypto.scalar_inverse(self._x)
+        cards = []
+        for k in positions:
+            card = self._card_index.get(G.mul(x_inv, self._final[k]))
+            if card is None:
+                # Only possible with proofs off: some hop was not a permutation of cards.
+                self._violation(None, "deal", f"position {k} holds no card; reveal the keys to find the bad hop")
+                return
+            cards.append(card)
+        self.hand = tuple(cards)
+        self._events.append(HandDealt(me, self.hand, positions))
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _ctx(self, step: str, sender: int) -> ProofContext:
+        return ProofContext(self.table_id, self.hand_id, step, sender)
+
+    def _slot(self, slot: int | None) -> int:
+        if slot is None:
+            slot = self._next_free_slot
+        if slot < self.layout.end:
+            raise DeckUsageError(f"opens and key reveals go in slot {self.layout.end} or later")
+        self._next_free_slot = max(self._next_free_slot, slot + 1)
+        return slot
+
+    def _send(self, payload: Payload, slot: int) -> None:
+        body = Body(self.table_id, self.hand_no, slot, self.seat, self._prev_for_slot(slot), payload)
+        envelope = sign_envelope(body, self._identity)
+        self._seen[(self.seat, slot)] = decode_envelope(envelope).body_bytes
+        self.transcript.append(envelope)
+        self._outbox.append(envelope)
+
+    def _queue(self, priority: int, job: Callable[[], None]) -> None:
+        heapq.heappush(self._jobs, (priority, next(self._job_order), job))
+
+    def _violation(self, seat: int | None, step: str, reason: str) -> None:
+        violation = Violation(seat, step, reason)
+        if self.failed is None:
+            self.failed = violation
+        self._events.append(violation)

@@ -1,0 +1,135 @@
+"""protocol/audit.py: a finished hand reproduces every seat's cards; a tampered one names the cheater."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from protocol import crypto
+from protocol.audit import AuditResult, audit_hand
+from protocol.deck import CardOpened, Violation
+from protocol.messages import CardOpen, DeckCommit, KeyReveal, ShuffleHop, StripRound, decode_envelope
+from tests.protocol.helpers import TABLE, Table, payload_of, resign
+
+FAST = dict(n_cards=12, shuffle_rounds=8)
+
+
+def finished(**options) -> Table:
+    table = Table(**FAST, **options)
+    table.start()
+    table.post(0, table.sessions[0].open_card(table.sessions[0].hand[1]))
+    table.run()
+    for seat in range(4):
+        table.post(seat, table.sessions[seat].reveal_key())
+    table.run()
+    return table
+
+
+@lru_cache(maxsize=None)
+def honest_transcript() -> tuple[tuple[bytes, ...], tuple[tuple[int, ...], ...], tuple[bytes, ...]]:
+    table = finished()
+    return tuple(table.sent), tuple(table.sessions[s].hand for s in range(4)), tuple(k.public_key for k in table.keys)
+
+
+def run_audit(envelopes, **options) -> AuditResult:
+    _, _, keys = honest_transcript()
+    return audit_hand(envelopes, n=4, n_cards=12, peer_public_keys=keys, table_id=TABLE, hand_no=1,
+                      shuffle_rounds=8, **options)
+
+
+def test_audit_reproduces_every_seats_cards():
+    envelopes, hands, _ = honest_transcript()
+    result = run_audit(envelopes)
+    assert result == AuditResult(hands, None, (CardOpened(0, 4, hands[0][1]),))
+    assert result.ok
+
+
+def test_audit_accepts_any_logging_order():
+    envelopes, hands, _ = honest_transcript()
+    assert run_audit(reversed(envelopes)).hands == hands
+
+
+def test_audit_of_a_session_transcript_matches():
+    table = finished()
+    for seat in range(4):
+        assert run_audit(table.sessions[seat].transcript).hands == tuple(table.sessions[s].hand for s in range(4))
+
+
+def test_missing_key_blames_the_silent_seat():
+    envelopes, _, _ = honest_transcript()
+    without = [e for e in envelopes if not (isinstance(payload_of(e), KeyReveal) and decode_envelope(e).body.sender == 2)]
+    assert run_audit(without) == AuditResult(None, Violation(2, "key", "seat 2's key message is missing"),
+                                             (CardOpened(0, 4, honest_transcript()[1][0][1]),))
+
+
+def test_tampered_strip_names_the_cheater():
+    envelopes, _, _ = honest_transcript()
+    keys = Table().keys
+    index = next(i for i, e in enumerate(envelopes) if isinstance(payload_of(e), StripRound) and decode_envelope(e).body.sender == 1)
+    strip = payload_of(envelopes[index])
+    forged = resign(envelopes[index], keys[1], payload=StripRound(strip.round, strip.values[::-1], strip.proofs))
+    result = run_audit(envelopes[:index] + (forged,) + envelopes[index + 1 :])
+    assert result.violation == Violation(1, "strip", "seat 1's strip of position 0 does not verify")
+    assert result.hands is None
+
+
+def test_bad_shuffle_with_proofs_off_is_named_by_the_key_reveal():
+    ghost = crypto.hash_to_group(b"p2p-sasaki/v1/test", b"ghost")
+    done = []
+
+    def tamper(seat, envelope):
+        payload = payload_of(envelope)
+        if seat == 3 and isinstance(payload, ShuffleHop) and not done:
+            done.append(1)
+            return resign(envelope, Table().keys[3], payload=ShuffleHop((ghost, *payload.deck[1:]), payload.base))
+        return envelope
+
+    table = Table(proofs=False, n_cards=12, tamper=tamper)
+    table.start()
+    for seat in range(4):
+        table.post(seat, table.sessions[seat].reveal_key())
+    table.run()
+    result = run_audit(table.sent, proofs=False)
+    assert result.violation == Violation(3, "key", "seat 3's revealed key does not match its shuffle")
+
+
+def test_inserted_foreign_message_is_a_violation():
+    envelopes, _, _ = honest_transcript()
+    other = Table(hand_no=2, **FAST)
+    other.start()
+    result = run_audit((other.sent[0], *envelopes))
+    assert result.violation == Violation(None, "envelope", "the message belongs to another table or hand")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_resigned_random_tampering_is_blamed_on_its_signer(data):
+    """A seat signs a message with one random byte of one field changed: always caught."""
+    envelopes, _, _ = honest_transcript()
+    keys = Table().keys
+    index = data.draw(st.integers(0, len(envelopes) - 1))
+    message = decode_envelope(envelopes[index])
+    payload = message.body.payload
+    fields = [name for name, value in vars(payload).items() if isinstance(value, (bytes, tuple))]
+    name = data.draw(st.sampled_from(fields))
+    value = getattr(payload, name)
+    if isinstance(value, tuple):
+        item = data.draw(st.integers(0, len(value) - 1))
+        target = value[item]
+        if not isinstance(target, bytes):  # a shuffle opening: tamper its scalar
+            pos, xor = data.draw(st.integers(0, 31)), data.draw(st.integers(1, 255))
+            scalar = target.scalar[:pos] + bytes([target.scalar[pos] ^ xor]) + target.scalar[pos + 1 :]
+            new_value = (*value[:item], type(target)(scalar, target.perm), *value[item + 1 :])
+        else:
+            pos, xor = data.draw(st.integers(0, len(target) - 1)), data.draw(st.integers(1, 255))
+            new_value = (*value[:item], target[:pos] + bytes([target[pos] ^ xor]) + target[pos + 1 :], *value[item + 1 :])
+    else:
+        pos, xor = data.draw(st.integers(0, len(value) - 1)), data.draw(st.integers(1, 255))
+        new_value = value[:pos] + bytes([value[pos] ^ xor]) + value[pos + 1 :]
+    sender = message.body.sender
+    forged = resign(envelopes[index], keys[sender], payload=type(payload)(**{**vars(payload), name: new_value}))
+    result = run_audit(envelopes[:index] + (forged,) + envelopes[index + 1 :])
+    assert result.violation is not None and result.violation.seat == sender, (payload.TYPE, name, result.violation)
+    assert result.violation.step != "internal"

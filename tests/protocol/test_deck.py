@@ -1,0 +1,378 @@
+"""The deck session: honest deals, pipelining, and every cheat caught and blamed."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from protocol import crypto
+from protocol.crypto import G, SeededEntropy
+from protocol.deck import (
+    CardOpened,
+    DeckSession,
+    DeckUsageError,
+    HandDealt,
+    HandRevealed,
+    KeyRevealed,
+    ShuffleAccepted,
+    ShuffleVerified,
+    Violation,
+)
+from protocol.messages import (
+    CardOpen,
+    KeyReveal,
+    ShuffleHop,
+    ShuffleProof,
+    StripRound,
+    decode_envelope,
+)
+from tests.protocol.helpers import TABLE, Table, payload_of, resign
+
+FAST = dict(n_cards=12, shuffle_rounds=16)  # proofs on, small enough for many tests
+
+
+def types_sent(table: Table) -> list[tuple[int, str]]:
+    return [(decode_envelope(e).body.sender, decode_envelope(e).body.type) for e in table.sent]
+
+
+def cheat(seat: int, kind: type, change):
+    """A tamper hook: seat re-signs its first message of ``kind`` after ``change``."""
+    done = []
+
+    def tamper(sender: int, envelope: bytes):
+        payload = payload_of(envelope)
+        if sender == seat and isinstance(payload, kind) and not done:
+            done.append(True)
+            return resign(envelope, TABLE_KEYS[seat], payload=change(payload))
+        return envelope
+
+    return tamper
+
+
+TABLE_KEYS = Table(n=4).keys  # the same deterministic identities every Table uses
+
+
+def honest_seats_blame(table: Table, cheater: int, step: str) -> None:
+    for seat in range(table.n):
+        if seat == cheater:
+            continue
+        violations = table.violations(seat)
+        assert violations, f"seat {seat} saw no violation"
+        assert (violations[0].seat, violations[0].step) == (cheater, step), violations[0]
+        assert not table.of_type(seat, HandDealt)
+
+
+# -- honest hands --------------------------------------------------------------------------
+
+
+def test_four_peers_deal_48_cards_with_full_proofs():
+    table = Table(n=4, n_cards=48)  # 64 rounds, the default
+    table.start()
+    hands = []
+    for seat in range(4):
+        dealt = table.of_type(seat, HandDealt)
+        assert len(dealt) == 1 and dealt[0].seat == seat
+        assert dealt[0].positions == tuple(range(seat, 48, 4))
+        assert len(dealt[0].cards) == 12 and table.sessions[seat].hand == dealt[0].cards
+        assert [e.hop for e in table.of_type(seat, ShuffleVerified)] != [] and len(table.of_type(seat, ShuffleVerified)) == 4
+        assert table.violations(seat) == []
+        hands.append(set(dealt[0].cards))
+    assert set().union(*hands) == set(range(48))
+    # a seat's view never contains another seat's cards
+    for seat in range(4):
+        for event in table.events[seat]:
+            if isinstance(event, HandDealt):
+                assert set(event.cards) == hands[seat]
+        assert set(table.sessions[seat].hand) == hands[seat]
+
+
+def test_a_seeded_hand_is_byte_identical():
+    one, two = Table(seed=b"vector", **FAST), Table(seed=b"vector", **FAST)
+    one.start()
+    two.start()
+    assert one.sent == two.sent
+    digest = hashlib.sha256(b"".join(one.sent)).hexdigest()
+    assert digest == HAND_VECTOR_SHA256
+    assert one.sessions[0].hand == HAND_VECTOR_SEAT0
+
+
+HAND_VECTOR_SHA256 = "b12cb3845cd154adee5570a6556273c95e63659f4a491ffff6b801c486e1da82"
+HAND_VECTOR_SEAT0 = (4, 6, 3)
+
+
+def test_hops_are_pipelined_and_strips_wait_for_every_proof():
+    table = Table(**FAST)
+    table.start()
+    sent = types_sent(table)
+    hop_indices = [i for i, (_, t) in enumerate(sent) if t == ShuffleHop.TYPE]
+    proof_indices = [i for i, (_, t) in enumerate(sent) if t == ShuffleProof.TYPE]
+    strip_indices = [i for i, (_, t) in enumerate(sent) if t == StripRound.TYPE]
+    assert [sent[i][0] for i in hop_indices] == [0, 1, 2, 3]
+    assert max(hop_indices) < min(proof_indices)  # every hop went out before any proof
+    assert max(proof_indices) < min(strip_indices)  # nobody strips before all proofs
+    assert len(strip_indices) == 4 * 3
+
+
+def test_overlap_strips_lets_strips_run_before_proofs_but_not_the_deal():
+    table = Table(overlap_strips=True, **FAST)
+    table.start()
+    sent = types_sent(table)
+    first_strip = next(i for i, (_, t) in enumerate(sent) if t == StripRound.TYPE)
+    last_proof = max(i for i, (_, t) in enumerate(sent) if t == ShuffleProof.TYPE)
+    assert first_strip < last_proof
+    for seat in range(4):
+        events = table.events[seat]
+        dealt_at = next(i for i, e in enumerate(events) if isinstance(e, HandDealt))
+        assert max(i for i, e in enumerate(events) if isinstance(e, ShuffleVerified)) < dealt_at
+
+
+def test_proofs_off_deals_without_proof_messages():
+    table = Table(proofs=False, n_cards=48)
+    table.start()
+    assert ShuffleProof.TYPE not in {t for _, t in types_sent(table)}
+    cards = [c for s in range(4) for c in table.sessions[s].hand]
+    assert sorted(cards) == list(range(48))
+
+
+@pytest.mark.parametrize("n, n_cards", [(2, 5), (3, 36), (4, 36)])
+def test_other_table_sizes(n, n_cards):
+    table = Table(n=n, n_cards=n_cards, shuffle_rounds=8)
+    table.start()
+    hands = [table.sessions[s].hand for s in range(n)]
+    assert [len(h) for h in hands] == [len(range(s, n_cards, n)) for s in range(n)]
+    assert sorted(c for h in hands for c in h) == list(range(n_cards))
+
+
+def test_observer_verifies_the_deal_without_a_hand():
+    table = Table(observer=True, **FAST)
+    table.start()
+    assert table.observer.deal_verified and table.observer.hand is None
+    assert [e for e in table.observer.take_events() if isinstance(e, Violation)] == []
+
+
+def test_open_and_key_reveal():
+    table = Table(**FAST)
+    table.start()
+    card = table.sessions[1].hand[2]
+    table.post(1, table.sessions[1].open_card(card))
+    table.run()
+    for seat in range(4):
+        assert table.of_type(seat, CardOpened) == [CardOpened(1, 1 + 2 * 4, card)]
+    with pytest.raises(DeckUsageError):
+        table.sessions[1].open_card(card)
+    with pytest.raises(DeckUsageError):
+        table.sessions[1].open_card(table.sessions[2].hand[0])
+    for seat in range(4):
+        table.post(seat, table.sessions[seat].reveal_key())
+    table.run()
+    hands = tuple(table.sessions[s].hand for s in range(4))
+    for seat in range(4):
+        assert len(table.of_type(seat, KeyRevealed)) == 4
+        assert table.of_type(seat, HandRevealed) == [HandRevealed(hands)]
+        assert table.violations(seat) == []
+
+
+def test_relayed_duplicates_are_ignored_and_equivocation_is_blamed():
+    table = Table(**FAST)
+    for seat, session in enumerate(table.sessions):
+        table.post(seat, session.start())
+    first = table.sent[0]
+    table.deliver(0, first)  # the relayed copy of seat 0's commit
+    other = resign(first, table.keys[0], payload=type(payload_of(first))(bytes(32)))
+    table.sessions[1].receive(other, from_seat=2)
+    assert table.sessions[1].take_events()[-1] == Violation(
+        0, "equivocation", "seat 0 signed two different messages for slot 0"
+    )
+
+
+# -- cheats, each caught at its step and blamed on the cheater ----------------------------
+
+
+def test_duplicated_card_in_a_shuffle():
+    table = Table(tamper=cheat(1, ShuffleHop, lambda h: ShuffleHop((h.deck[0], *h.deck[:-1]), h.base)), **FAST)
+    table.start()
+    honest_seats_blame(table, 1, "shuffle")
+    assert table.violations(0)[0].reason == "two deck elements are equal"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        bytes([1]) + bytes(31),  # the identity
+        bytes(32),  # a point of order 4
+        bytes([0xEC]) + bytes([0xFF]) * 30 + bytes([0x7F]),  # y = p - 1 + ... non-canonical
+        bytes([0xED]) + bytes([0xFF]) * 30 + bytes([0x7F]),  # y = p: non-canonical
+        bytes([2]) + bytes(31),  # not on the curve
+    ],
+)
+def test_invalid_or_non_canonical_point_in_a_shuffle(bad):
+    table = Table(tamper=cheat(2, ShuffleHop, lambda h: ShuffleHop((bad, *h.deck[1:]), h.base)), **FAST)
+    table.start()
+    honest_seats_blame(table, 2, "shuffle")
+    assert table.violations(0)[0].reason == "deck element is not a valid group element"
+
+
+TORSION_8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")  # order 8
+
+
+def test_point_outside_the_prime_order_subgroup_in_a_strip():
+    def mixed(strip: StripRound) -> StripRound:
+        mixed_point = crypto.Group.add(strip.values[0], TORSION_8)  # on the curve, order 8L
+        return StripRound(strip.round, (mixed_point, *strip.values[1:]), strip.proofs)
+
+    table = Table(tamper=cheat(3, StripRound, mixed), **FAST)
+    table.start()
+    honest_seats_blame(table, 3, "strip")
+    assert table.violations(0)[0].reason == "seat 3's strip of position 2 does not verify"
+
+
+def _substitute(hop: ShuffleHop) -> ShuffleHop:
+    """Replace one card by a valid, distinct point: not a permutation of the input."""
+    ghost = G.mul(crypto.random_scalar(SeededEntropy(b"ghost")), hop.deck[0])
+    return ShuffleHop((ghost, *hop.deck[1:]), hop.base)
+
+
+def test_shuffle_that_is_not_a_permutation_is_caught_by_its_proof():
+    table = Table(tamper=cheat(1, ShuffleHop, _substitute), **FAST)
+    table.start()
+    for seat in (0, 2, 3):
+        assert ShuffleAccepted(1) in table.events[seat]  # the elements themselves look fine
+        assert table.violations(seat)[0] == Violation(1, "shuffle-proof", "seat 1's shuffle proof does not verify")
+    # and nobody stripped anything before the proofs were checked
+    assert StripRound.TYPE not in {t for _, t in types_sent(table)}
+
+
+def test_wrong_strip():
+    wrong = crypto.hash_to_group(b"test", b"wrong")
+    table = Table(tamper=cheat(2, StripRound, lambda s: StripRound(s.round, (wrong, *s.values[1:]), s.proofs)), **FAST)
+    table.start()
+    honest_seats_blame(table, 2, "strip")
+    assert table.violations(0)[0].reason.startswith("seat 2's strip of position")
+
+
+def _flip(data: bytes, index: int = 5) -> bytes:
+    return data[:index] + bytes([data[index] ^ 1]) + data[index + 1 :]
+
+
+def test_tampered_strip_proof():
+    table = Table(tamper=cheat(0, StripRound, lambda s: StripRound(s.round, s.values, (_flip(s.proofs[0]), *s.proofs[1:]))), **FAST)
+    table.start()
+    honest_seats_blame(table, 0, "strip")
+
+
+def test_tampered_shuffle_proof():
+    def forge(proof: ShuffleProof) -> ShuffleProof:
+        opening = proof.openings[3]
+        other = crypto.ShuffleOpening(opening.scalar, opening.perm[1:] + opening.perm[:1])
+        return ShuffleProof(proof.commitments, (*proof.openings[:3], other, *proof.openings[4:]))
+
+    table = Table(tamper=cheat(2, ShuffleProof, forge), **FAST)
+    table.start()
+    honest_seats_blame(table, 2, "shuffle-proof")
+
+
+def test_shuffle_proof_replayed_from_another_hand_fails():
+    earlier = Table(hand_no=1, **FAST)
+    earlier.start()
+    old_proof = next(payload_of(e) for e in earlier.sent if decode_envelope(e).body.sender == 3 and isinstance(payload_of(e), ShuffleProof))
+    table = Table(hand_no=2, tamper=cheat(3, ShuffleProof, lambda p: old_proof), **FAST)
+    table.start()
+    honest_seats_blame(table, 3, "shuffle-proof")
+
+
+def _dealt_table(**options) -> Table:
+    table = Table(**FAST, **options)
+    table.start()
+    return table
+
+
+def test_opening_a_position_dealt_to_someone_else():
+    table = _dealt_table()
+    honest = table.sessions[1].open_card(table.sessions[1].hand[0])[0]
+    forged = resign(honest, table.keys[1], payload=CardOpen(0, payload_of(honest).card, payload_of(honest).proof))
+    table.post(1, [forged])
+    table.run()
+    for seat in (0, 2, 3):
+        assert table.violations(seat) == [Violation(1, "open", "position 0 was not dealt to seat 1")]
+
+
+def test_opening_a_card_that_is_not_at_that_position():
+    table = _dealt_table()
+    session = table.sessions[1]
+    honest = session.open_card(session.hand[0])[0]
+    not_mine = table.sessions[0].hand[0]
+    forged = resign(honest, table.keys[1], payload=CardOpen(1, not_mine, payload_of(honest).proof))
+    table.post(1, [forged])
+    table.run()
+    for seat in (0, 2, 3):
+        assert table.violations(seat) == [Violation(1, "open", f"seat 1 cannot show card {not_mine} at position 1")]
+
+
+def test_opening_the_same_position_twice():
+    table = _dealt_table()
+    envelope = table.sessions[2].open_card(table.sessions[2].hand[1])[0]
+    again = resign(envelope, table.keys[2], slot=decode_envelope(envelope).body.slot + 1)
+    table.post(2, [envelope, again])
+    table.run()
+    assert table.violations(0) == [Violation(2, "open", "position 6 is already open")]
+
+
+def test_bad_signature_is_blamed_on_the_link_that_delivered_it():
+    def tamper(sender, envelope):
+        if sender == 2 and isinstance(payload_of(envelope), ShuffleHop):
+            return _flip(envelope, len(envelope) - 3)  # inside the signature
+        return envelope
+
+    table = Table(tamper=tamper, **FAST)
+    table.start()
+    for seat in (0, 1, 3):
+        assert table.violations(seat) == [Violation(2, "envelope", "the signature does not verify")]
+        assert table.sessions[seat].waiting_for() == [(2, "shuffle")]  # the hop never counted
+
+
+def test_message_replayed_from_another_hand():
+    earlier = Table(hand_no=1, **FAST)
+    earlier.start()
+    table = Table(hand_no=2, **FAST)
+    table.start()
+    table.sessions[0].receive(earlier.sent[5], from_seat=3)
+    assert table.sessions[0].take_events() == [Violation(3, "envelope", "the message belongs to another table or hand")]
+    assert table.sessions[0].failed is None  # dropped; the hand goes on
+
+
+def test_revealed_key_that_does_not_match_the_base():
+    table = _dealt_table()
+    forged = resign(table.sessions[2].reveal_key()[0], table.keys[2], payload=KeyReveal(crypto.scalar_bytes(12345)))
+    table.post(2, [forged])
+    table.run()
+    for seat in (0, 1, 3):
+        assert table.violations(seat) == [Violation(2, "key", "seat 2's revealed key does not match its base")]
+
+
+def test_revealed_key_that_does_not_match_the_shuffle_with_proofs_off():
+    # seat 1 substitutes a card; without proofs only the key reveal can blame it
+    table = Table(proofs=False, n_cards=12, tamper=cheat(1, ShuffleHop, _substitute))
+    table.start()
+    for seat in range(4):
+        table.post(seat, table.sessions[seat].reveal_key())
+    table.run()
+    for seat in (0, 2, 3):
+        blamed = [v for v in table.violations(seat) if v.seat is not None]
+        assert blamed == [Violation(1, "key", "seat 1's revealed key does not match its shuffle")]
+
+
+# -- hostile input never crashes --------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=300))
+def test_random_bytes_never_crash_a_session(data):
+    session = Table(**FAST).sessions[0]
+    session.start()
+    session.receive(data, from_seat=1)
+    events = session.take_events()
+    assert events and all(e.step == "envelope" and e.seat == 1 for e in events)
+    assert session.failed is None

@@ -1,0 +1,172 @@
+"""protocol/messages.py: exact bytes, strict decoding, signed envelopes."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol.crypto import IdentityKey, SeededEntropy, ShuffleOpening
+from protocol.messages import (
+    MAX_ENVELOPE_BYTES,
+    Body,
+    CardOpen,
+    DeckCommit,
+    DeckNonce,
+    KeyReveal,
+    MessageError,
+    ShuffleHop,
+    ShuffleProof,
+    StripRound,
+    decode_body,
+    decode_envelope,
+    decode_permutation,
+    encode_body,
+    encode_permutation,
+    sign_envelope,
+    verify_envelope,
+)
+
+TABLE = bytes(range(32))
+KEY = IdentityKey(bytes(range(32)))
+P = bytes(range(100, 132))  # 32 bytes standing in for a point (messages do not check curves)
+
+SAMPLES = [
+    DeckCommit(bytes(32)),
+    DeckNonce(b"\x07" * 32),
+    ShuffleHop((P, P[::-1]), P),
+    ShuffleProof((bytes(32),), (ShuffleOpening(bytes(32), (1, 0)),)),
+    ShuffleProof((bytes(32),), (ShuffleOpening(bytes(32), tuple(range(300))[::-1]),)),
+    StripRound(2, (P,), (bytes(64),)),
+    CardOpen(5, 17, bytes(64)),
+    KeyReveal(b"\x01" * 32),
+]
+
+
+def body(payload, **changes) -> Body:
+    fields = dict(table=TABLE, hand=3, slot=9, sender=2, prev=b"\xaa" * 32, payload=payload)
+    fields.update(changes)
+    return Body(**fields)
+
+
+# The exact envelope of a commit (docs/protocol.md, "Test vectors").
+COMMIT_ENVELOPE = "92c4a988a776657273696f6e01a57461626c65c420000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1fa468616e6403a4736c6f7409a673656e64657202a470726576c420aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa474797065ab6465636b2f636f6d6d6974a77061796c6f616491c4200000000000000000000000000000000000000000000000000000000000000000c4400283231bbb2e41dcdc72addfb713336d4c137edc4d2bde1e9fda4534b5962340d40f00ed843fd43d124248d1e0bd98ceddda4152276d039318abfcc982a18900"
+
+
+def test_commit_envelope_exact_bytes():
+    envelope = sign_envelope(body(DeckCommit(bytes(32))), KEY)
+    assert envelope.hex() == COMMIT_ENVELOPE
+    body_bytes = encode_body(body(DeckCommit(bytes(32))))
+    assert body_bytes[:9] == bytes([0x88, 0xA7]) + b"version"
+    assert msgpack.unpackb(envelope) == [body_bytes, KEY.sign(body_bytes)]
+
+
+@pytest.mark.parametrize("payload", SAMPLES, ids=lambda p: p.TYPE)
+def test_round_trip(payload):
+    envelope = sign_envelope(body(payload), KEY)
+    message = decode_envelope(envelope)
+    assert message.body == body(payload) and message.raw == envelope
+    assert message.body.type == payload.TYPE
+    assert verify_envelope(message, KEY.public_key)
+    assert not verify_envelope(message, IdentityKey(bytes(32)).public_key)
+
+
+def test_permutation_encoding():
+    assert encode_permutation((2, 0, 1)) == b"\x02\x00\x01"
+    big = tuple(range(300))
+    assert encode_permutation(big)[:4] == b"\x00\x00\x00\x01" and decode_permutation(encode_permutation(big)) == big
+    for bad in [b"", b"\x00\x00", b"\x01\x02", bytes(range(256)) + b"\x00", "abc"]:
+        with pytest.raises(MessageError):
+            decode_permutation(bad)
+
+
+def _raw_body(**changes):
+    fields = {"version": 1, "table": TABLE, "hand": 3, "slot": 9, "sender": 2, "prev": b"\xaa" * 32,
+              "type": "deck/commit", "payload": [bytes(32)]}
+    fields.update(changes)
+    return msgpack.packb(fields, use_bin_type=True)
+
+
+@pytest.mark.parametrize(
+    "data, reason",
+    [
+        (_raw_body(version=2), "the version must be 1"),
+        (_raw_body(version=True), "the version must be 1"),
+        (_raw_body(hand=True), "hand number must be an integer in 0..4294967295"),
+        (_raw_body(hand=-1), "hand number must be an integer in 0..4294967295"),
+        (_raw_body(sender=16), "sender must be an integer in 0..15"),
+        (_raw_body(table=TABLE[:31]), "table id must be 32 bytes"),
+        (_raw_body(table="x" * 32), "table id must be 32 bytes"),
+        (_raw_body(prev=1.5), "prev must be 32 bytes"),
+        (_raw_body(type="deck/deal"), "unknown message type"),
+        (_raw_body(payload=[bytes(31)]), "commitment must be 32 bytes"),
+        (_raw_body(payload=[bytes(32), 1]), "the deck/commit payload must be an array of 1 fields"),
+        (_raw_body(extra=1), "the body must be a map of version, table, hand, slot, sender, prev, type, payload in that order"),
+        (msgpack.packb({"table": TABLE, "version": 1}), "the body must be a map of version, table, hand, slot, sender, prev, type, payload in that order"),
+        (_raw_body().replace(b"\xa4hand\x03", b"\xa4hand\xcc\x03"), "the body is not canonically encoded"),
+        (_raw_body() + b"\x00", "the body is not valid msgpack"),
+        (b"\xc1", "the body is not valid msgpack"),
+        (_raw_body(prev=msgpack.ExtType(1, b"x" * 32)), "prev must be 32 bytes"),
+        (_raw_body(hand=1.0), "hand number must be an integer in 0..4294967295"),
+    ],
+)
+def test_strict_body_decoding(data, reason):
+    with pytest.raises(MessageError) as info:
+        decode_body(data)
+    assert str(info.value) == "malformed message: " + reason
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        ["deck/shuffle", [[], P]],
+        ["deck/shuffle", [[P[:31]], P]],
+        ["deck/strip", [1, [P, P], [bytes(64)]]],
+        ["deck/strip", [99, [P], [bytes(64)]]],
+        ["deck/open", [1, 2, bytes(63)]],
+        ["deck/open", [1, 5000, bytes(64)]],
+        ["deck/shuffle-proof", [[bytes(32)], [[bytes(32), b"\x00\x00"]]]],
+        ["deck/shuffle-proof", [[bytes(32), bytes(32)], [[bytes(32), b"\x01\x00"]]]],
+        ["deck/shuffle-proof", [[bytes(32)] * 2, [[bytes(32), b"\x01\x00"], [bytes(32), b"\x00"]]]],
+        ["deck/key", [bytes(33)]],
+    ],
+)
+def test_strict_payload_decoding(payload):
+    with pytest.raises(MessageError):
+        decode_body(_raw_body(type=payload[0], payload=payload[1]))
+
+
+def test_strict_envelope_decoding():
+    good = sign_envelope(body(DeckCommit(bytes(32))), KEY)
+    body_bytes, signature = msgpack.unpackb(good)
+    for bad in [
+        msgpack.packb([body_bytes]),
+        msgpack.packb([body_bytes, signature, b""]),
+        msgpack.packb([body_bytes, signature[:63]]),
+        msgpack.packb(["text", signature]),
+        msgpack.packb({"b": body_bytes}),
+        b"\x00" * (MAX_ENVELOPE_BYTES + 1),
+        "not bytes",
+    ]:
+        with pytest.raises(MessageError):
+            decode_envelope(bad)
+
+
+def test_encoding_refuses_what_decoding_would_refuse():
+    with pytest.raises(MessageError):
+        encode_body(body(DeckCommit(bytes(31))))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(SAMPLES), st.data())
+def test_tampered_envelopes_are_refused_or_fail_verification(payload, data):
+    envelope = sign_envelope(body(payload), KEY)
+    index = data.draw(st.integers(0, len(envelope) - 1))
+    xor = data.draw(st.integers(1, 255))
+    tampered = envelope[:index] + bytes([envelope[index] ^ xor]) + envelope[index + 1 :]
+    try:
+        message = decode_envelope(tampered)
+    except MessageError:
+        return
+    assert not verify_envelope(message, KEY.public_key)
