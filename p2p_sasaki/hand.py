@@ -470,9 +470,9 @@ class Hand:
         if missing:  # the same message in both modes (the full deal has no unknown pool)
             raise IllegalActionError(f"S{seat} does not hold {CardSet(missing)}")
         free = self._sizes[seat] - hand.bit_count()
-        if (mask & ~hand).bit_count() > free:
-            raise IllegalActionError(f"S{seat} does not hold {CardSet(mask)}: only {free} of its "
-                                     "cards are not known")
+        if (mask & ~hand).bit_count() > free:  # possible only on partial information
+            raise IllegalActionError(f"S{seat} does not hold {CardSet(mask & ~hand)}: only {free} of "
+                                     f"its {self._sizes[seat]} cards are unknown")
 
     def _learn(self, seat: int, mask: int) -> None:
         """``seat`` has opened ``mask`` (already checked): unknown cards there were dealt to it.
@@ -900,11 +900,11 @@ class Hand:
 
     def _start_run(self, seat: int, action: Run, partner: Run | None) -> None:
         self._learn(seat, action.cards.mask)
+        self._shown[seat] |= action.cards.mask
         self._runner = seat
         self._multiplier = 2
         self._history.append(action)
         if action.cards.mask == PIG_MASK:  # a lone holder: no partner, no exchange
-            self._shown[seat] |= PIG_MASK
             self._open_stop_window()
             return
         if partner is not None:
@@ -943,7 +943,7 @@ class Hand:
         self._history.append(Expose(partner, CardSet(theirs)))
         self._hands[runner] ^= mine | theirs
         self._hands[partner] ^= mine | theirs
-        self._shown[runner] |= theirs
+        self._shown[runner] ^= mine | theirs
         self._shown[partner] |= mine
         self._open_stop_window()
 
@@ -968,10 +968,13 @@ class Hand:
     def _known_red(self, viewer: int | None) -> dict[int, int]:
         """Red ten index -> seat dealt it, for the red tens whose holder ``viewer`` knows."""
         known: dict[int, int] = {}
+        seen = self._played
+        for mask in self._shown:
+            seen |= mask
         for card in _RED_TENS:
             bit = card.mask
             dealt_to = self._red_dealt_to(bit)   # hidden mode: known when public or own
-            public = (self._runner >= 0 or self._played & bit or self.is_over)
+            public = seen & bit or self.is_over   # run, exposed (then exchanged) or played
             if dealt_to is not None and (public or dealt_to == viewer):
                 known[card.index] = dealt_to
         return known
