@@ -5,7 +5,8 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from p2p_sasaki.cards import CardSet
+from p2p_sasaki.cards import CardSet, Rank
+from p2p_sasaki.combos import Combo, Kind
 from p2p_sasaki.hand import (
     AuditNeededError, Chata, Decision, DecisionKind, Decline, DealError, Expose, Hand,
     HiddenInformationError, IllegalActionError, Kkojda, Pass, Play, Run, Stop,
@@ -315,3 +316,24 @@ def test_four_hidden_peers_agree_with_the_full_hand(seed, running, must3, lead):
         assert hand.finish == full.finish and hand.red_seats == full.red_seats
         assert hand.multiplier == full.multiplier and hand.scores == full.scores
         assert hand.state_hash() == full.state_hash()
+
+
+def test_red_tens_as_last_two_cards_are_a_pair_by_hand_size():
+    """sasaki-rules.md, Combinations: TH TD as the last two cards are only a pair; a peer counts cards."""
+    specs = deal("3H", "4D 5D 6D 7D 8D 9D TC JD QD KD TH TD", "AC AS")
+    full, hands = peers(specs)
+    everyone = [full, *hands]
+    decline_all(everyone)
+    for action in (Play(0, CardSet.parse("3H")), Play(1, CardSet.parse("4D")), Pass(2), Pass(3), Pass(0),
+                   Play(1, CardSet.parse("5D 6D 7D 8D 9D TC JD QD KD")), Pass(2), Pass(3), Pass(0),
+                   Play(1, CardSet.parse("TH TD"))):
+        if full.decision.kind is DecisionKind.CHATA:
+            decline_all(everyone)
+        apply(everyone, action)
+    for hand in everyone:
+        assert hand.top == Combo(Kind.PAIR, Rank.TEN, 2)   # not a Pig: aces beat it
+        assert hand.finish == (1,) and hand.decision == Decision(T, (2,))
+        assert hand.state_hash() == full.state_hash()
+    assert Play(2, CardSet.parse("AC AS")) in hands[2].legal_actions(2)
+    apply(everyone, Play(2, CardSet.parse("AC AS")))
+    assert hands[0].top_seat == 2 and hands[0].state_hash() == full.state_hash()
