@@ -354,8 +354,9 @@ class Hand:
         :class:`HiddenInformationError` for the others.
         """
         mine = my_cards if isinstance(my_cards, int) else _mask_of(my_cards)
-        if not 0 <= seat < SEATS or not 0 <= first_leader < SEATS:
-            raise DealError(f"seats are 0-3, not S{seat if not 0 <= seat < SEATS else first_leader}")
+        for value in (seat, first_leader):
+            if not 0 <= value < SEATS:
+                raise DealError(f"seats are numbered 0-3, not {value}")
         if not 0 <= mine <= FULL_DECK or mine.bit_count() != 12:
             raise DealError(f"a seat is dealt 12 cards, not {mine.bit_count()}")
         lead = _lead_card_of(lead_card, options)
