@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import Protocol
+from typing import Protocol, overload
 
+from p2p_sasaki.cards import CardSet
 from p2p_sasaki.combos import PIG_MASK, Combo, Kind, classify
 from p2p_sasaki.hand import (
     Action, Chata, Decision, DecisionKind, Decline, Expose, Hand, Kkojda, Pass, Play, Run,
@@ -30,6 +31,7 @@ from p2p_sasaki.hand import (
 )
 
 __all__ = ["Bot", "RandomBot", "HeuristicBot", "BOTS", "Step", "play", "play_hand",
+           "legal_actions", "TurnActions",
            "kept_for_specials", "strength", "STRONG"]
 
 
@@ -230,8 +232,50 @@ class Step:
     answers: tuple[Action, ...]
 
 
+class TurnActions(Sequence[Action]):
+    """``hand.legal_actions(seat)`` on a turn, each action built only when looked at.
+
+    Plays in :meth:`Hand.legal_play_masks` order, then Pass when the round has a top:
+    the same list (a test checks it), without a ``Play`` object per legal play.
+    """
+
+    __slots__ = ("seat", "masks", "can_pass")
+
+    def __init__(self, seat: int, masks: list[int], can_pass: bool) -> None:
+        self.seat = seat
+        self.masks = masks
+        self.can_pass = can_pass
+
+    def __len__(self) -> int:
+        return len(self.masks) + self.can_pass
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Action]: ...
+
+    def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self.masks)
+        if index < 0:
+            index += n + self.can_pass
+        if 0 <= index < n:
+            return Play(self.seat, CardSet(self.masks[index]))
+        if index == n and self.can_pass:
+            return Pass(self.seat)
+        raise IndexError(index)
+
+
+def legal_actions(hand: Hand, seat: int) -> Sequence[Action]:
+    """The legal answers of ``seat``: :meth:`Hand.legal_actions`, lazily on a turn."""
+    if hand.turn == seat and hand.options.running == "before_first_play":
+        return TurnActions(seat, hand.legal_play_masks(seat), hand.top is not None)
+    return hand.legal_actions(seat)
+
+
 def _answer(hand: Hand, seat: int, bot: Bot) -> Action:
-    legal = hand.legal_actions(seat)
+    legal = legal_actions(hand, seat)
     if len(legal) == 1:
         return legal[0]  # forced: nothing to ask
     return bot.choose(hand.view(seat), legal)
