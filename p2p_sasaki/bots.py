@@ -48,7 +48,9 @@ class RandomBot:
         self.rng = rng
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
-        return legal[self.rng.randrange(len(legal))]
+        # random() * n rather than randrange(n): ten times cheaper, and its bias
+        # (n / 2**53 at most) is far below anything a game could show.
+        return legal[int(self.rng.random() * len(legal))]
 
 
 # -- what a casual player looks at in a hand ------------------------------------------

@@ -45,22 +45,24 @@ def test_match_with_record_files_that_pass_replay(capsys, tmp_path):
     files = [base, tmp_path / "game-2.txt", tmp_path / "game-3.txt"]
     assert sorted(tmp_path.iterdir()) == sorted(files)
     assert out.count("Record written to ") == 3 and "Record:\n" not in out
-    assert out.endswith("Match of 3 hands: S0 +10, S1 -38, S2 +14, S3 +14; highest total: S2, S3.\n")
+    assert out.endswith("Match of 3 hands: S0 -2, S1 +2, S2 +2, S3 -2; highest total: S1, S2.\n")
     results = []
     for path in files:
         status, text, _ = run(capsys, "replay", "--json", str(path))
         assert status == 0
         results.append(text.strip())
     assert results == [
-        '{"ok": true, "complete": true, "finish": [2, 3, 0, 1], "red": [1], "multiplier": 4, '
-        '"scores": [12, -36, 12, 12]}',
-        '{"ok": true, "complete": true, "finish": [3, 2, 0, 1], "red": [0, 1], "multiplier": 1, '
-        '"scores": [-2, -2, 2, 2]}',
-        '{"ok": true, "complete": true, "finish": [0, 1, 2, 3], "red": [0, 3], "multiplier": 1, '
+        '{"ok": true, "complete": true, "finish": [0, 2, 1, 3], "red": [1], "multiplier": 4, '
         '"scores": [0, 0, 0, 0]}',
+        '{"ok": true, "complete": true, "finish": [2, 0, 1, 3], "red": [0, 1], "multiplier": 1, '
+        '"scores": [0, 0, 0, 0]}',
+        '{"ok": true, "complete": true, "finish": [2, 0, 1, 3], "red": [0, 3], "multiplier": 2, '
+        '"scores": [-2, 2, 2, -2]}',
     ]
     assert "S1 runs, showing TD TH: the hand counts double" in out
     assert "S3 calls Stop: the hand counts four times" in out
+    assert "  S3 runs, showing TD: the hand counts double\n" \
+           "  S0 must show TH too, and the partners swap their red tens\n" in out
 
 
 def test_commands_are_registered(capsys):

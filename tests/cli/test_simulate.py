@@ -31,11 +31,11 @@ def test_text_output_for_a_fixed_seed(capsys, two_seconds):
 EXPECTED_TEXT = """\
 40 hands, seed 7.
 seat  bot        first out  avg score  red hands  red side won
-S0    heuristic     60.0%     +5.025         19        57.9%
-S1    random        17.5%     -0.875         13        23.1%
-S2    random        10.0%     -0.725         15        26.7%
-S3    random        12.5%     -3.425         17         5.9%
-Multipliers: x1 15, x2 5, x4 20.
+S0    heuristic     55.0%     +4.700         19        73.7%
+S1    random         5.0%     -3.050         13        15.4%
+S2    random        17.5%     +0.000         15        46.7%
+S3    random        22.5%     -1.650         17        29.4%
+Multipliers: x1 18, x2 6, x4 16.
 20 hands per second.
 """
 
@@ -45,16 +45,16 @@ def test_json_output_for_a_fixed_seed(capsys, two_seconds):
     assert status == 0
     assert json.loads(out) == {
         "hands": 40, "seed": 7, "hands_per_second": 20,
-        "multipliers": {"x1": 15, "x2": 5, "x4": 20},
+        "multipliers": {"x1": 18, "x2": 6, "x4": 16},
         "seats": [
-            {"seat": 0, "bot": "heuristic", "first_out_rate": 0.6, "average_score": 5.025,
-             "red_hands": 19, "red_win_rate": 0.5789},
-            {"seat": 1, "bot": "random", "first_out_rate": 0.175, "average_score": -0.875,
-             "red_hands": 13, "red_win_rate": 0.2308},
-            {"seat": 2, "bot": "random", "first_out_rate": 0.1, "average_score": -0.725,
-             "red_hands": 15, "red_win_rate": 0.2667},
-            {"seat": 3, "bot": "random", "first_out_rate": 0.125, "average_score": -3.425,
-             "red_hands": 17, "red_win_rate": 0.0588},
+            {"seat": 0, "bot": "heuristic", "first_out_rate": 0.55, "average_score": 4.7,
+             "red_hands": 19, "red_win_rate": 0.7368},
+            {"seat": 1, "bot": "random", "first_out_rate": 0.05, "average_score": -3.05,
+             "red_hands": 13, "red_win_rate": 0.1538},
+            {"seat": 2, "bot": "random", "first_out_rate": 0.175, "average_score": 0.0,
+             "red_hands": 15, "red_win_rate": 0.4667},
+            {"seat": 3, "bot": "random", "first_out_rate": 0.225, "average_score": -1.65,
+             "red_hands": 17, "red_win_rate": 0.2941},
         ]}
 
 

@@ -180,7 +180,7 @@ def test_random_bot_picks_uniformly_with_its_rng():
     legal = hand.legal_actions(1)
     rng = random.Random(7)
     picks = [RandomBot(random.Random(7)).choose(hand.view(1), legal)]
-    assert picks[0] == legal[rng.randrange(len(legal))]
+    assert picks[0] == legal[int(rng.random() * len(legal))]
     bot = RandomBot(random.Random(3))
     seen = {bot.choose(hand.view(1), legal) for _ in range(400)}
     assert seen == set(legal)
