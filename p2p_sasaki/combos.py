@@ -142,25 +142,34 @@ def classify(mask: int, hand: int = 0) -> Combo | None:
     n = mask.bit_count()
     if n == 0:
         return None
-    low = (mask & -mask).bit_length() - 1
-    lo_rank = low >> 2
+    lo_rank = ((mask & -mask).bit_length() - 1) >> 2
     hi_rank = (mask.bit_length() - 1) >> 2
     if lo_rank == hi_rank:
-        if n == 1:
-            return Combo(Kind.SINGLE, lo_rank, 1)
         if n == 2:
             if mask == PIG_MASK and hand != PIG_MASK:
-                return Combo(Kind.PIG, lo_rank, 2)
-            return Combo(Kind.PAIR, lo_rank, 2, mask == BLACK_PIG_MASK)
-        return Combo(Kind.TRIPLET if n == 3 else Kind.FOUR, lo_rank, n)
+                return _PIG
+            if mask == BLACK_PIG_MASK:
+                return _BLACK_PIG
+        return _OF_A_RANK[n][lo_rank]
     if n == 3 and lo_rank == 1 and hi_rank == 11 and (mask >> 4 & 15).bit_count() == 2:
-        return Combo(Kind.SASAKI, 11, 3)
+        return _SASAKI
     if n >= 3 and hi_rank - lo_rank + 1 == n:
         for rank in range(lo_rank, hi_rank + 1):
             if (mask >> (rank * 4) & 15).bit_count() != 1:
                 return None
-        return Combo(Kind.SEQUENCE, hi_rank, n)
+        return _SEQUENCES[n][hi_rank]
     return None
+
+
+# The interned combos classify() returns, looked up by card count and rank (about 180).
+_OF_A_RANK: tuple[tuple[Combo, ...], ...] = ((),) + tuple(
+    tuple(Combo(kind, rank, n) for rank in range(12))
+    for n, kind in ((1, Kind.SINGLE), (2, Kind.PAIR), (3, Kind.TRIPLET), (4, Kind.FOUR)))
+_SEQUENCES: tuple[tuple[Combo, ...], ...] = tuple(
+    tuple(Combo(Kind.SEQUENCE, top, n) for top in range(12)) for n in range(13))
+_PIG = Combo(Kind.PIG, _TEN, 2)
+_BLACK_PIG = Combo(Kind.PAIR, _TEN, 2, True)
+_SASAKI = Combo(Kind.SASAKI, 11, 3)
 
 
 # Sub-nibbles of each nibble with exactly k bits: _SUBS[nib][k] (16 x 5 small tuples),
