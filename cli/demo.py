@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import argparse
 import random
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from p2p_sasaki.bots import play
-from p2p_sasaki.hand import DecisionKind, random_deal
+from p2p_sasaki.bots import Bot
+from p2p_sasaki.hand import DecisionKind, Hand, random_deal
 from p2p_sasaki.match import Match
 from p2p_sasaki.options import TableOptions
 from p2p_sasaki.records import write_record
 
-from cli.render import deal_lines, outcome_lines, places_text, step_lines
+from cli.render import deal_lines, outcome_lines, places_text, play_steps
 from cli.simulate import add_seat_options, make_bots
 
 
@@ -62,9 +63,8 @@ def run(args: argparse.Namespace) -> int:
         print("Deal:")
         print("\n".join(deal_lines(hand)[1:]))
         print("Declaration:")
-        for step in _steps(hand, bots):
-            for line in step:
-                print(f"  {line}")
+        for line in narrate(hand, bots):
+            print(line)
         print("\n".join(outcome_lines(hand)))
         record = write_record(hand)
         if args.record:
@@ -82,17 +82,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _steps(hand, bots):  # type: ignore[no-untyped-def]
-    """The lines of each step; a "Play:" heading once the declaration is over."""
+def narrate(hand: Hand, bots: Sequence[Bot]) -> Iterator[str]:
+    """Play ``hand`` with ``bots``, yielding the lines that tell it (indented by two)."""
     heading = False
-    led = hand.top is None
-    finish = hand.finish
-    for step in play(hand, bots):
-        lines = step_lines(step.decision.kind, step.answers, hand, led, finish)
+    for step in play_steps(hand, bots):
         if not heading and step.decision.kind is DecisionKind.TURN:
             heading = True
-            print("Play:")
-        if lines:
-            yield lines
-        led = hand.top is None
-        finish = hand.finish
+            yield "Play:"
+        yield from (f"  {line}" for line in step.lines)

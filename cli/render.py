@@ -11,16 +11,18 @@ the same lines later.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
+from p2p_sasaki.bots import Bot, play
 from p2p_sasaki.cards import CardSet
 from p2p_sasaki.combos import classify
 from p2p_sasaki.hand import (
-    Action, Chata, DecisionKind, Decline, Expose, Hand, Kkojda, Pass, Play, Run, Stop,
+    Action, Chata, Decision, DecisionKind, Decline, Expose, Hand, Kkojda, Pass, Play, Run, Stop,
 )
 
 __all__ = ["seats_text", "places_text", "action_text", "deal_lines", "step_lines",
-           "outcome_lines"]
+           "outcome_lines", "ToldStep", "play_steps"]
 
 _PLACES = ("1st", "2nd", "3rd", "4th")
 _DECLINED = {DecisionKind.RUN: "does not run", DecisionKind.STOP: "does not call Stop"}
@@ -104,3 +106,21 @@ def outcome_lines(hand: Hand) -> list[str]:
         lines.append(f"S{hand.finish[3]} shows {hand.fourth_shows() or 'nothing'}.")
         lines.append(f"Scores: {places_text(hand.scores)}.")
     return lines
+
+
+@dataclass(frozen=True, slots=True)
+class ToldStep:
+    """A resolved decision and the lines that tell it (maybe none: declined chances)."""
+
+    decision: Decision
+    answers: tuple[Action, ...]
+    lines: tuple[str, ...]
+
+
+def play_steps(hand: Hand, bots: Sequence[Bot]) -> Iterator[ToldStep]:
+    """Play ``hand`` to the end with ``bots`` (see :func:`p2p_sasaki.bots.play`), telling each step."""
+    led, finish = hand.top is None, hand.finish
+    for step in play(hand, bots):
+        lines = step_lines(step.decision.kind, step.answers, hand, led, finish)
+        yield ToldStep(step.decision, step.answers, tuple(lines))
+        led, finish = hand.top is None, hand.finish

@@ -71,3 +71,22 @@ def test_commands_are_registered(capsys):
         main(["--help"])
     out = capsys.readouterr().out
     assert "demo" in out and "simulate" in out and "replay" in out
+
+
+def test_play_steps_tell_each_decision_in_the_renderers_words():
+    import random
+
+    from p2p_sasaki.bots import HeuristicBot
+    from p2p_sasaki.hand import DecisionKind, Hand
+
+    from cli.render import play_steps
+
+    hand = Hand.random(random.Random(0), "3H")
+    told = list(play_steps(hand, [HeuristicBot(random.Random(s)) for s in range(4)]))
+    assert told[0].decision.kind is DecisionKind.RUN
+    assert told[0].lines == ("S1 does not run", "S2 does not run", "S3 does not run",
+                             "S0 does not run", "Multiplier x1; S1 leads.")
+    assert told[1].lines[0].startswith("S1 leads ")
+    assert told[-1].lines[-1] == f"The hand is over: S{hand.finish[3]} is last."
+    chatas = [t for t in told if t.decision.kind is DecisionKind.CHATA]
+    assert all(t.lines == () for t in chatas if all(a.verb == "decline" for a in t.answers))
