@@ -1,0 +1,150 @@
+"""Engine speed: complete random hands per second and the cost of legal-play generation.
+
+    /work/venv/bin/python bench/engine.py [--runs 7] [--hands 300]
+
+The machine may be shared and noisy, so every figure is the median of several runs
+of the same seeded work, and each comes with a ratio to a baseline measured in the
+same process (a trivial Python loop, and classify() on the same plays) that moves
+much less than the raw times when the machine is busy.
+
+Random hands are measured three ways:
+- engine loop: at each decision a uniformly random legal answer (a turn's plays from
+  the legal play masks, built only when chosen: p2p_sasaki.bots.legal_actions);
+- eager loop: the same with Hand.legal_actions (a Play object per legal play);
+- RandomBot / HeuristicBot through p2p_sasaki.bots.play_hand, which also builds a
+  SeatView for every decision that has a choice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from random import Random
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from p2p_sasaki.bots import HeuristicBot, RandomBot, legal_actions, play_hand  # noqa: E402
+from p2p_sasaki.combos import classify, legal_plays  # noqa: E402
+from p2p_sasaki.hand import Action, DecisionKind, Hand  # noqa: E402
+from p2p_sasaki.options import TableOptions  # noqa: E402
+
+OPTIONS = TableOptions(lead_card="3H")
+
+
+def engine_hand(rng: Random, legal: Callable[[Hand, int], Sequence[Action]]) -> Hand:
+    """One hand of uniformly random legal answers (a forced answer takes no draw)."""
+    hand = Hand.random(rng, "3H", OPTIONS)
+    while not hand.is_over:
+        d = hand.decision
+        answers = []
+        for seat in d.seats:
+            actions: Sequence[Action] = legal(hand, seat)
+            n = len(actions)
+            answers.append(actions[0] if n == 1 else actions[int(rng.random() * n)])
+        if d.kind is DecisionKind.TURN:
+            hand.apply(answers[0])
+        else:
+            hand.resolve(answers)
+    return hand
+
+
+def hands_per_second(play_one: Callable[[Random], object], hands: int) -> float:
+    rng = Random(2024)
+    start = time.perf_counter()
+    for _ in range(hands):
+        play_one(rng)
+    return hands / (time.perf_counter() - start)
+
+
+def bot_hand(kind: type) -> Callable[[Random], Hand]:
+    bots = [kind(Random(seat)) for seat in range(4)]
+    return lambda rng: play_hand(Hand.random(rng, "3H", OPTIONS), bots)
+
+
+def positions(count: int) -> list[tuple[int, object]]:
+    """(hand mask, top) pairs met on turns in random play, leads included."""
+    found: list[tuple[int, object]] = []
+    rng = Random(7)
+    while len(found) < count:
+        hand = Hand.random(rng, "3H", OPTIONS)
+        while not hand.is_over:
+            d = hand.decision
+            if d.kind is DecisionKind.TURN:
+                found.append((hand.cards(d.seats[0]).mask, hand.top))
+                actions = hand.legal_actions(d.seats[0])
+            else:
+                actions = [rng.choice(hand.legal_actions(s)) for s in d.seats]
+            if d.kind is DecisionKind.TURN:
+                hand.apply(rng.choice(actions))
+            else:
+                hand.resolve(actions)
+    return found[:count]
+
+
+def per_call_us(fn: Callable[[], object], calls: int) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) / calls * 1e6
+
+
+def baseline_ns() -> float:
+    """ns per iteration of a trivial loop: the unit the ratios are given in."""
+    n = 200_000
+    start = time.perf_counter()
+    x = 0
+    for i in range(n):
+        x += i & 7
+    return (time.perf_counter() - start) / n * 1e9
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7, help="runs per figure (median; default 7)")
+    parser.add_argument("--hands", type=int, default=300, help="hands per run (default 300)")
+    args = parser.parse_args()
+
+    sample = positions(5000)
+    plays = [m for hand, top in sample[:1000] for m in legal_plays(hand, top)]  # type: ignore[arg-type]
+    loops = {
+        "engine loop": lambda rng: engine_hand(rng, legal_actions),
+        "eager loop (Hand.legal_actions)": lambda rng: engine_hand(rng, Hand.legal_actions),
+        "RandomBot via play_hand": bot_hand(RandomBot),
+        "HeuristicBot via play_hand": bot_hand(HeuristicBot),
+    }
+    results: dict[str, list[float]] = {name: [] for name in loops}
+    base: list[float] = []
+    legal_us: list[float] = []
+    classify_us: list[float] = []
+    for _ in range(args.runs):  # interleaved, so a busy spell hits every figure alike
+        base.append(baseline_ns())
+        for name, loop in loops.items():
+            results[name].append(hands_per_second(loop, args.hands))
+        legal_us.append(per_call_us(lambda: [legal_plays(h, t) for h, t in sample], len(sample)))  # type: ignore[arg-type]
+        classify_us.append(per_call_us(lambda: [classify(m) for m in plays], len(plays)))
+
+    unit = statistics.median(base)
+    print(f"p2p-sasaki engine bench: Python {platform.python_version()}, one core, "
+          f"median of {args.runs} runs of {args.hands} hands")
+    print(f"baseline: {unit:.1f} ns per trivial loop iteration")
+    print()
+    print(f"{'complete random hands':34} {'hands/s':>8} {'spread':>13} {'loop iterations/hand':>21}")
+    for name, rates in results.items():
+        rate = statistics.median(rates)
+        spread = f"{min(rates):.0f}-{max(rates):.0f}"
+        print(f"{name:34} {rate:8.0f} {spread:>13} {1e9 / rate / unit:21,.0f}")
+    lp = statistics.median(legal_us)
+    cl = statistics.median(classify_us)
+    print()
+    print(f"legal_plays per call: {lp:.2f} us (median over {len(sample)} positions from random play)")
+    print(f"classify per call:    {cl:.3f} us; legal_plays / classify = {lp / cl:.1f}; "
+          f"legal_plays = {lp * 1000 / unit:.0f} loop iterations")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
