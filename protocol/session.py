@@ -879,6 +879,8 @@ class TableObserver(TableSession):
                 self._advance()
             except _Stop as stop:
                 self._stop(stop.seat, stop.slot, stop.reason)
+            while self.step():  # the shuffle proofs
+                pass
             events = self.take_events()
             produced += [e.data for e in events if isinstance(e, Record)]
             if self.blame is not None:

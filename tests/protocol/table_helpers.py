@@ -86,6 +86,21 @@ class Net:
                 return
         raise AssertionError("the table did not settle")
 
+    def run_until_quiet(self) -> None:
+        """Deliver everything (in order, or shuffled if hostile) and do all work; no bots."""
+        while True:
+            self.flush()
+            if self.queue:
+                index = self.rng.randrange(len(self.queue)) if self.hostile else 0
+                sender, to, data = self.queue.pop(index)
+                self.peers[to].receive(data, self.keys[sender].public_key)
+                continue
+            if any(p.step() for p in self.peers):
+                continue
+            self.flush()
+            if not self.queue:
+                return
+
     def transcript(self, i: int) -> bytes:
         return b"".join(e.data for e in self.events[i] if isinstance(e, Record))
 
