@@ -11,6 +11,7 @@ import pytest
 
 from p2p_sasaki.hand import Chata, Decline, DecisionKind, Kkojda, Play
 from p2p_sasaki.options import TableOptions
+from p2p_sasaki.scoring import DEFAULT_SCORING
 from protocol.messages import Body, TableAction, decode_envelope, sign_envelope
 from protocol.session import (
     LEAD_SLOT, ActionApplied, Blame, HandEnded, MatchEnded, Seated, TableConfig, seating_order,
@@ -69,7 +70,7 @@ def test_seating_is_a_function_of_the_nonces():
     order = seating_order(TABLE_ID, nonces)
     assert sorted(order) == [0, 1, 2, 3]
     assert seating_order(TABLE_ID, nonces) == order
-    assert seating_order(TABLE_ID, nonces[::-1]) != order or True  # any permutation is possible
+    assert order == (0, 1, 3, 2)  # the seat of each roster member follows from the nonces alone
 
 
 # -- the races ---------------------------------------------------------------------------------
@@ -126,7 +127,9 @@ def race():
 
 
 def fork(net: Net) -> Net:
-    return copy.deepcopy(net, {id(k): k for k in net.keys})
+    """An independent copy of the whole table (keys and the immutable scoring table shared)."""
+    shared = [*net.keys, DEFAULT_SCORING]
+    return copy.deepcopy(net, {id(k): k for k in shared})
 
 
 def answers(net: Net, chosen: dict[int, object]) -> dict[int, bytes]:
@@ -144,7 +147,6 @@ def deliver_in_order(base: Net, own: dict[int, dict[int, object]], messages: lis
     """For every peer: a fresh copy of its fork state acts as it did, then receives the
     others' messages in ``messages`` order. Returns each peer's events."""
     events = []
-    seats = by_seat(base)
     for index in range(4):
         net = fork(base)
         peer = net.peers[index]
@@ -159,8 +161,6 @@ def deliver_in_order(base: Net, own: dict[int, dict[int, object]], messages: lis
                 peer.receive(message, None)
         peer.take_outgoing()
         events.append(peer.take_events())
-        del seats
-        seats = None
     return events
 
 
@@ -171,7 +171,6 @@ def test_a_chata_beats_the_next_players_normal_play_in_every_order(race):
     # The next player jumps the gun: a normal play for the slot after the window.
     seats = by_seat(net)
     b = net.peers[seats[nxt]]
-    play = next(a for a in b.hand.legal_actions(nxt) if False) if False else None
     card = min(c.index for c in b.view.cards)
     early = sign_envelope(Body(TABLE_ID, b.hand_no, slot + 1, nxt, b.chain,
                                TableAction("play", (card,), (b.deck.prove_open(card),))), net.keys[seats[nxt]])
@@ -194,15 +193,13 @@ def test_a_kkojda_follows_the_chata_in_every_order(race):
     window = answers(ahead, {claimant: chata})
     for i in range(4):
         for m in window.values():
-            if m not in []:
-                ahead.peers[i].receive(m, None)
+            ahead.peers[i].receive(m, None)
         ahead.peers[i].take_outgoing()
         ahead.peers[i].take_events()
     assert ahead.peers[0].hand.decision.kind is DecisionKind.KKOJDA
     seats = by_seat(net)
     kkojda = next(a for a in ahead.peers[seats[holder]].legal_actions if isinstance(a, Kkojda))
     second = answers(ahead, {holder: kkojda})
-    other = next(s for s in second if s not in (holder, nxt))
     key_messages = [window[claimant], window[nxt], second[holder], second[nxt]]
     rest = [m for s, m in window.items() if s not in (claimant, nxt)]
     rest += [m for s, m in second.items() if s not in (holder, nxt)]
@@ -213,7 +210,6 @@ def test_a_kkojda_follows_the_chata_in_every_order(race):
             applied = [e.action for e in events if isinstance(e, ActionApplied)]
             assert applied == [chata, kkojda]
             assert [e for e in events if isinstance(e, Blame)] == []
-    del other
 
 
 # -- equivocation --------------------------------------------------------------------------
