@@ -1,0 +1,168 @@
+"""The ``.sasaki`` transcript: encode/decode, audit, export. Pure (the file I/O is the CLI's).
+
+Format (docs/protocol.md, "Transcript"): a sequence of records, each
+
+    u32be(length) ‖ u8(kind) ‖ data        (length counts the kind byte and the data)
+
+  kind 1  header    :class:`protocol.messages.TranscriptHeader` (version, table id, the four
+                    roster keys in join order, the table config); always the first record
+  kind 2  envelope  one signed envelope, verbatim, in canonical order: per completed slot,
+                    slots in order, each slot's messages in sender order (hand 0: roster
+                    index; later hands: seat)
+  kind 3  evidence  two signed envelopes by one sender for one (hand, slot) with different
+                    bodies: ``u32be(len(a)) ‖ a ‖ b``, a < b bytewise
+
+A seat's :class:`protocol.session.TableSession` emits exactly these records as
+``Record`` events, so four honest peers write byte-identical files.
+
+:func:`audit_table` replays the envelopes through an observer ``TableSession`` (the same
+code the seats ran: signatures, the prev chain, slot rules, the deck's proofs and keys, every
+play through the engine with the full deal) and checks that the file is exactly the
+canonical record sequence that replay produces.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from protocol.messages import MessageError, SignedMessage, TranscriptHeader, decode_envelope
+
+KIND_HEADER = 1
+KIND_ENVELOPE = 2
+KIND_EVIDENCE = 3
+MAX_RECORD_BYTES = 1 << 21
+
+
+class TranscriptError(ValueError):
+    """The file is not a well-formed transcript (framing, header)."""
+
+
+def encode_record(kind: int, data: bytes) -> bytes:
+    return struct.pack(">IB", len(data) + 1, kind) + data
+
+
+def encode_evidence(a: bytes, b: bytes) -> bytes:
+    """An evidence record's data: the two envelopes, the bytewise smaller first."""
+    first, second = sorted((a, b))
+    return struct.pack(">I", len(first)) + first + second
+
+
+def decode_evidence(data: bytes) -> tuple[bytes, bytes]:
+    if len(data) < 4:
+        raise TranscriptError("an evidence record is too short")
+    (size,) = struct.unpack(">I", data[:4])
+    if 4 + size > len(data):
+        raise TranscriptError("an evidence record's first envelope overruns it")
+    return data[4 : 4 + size], data[4 + size :]
+
+
+@dataclass(frozen=True)
+class Transcript:
+    header: TranscriptHeader
+    records: tuple[tuple[int, bytes], ...]      # (kind, data) after the header, in file order
+
+    @property
+    def envelopes(self) -> tuple[bytes, ...]:
+        return tuple(data for kind, data in self.records if kind == KIND_ENVELOPE)
+
+    @property
+    def evidence(self) -> tuple[tuple[bytes, bytes], ...]:
+        return tuple(decode_evidence(data) for kind, data in self.records if kind == KIND_EVIDENCE)
+
+
+def split_records(data: bytes) -> list[tuple[int, bytes]]:
+    """(kind, data) of every record, strictly framed."""
+    records = []
+    offset = 0
+    while offset < len(data):
+        if offset + 5 > len(data):
+            raise TranscriptError(f"a truncated record at byte {offset}")
+        length, kind = struct.unpack(">IB", data[offset : offset + 5])
+        if not 1 <= length <= MAX_RECORD_BYTES or offset + 4 + length > len(data):
+            raise TranscriptError(f"a record at byte {offset} has an impossible length")
+        if kind not in (KIND_HEADER, KIND_ENVELOPE, KIND_EVIDENCE):
+            raise TranscriptError(f"a record at byte {offset} has an unknown kind {kind}")
+        records.append((kind, data[offset + 5 : offset + 4 + length]))
+        offset += 4 + length
+    return records
+
+
+def read_transcript(data: bytes) -> Transcript:
+    records = split_records(data)
+    if not records or records[0][0] != KIND_HEADER:
+        raise TranscriptError("a transcript starts with its header record")
+    if any(kind == KIND_HEADER for kind, _ in records[1:]):
+        raise TranscriptError("a transcript has one header")
+    try:
+        header = TranscriptHeader.decode(records[0][1])
+    except MessageError as exc:
+        raise TranscriptError(str(exc)) from exc
+    return Transcript(header, tuple(records[1:]))
+
+
+# ---------------------------------------------------------------------------------------
+# Audit
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuditBlame:
+    seat: int | None
+    hand: int
+    slot: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class TableAudit:
+    """``hands[h-1][seat]``: the cards dealt to each seat in hand h (as card-index tuples);
+    ``scores[h-1]`` that hand's scores; ``blame`` the first violation, or None."""
+
+    hands: tuple[tuple[tuple[int, ...], ...], ...]
+    scores: tuple[tuple[int, int, int, int], ...]
+    totals: tuple[int, int, int, int]
+    blame: AuditBlame | None
+    complete: bool = True                       # every configured hand was played out
+
+    @property
+    def ok(self) -> bool:
+        return self.blame is None
+
+
+def _authentic(data: bytes, header: TranscriptHeader, seat_keys: tuple[bytes, ...] | None) -> SignedMessage | None:
+    from protocol.messages import verify_envelope
+
+    try:
+        message = decode_envelope(data)
+    except MessageError:
+        return None
+    body = message.body
+    keys = header.roster_keys if body.hand == 0 else seat_keys
+    if body.table != header.table or keys is None or body.sender >= len(keys):
+        return None
+    return message if verify_envelope(message, keys[body.sender]) else None
+
+
+def audit_table(data: bytes) -> TableAudit:
+    """Check a whole table transcript; the first violation names the seat to blame
+    (``seat=None`` when the file itself was altered and no signer can be named)."""
+    from protocol.session import TableObserver  # the observer imports this module's framing
+
+    try:
+        transcript = read_transcript(data)
+    except TranscriptError as exc:
+        return TableAudit((), (), (0, 0, 0, 0), AuditBlame(None, 0, 0, str(exc)), False)
+    observer = TableObserver(transcript.header)
+    return observer.audit(transcript)
+
+
+def export_records(data: bytes) -> list[str]:
+    """One game record per finished hand (p2p_sasaki.records format), from an audited file."""
+    from p2p_sasaki.records import write_record
+    from protocol.session import TableObserver
+
+    transcript = read_transcript(data)
+    observer = TableObserver(transcript.header)
+    observer.audit(transcript)
+    return [write_record(hand) for hand in observer.finished_hands]

@@ -1,0 +1,113 @@
+"""protocol/transcript.py: the .sasaki format, audit_table, export_records."""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+
+import pytest
+
+from p2p_sasaki.options import TableOptions
+from p2p_sasaki.records import replay
+from protocol.messages import Body, TableAction, decode_envelope, sign_envelope
+from protocol.session import LEAD_SLOT, TableConfig
+from protocol.transcript import (
+    KIND_ENVELOPE, KIND_HEADER, audit_table, encode_record, export_records, read_transcript, split_records,
+)
+from tests.protocol.table_helpers import Net
+
+FAST = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
+
+
+@pytest.fixture(scope="module")
+def honest():
+    net = Net(seed=1, config=FAST)
+    net.start()
+    net.run()
+    return net
+
+
+def test_vector_seeded_run_digest(honest):
+    """docs/protocol.md, "Table test vector": the digest of this seeded run's transcript."""
+    data = honest.transcript(0)
+    assert hashlib.sha256(data).hexdigest() == VECTOR_DIGEST
+    assert len(data) == VECTOR_LENGTH
+
+
+def test_read_transcript(honest):
+    t = read_transcript(honest.transcript(0))
+    assert t.header.roster_keys == tuple(k.public_key for k in honest.keys)
+    assert t.header.hands == 1 and not t.header.proofs
+    assert all(kind == KIND_ENVELOPE for kind, _ in t.records)
+    bodies = [decode_envelope(e).body for e in t.envelopes]
+    assert [(b.hand, b.slot) for b in bodies] == sorted((b.hand, b.slot) for b in bodies)
+
+
+def test_audit_passes_an_honest_transcript(honest):
+    audit = audit_table(honest.transcript(2))
+    assert audit.ok and audit.complete
+    assert audit.totals == honest.peers[0].totals
+    assert len(audit.hands) == 1 and sorted(c for seat in audit.hands[0] for c in seat) == list(range(48))
+
+
+def rebuild(records):
+    return b"".join(encode_record(kind, data) for kind, data in records)
+
+
+def envelope_index(records, pred):
+    return next(i for i, (kind, data) in enumerate(records)
+                if kind == KIND_ENVELOPE and pred(decode_envelope(data).body))
+
+
+def test_a_flipped_byte_in_a_play_is_found(honest):
+    records = split_records(honest.transcript(0))
+    i = envelope_index(records, lambda b: b.type == "table/action" and b.payload.verb == "play")
+    kind, data = records[i]
+    records[i] = (kind, data[:-1] + bytes([data[-1] ^ 1]))  # in the signature
+    audit = audit_table(rebuild(records))
+    assert not audit.ok and audit.blame.seat is None and f"record {i}" in audit.blame.reason
+
+
+def test_a_removed_record_blames_the_seat_that_owed_it(honest):
+    records = split_records(honest.transcript(0))
+    i = envelope_index(records, lambda b: b.hand == 1 and b.slot == LEAD_SLOT + 3)
+    seat = decode_envelope(records[i][1]).body.sender
+    audit = audit_table(rebuild(records[:i] + records[i + 1:]))
+    assert (audit.blame.seat, audit.blame.hand, audit.blame.slot) == (seat, 1, LEAD_SLOT + 3)
+    assert "waiting" in audit.blame.reason
+
+
+def test_a_reordered_record_is_found(honest):
+    records = split_records(honest.transcript(0))
+    i = envelope_index(records, lambda b: b.hand == 1 and b.slot == LEAD_SLOT)
+    records[i], records[i + 1] = records[i + 1], records[i]
+    audit = audit_table(rebuild(records))
+    assert not audit.ok and audit.blame.seat is None and "canonical order" in audit.blame.reason
+
+
+def test_a_resigned_illegal_play_names_its_signer(honest):
+    records = split_records(honest.transcript(0))
+    i = envelope_index(records, lambda b: b.type == "table/action" and b.payload.verb == "play")
+    message = decode_envelope(records[i][1])
+    body = message.body
+    seats = {p.my_seat: p for p in honest.peers}
+    key = honest.keys[honest.peers.index(seats[body.sender])]
+    forged = Body(body.table, body.hand, body.slot, body.sender, body.prev, TableAction("pass", ()))
+    records[i] = (KIND_ENVELOPE, sign_envelope(forged, key))
+    audit = audit_table(rebuild(records))
+    assert (audit.blame.seat, audit.blame.slot) == (body.sender, body.slot)
+
+
+def test_a_bad_header_is_reported():
+    audit = audit_table(struct.pack(">IB", 2, KIND_HEADER) + b"\x01")
+    assert not audit.ok and audit.blame.seat is None
+
+
+def test_export_records_replay(honest):
+    (text,) = export_records(honest.transcript(0))
+    hand = replay(text)
+    assert hand.is_over and hand.scores == audit_table(honest.transcript(0)).scores[0]
+
+
+VECTOR_DIGEST = "2b676f383d9a2f107ca9d52182418b5830e357ce51e0b97fa352570b747c09a9"
+VECTOR_LENGTH = 52959
