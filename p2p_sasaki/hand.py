@@ -20,6 +20,23 @@ Decision(DecisionKind.TURN, (1,))
 
 Illegal actions raise :class:`IllegalActionError` naming the rule broken, and
 leave the state unchanged.
+
+A peer on the network knows only its own cards: :meth:`Hand.for_peer` runs the
+same state machine on that partial information (every other seat holds "12
+unknown cards" until it opens them) and reaches the same decisions and
+:meth:`Hand.state_hash` as the full deal fed the same actions.
+
+>>> full = Hand.random(Random(0), lead_card="3H")
+>>> peer = Hand.for_peer(0, full.cards(0), full.first_leader, "3H")
+>>> for hand in (full, peer):
+...     hand.resolve([Decline(s) for s in range(4)])
+...     hand.apply(Play(1, CardSet.parse("3H")))
+>>> peer.state_hash() == full.state_hash()
+True
+>>> peer.cards(2)
+Traceback (most recent call last):
+...
+p2p_sasaki.hand.HiddenInformationError: S2's cards are hidden from this peer: 0 of its 12 cards are known
 """
 
 from __future__ import annotations
@@ -38,6 +55,7 @@ from p2p_sasaki.scoring import DEFAULT_SCORING, ScoringTable, score_hand
 
 __all__ = [
     "Hand", "Decision", "DecisionKind", "IllegalActionError", "DealError",
+    "HiddenInformationError", "AuditNeededError",
     "Action", "Play", "Pass", "Run", "Expose", "Stop", "Chata", "Kkojda", "Decline",
     "SeatView", "opens", "random_deal", "next_seat",
 ]
@@ -51,7 +69,20 @@ class IllegalActionError(ValueError):
 
 
 class DealError(ValueError):
-    """A deal that is not 4 x 12 distinct cards of the 48-card deck."""
+    """A deal that is not 4 x 12 distinct cards of the 48-card deck (or a peer's share of it)."""
+
+
+class HiddenInformationError(LookupError):
+    """A question this peer cannot answer: another seat's hidden cards, the red side too early."""
+
+
+class AuditNeededError(IllegalActionError):
+    """Answers that break the rules, but only the full deal can tell whose fault it is.
+
+    Raised in hidden mode only (the state is left unchanged): e.g. nobody exposes
+    the other red ten after a partner's run. The protocol turns it into "audit
+    needed"; the audit replays the revealed deal and blames the seat.
+    """
 
 
 class DecisionKind(Enum):
@@ -225,6 +256,24 @@ def random_deal(rng: Random) -> tuple[CardSet, CardSet, CardSet, CardSet]:
     return (CardSet(masks[0]), CardSet(masks[1]), CardSet(masks[2]), CardSet(masks[3]))
 
 
+def _mask_of(cards: CardSet | Iterable[Card] | str) -> int:
+    return cards.mask if isinstance(cards, CardSet) else CardSet(cards).mask
+
+
+def _lead_card_of(lead_card: Card | str | None, options: TableOptions) -> Card:
+    if lead_card is None:
+        if options.lead_card == "auto":
+            raise ValueError("lead_card 'auto' must be resolved by the caller "
+                             "(see options.resolve_lead_card)")
+        lead_card = options.lead_card
+    return Card.from_index(parse_card(lead_card)) if isinstance(lead_card, str) else lead_card
+
+
+def _check_lead_card(lead_card: Card) -> None:
+    if lead_card.index not in (0 * 4 + 2, 0 * 4 + 3):
+        raise ValueError(f"the opening 3 is 3H or 3S, not {lead_card}")
+
+
 @dataclass(frozen=True, slots=True)
 class SeatView:
     """What one seat may know: its own cards and the public state, nothing else."""
@@ -234,7 +283,8 @@ class SeatView:
     dealt: CardSet                            # the seat's own cards at the deal
     hand_sizes: tuple[int, ...]
     played: tuple[CardSet, ...]               # cards each seat has played
-    shown: tuple[CardSet, ...]                # exposed red tens known to be in each hand
+    shown: tuple[CardSet, ...]                # publicly known cards in each hand (the opening
+                                              # 3 until played, exposed red tens)
     history: tuple[Action, ...]               # public actions, declines left out
     decision: Decision
     top: Combo | None
@@ -248,16 +298,24 @@ class SeatView:
 
 
 class Hand:
-    """One hand: create with :meth:`deal_from` (or the constructor on masks).
+    """One hand: create with :meth:`deal_from` (or the constructor on masks), or for one
+    peer that knows only its own cards with :meth:`for_peer` (hidden mode).
 
     Key methods: :attr:`decision`, :meth:`legal_actions`, :meth:`apply` (one
     seat's action), :meth:`resolve` (a complete set of answers), :meth:`view`,
     :meth:`state_hash`. Everything is public knowledge except the hands, which
     only :meth:`cards` and :meth:`view` of their own seat show.
+
+    Both modes are one state machine. Per seat it tracks the *known* cards in
+    hand and the hand size; the cards known nowhere form the *unknown* pool (empty
+    with the full deal). Whether a seat may open some cards is the one check that
+    depends on knowledge (:meth:`_check_holds`: known in its hand or unknown);
+    every other rule reads only sizes and public state, so both modes decide alike.
     """
 
     __slots__ = (
-        "options", "lead_card", "dealt", "first_leader", "_hands", "_played", "_played_by",
+        "options", "lead_card", "first_leader", "peer", "_dealt", "_hands", "_sizes", "_unknown",
+        "_played", "_played_by",
         "_shown", "_active", "_finish", "_decision", "_turn", "_top", "_top_mask", "_top_seat",
         "_passes", "_started", "_runner", "_stops", "_multiplier", "_single_seat", "_rank",
         "_chata_seat", "_resume", "_history", "_scoring", "_scores",
@@ -265,7 +323,7 @@ class Hand:
 
     def __init__(self, dealt: Sequence[int], lead_card: Card, options: TableOptions = TableOptions(),
                  scoring: ScoringTable = DEFAULT_SCORING) -> None:
-        masks = tuple(int(m) for m in dealt)
+        masks = [int(m) for m in dealt]
         if len(masks) != SEATS:
             raise DealError(f"a deal has four hands, not {len(masks)}")
         union = 0
@@ -277,20 +335,61 @@ class Hand:
             union |= mask
         if union != FULL_DECK:
             raise DealError("the deal must use the 48 cards")
-        if lead_card.index not in (0 * 4 + 2, 0 * 4 + 3):
-            raise ValueError(f"the opening 3 is 3H or 3S, not {lead_card}")
+        _check_lead_card(lead_card)
+        first_leader = next(s for s in range(SEATS) if masks[s] & lead_card.mask)
+        self._setup(masks, None, first_leader, lead_card, options, scoring)
+
+    @classmethod
+    def for_peer(cls, seat: int, my_cards: CardSet | Iterable[Card] | str | int, first_leader: int,
+                 lead_card: Card | str | None = None, options: TableOptions = TableOptions(),
+                 scoring: ScoringTable = DEFAULT_SCORING) -> Hand:
+        """The hand as the peer at ``seat`` sees it: its own 12 cards, the others unknown.
+
+        ``first_leader`` is the seat that proved it holds the opening 3 (public before
+        the declaration). Feed it every action of the table, exactly as a full hand:
+        a seat may open a card known in its hand or not known anywhere (the
+        protocol's proofs vouch that it was dealt there). Methods that need a whole
+        hand (:meth:`cards`, :meth:`legal_actions`, :meth:`view`) work for ``seat``
+        (and for any seat whose cards have all become known) and raise
+        :class:`HiddenInformationError` for the others.
+        """
+        mine = my_cards if isinstance(my_cards, int) else _mask_of(my_cards)
+        for value in (seat, first_leader):
+            if not 0 <= value < SEATS:
+                raise DealError(f"seats are numbered 0-3, not {value}")
+        if not 0 <= mine <= FULL_DECK or mine.bit_count() != 12:
+            raise DealError(f"a seat is dealt 12 cards, not {mine.bit_count()}")
+        lead = _lead_card_of(lead_card, options)
+        _check_lead_card(lead)
+        if (seat == first_leader) != bool(mine & lead.mask):
+            raise DealError(f"S{seat} {'must hold' if seat == first_leader else 'cannot hold'} the "
+                            f"{lead}: S{first_leader} leads")
+        hand = object.__new__(cls)
+        hand._setup([mine if s == seat else 0 for s in range(SEATS)], seat, first_leader, lead,
+                    options, scoring)
+        return hand
+
+    def _setup(self, known: list[int], peer: int | None, first_leader: int, lead_card: Card,
+               options: TableOptions, scoring: ScoringTable) -> None:
         self.options = options
         self.lead_card = lead_card
-        self.dealt = masks
-        self.first_leader = next(s for s in range(SEATS) if masks[s] & lead_card.mask)
+        self.first_leader = first_leader
+        self.peer = peer                    # the seat a hidden-mode hand is run for, else None
         self._scoring = scoring
-        self._hands = list(masks)
+        self._dealt = known                 # cards known to have been dealt to each seat
+        self._hands = list(known)           # cards known to be in each hand now
+        self._sizes = [12, 12, 12, 12]
+        self._unknown = FULL_DECK
+        for mask in known:
+            self._unknown &= ~mask
         self._played = 0
         self._played_by = [0, 0, 0, 0]
-        self._shown = [0, 0, 0, 0]
+        # The first leader proves it holds the opening 3 before the declaration: public.
+        self._learn(first_leader, lead_card.mask)
+        self._shown = [lead_card.mask if s == first_leader else 0 for s in range(SEATS)]
         self._active = [True, True, True, True]
         self._finish: list[int] = []
-        self._turn = self.first_leader
+        self._turn = first_leader
         self._top: Combo | None = None
         self._top_mask = 0
         self._top_seat = -1
@@ -306,23 +405,15 @@ class Hand:
         self._history: list[Action] = []
         self._scores: tuple[int, int, int, int] | None = None
         if options.running == "before_first_play":
-            self._decision = Decision(DecisionKind.RUN, _order_from(self.first_leader))
+            self._decision = Decision(DecisionKind.RUN, _order_from(first_leader))
         else:
-            self._decision = Decision(DecisionKind.TURN, (self.first_leader,))
+            self._decision = Decision(DecisionKind.TURN, (first_leader,))
 
     @classmethod
     def deal_from(cls, hands: Sequence[CardSet | Iterable[Card] | str], lead_card: Card | str | None = None,
                   options: TableOptions = TableOptions()) -> Hand:
         """A hand from four hands of cards; ``lead_card`` is ``3H``/``3S`` or from ``options``."""
-        masks = [h.mask if isinstance(h, CardSet) else CardSet(h).mask for h in hands]
-        if lead_card is None:
-            if options.lead_card == "auto":
-                raise ValueError("lead_card 'auto' must be resolved by the caller "
-                                 "(see options.resolve_lead_card)")
-            lead_card = options.lead_card
-        if isinstance(lead_card, str):
-            lead_card = Card.from_index(parse_card(lead_card))
-        return cls(masks, lead_card, options)
+        return cls([_mask_of(h) for h in hands], _lead_card_of(lead_card, options), options)
 
     @classmethod
     def random(cls, rng: Random, lead_card: Card | str = "3H", options: TableOptions = TableOptions()) -> Hand:
@@ -335,6 +426,67 @@ class Hand:
             value = getattr(self, name)
             setattr(other, name, value.copy() if isinstance(value, list) else value)
         return other
+
+    # -- what is known ---------------------------------------------------------------
+
+    @property
+    def dealt(self) -> tuple[int, ...]:
+        """Masks of the cards dealt to seats 0-3 (hidden mode: those known so far;
+        complete once the hand is over)."""
+        return tuple(self._dealt)
+
+    def is_known(self, seat: int) -> bool:
+        """Whether every card ``seat`` holds now is known (always with the full deal)."""
+        return self._hands[seat].bit_count() == self._sizes[seat]
+
+    def unknown_cards(self) -> CardSet:
+        """Cards not known to be anywhere (in no known hand, not played); empty with the full deal."""
+        return CardSet(self._unknown)
+
+    def reveal(self, seat: int, cards: CardSet | Iterable[Card] | str | int) -> None:
+        """Learn cards ``seat`` holds now, shown outside the actions (hidden mode).
+
+        E.g. after the keys are revealed for an abandoned hand. The cards must be
+        possible (in its known cards or unknown, within its hand size); they become
+        known in that hand, so once a seat's whole hand is revealed its
+        :meth:`cards` work. Public state and the state hash do not change.
+        (At the end of a hand nothing needs revealing: the fourth player's cards
+        are the unplayed ones.)
+        """
+        mask = cards if isinstance(cards, int) else _mask_of(cards)
+        self._check_holds(seat, mask)
+        self._learn(seat, mask)
+
+    def _require_known(self, seat: int) -> None:
+        if not self.is_known(seat):
+            raise HiddenInformationError(
+                f"S{seat}'s cards are hidden from this peer: {self._hands[seat].bit_count()} of its "
+                f"{self._sizes[seat]} cards are known")
+
+    def _check_holds(self, seat: int, mask: int) -> None:
+        """Raise unless ``seat`` may hold ``mask``: cards known in its hand, or unknown ones
+        (at most as many as it holds unknown cards)."""
+        hand = self._hands[seat]
+        missing = mask & ~(hand | self._unknown)
+        if missing:  # the same message in both modes (the full deal has no unknown pool)
+            raise IllegalActionError(f"S{seat} does not hold {CardSet(missing)}")
+        free = self._sizes[seat] - hand.bit_count()
+        if (mask & ~hand).bit_count() > free:  # possible only on partial information
+            raise IllegalActionError(f"S{seat} does not hold {CardSet(mask & ~hand)}: only {free} of "
+                                     f"its {self._sizes[seat]} cards are unknown")
+
+    def _learn(self, seat: int, mask: int) -> None:
+        """``seat`` has opened ``mask`` (already checked): unknown cards there were dealt to it.
+
+        (Cards that change hands, the exchanged red tens, are always known first.)
+        """
+        new = mask & self._unknown
+        self._unknown ^= new
+        self._hands[seat] |= new
+        self._dealt[seat] |= new
+
+    def _red_dealt_to(self, bit: int) -> int | None:
+        return next((s for s in range(SEATS) if self._dealt[s] & bit), None)
 
     # -- public state ----------------------------------------------------------------
 
@@ -375,8 +527,16 @@ class Hand:
 
     @property
     def red_seats(self) -> tuple[int, ...]:
-        """Seats dealt a red ten (the red side), ascending."""
-        return tuple(s for s in range(SEATS) if self.dealt[s] & PIG_MASK)
+        """Seats dealt a red ten (the red side), ascending.
+
+        Hidden mode: known once both red tens' dealt holders are (a run, plays,
+        the end of the hand); before that :class:`HiddenInformationError`.
+        """
+        holders = {self._red_dealt_to(card.mask) for card in _RED_TENS}
+        if None in holders:
+            raise HiddenInformationError("the red side is not known to this peer yet: a red ten's "
+                                         "holder is known once it is run, exposed or played")
+        return tuple(sorted(s for s in holders if s is not None))
 
     @property
     def runner(self) -> int | None:
@@ -402,10 +562,11 @@ class Hand:
 
     def cards(self, seat: int) -> CardSet:
         """The cards ``seat`` holds now (hidden information: for that seat only)."""
+        self._require_known(seat)
         return CardSet(self._hands[seat])
 
     def hand_size(self, seat: int) -> int:
-        return self._hands[seat].bit_count()
+        return self._sizes[seat]
 
     def played_by(self, seat: int) -> CardSet:
         return CardSet(self._played_by[seat])
@@ -418,6 +579,7 @@ class Hand:
 
     def legal_play_masks(self, seat: int) -> list[int]:
         """Masks of the legal plays of ``seat`` now (fast; empty if not its turn)."""
+        self._require_known(seat)
         if self._decision.kind is not DecisionKind.TURN or seat != self._turn:
             return []
         masks = legal_plays(self._hands[seat], self._top)
@@ -430,6 +592,7 @@ class Hand:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every answer ``seat`` may give to the current decision (empty if not asked)."""
+        self._require_known(seat)
         d = self._decision
         if seat not in d.seats:
             return []
@@ -539,18 +702,18 @@ class Hand:
         elif isinstance(action, Run):
             self._check_run(action, at_turn=True)
             self._resume = seat
-            self._start_run(seat, action, partner_ran=False)
+            self._start_run(seat, action, None)
         else:
             raise IllegalActionError(f"S{seat} must play or pass on its turn, not {action.verb}")
 
     def _play(self, seat: int, action: Play) -> None:
         mask = action.cards.mask
-        hand = self._hands[seat]
         if not mask:
             raise IllegalActionError("a play must contain at least one card")
-        if mask & ~hand:
-            raise IllegalActionError(f"S{seat} does not hold {CardSet(mask & ~hand)}")
-        combo = classify(mask, hand)
+        self._check_holds(seat, mask)
+        # classify() needs the whole hand only to see TH TD as the last two cards:
+        # the hand size says whether the play is the whole hand.
+        combo = classify(mask, mask if mask.bit_count() == self._sizes[seat] else 0)
         if combo is None:
             raise IllegalActionError(f"{action.cards} is not a combination")
         top = self._top
@@ -566,7 +729,7 @@ class Hand:
         self._top_mask = mask
         self._top_seat = seat
         self._passes = 0
-        if not self._hands[seat] and self._go_out(seat):
+        if not self._sizes[seat] and self._go_out(seat):
             return
         if combo.kind is Kind.SINGLE and self._chata_possible(seat, combo.rank):
             self._single_seat = seat
@@ -577,7 +740,9 @@ class Hand:
             self._advance(seat)
 
     def _remove(self, seat: int, mask: int) -> None:
+        self._learn(seat, mask)
         self._hands[seat] &= ~mask
+        self._sizes[seat] -= mask.bit_count()
         self._shown[seat] &= ~mask
         self._played |= mask
         self._played_by[seat] |= mask
@@ -589,6 +754,7 @@ class Hand:
         if len(self._finish) < 3:
             return False
         last = next(s for s in range(SEATS) if self._active[s])
+        self._learn(last, self._unknown)  # the fourth shows its cards: all the unplayed ones
         self._active[last] = False
         self._finish.append(last)
         self._decision = Decision(DecisionKind.OVER, ())
@@ -627,7 +793,7 @@ class Hand:
         if unplayed.bit_count() < 2:
             return False
         for other in range(SEATS):
-            if other == seat or not self._active[other] or self._hands[other].bit_count() < 2:
+            if other == seat or not self._active[other] or self._sizes[other] < 2:
                 continue
             elsewhere = 0
             for s in range(SEATS):
@@ -640,14 +806,17 @@ class Hand:
     def _resolve_chata(self, answers: list[Action]) -> None:
         shift = self._rank * 4
         claims = []
+        claimed = 0
         for action in answers:
             if isinstance(action, Chata):
                 mask = action.cards.mask
                 if mask.bit_count() != 2 or mask & ~(15 << shift):
                     raise IllegalActionError(
                         f"a chata is two cards of the single's rank ({'3456789TJQKA'[self._rank]})")
-                if mask & ~self._hands[action.seat]:
-                    raise IllegalActionError(f"S{action.seat} does not hold {CardSet(mask & ~self._hands[action.seat])}")
+                self._check_holds(action.seat, mask)
+                if mask & claimed:  # possible only on partial information
+                    raise IllegalActionError(f"{CardSet(mask & claimed)} cannot be in two hands")
+                claimed |= mask
                 claims.append(action)
         if not claims:
             self._advance(self._single_seat)
@@ -660,7 +829,7 @@ class Hand:
         self._top = classify(claim.cards.mask)
         self._top_mask = claim.cards.mask
         self._top_seat = seat
-        if not self._hands[seat] and self._go_out(seat):
+        if not self._sizes[seat] and self._go_out(seat):
             return
         if (15 << shift) & ~self._played:
             self._decision = Decision(DecisionKind.KKOJDA, tuple(
@@ -675,8 +844,9 @@ class Hand:
             if isinstance(action, Kkojda):
                 if action.cards.mask != fourth:
                     raise IllegalActionError(f"a kkojda is the fourth card of the rank, {CardSet(fourth)}")
-                if not self._hands[action.seat] & fourth:
-                    raise IllegalActionError(f"S{action.seat} does not hold {CardSet(fourth)}")
+                self._check_holds(action.seat, fourth)
+                if claim is not None:  # possible only on partial information
+                    raise IllegalActionError(f"{CardSet(fourth)} cannot be in two hands")
                 claim = action
         if claim is None:
             self._new_round(self._chata_seat)
@@ -687,7 +857,7 @@ class Hand:
         self._top = classify(fourth)
         self._top_mask = fourth
         self._top_seat = seat
-        if not self._hands[seat] and self._go_out(seat):
+        if not self._sizes[seat] and self._go_out(seat):
             return
         self._new_round(seat)
 
@@ -703,13 +873,16 @@ class Hand:
                                          "(option running=before_first_play)")
             if self._played & PIG_MASK:
                 raise IllegalActionError("running is allowed only while both red tens are in hands")
-        held = self._hands[seat] & PIG_MASK
-        if not held:
+        cards = action.cards.mask
+        known = self._hands[seat] & PIG_MASK                      # the whole hand's, in full mode
+        possible = (self._hands[seat] | self._unknown) & PIG_MASK
+        if not possible:
             raise IllegalActionError(f"S{seat} holds no red ten and cannot run")
-        if action.cards.mask != held:
-            if held == PIG_MASK:
-                raise IllegalActionError("a lone holder of both red tens must expose both to run")
-            raise IllegalActionError(f"a run exposes the runner's own red ten ({CardSet(held)})")
+        if known == PIG_MASK and cards != PIG_MASK:
+            raise IllegalActionError("a lone holder of both red tens must expose both to run")
+        if not cards or cards & ~possible or known & ~cards:
+            raise IllegalActionError(f"a run exposes the runner's own red ten ({CardSet(known or possible)})")
+        self._check_holds(seat, cards)
 
     def _resolve_run(self, answers: list[Action]) -> None:
         runs = [a for a in answers if isinstance(a, Run)]
@@ -718,47 +891,61 @@ class Hand:
         if not runs:
             self._decision = Decision(DecisionKind.TURN, (self.first_leader,))
             return
+        if len(runs) > 1 and (len(runs) > 2 or runs[0].cards.mask & runs[1].cards.mask
+                              or runs[0].cards.mask | runs[1].cards.mask != PIG_MASK):
+            # possible only on partial information
+            raise IllegalActionError("only the two partners can both answer run, each with its own red ten")
         # The first runner in turn order from the first leader runs; a partner who
         # also answered "run" has made the forced exposure already.
-        self._start_run(runs[0].seat, runs[0], partner_ran=len(runs) > 1)
+        self._start_run(runs[0].seat, runs[0], runs[1] if len(runs) > 1 else None)
 
-    def _start_run(self, seat: int, action: Run, partner_ran: bool) -> None:
+    def _start_run(self, seat: int, action: Run, partner: Run | None) -> None:
+        self._learn(seat, action.cards.mask)
+        self._shown[seat] |= action.cards.mask
         self._runner = seat
         self._multiplier = 2
         self._history.append(action)
         if action.cards.mask == PIG_MASK:  # a lone holder: no partner, no exchange
-            self._shown[seat] = PIG_MASK
             self._open_stop_window()
             return
-        if partner_ran:
-            self._exchange(self._other_red_holder())
+        if partner is not None:
+            self._exchange(partner.seat, partner.cards.mask)
             return
         self._decision = Decision(DecisionKind.EXPOSE, _order_from(seat)[1:])
 
-    def _other_red_holder(self) -> int:
-        return next(s for s in range(SEATS) if s != self._runner and self._hands[s] & PIG_MASK)
-
     def _resolve_expose(self, answers: list[Action]) -> None:
-        holder = self._other_red_holder()
+        """Whoever exposes the other red ten is the partner (hidden mode cannot know before)."""
+        # The runner's ten is known since its run (a holder of both must run with both).
+        other = PIG_MASK & ~self._hands[self._runner]
+        exposed = [a for a in answers if isinstance(a, Expose)]
+        for action in exposed:
+            if action.cards.mask != other:
+                raise IllegalActionError(f"the partner exposes the other red ten ({CardSet(other)}), "
+                                         f"not {action.cards}")
+            self._check_holds(action.seat, other)
         for action in answers:
-            if isinstance(action, Expose):
-                held = self._hands[action.seat] & PIG_MASK
-                if action.cards.mask != held or not held:
-                    raise IllegalActionError(f"S{action.seat} does not hold {action.cards}")
-            elif action.seat == holder:
+            if isinstance(action, Decline) and self._hands[action.seat] & other:
                 raise IllegalActionError(
-                    f"S{holder} holds the other red ten and must expose it after its partner's run")
-        self._exchange(holder)
+                    f"S{action.seat} holds the other red ten and must expose it after its partner's run")
+        if len(exposed) > 1:  # possible only on partial information
+            raise IllegalActionError(f"{CardSet(other)} cannot be in two hands: "
+                                     + " and ".join(f"S{a.seat}" for a in exposed) + " exposed it")
+        if not exposed:  # only on partial information: the full deal names the holder above
+            raise AuditNeededError(
+                f"nobody exposed the other red ten ({CardSet(other)}) after S{self._runner}'s run: "
+                "either its holder declined or the runner holds both red tens; only the audit of "
+                "the deal can tell")
+        self._exchange(exposed[0].seat, other)
 
-    def _exchange(self, partner: int) -> None:
+    def _exchange(self, partner: int, theirs: int) -> None:
         runner = self._runner
         mine = self._hands[runner] & PIG_MASK
-        theirs = self._hands[partner] & PIG_MASK
+        self._learn(partner, theirs)
         self._history.append(Expose(partner, CardSet(theirs)))
         self._hands[runner] ^= mine | theirs
         self._hands[partner] ^= mine | theirs
-        self._shown[runner] = theirs
-        self._shown[partner] = mine
+        self._shown[runner] ^= mine | theirs
+        self._shown[partner] |= mine
         self._open_stop_window()
 
     def _open_stop_window(self) -> None:
@@ -782,16 +969,20 @@ class Hand:
     def _known_red(self, viewer: int | None) -> dict[int, int]:
         """Red ten index -> seat dealt it, for the red tens whose holder ``viewer`` knows."""
         known: dict[int, int] = {}
+        seen = self._played
+        for mask in self._shown:
+            seen |= mask
         for card in _RED_TENS:
             bit = card.mask
-            dealt_to = next(s for s in range(SEATS) if self.dealt[s] & bit)
-            public = (self._runner >= 0 or self._played & bit or self.is_over)
-            if public or dealt_to == viewer:
+            dealt_to = self._red_dealt_to(bit)   # hidden mode: known when public or own
+            public = seen & bit or self.is_over   # run, exposed (then exchanged) or played
+            if dealt_to is not None and (public or dealt_to == viewer):
                 known[card.index] = dealt_to
         return known
 
     def view(self, seat: int) -> SeatView:
-        """Everything ``seat`` may know, and nothing more."""
+        """Everything ``seat`` may know, and nothing more (its own cards must be known)."""
+        self._require_known(seat)
         known = self._known_red(seat)
         red = frozenset(known.values())
         teams = None
@@ -800,8 +991,8 @@ class Hand:
         return SeatView(
             seat=seat,
             cards=CardSet(self._hands[seat]),
-            dealt=CardSet(self.dealt[seat]),
-            hand_sizes=tuple(h.bit_count() for h in self._hands),
+            dealt=CardSet(self._dealt[seat]),
+            hand_sizes=tuple(self._sizes),
             played=tuple(CardSet(m) for m in self._played_by),
             shown=tuple(CardSet(m) for m in self._shown),
             history=tuple(self._history),
@@ -820,7 +1011,7 @@ class Hand:
         """A canonical tuple of the public state (what every peer can compute)."""
         d = self._decision
         fields = [
-            1,  # encoding version
+            2,  # encoding version (2: the opening 3 is shown in the first leader's hand)
             self.lead_card.index, int(self.options.lead_must_contain_3),
             ("before_first_play", "any_own_turn").index(self.options.running),
             self.first_leader, list(DecisionKind).index(d.kind), len(d.seats), *d.seats,
@@ -830,7 +1021,7 @@ class Hand:
             len(self._finish), *self._finish, len(self._history),
         ]
         for seat in range(SEATS):
-            fields += [self._hands[seat].bit_count(), self._played_by[seat], self._shown[seat]]
+            fields += [self._sizes[seat], self._played_by[seat], self._shown[seat]]
         return tuple(fields)
 
     def state_hash(self) -> str:

@@ -58,6 +58,42 @@ def test_holder_of_3h_leads_by_default_and_3s_with_the_option():
     assert hand.decision == Decision(T, (1,))
 
 
+def test_the_opening_3_is_public_until_played():
+    """On the network the holder of the opening 3 proves it before the declaration: public in both modes."""
+    hand = new_hand(D)
+    assert [str(c) for c in hand.view(2).shown] == ["3H", "", "", ""]
+    decline(hand)
+    play(hand, 0, "9C 9D")
+    assert hand.view(2).shown[0] == CardSet.parse("3H")
+    spade = new_hand(deal("3H", "3S"), lead="3S")
+    assert spade.first_leader == 1 and [str(c) for c in spade.view(0).shown] == ["", "3S", "", ""]
+    decline(spade)
+    play(spade, 1, "3S")
+    assert spade.view(0).shown == (CardSet(),) * 4
+
+
+def test_a_shown_opening_3_counts_for_the_chata_chance():
+    """sasaki-rules.md, Chata and kkojda: public knowledge decides; the leader's 3 is known to be there."""
+    hand = started(deal("3H 3C 4C 5C", "3D 5D", "4H", "3S"))
+    for line in ("S0 play 4C", "S1 play 5D", "S2 pass", "S3 pass", "S0 pass", "S1 play 3D"):
+        if hand.decision.kind is DecisionKind.CHATA:
+            decline(hand)
+        seat, verb, *cards = line[1:].split(maxsplit=2)
+        hand.apply(Play(int(seat), CardSet.parse(cards[0])) if verb == "play" else Pass(int(seat)))
+    # 3C and 3S are unseen (3H is known in S0's hand): S2, S3 or S0 could hold two
+    assert hand.decision == Decision(DecisionKind.CHATA, (2, 3, 0))
+    decline(hand)
+    hand.apply(Pass(2))
+    hand.apply(Pass(3))
+    play(hand, 0, "5C")
+    decline(hand)                 # 5H 5S are unplayed
+    for seat in (1, 2, 3):
+        hand.apply(Pass(seat))
+    play(hand, 0, "3C")
+    # two 3s are unplayed, but the 3H is known to be S0's: nobody else can hold two
+    assert hand.decision == Decision(T, (1,))
+
+
 def test_first_play_need_not_contain_the_3_unless_the_option_is_on():
     """sasaki-rules.md, Seating, deal and first lead: option lead_must_contain_3 (default off)."""
     hand = started()
@@ -182,7 +218,8 @@ def test_partner_run_forces_exposure_exchanges_and_doubles():
     assert hand.multiplier == 2 and hand.runner == 1
     assert hand.red_seats == (0, 1)
     assert hand.decision == Decision(DecisionKind.STOP, (2, 3))   # the opponents, from the leader
-    assert hand.view(3).shown == (CardSet.parse("TD"), CardSet.parse("TH"), CardSet(), CardSet())
+    # S0 leads: its 3H is public, like the exposed tens
+    assert hand.view(3).shown == (CardSet.parse("3H TD"), CardSet.parse("TH"), CardSet(), CardSet())
 
 
 def test_both_partners_answering_run_is_one_run():
@@ -240,7 +277,7 @@ def test_exposed_red_tens_stay_in_hand_and_are_played_later():
     """sasaki-rules.md, Partnerships, running and Stop: an exposed red ten is played later like any card."""
     hand = after(D, "S1 run TD", "S0 play TD")   # S0 got TD in the exchange
     assert hand.top_cards == CardSet.parse("TD") and hand.top_seat == 0
-    assert hand.view(2).shown[0] == CardSet()
+    assert hand.view(2).shown[0] == CardSet.parse("3H")   # only the opening 3 is still shown
 
 
 def test_running_after_the_declaration_is_refused_by_default():
