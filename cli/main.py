@@ -12,7 +12,7 @@ import importlib
 import sys
 
 # Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("replay",)
+COMMANDS: tuple[str, ...] = ("demo", "simulate", "replay")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,9 +11,10 @@ import argparse
 import json
 import sys
 
-from p2p_sasaki.cards import CardSet
 from p2p_sasaki.hand import Hand
 from p2p_sasaki.records import RecordError, replay
+
+from cli.render import deal_lines, outcome_lines, seats_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,29 +39,13 @@ def summary(hand: Hand) -> dict[str, object]:
 
 
 def describe(hand: Hand) -> str:
-    lines = [f"Lead card {hand.lead_card}; S{hand.first_leader} holds it and plays first."]
-    for seat in range(4):
-        lines.append(f"  S{seat}: {CardSet(hand.dealt[seat])}")
+    lines = deal_lines(hand)
     lines.append("Actions:")
     lines += [f"  {action}" for action in hand.history] or ["  (none)"]
-    red = hand.red_seats
-    black = [s for s in range(4) if s not in red]
-    side = "lone red player" if len(red) == 1 else "red partners"
-    lines.append(f"Teams: {side} {', '.join(f'S{s}' for s in red)} against "
-                 f"{', '.join(f'S{s}' for s in black)}.")
-    if hand.runner is not None:
-        stops = ", ".join(f"S{s}" for s in hand.stops) or "nobody"
-        lines.append(f"S{hand.runner} ran; Stop called by {stops}.")
-    lines.append(f"Multiplier: x{hand.multiplier}.")
-    if hand.is_over:
-        lines.append("Finishing order: " + ", ".join(f"S{s}" for s in hand.finish) + ".")
-        lines.append(f"S{hand.finish[3]} shows {hand.fourth_shows() or 'nothing'}.")
-        assert hand.scores is not None
-        lines.append("Scores: " + ", ".join(f"S{s} {v:+d}" for s, v in enumerate(hand.scores)) + ".")
-    else:
-        done = ", ".join(f"S{s}" for s in hand.finish) or "nobody"
-        lines.append(f"The record stops before the end of the hand; gone out so far: {done}; "
-                     f"next: {hand.decision.kind.value} for "
+    lines += outcome_lines(hand)
+    if not hand.is_over:
+        lines.append(f"The record stops before the end of the hand; gone out so far: "
+                     f"{seats_text(hand.finish)}; next: {hand.decision.kind.value} for "
                      f"{', '.join(f'S{s}' for s in hand.decision.seats)}.")
     return "\n".join(lines)
 

@@ -186,6 +186,9 @@ class CardSet:
     mask: int
 
     def __init__(self, cards: int | Iterable[Card] | str = 0) -> None:
+        if cards.__class__ is int and 0 <= cards <= FULL_DECK:  # type: ignore[operator]
+            _set_mask(self, cards)  # the engine's hot path: a CardSet per legal play
+            return
         if isinstance(cards, int):
             if not 0 <= cards <= FULL_DECK:
                 raise ValueError(f"not a card mask: {cards:#x}")
@@ -246,3 +249,7 @@ class CardSet:
 
     def __reduce__(self) -> tuple[object, tuple[int]]:
         return (CardSet, (self.mask,))
+
+
+# The slot's own setter: quicker than object.__setattr__, and __setattr__ stays closed.
+_set_mask = CardSet.mask.__set__  # type: ignore[attr-defined]

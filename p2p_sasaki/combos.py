@@ -163,14 +163,23 @@ def classify(mask: int, hand: int = 0) -> Combo | None:
     return None
 
 
-# Sub-nibbles of each nibble with exactly k bits: _SUBS[nibble][k] (16 x 5 small tuples),
-# and all its non-empty sub-nibbles: _ALL_SUBS[nibble].
+# Sub-nibbles of each nibble with exactly k bits: _SUBS[nib][k] (16 x 5 small tuples),
+# and all its non-empty sub-nibbles: _ALL_SUBS[nib]. The _AT tables hold the same sub-nibbles
+# already shifted to each rank (_SUBS_AT[rank][nib][k], _ALL_SUBS_AT[rank][nib]), so the
+# generators below extend lists from tuples instead of shifting card by card: legal-play
+# generation is the engine's hottest path (bench/engine.py).
 _SUBS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(s for s in range(16) if s & ~nib == 0 and s.bit_count() == k) for k in range(5))
     for nib in range(16)
 )
 _ALL_SUBS: tuple[tuple[int, ...], ...] = tuple(
     tuple(s for s in range(1, 16) if s & ~nib == 0) for nib in range(16))
+_SUBS_AT: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...] = tuple(
+    tuple(tuple(tuple(s << (rank * 4) for s in subs) for subs in _SUBS[nib]) for nib in range(16))
+    for rank in range(12))
+_ALL_SUBS_AT: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(s << (rank * 4) for s in _ALL_SUBS[nib]) for nib in range(16)) for rank in range(12))
+_THREE_OR_MORE = tuple(nib.bit_count() >= 3 for nib in range(16))
 
 
 def _sequences(hand: int, shortest: int, longest: int, min_top: int, out: list[int]) -> None:
@@ -178,15 +187,17 @@ def _sequences(hand: int, shortest: int, longest: int, min_top: int, out: list[i
     run = 0  # consecutive ranks present, ending at `top`
     for top in range(12):
         nib = hand >> (top * 4) & 15
-        run = run + 1 if nib else 0
+        if not nib:
+            run = 0
+            continue
+        run += 1
         if top < min_top or run < shortest:
             continue
-        shift = top * 4
-        masks = [b << shift for b in _SUBS[nib][1]]
+        masks: list[int] | tuple[int, ...] = _SUBS_AT[top][nib][1]
         for length in range(2, min(run, longest) + 1):
-            shift = (top - length + 1) * 4
-            singles = _SUBS[hand >> shift & 15][1]
-            masks = [m | (b << shift) for m in masks for b in singles]
+            low = top - length + 1
+            singles = _SUBS_AT[low][hand >> (low * 4) & 15][1]
+            masks = [m | b for m in masks for b in singles]
             if length >= shortest:
                 out.extend(masks)
 
@@ -208,33 +219,36 @@ def legal_plays(hand: int, top: Combo | None) -> list[int]:
     """
     out: list[int] = []
     if top is None:
+        present = 0  # one bit per rank held
         for rank in range(12):
             nib = hand >> (rank * 4) & 15
             if nib:
-                shift = rank * 4
-                out.extend(sub << shift for sub in _ALL_SUBS[nib])
-        _sequences(hand, 3, 12, 0, out)
+                out += _ALL_SUBS_AT[rank][nib]
+                present |= 1 << rank
+        if present & present >> 1 & present >> 2:  # three ranks in a row somewhere
+            _sequences(hand, 3, 12, 0, out)
         _sasakis(hand, out)
         return out
     kind = top.kind
     if kind is Kind.PIG:
         return [BLACK_PIG_MASK] if hand & BLACK_PIG_MASK == BLACK_PIG_MASK else out
     same = top.length if kind is Kind.SINGLE or kind is Kind.PAIR else 0
+    top_rank = top.rank if same else 12  # same-kind answers come from higher ranks only
     pig_done = same == 2 and top.rank < _TEN
     key = top._key  # specials in the order of _special_key: triplets, Sasaki, fours, Pig
     four_from = key - 12
+    three_or_more = _THREE_OR_MORE
     for rank in range(12):
         nib = hand >> (rank * 4) & 15
         if not nib:
             continue
-        shift = rank * 4
-        if same and rank > top.rank:
-            out.extend(sub << shift for sub in _SUBS[nib][same])
-        if nib.bit_count() >= 3:
+        if rank > top_rank:
+            out += _SUBS_AT[rank][nib][same]
+        if three_or_more[nib]:
             if rank > key and key < 12:
-                out.extend(sub << shift for sub in _SUBS[nib][3])
+                out += _SUBS_AT[rank][nib][3]
             if nib == 15 and rank >= four_from:
-                out.append(15 << shift)
+                out.append(15 << (rank * 4))
     if kind is Kind.SEQUENCE:
         _sequences(hand, top.length, top.length, top.rank + 1, out)
     if key < 12:

@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["cards", "combos", "options", "scoring", "hand", "match", "records"]
+MODULES = ["cards", "combos", "options", "scoring", "hand", "match", "records", "bots"]
 
 
 @pytest.mark.parametrize("name", MODULES)
