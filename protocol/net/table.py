@@ -105,6 +105,7 @@ class TableResult:
     blame: Any = None                 # the session's Blame event, if the table stopped on one
     transcript: Path | None = None
     records: int = 0
+    config: Any = None
     hands: list[Any] = field(default_factory=list)   # HandEnded events
 
 
@@ -146,12 +147,19 @@ async def run_table(
     mesh_options: dict[str, Any] | None = None,
     connect_timeout: float = 60.0,
     linger: float = 1.5,
+    config_codec: tuple[Callable[[Any], bytes], Callable[[bytes], Any]] | None = None,
 ) -> TableResult:
     """Play the whole match of ``roster`` as ``identity``; return when it is over.
 
     ``on_event(event, session)`` is called for every session event (after its
     record, if any, is on disk) and for the driver's :class:`Waiting` /
-    :class:`Connected`. Raises ``trio.TooSlowError`` if the mesh does not connect
+    :class:`Connected`.
+
+    With ``config_codec`` (encode, decode) the table's creator (the roster's first
+    member) sends its ``config`` to the joiners as the first frame on the mesh and
+    the joiners (whose ``config`` is ignored) use it: the table options are the
+    creator's choice. The session's genesis signatures then bind every peer to
+    the same config. Raises ``trio.TooSlowError`` if the mesh does not connect
     within ``connect_timeout`` seconds.
     """
     notify = on_event or (lambda event, session: None)
@@ -164,8 +172,13 @@ async def run_table(
             with trio.fail_after(connect_timeout):
                 await mesh.wait_connected()
             notify(Connected(), None)
+            early: list[tuple[bytes, bytes]] = []
+            if config_codec is not None:
+                config = await _agree_config(mesh, roster, identity, config, config_codec, early)
+            result.config = config
             session = (session_factory or _default_session_factory)(identity, roster, config)
             driver = _Driver(session, mesh, player, writer, notify, result)
+            driver.inbox.extend(early)
             await driver.run(nursery, linger)
             mesh.close()
             nursery.cancel_scope.cancel()
@@ -174,6 +187,27 @@ async def run_table(
             result.records = writer.records
             writer.close()
     return result
+
+
+CONFIG_MAGIC = b"sasaki/v1 table config\0"
+
+
+async def _agree_config(mesh: Mesh, roster: TableRoster, identity: Identity, config: Any,
+                        codec: tuple[Callable[[Any], bytes], Callable[[bytes], Any]],
+                        early: list[tuple[bytes, bytes]]) -> Any:
+    encode, decode = codec
+    creator = roster.members[0].key
+    if identity.public_key == creator:
+        await mesh.broadcast(CONFIG_MAGIC + encode(config))
+        return config
+    async for peer, frame in mesh.received:
+        if peer != creator:
+            early.append((peer, frame))  # another joiner's session is already talking
+            continue
+        if not frame.startswith(CONFIG_MAGIC):
+            raise ValueError("the table's creator did not send the table options first")
+        return decode(frame[len(CONFIG_MAGIC):])
+    raise ValueError("the mesh closed before the table's creator sent the table options")
 
 
 class _Driver:
