@@ -211,7 +211,6 @@ class PlainSession:
             for m in ready:
                 self.future.remove(m)
                 self.answers[m[2].seat] = m[2]
-                self._events.append(Record(_encode(*m) + b"\n"))
             decision = self.hand.decision
             if any(s not in self.answers for s in decision.seats):
                 continue
@@ -220,7 +219,8 @@ class PlainSession:
                 self.hand.apply(answers[decision.seats[0]])
             else:
                 self.hand.resolve(answers)
-            for seat in decision.seats:
+            for seat in decision.seats:  # canonical order: the decision's seat order
+                self._events.append(Record(_encode(self.hand_no, self.index, answers[seat]) + b"\n"))
                 self._events.append(ActionApplied(answers[seat]))
             self.index += 1
             if self.hand.is_over:
