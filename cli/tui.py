@@ -174,16 +174,16 @@ class HumanPlayer:
         lines = []
         seats = []
         for seat in range(4):
-            label = "you" if seat == turn.seat else f"S{seat}"
+            label = f"S{seat}" + (" (you)" if seat == turn.seat else "")
             extra = []
             if seat in view.finish:
                 extra.append(f"out {view.finish.index(seat) + 1}.")
             shown = [c for c in view.shown[seat] if str(c) in ("TH", "TD")]
             if shown:
                 extra.append("shows " + " ".join(map(str, shown)))
-            if seat in self.narrator.passes:
+            if seat in self.narrator.passes and view.top is not None:
                 extra.append("passed")
-            seats.append(f"S{seat} {label}: {view.hand_sizes[seat]} cards" + (f" ({', '.join(extra)})" if extra else ""))
+            seats.append(f"{label}: {view.hand_sizes[seat]} cards" + (f" ({', '.join(extra)})" if extra else ""))
         lines.append("Table: " + "; ".join(seats) + f"; multiplier x{view.multiplier}.")
         if view.top is not None:
             lines.append(f"Top play: {view.top_cards} ({view.top}) by S{view.top_seat}.")
