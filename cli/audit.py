@@ -34,22 +34,28 @@ def audit_file(path: Path) -> Any:
     return audit_table(Path(path).read_bytes())
 
 
+def _cards(cards: Any) -> CardSet:
+    """A seat's dealt cards as the audit gives them: card indices, a mask or a CardSet."""
+    if isinstance(cards, CardSet):
+        return cards
+    if isinstance(cards, int):
+        return CardSet(cards)
+    return CardSet(sum(1 << int(index) for index in cards))
+
+
 def _blame(audit: Any) -> Any:
     blame = getattr(audit, "blame", None)
     if blame is None:
         return None
-    if isinstance(blame, tuple):
-        seat, slot, reason = blame
-    else:
-        seat, slot, reason = blame.seat, blame.slot, blame.reason
-    return {"seat": seat, "slot": slot, "reason": reason}
+    return {"seat": blame.seat, "hand": getattr(blame, "hand", None), "slot": blame.slot, "reason": blame.reason}
 
 
 def as_json(audit: Any) -> dict[str, Any]:
     blame = _blame(audit)
     return {
         "ok": bool(audit.ok),
-        "hands": [[str(CardSet(int(getattr(c, "mask", c)))) for c in hand] for hand in audit.hands],
+        "complete": bool(getattr(audit, "complete", True)),
+        "hands": [[str(_cards(cards)) for cards in hand] for hand in audit.hands],
         "scores": [list(s) for s in audit.scores],
         "totals": list(audit.totals),
         "blame": blame,
@@ -59,11 +65,15 @@ def as_json(audit: Any) -> dict[str, Any]:
 def describe(audit: Any) -> str:
     data = as_json(audit)
     if data["blame"] is not None or not data["ok"]:
-        blame = data["blame"] or {"seat": None, "slot": None, "reason": "the transcript does not verify"}
-        who = "nobody in particular" if blame["seat"] is None else f"S{blame['seat']}"
-        return (f"FAILED: {who} is to blame (message {blame['slot']}): {blame['reason']}. "
+        blame = data["blame"] or {"seat": None, "hand": None, "slot": None, "reason": "the transcript does not verify"}
+        who = ("nobody can be named (the file itself was altered)" if blame["seat"] is None
+               else f"S{blame['seat']} is to blame")
+        where = f"hand {blame['hand']}, message {blame['slot']}" if blame.get("hand") not in (None, -1) \
+            else f"message {blame['slot']}"
+        return (f"FAILED: {who} ({where}): {blame['reason']}. "
                 f"{len(data['scores'])} hand(s) verified before that.")
-    lines = [f"OK: {len(data['hands'])} hand(s) verified; totals "
+    incomplete = "" if data["complete"] else " (the match stops early: not every hand was played)"
+    lines = [f"OK: {len(data['hands'])} hand(s) verified{incomplete}; totals "
              + ", ".join(f"S{s} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
     for number, (hand, scores) in enumerate(zip(data["hands"], data["scores"] + [None] * len(data["hands"])), 1):
         lines.append(f"Hand {number}:")
@@ -81,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     except ValueError as error:  # not a transcript at all
         if args.json:
-            print(json.dumps({"ok": False, "hands": [], "scores": [], "totals": [], "blame":
-                              {"seat": None, "slot": None, "reason": str(error)}}))
+            print(json.dumps({"ok": False, "complete": False, "hands": [], "scores": [], "totals": [], "blame":
+                              {"seat": None, "hand": None, "slot": None, "reason": str(error)}}))
         else:
             print(f"sasaki audit: {args.file} is not a readable transcript: {error}.")
         return 1
