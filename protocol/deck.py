@@ -375,6 +375,16 @@ class DeckSession:
 
     def open_card(self, card: int, slot: int | None = None) -> list[bytes]:
         """Show one of my cards to everyone. Returns the envelopes to send."""
+        opening = self.prove_open(card)
+        self._send(opening, self._slot(slot))
+        self._opened[opening.position] = card
+        self._events.append(CardOpened(self.seat, opening.position, card))
+        return self.take_outgoing()
+
+    def prove_open(self, card: int) -> CardOpen:
+        """The opening of one of my cards (position, card, DLEQ proof), not sent: for a
+        caller that carries it inside its own message (protocol/session.py). Record it,
+        mine or another seat's, with :meth:`accept_open`."""
         if self.seat is None or self.hand is None or self.failed is not None:
             raise DeckUsageError("no dealt hand to open a card from")
         if card not in self.hand:
@@ -387,10 +397,21 @@ class DeckSession:
             self._ctx(f"open/{position}", self.seat), self._x, base, next_base,
             self._cards[card], self._final[position], self._rng,
         )
-        self._send(CardOpen(position, card, proof), self._slot(slot))
-        self._opened[position] = card
-        self._events.append(CardOpened(self.seat, position, card))
-        return self.take_outgoing()
+        return CardOpen(position, card, proof)
+
+    def accept_open(self, sender: int, opening: CardOpen) -> str | None:
+        """Check and record an opening carried inside another message (the same checks as
+        a ``deck/open`` message). Returns why it fails, or None; a failure is not recorded
+        as this session's violation: the caller blames ``sender``."""
+        if len(self._final) != self.n_cards:
+            return "the deal is not complete"
+        try:
+            self._handle_open(sender, opening)
+        except _Reject as rejection:
+            return rejection.reason
+        except CryptoError as exc:
+            return str(exc)
+        return None
 
     def reveal_key(self, slot: int | None = None) -> list[bytes]:
         """Reveal my shuffle scalar (end of hand, or to settle blame after a failure)."""

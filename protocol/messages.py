@@ -16,7 +16,8 @@ exactly one byte string. Anything else raises :class:`MessageError`.
 Sections:
   1. errors and field checks
   2. deck payloads
-  3. body and envelope
+  2b. table payloads (genesis, seating, game actions)
+  3. body and envelope (and the transcript header)
 """
 
 from __future__ import annotations
@@ -246,10 +247,96 @@ class KeyReveal:
         return cls(_bin(key, SCALAR_BYTES, "key"))
 
 
-Payload = Union[DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal]
+# ---------------------------------------------------------------------------------------
+# 2b. Table payloads (protocol/session.py; docs/protocol.md, "Table")
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Genesis:
+    """Hand 0, slot 0: a roster member signs the roster hash (table id and the keys)."""
+
+    TYPE: ClassVar[str] = "table/genesis"
+    roster_hash: bytes
+
+    def to_wire(self) -> list[Any]:
+        return [self.roster_hash]
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> Genesis:
+        (roster_hash,) = _shape(obj, 1, cls.TYPE)
+        return cls(_bin(roster_hash, HASH_BYTES, "roster hash"))
+
+
+@dataclass(frozen=True)
+class SeatCommit:
+    """Hand 0, slot 1: a commitment to the member's seating nonce."""
+
+    TYPE: ClassVar[str] = "table/seat-commit"
+    commitment: bytes
+
+    def to_wire(self) -> list[Any]:
+        return [self.commitment]
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> SeatCommit:
+        (commitment,) = _shape(obj, 1, cls.TYPE)
+        return cls(_bin(commitment, HASH_BYTES, "commitment"))
+
+
+@dataclass(frozen=True)
+class SeatNonce:
+    """Hand 0, slot 2: the seating nonce, revealed once every commitment is in."""
+
+    TYPE: ClassVar[str] = "table/seat-nonce"
+    nonce: bytes
+
+    def to_wire(self) -> list[Any]:
+        return [self.nonce]
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> SeatNonce:
+        (nonce,) = _shape(obj, 1, cls.TYPE)
+        return cls(_bin(nonce, NONCE_BYTES, "nonce"))
+
+
+ACTION_VERBS = ("lead", "decline", "play", "pass", "run", "expose", "stop", "chata", "kkojda")
+MAX_ACTION_CARDS = 64
+
+
+@dataclass(frozen=True)
+class TableAction:
+    """A seat's answer in a game slot: a verb, its cards, and one deck opening (with its
+    DLEQ proof) for each of those cards that no earlier action of the hand has opened."""
+
+    TYPE: ClassVar[str] = "table/action"
+    verb: str
+    cards: tuple[int, ...]
+    opens: tuple[CardOpen, ...] = ()
+
+    def to_wire(self) -> list[Any]:
+        return [self.verb, list(self.cards), [o.to_wire() for o in self.opens]]
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> TableAction:
+        verb, cards, opens = _shape(obj, 3, cls.TYPE)
+        if type(verb) is not str or verb not in ACTION_VERBS:
+            raise _fail("unknown action verb")
+        cards = tuple(_uint(c, "card", MAX_CARDS - 1) for c in _array(cards, "cards", MAX_ACTION_CARDS))
+        if list(cards) != sorted(set(cards)):
+            raise _fail("an action's cards must be distinct and ascending")
+        decoded = tuple(CardOpen.from_wire(o) for o in _array(opens, "opens", MAX_ACTION_CARDS))
+        if [o.card for o in decoded] != sorted({o.card for o in decoded}) or not {o.card for o in decoded} <= set(cards):
+            raise _fail("an action opens some of its own cards, each once, ascending")
+        return cls(verb, cards, decoded)
+
+
+Payload = Union[DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal,
+                Genesis, SeatCommit, SeatNonce, TableAction]
 
 PAYLOAD_TYPES: dict[str, type] = {
-    cls.TYPE: cls for cls in (DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal)
+    cls.TYPE: cls for cls in (DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal,
+                              Genesis, SeatCommit, SeatNonce, TableAction)
 }
 
 # ---------------------------------------------------------------------------------------
@@ -364,6 +451,38 @@ def decode_envelope(data: bytes) -> SignedMessage:
 def verify_envelope(message: SignedMessage, public_key: bytes) -> bool:
     """True iff the signature is ``public_key``'s over the exact body bytes."""
     return verify_signature(public_key, message.body_bytes, message.signature)
+
+
+@dataclass(frozen=True)
+class TranscriptHeader:
+    """The first record of a ``.sasaki`` transcript (protocol/transcript.py): everything
+    an auditor needs besides the envelopes. Encoded as a msgpack array, strictly."""
+
+    table: bytes
+    roster_keys: tuple[bytes, ...]
+    hands: int
+    lead_card: str
+    lead_must_contain_3: bool
+    running: str
+    proofs: bool
+    shuffle_rounds: int
+    version: int = VERSION
+
+    def encode(self) -> bytes:
+        return _pack([self.version, self.table, list(self.roster_keys), self.hands, self.lead_card,
+                      self.lead_must_contain_3, self.running, self.proofs, self.shuffle_rounds])
+
+    @classmethod
+    def decode(cls, data: bytes) -> TranscriptHeader:
+        obj = _unpack_canonical(data, "transcript header")
+        version, table, keys, hands, lead, must3, running, proofs, rounds = _shape(obj, 9, "header")
+        if version != VERSION or type(version) is not int:
+            raise _fail(f"the transcript version must be {VERSION}")
+        if type(lead) is not str or type(running) is not str or type(must3) is not bool or type(proofs) is not bool:
+            raise _fail("bad table options in the header")
+        return cls(_bin(table, TABLE_ID_BYTES, "table id"), _bins(keys, 32, "public key", MAX_SEATS, 2),
+                   _uint(hands, "hands", 1 << 16), lead, must3, running, proofs,
+                   _uint(rounds, "shuffle rounds", MAX_SHUFFLE_ROUNDS))
 
 
 # ---------------------------------------------------------------------------------------
