@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             with open(directory / f"peer{i}.log", "wb") as log:
                 processes.append(subprocess.Popen(argv, cwd=REPO_ROOT, env=_env(), stdin=subprocess.DEVNULL,
                                                   stdout=log, stderr=subprocess.STDOUT))
-        codes = [process.wait() for process in processes]
+        codes = wait_all(processes)
     except KeyboardInterrupt:
         for process in processes:
             process.kill()
@@ -103,6 +103,20 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nAll four peers exited ({', '.join(map(str, codes))}) after {time.monotonic() - started:.1f} s. "
           "Auditing their transcripts:", flush=True)
     return audit_all(transcripts, codes)
+
+
+def wait_all(processes: list[subprocess.Popen[bytes]], grace: float = 20.0) -> list[int]:
+    """Exit statuses; once one peer fails, the others get ``grace`` seconds, then are killed."""
+    failed_at = None
+    while any(p.poll() is None for p in processes):
+        if failed_at is None and any(p.returncode not in (None, 0) for p in processes):
+            failed_at = time.monotonic()
+        if failed_at is not None and time.monotonic() - failed_at > grace:
+            for p in processes:
+                if p.poll() is None:
+                    p.kill()
+        time.sleep(0.1)
+    return [p.wait() for p in processes]
 
 
 def audit_all(transcripts: list[Path], codes: list[int]) -> int:

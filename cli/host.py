@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import secrets
 import subprocess
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -82,7 +83,7 @@ async def host(args: argparse.Namespace) -> int:
                 nursery.start_soon(ad.update, event.seats_taken)
 
         try:
-            roster = await host_table(identity, code, mesh_port, join_listeners,
+            roster = await host_table(identity, code, mesh_port, join_listeners, table_id=secrets.token_bytes(32),
                                       mesh_host=args.interface or "", on_event=on_event)
         except BaseException:
             for process in bots:
