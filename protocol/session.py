@@ -26,7 +26,8 @@ state hash before the slot):
                      table/action; outcome = hand.resolve(answers) (a function of the set)
     next slot        KEYS: every seat's deck/key; then the full deal is replayed and checked
 
-Chain: h_0 = H32("chain-start", table, roster_hash); after each completed slot k,
+Chain: h_0 = H32("chain-start", table, roster_hash), roster_hash = H32("roster", the header
+record's bytes: table id, keys, options); after each completed slot k,
 h_{k+1} = H32("slot", h_k, u32(hand), u32(slot), body digests in sender order), a body
 digest being H32("body", body_bytes). The chain runs across hands.
 
@@ -38,10 +39,9 @@ deck nonce, shuffle scalar and permutation); a full resume from them is not impl
 
 from __future__ import annotations
 
-import struct
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Union
 
 from p2p_sasaki.cards import Card, CardSet, mask_indices
@@ -53,10 +53,10 @@ from p2p_sasaki.options import TableOptions
 from protocol import crypto
 from protocol.crypto import Entropy, IdentityKey, system_entropy, u32
 from protocol.deck import (
-    DeckSession, HandDealt, HandIdAgreed, HandRevealed, ShuffleAccepted, ShuffleVerified, SlotLayout, Violation,
+    DeckSession, HandDealt, HandIdAgreed, ShuffleAccepted, ShuffleVerified, SlotLayout, Violation,
 )
 from protocol.messages import (
-    Body, CardOpen, DeckCommit, DeckNonce, Genesis, KeyReveal, MessageError, SeatCommit, SeatNonce, ShuffleHop,
+    Body, DeckCommit, DeckNonce, Genesis, KeyReveal, MessageError, SeatCommit, SeatNonce, ShuffleHop,
     ShuffleProof, SignedMessage, StripRound, TableAction, TranscriptHeader, decode_envelope, sign_envelope,
     verify_envelope,
 )
@@ -177,12 +177,14 @@ class SessionSecrets:
 # ---------------------------------------------------------------------------------------
 
 
-def roster_hash(table_id: bytes, roster_keys: Sequence[bytes]) -> bytes:
-    return crypto.hash32(TAG_ROSTER, table_id, u32(len(roster_keys)), *roster_keys)
+def roster_hash(header: TranscriptHeader) -> bytes:
+    """What GENESIS signs: the table id, the four keys in join order and every table option
+    (the transcript header's exact bytes), so no member can be shown a different table."""
+    return crypto.hash32(TAG_ROSTER, header.encode())
 
 
-def chain_start(table_id: bytes, roster_keys: Sequence[bytes]) -> bytes:
-    return crypto.hash32(TAG_CHAIN_START, table_id, roster_hash(table_id, roster_keys))
+def chain_start(header: TranscriptHeader) -> bytes:
+    return crypto.hash32(TAG_CHAIN_START, header.table, roster_hash(header))
 
 
 def next_chain(prev: bytes, hand: int, slot: int, bodies: Sequence[bytes]) -> bytes:
@@ -320,8 +322,12 @@ class TableSession:
         self.finished = False
         self.blame: Blame | None = None
 
-        self.roster_hash = roster_hash(self.table_id, self.roster_keys)
-        self.chain = chain_start(self.table_id, self.roster_keys)
+        self.header = TranscriptHeader(
+            self.table_id, self.roster_keys, config.hands, config.options.lead_card,
+            config.options.lead_must_contain_3, config.options.running, config.proofs, config.shuffle_rounds,
+        )
+        self.roster_hash = roster_hash(self.header)
+        self.chain = chain_start(self.header)
         self.hand_no = 0
         self.slot = 0
         self.phase = _SETUP
@@ -356,12 +362,7 @@ class TableSession:
         if self._started:
             raise RuntimeError("the session is already started")
         self._started = True
-        header = TranscriptHeader(
-            self.table_id, self.roster_keys, self.config.hands, self.config.options.lead_card,
-            self.config.options.lead_must_contain_3, self.config.options.running, self.config.proofs,
-            self.config.shuffle_rounds,
-        )
-        self._events.append(Record(encode_record(KIND_HEADER, header.encode())))
+        self._events.append(Record(encode_record(KIND_HEADER, self.header.encode())))
         if self.identity is not None:
             self._sign(0, 0, Genesis(self.roster_hash))
         self._advance()

@@ -280,7 +280,7 @@ async def host_table(
     if seats < 2:
         raise ValueError("a table needs at least two seats")
     me = TableMember(identity.public_key, mesh_host, mesh_port)
-    state = _HostState(table_id or secrets.token_bytes(16), me, seats, max_failures, on_event)
+    state = _HostState(table_id or secrets.token_bytes(32), me, seats, max_failures, on_event)
 
     async def admit(stream: trio.SocketStream) -> None:
         await _admit_joiner(stream, identity, code, state, handshake_timeout)

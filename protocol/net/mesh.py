@@ -338,7 +338,7 @@ class Mesh:
             raise HandshakeError(f"{framed.peer} did not complete the handshake within {self.handshake_timeout} s")
 
     async def _authenticate_as_listener(self, framed: FramedStream) -> _Link:
-        with trio.move_on_after(self.handshake_timeout) as timeout:
+        with trio.move_on_after(self.handshake_timeout):
             theirs, their_bytes = await receive_message(framed, MeshHello)
             problem = self._hello_problem(theirs)
             if problem is None and not theirs.key < self.key:

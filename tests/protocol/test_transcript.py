@@ -109,5 +109,5 @@ def test_export_records_replay(honest):
     assert hand.is_over and hand.scores == audit_table(honest.transcript(0)).scores[0]
 
 
-VECTOR_DIGEST = "2b676f383d9a2f107ca9d52182418b5830e357ce51e0b97fa352570b747c09a9"
+VECTOR_DIGEST = "71ac3be1b860b3c10bd02fc1c3b455bfcbf73609992f36746304e2488c80c1a8"
 VECTOR_LENGTH = 52959
