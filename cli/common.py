@@ -5,7 +5,6 @@ the identity key, the table config, starting bot peers, and running a peer.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import datetime
 import json
 import os
