@@ -15,6 +15,7 @@ uses it to generate random legal play-throughs.
 
 from __future__ import annotations
 
+import copy
 import re
 
 RANKS = "3456789TJQKA"  # low to high
@@ -149,6 +150,15 @@ class OracleHand:
         self.stop_open = False
         self.chata_open = None    # (rank, single player)
         self.kkojda_open = None   # rank
+
+    def clone(self) -> "OracleHand":
+        other = copy.copy(self)
+        other.hands = [set(h) for h in self.hands]
+        other.played = set(self.played)
+        other.runners = set(self.runners)
+        other.stops = set(self.stops)
+        other.finish = list(self.finish)
+        return other
 
     # -- helpers
     def active(self, s: int) -> bool:
