@@ -516,6 +516,21 @@ def m_after_end(rec, snaps, rng):
     if not h.over:
         raise Skip
     fourth = h.finish[-1]
+    last = rec.actions[-1]
+    if last[1] == "play" and len(last[2]) == 1 and rng.random() < 0.5:
+        # the third player went out with a single: no chata chance follows
+        rank = rank_of(last[2][0])
+        mine = sorted(c for c in h.hands[fourth] if rank_of(c) == rank)
+        if len(mine) >= 2:
+            rec.actions.append((fourth, "chata", mine[:2]))
+            return ("action", len(rec.actions) - 1)
+    if last[1] == "chata":
+        # the third player went out with a chata: no kkojda chance follows
+        rank = rank_of(last[2][0])
+        mine = [c for c in h.hands[fourth] if rank_of(c) == rank]
+        if mine:
+            rec.actions.append((fourth, "kkojda", mine))
+            return ("action", len(rec.actions) - 1)
     choice = rng.random()
     if choice < 0.5:
         rec.actions.append((fourth, "play", [rng.choice(sorted(h.hands[fourth]))]))

@@ -397,9 +397,12 @@ def replay(text: str) -> OracleHand | None:
                     seats[int(name[4])] = frozenset(cards)
                     tags[name] = value
                 elif name == "Lead":
-                    if value not in ("3H", "3S"):
+                    # the opening 3 is a card token: the input notation applies
+                    # (rules, "Game records: fine points": card tokens accept it)
+                    cards = parse_cards(value)
+                    if len(cards) != 1 or cards[0] not in ("3H", "3S"):
                         raise Illegal("Lead is 3H or 3S")
-                    tags[name] = value
+                    tags[name] = cards[0]
                 elif name == "Running":
                     if value not in ("before_first_play", "any_own_turn"):
                         raise Illegal("bad Running option")
