@@ -37,7 +37,7 @@ _VERBS = {"play": Play, "pass": Pass, "run": Run, "stop": Stop, "chata": Chata, 
 # How many cards each verb takes: (fewest, most).
 _CARD_COUNTS = {"play": (1, 12), "pass": (0, 0), "run": (1, 2), "stop": (0, 0),
                 "chata": (2, 2), "kkojda": (1, 1)}
-_YES = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off": False}
+_YES = {"yes": True, "no": False}
 
 
 class RecordError(ValueError):
@@ -82,7 +82,7 @@ def _physical_lines(text: str) -> list[str]:
 
 def _parse_action(number: int, text: str) -> Action:
     tokens = text.split()
-    seat_token = tokens[0].upper()
+    seat_token = tokens[0]
     if not re.fullmatch(r"S\d+", seat_token):
         raise RecordError(number, f"cannot read {text!r}: expected a tag like [Seat0 \"...\"] "
                                   "or an action like 'S2 play 3H'")
@@ -92,7 +92,7 @@ def _parse_action(number: int, text: str) -> Action:
     if len(tokens) < 2:
         raise RecordError(number, f"{tokens[0]} has no action: expected run, stop, play, pass, "
                                   "chata or kkojda")
-    verb = tokens[1].lower()
+    verb = tokens[1]  # the format is exact: seats S0-S3, verbs in lower case
     if verb not in _VERBS:
         raise RecordError(number, f"unknown action {tokens[1]!r}: expected run, stop, play, pass, "
                                   "chata or kkojda")
@@ -165,9 +165,9 @@ class _Header:
                 raise RecordError(line, f"the Running tag is before_first_play or any_own_turn, not {tag.value!r}")
             self.options = replace(self.options, running=tag.value)
         elif tag.tag == "LeadMustContain3":
-            if tag.value.lower() not in _YES:
+            if tag.value not in _YES:
                 raise RecordError(line, f"the LeadMustContain3 tag is yes or no, not {tag.value!r}")
-            self.options = replace(self.options, lead_must_contain_3=_YES[tag.value.lower()])
+            self.options = replace(self.options, lead_must_contain_3=_YES[tag.value])
         # Unknown tags are kept and otherwise ignored, like PGN's.
 
     def deal(self, line: int) -> tuple[int, int, int, int]:

@@ -42,9 +42,15 @@ def test_card_tokens_accept_input_notation_and_plays_are_sets():
     specs = deal("3H QC KD AH")
     hand = after(specs, "S0 play ah qc kd")
     assert str(hand.top) == "3-card sequence to A"
-    hand = after(D, "s0 PLAY 10h")
+    hand = after(D, "S0 play 10h")
     assert hand.top_cards == CardSet.parse("TH")
 
+
+def test_seats_and_verbs_are_written_exactly():
+    """docs/records.md: actions are 'S<seat> <verb>', seats S0-S3 and verbs in lower case;
+    only card tokens accept other spellings."""
+    assert err("\n".join(seats()) + "\ns0 play 10h\n")[0] == 5
+    assert err("\n".join(seats()) + "\nS0 PLAY 10h\n")[0] == 5
 
 def test_missing_seat_tag_is_reported_on_the_first_action_line():
     """sasaki-rules.md, Game records: a missing Seat header shows on the first action line."""
