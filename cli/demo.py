@@ -1,92 +1,145 @@
-"""``sasaki demo``: four bots play a hand (or a short match) here, told play by play.
+"""``sasaki demo``: four peers as separate processes on this machine, over the real protocol.
 
-Everything runs in this process on the engine alone; the network table will later
-replace it with four peers over the real protocol, printing with the same
-``cli.render`` lines. The game record is printed at the end, or written with
-``--record FILE`` (one file per hand: ``FILE``, or ``name-2.ext``... for a match);
-either way it passes ``sasaki replay``.
+One ``sasaki host`` and three ``sasaki join`` processes: a real table code and
+SPAKE2 join on 127.0.0.1 (by address, so no mDNS at all), the real authenticated
+mesh, the mental-poker deal with proofs, bots in every seat (or ``--human``: you
+play seat 0's peer in this terminal). The host's peer tells the match play by
+play here; the others log to files in the demo directory. At the end every
+peer's transcript is audited and the four results are compared.
+
+``--local`` runs the old in-process demo instead (engine only, no network).
 """
 
 from __future__ import annotations
 
 import argparse
-import random
-from collections.abc import Iterator, Sequence
+import os
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
 
-from p2p_sasaki.bots import Bot
-from p2p_sasaki.hand import DecisionKind, Hand, random_deal
-from p2p_sasaki.match import Match
-from p2p_sasaki.options import TableOptions
-from p2p_sasaki.records import write_record
+from protocol.net import TableCode
 
-from cli.render import deal_lines, outcome_lines, places_text, play_steps
-from cli.simulate import add_seat_options, make_bots
+from cli import demo_local
+from cli.common import REPO_ROOT, positive
+from cli.simulate import add_seat_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "demo", help="watch four bots play a hand, play by play",
-        description="Four bots play one hand (or --hands N for a short match) in this "
-                    "process; every deal, declaration, play, pass, chata and kkojda is "
-                    "printed, then the finishing order, teams, multiplier and scores, and "
-                    "the game record (or --record FILE writes it).")
-    add_seat_options(parser, "heuristic,heuristic,heuristic,heuristic")
+        "demo", help="four bot peers play over the real protocol on this machine",
+        description="Start four sasaki peers as separate processes on 127.0.0.1 (one creates a "
+                    "table, three join it with its code), let bots play a match with the full "
+                    "protocol (mental-poker deal with proofs, signed messages), print it play by "
+                    "play, then audit every peer's transcript. --human: you play one seat here.")
+    parser.add_argument("--hands", type=positive, default=1, metavar="N", help="hands to play (default 1)")
     parser.add_argument("--seed", type=int, default=None,
-                        help="seed of the deal and the bots (default: a new one, printed)")
-    parser.add_argument("--hands", type=int, default=1, metavar="N", help="hands to play (default 1)")
-    parser.add_argument("--record", metavar="FILE",
-                        help="write the game record here instead of printing it "
-                             "(a match writes FILE for hand 1, then name-2.ext, ...)")
+                        help="seed of the bots' choices (the deal is the peers' joint randomness; "
+                             "with --local, the seed of the deal too)")
+    parser.add_argument("--human", action="store_true", help="play the creator's seat yourself in this terminal")
+    parser.add_argument("--dir", type=Path, default=None,
+                        help="keep identities, transcripts and logs here (default: a new temporary directory)")
+    parser.add_argument("--timeout", type=float, default=20.0, help="--human: seconds to claim a run/Stop")
+    parser.add_argument("--local", action="store_true",
+                        help="the old demo instead: four bots in this process, engine only, no network")
+    parser.add_argument("--record", metavar="FILE", help="--local only: write the game record(s) here")
+    add_seat_options(parser, "heuristic,heuristic,heuristic,heuristic")
+    parser.add_argument("--shuffle-rounds", type=positive, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--no-proofs", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(func=run)
 
 
-def record_path(base: str, number: int) -> Path:
-    path = Path(base)
-    return path if number == 1 else path.with_name(f"{path.stem}-{number}{path.suffix}")
+def _env() -> dict[str, str]:
+    path = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+    return dict(os.environ, PYTHONPATH=path, PYTHONUNBUFFERED="1")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.hands < 1:
-        print("sasaki demo: --hands must be at least 1.")
-        return 2
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
-    kinds = args.seats
-    print(f"Seed {seed}: " + ", ".join(f"S{s} {kind}" for s, kind in enumerate(kinds)) + ".")
-    deals = random.Random(seed)
-    bots = make_bots(kinds, seed)
-    match = Match(args.lead, TableOptions(lead_card=args.lead))
-    for number in range(1, args.hands + 1):
-        hand = match.start_hand(random_deal(deals))
-        print()
-        print(f"Hand {number}. " + deal_lines(hand)[0])
-        print("Deal:")
-        print("\n".join(deal_lines(hand)[1:]))
-        print("Declaration:")
-        for line in narrate(hand, bots):
-            print(line)
-        print("\n".join(outcome_lines(hand)))
-        record = write_record(hand)
-        if args.record:
-            path = record_path(args.record, number)
-            path.write_text(record, encoding="utf-8")
-            print(f"Record written to {path}.")
-        else:
-            print("Record:")
-            print(record, end="")
-    if args.hands > 1:
-        leaders = ", ".join(f"S{s}" for s in match.leaders())
-        print()
-        print(f"Match of {args.hands} hands: {places_text(match.totals)}; "
-              f"highest total: {leaders}.")
-    return 0
+    if args.local:
+        return demo_local.run(args)
+    started = time.monotonic()
+    directory = args.dir or Path(tempfile.mkdtemp(prefix="sasaki-demo-"))
+    directory.mkdir(parents=True, exist_ok=True)
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(3), "big")
+    code = TableCode.generate()
+    ready = directory / "host.address"
+    ready.unlink(missing_ok=True)
+    common = ["--interface", "127.0.0.1", "--hands", str(args.hands), "--lead", args.lead]
+    extra = (["--shuffle-rounds", str(args.shuffle_rounds)] if args.shuffle_rounds else []) + \
+        (["--no-proofs"] if args.no_proofs else [])
+    py = [sys.executable, "-m", "cli"]
+    print(f"Demo in {directory}: four peers on 127.0.0.1, table code {code}, bot seed {seed}.", flush=True)
+    transcripts = [directory / f"peer{i}.sasaki" for i in range(4)]
+    for path in transcripts:
+        path.unlink(missing_ok=True)
+    host_argv = py + ["host", "--code", str(code), "--ready-file", str(ready), "--no-mdns",
+                      "--data-dir", str(directory / "peer0"), "--transcript", str(transcripts[0]),
+                      "--timeout", str(args.timeout)] + common + extra
+    host_argv += [] if args.human else ["--bot", "--seed", str(seed)]
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        processes.append(subprocess.Popen(host_argv, cwd=REPO_ROOT, env=_env()))
+        deadline = time.monotonic() + 30
+        while not ready.exists():
+            if processes[0].poll() is not None or time.monotonic() > deadline:
+                print("sasaki demo: the creator's peer did not start; see the output above.", file=sys.stderr)
+                return 1
+            time.sleep(0.05)
+        address = ready.read_text().strip()
+        for i in (1, 2, 3):
+            argv = py + ["join", str(code), "--address", address, "--bot", "--seed", str(seed + i),
+                         "--data-dir", str(directory / f"peer{i}"), "--transcript", str(transcripts[i]),
+                         "--interface", "127.0.0.1"]
+            with open(directory / f"peer{i}.log", "wb") as log:
+                processes.append(subprocess.Popen(argv, cwd=REPO_ROOT, env=_env(), stdin=subprocess.DEVNULL,
+                                                  stdout=log, stderr=subprocess.STDOUT))
+        codes = wait_all(processes)
+    except KeyboardInterrupt:
+        for process in processes:
+            process.kill()
+        raise
+    print(f"\nAll four peers exited ({', '.join(map(str, codes))}) after {time.monotonic() - started:.1f} s. "
+          "Auditing their transcripts:", flush=True)
+    return audit_all(transcripts, codes)
 
 
-def narrate(hand: Hand, bots: Sequence[Bot]) -> Iterator[str]:
-    """Play ``hand`` with ``bots``, yielding the lines that tell it (indented by two)."""
-    heading = False
-    for step in play_steps(hand, bots):
-        if not heading and step.decision.kind is DecisionKind.TURN:
-            heading = True
-            yield "Play:"
-        yield from (f"  {line}" for line in step.lines)
+def wait_all(processes: list[subprocess.Popen[bytes]], grace: float = 20.0) -> list[int]:
+    """Exit statuses; once one peer fails, the others get ``grace`` seconds, then are killed."""
+    failed_at = None
+    while any(p.poll() is None for p in processes):
+        if failed_at is None and any(p.returncode not in (None, 0) for p in processes):
+            failed_at = time.monotonic()
+        if failed_at is not None and time.monotonic() - failed_at > grace:
+            for p in processes:
+                if p.poll() is None:
+                    p.kill()
+        time.sleep(0.1)
+    return [p.wait() for p in processes]
+
+
+def audit_all(transcripts: list[Path], codes: list[int]) -> int:
+    from cli.audit import audit_file, describe
+
+    try:
+        import protocol.transcript  # noqa: F401
+    except ImportError:
+        print("  (cannot audit: protocol/transcript.py is not in this build)")
+        return 1 if any(codes) else 0
+    results = []
+    for path in transcripts:
+        if not path.exists():
+            print(f"  {path.name}: missing")
+            results.append(None)
+            continue
+        audit = audit_file(path)
+        results.append(audit)
+        print(f"  {path.name}: {describe(audit).splitlines()[0]}")
+    good = [r for r in results if r is not None and r.ok]
+    totals = {tuple(r.totals) for r in good}
+    if len(good) == 4 and len(totals) == 1 and not any(codes):
+        print(f"Audit: all four transcripts verify and agree: totals {list(totals.pop())}.")
+        return 0
+    print("Audit: the transcripts do NOT all verify and agree (see above; logs are next to them).")
+    return 1

@@ -12,7 +12,7 @@ import importlib
 import sys
 
 # Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("demo", "simulate", "replay")
+COMMANDS: tuple[str, ...] = ("play", "host", "join", "tables", "demo", "audit", "export", "replay", "simulate")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,7 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    if argv is None:
+        argv = sys.argv[1:]
+    args = parser.parse_args(argv or ["play"])  # ``sasaki`` alone plays
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

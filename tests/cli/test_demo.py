@@ -1,4 +1,4 @@
-"""cli/demo.py: `sasaki demo [--seed S] [--seats ...] [--hands N] [--record FILE]`."""
+"""cli/demo_local.py: `sasaki demo --local [--seed S] [--seats ...] [--hands N] [--record FILE]`."""
 
 from pathlib import Path
 
@@ -16,7 +16,7 @@ def run(capsys, *argv):
 
 
 def test_demo_output_for_a_fixed_seed(capsys):
-    status, out, err = run(capsys, "demo", "--seed", "3")
+    status, out, err = run(capsys, "demo", "--local", "--seed", "3")
     assert status == 0 and err == ""
     assert out == GOLDEN.read_text(encoding="utf-8")
     # The parts a reader looks for, spelled out:
@@ -27,7 +27,7 @@ def test_demo_output_for_a_fixed_seed(capsys):
 
 
 def test_printed_record_replays_to_the_same_result(capsys, tmp_path):
-    _, out, _ = run(capsys, "demo", "--seed", "3")
+    _, out, _ = run(capsys, "demo", "--local", "--seed", "3")
     record = out.split("Record:\n", 1)[1]
     hand = replay(record)
     assert hand.is_over and hand.finish == (0, 1, 2, 3) and hand.scores == (0, 0, 0, 0)
@@ -39,7 +39,7 @@ def test_printed_record_replays_to_the_same_result(capsys, tmp_path):
 
 def test_match_with_record_files_that_pass_replay(capsys, tmp_path):
     base = tmp_path / "game.txt"
-    status, out, _ = run(capsys, "demo", "--seed", "3", "--hands", "3", "--record", str(base),
+    status, out, _ = run(capsys, "demo", "--local", "--seed", "3", "--hands", "3", "--record", str(base),
                          "--seats", "heuristic,random,heuristic,random")
     assert status == 0
     files = [base, tmp_path / "game-2.txt", tmp_path / "game-3.txt"]

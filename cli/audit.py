@@ -1,0 +1,104 @@
+"""``sasaki audit FILE [--json]``: verify a table transcript end to end.
+
+Every signature, every deal step and proof, every action against the rules, the
+scores: ``protocol.transcript.audit_table``. Prints the hands, scores and totals
+(exit 0), or the blamed seat and the reason (exit 1). A file that cannot be read
+is one sentence on stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from p2p_sasaki.cards import CardSet
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "audit", help="verify a table transcript (.sasaki) and name any cheater",
+        description="Check a table's transcript end to end: every signature, the shuffles and "
+                    "their proofs, each seat's cards, every play against the rules, the scores. "
+                    "Prints the hands and totals, or the seat to blame and why (exit status 1).")
+    parser.add_argument("file", metavar="FILE", help="a transcript written by sasaki (.sasaki)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
+    parser.set_defaults(func=run)
+
+
+def audit_file(path: Path) -> Any:
+    from protocol.transcript import audit_table
+
+    return audit_table(Path(path).read_bytes())
+
+
+def _cards(cards: Any) -> CardSet:
+    """A seat's dealt cards as the audit gives them: card indices, a mask or a CardSet."""
+    if isinstance(cards, CardSet):
+        return cards
+    if isinstance(cards, int):
+        return CardSet(cards)
+    return CardSet(sum(1 << int(index) for index in cards))
+
+
+def _blame(audit: Any) -> Any:
+    blame = getattr(audit, "blame", None)
+    if blame is None:
+        return None
+    return {"seat": blame.seat, "hand": getattr(blame, "hand", None), "slot": blame.slot, "reason": blame.reason}
+
+
+def as_json(audit: Any) -> dict[str, Any]:
+    blame = _blame(audit)
+    return {
+        "ok": bool(audit.ok),
+        "complete": bool(getattr(audit, "complete", True)),
+        "hands": [[str(_cards(cards)) for cards in hand] for hand in audit.hands],
+        "scores": [list(s) for s in audit.scores],
+        "totals": list(audit.totals),
+        "blame": blame,
+    }
+
+
+def describe(audit: Any) -> str:
+    data = as_json(audit)
+    if data["blame"] is not None or not data["ok"]:
+        blame = data["blame"] or {"seat": None, "hand": None, "slot": None, "reason": "the transcript does not verify"}
+        who = ("nobody can be named (the file itself was altered)" if blame["seat"] is None
+               else f"S{blame['seat']} is to blame")
+        where = f"hand {blame['hand']}, message {blame['slot']}" if blame.get("hand") not in (None, -1) \
+            else f"message {blame['slot']}"
+        return (f"FAILED: {who} ({where}): {blame['reason']}. "
+                f"{len(data['scores'])} hand(s) verified before that.")
+    incomplete = "" if data["complete"] else " (the match stops early: not every hand was played)"
+    lines = [f"OK: {len(data['hands'])} hand(s) verified{incomplete}; totals "
+             + ", ".join(f"S{s} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
+    for number, (hand, scores) in enumerate(zip(data["hands"], data["scores"] + [None] * len(data["hands"])), 1):
+        lines.append(f"Hand {number}:")
+        lines += [f"  S{seat} dealt {cards}" for seat, cards in enumerate(hand)]
+        if scores is not None:
+            lines.append("  scores " + ", ".join(f"S{s} {v:+d}" for s, v in enumerate(scores)))
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        audit = audit_file(args.file)
+    except OSError as error:
+        print(f"sasaki audit: cannot read {args.file}: {error.strerror or error}.", file=sys.stderr)
+        return 2
+    except ValueError as error:  # not a transcript at all
+        if args.json:
+            print(json.dumps({"ok": False, "complete": False, "hands": [], "scores": [], "totals": [], "blame":
+                              {"seat": None, "hand": None, "slot": None, "reason": str(error)}}))
+        else:
+            print(f"sasaki audit: {args.file} is not a readable transcript: {error}.")
+        return 1
+    data = as_json(audit)
+    if args.json:
+        print(json.dumps(data))
+    else:
+        print(f"{args.file}: {describe(audit)}")
+    return 0 if data["ok"] and data["blame"] is None else 1

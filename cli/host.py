@@ -1,0 +1,102 @@
+"""``sasaki host``: create a table, show its code, advertise it, wait for three joiners, play."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import secrets
+import subprocess
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import trio
+
+from protocol.net import InvalidCodeError, MemberJoined, MemberLeft, TableCode, WrongCodeTried, advertise_table, host_table
+
+from cli.common import (CliError, add_peer_options, add_table_options, bind_host, config_from_args, data_dir,
+                        interfaces, lan_address, load_identity, make_player, make_ui, play_roster, report,
+                        run_async, spawn_bot_peers)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "host", help="create a table: show its code, wait for three players, play",
+        description="Create a table: pick a one-time table code and show it, advertise the table on "
+                    "the LAN (mDNS), admit the three players who type the code (or fill seats with "
+                    "--bots N), then play the match and write its signed transcript.")
+    add_table_options(parser)
+    add_peer_options(parser)
+    parser.add_argument("--no-mdns", action="store_true",
+                        help="do not advertise on the LAN: joiners must use --address HOST:PORT")
+    parser.add_argument("--port", type=int, default=0, help="TCP port for joiners (default: any free port)")
+    parser.add_argument("--code", help=argparse.SUPPRESS)         # demo/tests: use this code
+    parser.add_argument("--ready-file", type=Path, help=argparse.SUPPRESS)  # demo/tests: HOST:PORT here
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_async(host, args)
+
+
+async def host(args: argparse.Namespace) -> int:
+    directory = data_dir(args)
+    identity = load_identity(directory)
+    try:
+        code = TableCode.parse(args.code) if args.code else TableCode.generate()
+    except InvalidCodeError as error:
+        raise CliError(f"{error}") from None
+    config = config_from_args(args)
+    player = make_player(args)
+    ui = make_ui(args, player)
+    bind = bind_host(args)
+    join_listeners = await trio.open_tcp_listeners(args.port, host=bind)
+    mesh_listeners = await trio.open_tcp_listeners(0, host=bind)
+    join_port = join_listeners[0].socket.getsockname()[1]
+    mesh_port = mesh_listeners[0].socket.getsockname()[1]
+    address = f"{args.interface or lan_address()}:{join_port}"
+    print(f"Table code: {code}", flush=True)
+    print(f"Join address (if multicast does not pass): {address}", flush=True)
+    print(f"Others join with: sasaki join {code}   or   sasaki join {code} --address {address}", flush=True)
+    if args.ready_file:
+        tmp = args.ready_file.with_suffix(".tmp")
+        tmp.write_text(address)
+        tmp.rename(args.ready_file)
+    bots: list[subprocess.Popen[bytes]] = []
+    async with AsyncExitStack() as stack:
+        nursery = await stack.enter_async_context(trio.open_nursery())
+        ad = None
+        if not args.no_mdns:
+            ad = await stack.enter_async_context(advertise_table(code.nameplate, join_port, interfaces=interfaces(args)))
+        if args.bots:
+            bots = spawn_bot_peers(args.bots, str(code), address, directory, args.interface)
+            print(f"Started {args.bots} bot peer(s) as local processes.", flush=True)
+        print(f"Waiting for {3 - args.bots} player(s) to join ...", flush=True)
+
+        def on_event(event: object) -> None:
+            if isinstance(event, MemberJoined):
+                print(f"{event.member} joined ({event.seats_taken} of 4 seats taken).", flush=True)
+            elif isinstance(event, MemberLeft):
+                print(f"{event.member} left ({event.seats_taken} of 4 seats taken).", flush=True)
+            elif isinstance(event, WrongCodeTried):
+                print(f"{event}.", flush=True)
+            if ad is not None and isinstance(event, (MemberJoined, MemberLeft)):
+                nursery.start_soon(ad.update, event.seats_taken)
+
+        try:
+            roster = await host_table(identity, code, mesh_port, join_listeners, table_id=secrets.token_bytes(32),
+                                      mesh_host=args.interface or "", on_event=on_event)
+        except BaseException:
+            for process in bots:
+                process.kill()
+            raise
+    result = await play_roster(args, identity, roster, mesh_listeners, config, player, ui)
+    for process in bots:
+        await trio.to_thread.run_sync(functools.partial(_wait, process))
+    return report(result, args.quiet)
+
+
+def _wait(process: subprocess.Popen[bytes]) -> None:
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()

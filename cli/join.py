@@ -1,0 +1,61 @@
+"""``sasaki join CODE [--address HOST:PORT]``: join a table by its code and play."""
+
+from __future__ import annotations
+
+import argparse
+
+import trio
+
+from protocol.net import InvalidCodeError, TableCode, find_and_join_table, join_table
+
+from cli.common import (CliError, add_peer_options, bind_host, data_dir, interfaces, load_identity, make_player,
+                        make_ui, play_roster, report, run_async)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "join", help="join a table with the code its creator shows",
+        description="Join the table whose code you were given (like 7-purple-sausage): find it on "
+                    "the LAN by mDNS, or at --address HOST:PORT when multicast does not pass, "
+                    "then play. The table options are the creator's.")
+    parser.add_argument("code", metavar="CODE", help="the table code, e.g. 7-purple-sausage")
+    parser.add_argument("--address", metavar="HOST:PORT",
+                        help="the creator's join address (shown on its screen): skip mDNS")
+    parser.add_argument("--browse-timeout", type=float, default=5.0, metavar="SECONDS",
+                        help="how long to look for the table on the LAN (default 5)")
+    add_peer_options(parser)
+    parser.set_defaults(func=run)
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise CliError(f"{text!r} is not an address like 192.168.1.23:40123")
+    return host, int(port)
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_async(join, args)
+
+
+async def join(args: argparse.Namespace) -> int:
+    try:
+        code = TableCode.parse(args.code)
+    except InvalidCodeError as error:
+        raise CliError(f"{args.code!r} is not a table code: {error}") from None
+    address = parse_address(args.address) if args.address else None
+    identity = load_identity(data_dir(args))
+    player = make_player(args)
+    ui = make_ui(args, player)
+    mesh_listeners = await trio.open_tcp_listeners(0, host=bind_host(args))
+    mesh_port = mesh_listeners[0].socket.getsockname()[1]
+    if not args.quiet:
+        where = f"at {args.address}" if address else "on the local network"
+        print(f"Joining table {code.nameplate} {where}; waiting until all four seats are taken ...", flush=True)
+    if address:
+        roster = await join_table(identity, code, address, mesh_port, mesh_host=args.interface or "")
+    else:
+        roster = await find_and_join_table(identity, code, mesh_port, interfaces=interfaces(args),
+                                           browse_timeout=args.browse_timeout, mesh_host=args.interface or "")
+    result = await play_roster(args, identity, roster, mesh_listeners, None, player, ui)
+    return report(result, args.quiet)

@@ -1,0 +1,46 @@
+"""``sasaki play`` (the default command): browse the LAN, then join a table or create one."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from cli import host as host_command
+from cli import join as join_command
+from cli.common import add_peer_options, add_table_options, run_async
+from cli.tables import browse, table_line
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "play", help="find a table on the LAN and join it, or create one (the default)",
+        description="List the tables advertised on the LAN, then ask for a table code to join "
+                    "one, or create a new table (like 'sasaki host') if you just press Enter.")
+    add_table_options(parser, creating_only=True)
+    add_peer_options(parser)
+    parser.add_argument("--browse-timeout", type=float, default=3.0, metavar="SECONDS",
+                        help="how long to look for tables (default 3)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    async def main() -> int:
+        print("Looking for tables on the local network ...", flush=True)
+        ns = argparse.Namespace(**vars(args))
+        ns.timeout = args.browse_timeout
+        ads = await browse(ns)
+        for ad in ads:
+            print("  " + table_line(ad))
+        if not ads:
+            print("  (none seen)")
+        print("Type a table code to join (e.g. 7-purple-sausage, optionally followed by HOST:PORT), "
+              "or press Enter to create a table:", flush=True)
+        line = sys.stdin.readline().strip().split()
+        if not line:
+            args.no_mdns, args.port, args.code, args.ready_file = False, 0, None, None
+            return await host_command.host(args)
+        args.code = line[0]
+        args.address = line[1] if len(line) > 1 else None
+        return await join_command.join(args)
+
+    return run_async(main)

@@ -1,0 +1,52 @@
+"""``sasaki tables``: list the tables advertised on the LAN (mDNS)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from protocol.net import PROTOCOL_VERSION, browse_tables
+
+from cli.common import interfaces, run_async
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "tables", help="list the tables advertised on the local network",
+        description="Browse the LAN (mDNS, _sasaki._tcp) for a few seconds and list the tables "
+                    "seen: nameplate, seats taken, addresses and join port. These are hints; "
+                    "joining needs the table's code.")
+    parser.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS",
+                        help="how long to listen (default 3)")
+    parser.add_argument("--interface", metavar="ADDRESS", default=None,
+                        help="browse only on the interface with this IPv4 address (default: all)")
+    parser.add_argument("--json", action="store_true", help="print one JSON list instead")
+    parser.set_defaults(func=run)
+
+
+async def browse(args: argparse.Namespace) -> list:
+    return await browse_tables(args.timeout, interfaces=interfaces(args))
+
+
+def table_line(ad) -> str:  # type: ignore[no-untyped-def]
+    addresses = ", ".join(f"{a}:{ad.port}" for a in ad.addresses)
+    note = "" if ad.version == PROTOCOL_VERSION else f" (protocol v{ad.version}: not joinable)"
+    return f"table {ad.nameplate}: {ad.seats_taken} of 4 seats taken, at {addresses}{note}"
+
+
+def run(args: argparse.Namespace) -> int:
+    async def main() -> int:
+        ads = await browse(args)
+        if args.json:
+            print(json.dumps([{"name": a.name, "nameplate": a.nameplate, "seats_taken": a.seats_taken,
+                               "port": a.port, "addresses": list(a.addresses), "version": a.version}
+                              for a in ads]))
+        elif not ads:
+            print(f"No table seen within {args.timeout:g} s. Create one with 'sasaki host', or, if "
+                  "multicast does not pass here, join by address (see 'sasaki join --help').")
+        else:
+            for ad in ads:
+                print(table_line(ad))
+        return 0
+
+    return run_async(main)

@@ -1,0 +1,46 @@
+"""Every command has a --help that exits 0 and says what it does."""
+
+from __future__ import annotations
+
+import pytest
+
+from cli.main import COMMANDS, main
+
+EXPECTED = {
+    "play": "create a new table", "host": "table code", "join": "--address", "tables": "--json",
+    "demo": "separate processes", "audit": "blame", "export": "sasaki replay", "replay": "game record",
+    "simulate": "hands",
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help(command, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: sasaki {command}")
+    assert EXPECTED[command] in out.replace("\n", " ").replace("  ", " ")
+
+
+def test_every_command_is_listed(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for command in COMMANDS:
+        assert command in out
+
+
+def test_table_options_are_offered(capsys):
+    with pytest.raises(SystemExit):
+        main(["host", "--help"])
+    out = capsys.readouterr().out
+    for option in ("--bots", "--hands", "--lead", "--lead-must-contain-3", "--running", "--data-dir", "--interface"):
+        assert option in out
+    assert "--shuffle-rounds" not in out  # hidden test option
+
+
+def test_bad_code_is_one_sentence(capsys):
+    assert main(["join", "7-notaword-sausage", "--address", "127.0.0.1:9", "--data-dir", "/tmp/sasaki-test-x"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("sasaki: ") and err.count("\n") == 1
