@@ -52,7 +52,7 @@ import trio
 
 from protocol import crypto
 from protocol.messages import MeshHello, MeshProof, MeshWelcome
-from protocol.net.framing import MAX_FRAME_SIZE, FramedStream, FrameError
+from protocol.net.framing import HEADER_SIZE, MAX_FRAME_SIZE, FramedStream, FrameError
 from protocol.net.handshake import HandshakeError, receive_message, refuse, send_message
 from protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster, describe_key
 
@@ -87,6 +87,10 @@ class PeerStatistics:
     queued: int
     """Frames waiting in this peer's send queue."""
     last_error: str | None
+    bytes_sent: int = 0
+    """Bytes of the frames counted in ``frames_sent``, each with its length prefix
+    (keep-alives and handshakes are not counted)."""
+    bytes_received: int = 0
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,8 @@ class _Link:
         self.connections = 0
         self.frames_sent = 0
         self.frames_received = 0
+        self.bytes_sent = 0
+        self.bytes_received = 0
         self.last_error: str | None = None
 
 
@@ -230,6 +236,8 @@ class Mesh:
                     frames_received=link.frames_received,
                     queued=link.outbox_send.statistics().current_buffer_used,
                     last_error=link.last_error,
+                    bytes_sent=link.bytes_sent,
+                    bytes_received=link.bytes_received,
                 )
                 for key, link in self._links.items()
             },
@@ -398,6 +406,7 @@ class Mesh:
                 return
             if frame:  # empty frames are keep-alives
                 link.frames_received += 1
+                link.bytes_received += HEADER_SIZE + len(frame)
                 await self._received_send.send((link.member.key, frame))
 
     async def _write_loop(self, link: _Link, framed: FramedStream, scope: trio.CancelScope) -> None:
@@ -405,6 +414,7 @@ class Mesh:
             async for frame in link.outbox_receive:
                 await framed.send(frame)
                 link.frames_sent += 1
+                link.bytes_sent += HEADER_SIZE + len(frame)
         except _CONNECTION_ERRORS as exc:
             link.last_error = str(exc) or f"the connection to {link.member} broke"
         scope.cancel()

@@ -107,6 +107,7 @@ class TableResult:
     records: int = 0
     config: Any = None
     hands: list[Any] = field(default_factory=list)   # HandEnded events
+    mesh: Any = None                  # MeshStatistics when the table stopped (frames and bytes sent)
 
 
 class TranscriptWriter:
@@ -180,6 +181,7 @@ async def run_table(
             driver = _Driver(session, mesh, player, writer, notify, result)
             driver.inbox.extend(early)
             await driver.run(nursery, linger)
+            result.mesh = mesh.statistics()
             mesh.close()
             nursery.cancel_scope.cancel()
     finally:

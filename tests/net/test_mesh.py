@@ -59,6 +59,9 @@ async def test_four_peers_connect_and_exchange_frames_both_ways():
         assert all(p.connected and p.connections == 1 and p.queued == 0 for p in stats.peers.values())
         assert stats.peers[identities[3].public_key].frames_sent == 2
         assert stats.peers[identities[3].public_key].frames_received == 2
+        # bytes: each frame with its 4-byte length prefix ("hello from 0" and "down"; "hello from 3" and "up")
+        assert stats.peers[identities[3].public_key].bytes_sent == (4 + 12) + (4 + 4)
+        assert stats.peers[identities[3].public_key].bytes_received == (4 + 12) + (4 + 2)
     # after the block every mesh is closed and its channel ended
     for mesh in meshes:
         with pytest.raises(trio.EndOfChannel):
