@@ -138,6 +138,15 @@ class DeckUsageError(RuntimeError):
     """The local caller asked for something impossible (never raised for received input)."""
 
 
+class KeyMismatch(ValueError):
+    """A revealed key that explains no shuffle hop (from :meth:`DeckSession.hands_from_keys`)."""
+
+    def __init__(self, seat: int, reason: str) -> None:
+        super().__init__(reason)
+        self.seat = seat
+        self.reason = reason
+
+
 # ---------------------------------------------------------------------------------------
 # Slots
 # ---------------------------------------------------------------------------------------
@@ -622,7 +631,8 @@ class DeckSession:
         self._opened[k] = card
         self._events.append(CardOpened(sender, k, card))
 
-    def _apply_key(self, seat: int, key: int) -> None:
+    def _hop_permutation(self, seat: int, key: int) -> tuple[int, ...]:
+        """The permutation of seat's hop that ``key`` explains; _Reject if it explains none."""
         (in_deck, in_base), (out_deck, out_base) = self._decks[seat], self._decks[seat + 1]
         if G.mul(key, in_base) != out_base:
             raise _Reject("key", f"seat {seat}'s revealed key does not match its base")
@@ -633,18 +643,45 @@ class DeckSession:
             if j is None:
                 raise _Reject("key", f"seat {seat}'s revealed key does not match its shuffle")
             perm[j] = i
+        return tuple(perm)
+
+    def _apply_key(self, seat: int, key: int) -> None:
+        self._hop_perms[seat] = self._hop_permutation(seat, key)
         self._revealed[seat] = key
-        self._hop_perms[seat] = tuple(perm)
         self._events.append(KeyRevealed(seat))
         if len(self._revealed) == self.n:
             self._reveal_hands()
 
-    def _reveal_hands(self) -> None:
+    def _dealt_hands(self, hop_perms: dict[int, tuple[int, ...]]) -> tuple[tuple[int, ...], ...]:
         origin = list(range(self.n_cards))  # origin[k]: the card at position k of D_n
         for hop in reversed(range(self.n)):
-            perm = self._hop_perms[hop]
+            perm = hop_perms[hop]
             origin = [perm[k] for k in origin]
-        hands = tuple(tuple(origin[k] for k in self.positions_of(s)) for s in range(self.n))
+        return tuple(tuple(origin[k] for k in self.positions_of(s)) for s in range(self.n))
+
+    def hands_from_keys(self, keys: dict[int, int]) -> tuple[tuple[int, ...], ...]:
+        """Every seat's dealt cards from all n keys, each checked against its hop, without
+        changing this session: an auditor that holds the whole transcript reads the deal
+        before the keys' slot comes (the keys are checked again, as usual, in their slot).
+
+        Raises :class:`KeyMismatch` naming the first seat whose key explains no hop.
+        """
+        if not self.deal_verified or sorted(keys) != list(range(self.n)):
+            raise DeckUsageError("hands_from_keys needs a verified deal and one key per seat")
+        perms = {}
+        for seat in range(self.n):
+            try:
+                perms[seat] = self._hop_permutation(seat, keys[seat])
+            except (_Reject, CryptoError) as exc:
+                raise KeyMismatch(seat, str(exc)) from None
+        return self._dealt_hands(perms)
+
+    def _reveal_hands(self) -> None:
+        hands = self._dealt_hands(self._hop_perms)
+        origin = [0] * self.n_cards
+        for seat, cards in enumerate(hands):
+            for k, card in zip(self.positions_of(seat), cards):
+                origin[k] = card
         for k, card in self._opened.items():
             if origin[k] != card:  # impossible if the DLEQ and key checks hold
                 raise _Reject("key", f"the revealed keys contradict the open card at position {k}")

@@ -51,9 +51,9 @@ from p2p_sasaki.hand import (
 )
 from p2p_sasaki.options import TableOptions
 from protocol import crypto
-from protocol.crypto import Entropy, IdentityKey, system_entropy, u32
+from protocol.crypto import CryptoError, Entropy, IdentityKey, system_entropy, u32
 from protocol.deck import (
-    DeckSession, HandDealt, HandIdAgreed, ShuffleAccepted, ShuffleVerified, SlotLayout, Violation,
+    DeckSession, HandDealt, HandIdAgreed, KeyMismatch, ShuffleAccepted, ShuffleVerified, SlotLayout, Violation,
 )
 from protocol.messages import (
     Body, DeckCommit, DeckNonce, Genesis, KeyReveal, MessageError, SeatCommit, SeatNonce, ShuffleHop,
@@ -828,8 +828,10 @@ class TableSession:
 class TableObserver(TableSession):
     """A session that signs nothing and replays a transcript: the auditor.
 
-    Its engine runs with the full deal, which it reads from the transcript's own deck
-    messages and key reveals (protocol/audit.py) when a hand's lead slot is reached.
+    Its engine runs with the full deal: when a hand's lead slot is reached, its own deck
+    session has verified every shuffle, proof and strip, and the deal is read from the
+    key reveals further on in the transcript (:meth:`DeckSession.hands_from_keys`; the
+    keys are checked again, as usual, in their own slot).
     """
 
     def __init__(self, header: TranscriptHeader) -> None:
@@ -841,18 +843,29 @@ class TableObserver(TableSession):
         self._envelopes: tuple[bytes, ...] = ()
 
     def _new_engine(self, first_leader: int) -> Hand:
-        from protocol.audit import audit_hand
-
-        assert self.seat_keys is not None
-        mine = [e for e in self._envelopes if _hand_of(e) == self.hand_no and _is_deck(e)]
-        result = audit_hand(
-            mine, n=SEATS, n_cards=N_CARDS, peer_public_keys=self.seat_keys, table_id=self.table_id,
-            hand_no=self.hand_no, proofs=self.config.proofs, shuffle_rounds=self.config.shuffle_rounds,
-        )
-        if result.violation is not None:
-            raise _Stop(result.violation.seat, self.slot, f"deck {result.violation.step}: {result.violation.reason}")
-        assert result.hands is not None
-        hand = Hand([sum(1 << c for c in cards) for cards in result.hands], self.lead_card, self.config.options)
+        assert self.seat_keys is not None and self.deck is not None
+        keys: dict[int, int] = {}
+        for envelope in self._envelopes:
+            try:
+                message = decode_envelope(envelope)
+            except MessageError:
+                continue  # the canonical replay blames it where it stands
+            body = message.body
+            if (body.table == self.table_id and body.hand == self.hand_no and isinstance(body.payload, KeyReveal)
+                    and 0 <= body.sender < SEATS and body.sender not in keys
+                    and verify_envelope(message, self.seat_keys[body.sender])):
+                try:
+                    keys[body.sender] = crypto.scalar_from_bytes(body.payload.key)
+                except CryptoError as exc:
+                    raise _Stop(body.sender, self.slot, f"deck key: {exc}") from None
+        missing = [seat for seat in range(SEATS) if seat not in keys]
+        if missing:
+            raise _Stop(missing[0], self.slot, f"seat {missing[0]} never revealed its key for hand {self.hand_no}")
+        try:
+            dealt = self.deck.hands_from_keys(keys)
+        except (KeyMismatch, CryptoError) as exc:
+            raise _Stop(getattr(exc, "seat", None), self.slot, f"deck key: {exc}") from None
+        hand = Hand([sum(1 << c for c in cards) for cards in dealt], self.lead_card, self.config.options)
         if hand.first_leader != first_leader:
             raise _Stop(first_leader, self.slot, f"seat {first_leader} showed a {self.lead_card} it was not dealt")
         return hand
@@ -905,14 +918,6 @@ class TableObserver(TableSession):
         del ENVELOPE
         return TableAudit(tuple(self.dealt_hands), tuple(self.hand_scores), self.totals, blame,
                           complete=self.finished and self.blame is None)
-
-
-def _hand_of(envelope: bytes) -> int:
-    return decode_envelope(envelope).body.hand
-
-
-def _is_deck(envelope: bytes) -> bool:
-    return decode_envelope(envelope).body.type.startswith("deck/")
 
 
 def _evidence_blame(data: bytes, header: TranscriptHeader, seat_keys):

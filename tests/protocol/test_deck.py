@@ -376,3 +376,19 @@ def test_random_bytes_never_crash_a_session(data):
     events = session.take_events()
     assert events and all(e.step == "envelope" and e.seat == 1 for e in events)
     assert session.failed is None
+
+
+def test_hands_from_keys_reads_the_deal_without_changing_the_session():
+    """An auditor can read the deal from the keys before their slot; a wrong key is named."""
+    from protocol.deck import KeyMismatch
+
+    table = Table(seed=b"keys-early", proofs=False, observer=True)
+    table.start()
+    observer = table.observer
+    keys = {seat: s._x for seat, s in enumerate(table.sessions)}
+    dealt = observer.hands_from_keys(keys)
+    assert dealt == tuple(s.hand for s in table.sessions)
+    assert observer.hands is None  # nothing revealed yet
+    with pytest.raises(KeyMismatch) as info:
+        observer.hands_from_keys({**keys, 2: keys[2] + 1})
+    assert info.value.seat == 2 and "does not match its base" in info.value.reason

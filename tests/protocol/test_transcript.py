@@ -111,3 +111,30 @@ def test_export_records_replay(honest):
 
 VECTOR_DIGEST = "71ac3be1b860b3c10bd02fc1c3b455bfcbf73609992f36746304e2488c80c1a8"
 VECTOR_LENGTH = 52959
+
+
+def test_a_resigned_wrong_key_names_its_signer(honest):
+    """The auditor reads the deal from the key reveals before their slot: a key that explains
+    no shuffle hop is blamed on the seat that signed it, at the hand's lead slot."""
+    from protocol.crypto import scalar_bytes
+    from protocol.messages import KeyReveal
+
+    records = split_records(honest.transcript(0))
+    i = envelope_index(records, lambda b: b.type == "deck/key")
+    body = decode_envelope(records[i][1]).body
+    seats = {p.my_seat: p for p in honest.peers}
+    key = honest.keys[honest.peers.index(seats[body.sender])]
+    forged = Body(body.table, body.hand, body.slot, body.sender, body.prev, KeyReveal(scalar_bytes(12345)))
+    records[i] = (KIND_ENVELOPE, sign_envelope(forged, key))
+    audit = audit_table(rebuild(records))
+    assert (audit.blame.seat, audit.blame.hand, audit.blame.slot) == (body.sender, 1, LEAD_SLOT)
+    assert "does not match its base" in audit.blame.reason
+
+
+def test_a_missing_key_reveal_names_the_silent_seat(honest):
+    records = split_records(honest.transcript(0))
+    i = envelope_index(records, lambda b: b.type == "deck/key")
+    seat = decode_envelope(records[i][1]).body.sender
+    audit = audit_table(rebuild(records[:i] + records[i + 1:]))
+    assert (audit.blame.seat, audit.blame.hand) == (seat, 1)
+    assert "never revealed its key" in audit.blame.reason
