@@ -158,7 +158,12 @@ def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interf
     for number in range(count):
         bot_dir = directory / "bots" / str(number + 1)
         argv = [sys.executable, "-m", "cli", "join", code, "--address", address, "--bot", "--quiet",
-                "--data-dir", str(bot_dir), "--interface", interface or "127.0.0.1"]
+                "--data-dir", str(bot_dir)]
+        if interface:
+            # Same interface as the creator. Without one, a bot's mesh listens on every
+            # interface and the creator records it at the address it came from (the LAN
+            # address), so players on other machines can reach it; 127.0.0.1 would not do.
+            argv += ["--interface", interface]
         log = open(quiet_log.with_name(f"{quiet_log.stem}-bot{number + 1}.log"), "wb") if quiet_log else subprocess.DEVNULL
         processes.append(subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL,
                                           stdout=log, stderr=subprocess.STDOUT))

@@ -70,7 +70,9 @@ async def host(args: argparse.Namespace) -> int:
         if args.bots:
             bots = spawn_bot_peers(args.bots, str(code), address, directory, args.interface)
             print(f"Started {args.bots} bot peer(s) as local processes.", flush=True)
-        print(f"Waiting for {3 - args.bots} player(s) to join ...", flush=True)
+        people = 3 - args.bots
+        print(f"Waiting for {people} player(s) to join ..." if people else "Waiting for the bots to join ...",
+              flush=True)
 
         def on_event(event: object) -> None:
             if isinstance(event, MemberJoined):
