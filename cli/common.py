@@ -148,6 +148,19 @@ class CliError(Exception):
     """One sentence for the person; the command exits with status 1."""
 
 
+def parse_code(text: str) -> Any:
+    """The :class:`TableCode` in ``text``, or a :class:`CliError` saying what is wrong with it."""
+    from protocol.net import InvalidCodeError, TableCode
+
+    try:
+        return TableCode.parse(text)
+    except InvalidCodeError as error:
+        message = str(error)
+        if "is not a table code" in message:
+            raise CliError(message) from None
+        raise CliError(f"{text!r} is not a table code: {message}") from None
+
+
 # -- bots -----------------------------------------------------------------------------
 
 def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interface: str | None,
@@ -226,7 +239,7 @@ def run_async(function: Any, *args: Any) -> int:
     try:
         return trio.run(function, *args)
     except CliError as error:
-        print(f"sasaki: {error}", file=sys.stderr)
+        print(f"sasaki: {error}.", file=sys.stderr)
         return 1
     except JoinError as error:
         print(f"sasaki: {error}.", file=sys.stderr)
