@@ -74,7 +74,8 @@ def add_table_options(parser: argparse.ArgumentParser, creating_only: bool = Fal
                        help="when a red-ten holder may run: in a window before the first play, or at the "
                             "start of any own turn (default before_first_play)")
     group.add_argument("--bots", type=int, default=0, metavar="N", choices=range(0, 4),
-                       help="fill N of the three other seats with bots run as local processes (0-3)")
+                       help="fill N of the three other seats with bots (0-3): each is a 'sasaki join "
+                            "--bot' process on this machine, its identity under DATA_DIR/bots/")
     group.add_argument("--shuffle-rounds", type=positive, default=64, metavar="K",
                        help="rounds of each shuffle proof (default 64: a cheating shuffler passes with "
                             "chance 2^-K); fewer are faster and weaker, for slow machines and tests")
