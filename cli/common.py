@@ -74,7 +74,8 @@ def add_table_options(parser: argparse.ArgumentParser, creating_only: bool = Fal
                        help="when a red-ten holder may run: in a window before the first play, or at the "
                             "start of any own turn (default before_first_play)")
     group.add_argument("--bots", type=int, default=0, metavar="N", choices=range(0, 4),
-                       help="fill N of the three other seats with bots run as local processes (0-3)")
+                       help="fill N of the three other seats with bots (0-3): each is a 'sasaki join "
+                            "--bot' process on this machine, its identity under DATA_DIR/bots/")
     group.add_argument("--shuffle-rounds", type=positive, default=64, metavar="K",
                        help="rounds of each shuffle proof (default 64: a cheating shuffler passes with "
                             "chance 2^-K); fewer are faster and weaker, for slow machines and tests")
@@ -148,6 +149,19 @@ class CliError(Exception):
     """One sentence for the person; the command exits with status 1."""
 
 
+def parse_code(text: str) -> Any:
+    """The :class:`TableCode` in ``text``, or a :class:`CliError` saying what is wrong with it."""
+    from protocol.net import InvalidCodeError, TableCode
+
+    try:
+        return TableCode.parse(text)
+    except InvalidCodeError as error:
+        message = str(error)
+        if "is not a table code" in message:
+            raise CliError(message) from None
+        raise CliError(f"{text!r} is not a table code: {message}") from None
+
+
 # -- bots -----------------------------------------------------------------------------
 
 def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interface: str | None,
@@ -158,7 +172,12 @@ def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interf
     for number in range(count):
         bot_dir = directory / "bots" / str(number + 1)
         argv = [sys.executable, "-m", "cli", "join", code, "--address", address, "--bot", "--quiet",
-                "--data-dir", str(bot_dir), "--interface", interface or "127.0.0.1"]
+                "--data-dir", str(bot_dir)]
+        if interface:
+            # Same interface as the creator. Without one, a bot's mesh listens on every
+            # interface and the creator records it at the address it came from (the LAN
+            # address), so players on other machines can reach it; 127.0.0.1 would not do.
+            argv += ["--interface", interface]
         log = open(quiet_log.with_name(f"{quiet_log.stem}-bot{number + 1}.log"), "wb") if quiet_log else subprocess.DEVNULL
         processes.append(subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL,
                                           stdout=log, stderr=subprocess.STDOUT))
@@ -221,7 +240,7 @@ def run_async(function: Any, *args: Any) -> int:
     try:
         return trio.run(function, *args)
     except CliError as error:
-        print(f"sasaki: {error}", file=sys.stderr)
+        print(f"sasaki: {error}.", file=sys.stderr)
         return 1
     except JoinError as error:
         print(f"sasaki: {error}.", file=sys.stderr)

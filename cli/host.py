@@ -11,11 +11,11 @@ from pathlib import Path
 
 import trio
 
-from protocol.net import InvalidCodeError, MemberJoined, MemberLeft, TableCode, WrongCodeTried, advertise_table, host_table
+from protocol.net import MemberJoined, MemberLeft, TableCode, WrongCodeTried, advertise_table, host_table
 
-from cli.common import (CliError, add_peer_options, add_table_options, bind_host, config_from_args, data_dir,
-                        interfaces, lan_address, load_identity, make_player, make_ui, play_roster, report,
-                        run_async, spawn_bot_peers)
+from cli.common import (add_peer_options, add_table_options, bind_host, config_from_args, data_dir,
+                        interfaces, lan_address, load_identity, make_player, make_ui, parse_code, play_roster,
+                        report, run_async, spawn_bot_peers)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,10 +41,7 @@ def run(args: argparse.Namespace) -> int:
 async def host(args: argparse.Namespace) -> int:
     directory = data_dir(args)
     identity = load_identity(directory)
-    try:
-        code = TableCode.parse(args.code) if args.code else TableCode.generate()
-    except InvalidCodeError as error:
-        raise CliError(f"{error}") from None
+    code = parse_code(args.code) if args.code else TableCode.generate()
     config = config_from_args(args)
     player = make_player(args)
     ui = make_ui(args, player)
@@ -70,7 +67,9 @@ async def host(args: argparse.Namespace) -> int:
         if args.bots:
             bots = spawn_bot_peers(args.bots, str(code), address, directory, args.interface)
             print(f"Started {args.bots} bot peer(s) as local processes.", flush=True)
-        print(f"Waiting for {3 - args.bots} player(s) to join ...", flush=True)
+        people = 3 - args.bots
+        print(f"Waiting for {people} player(s) to join ..." if people else "Waiting for the bots to join ...",
+              flush=True)
 
         def on_event(event: object) -> None:
             if isinstance(event, MemberJoined):

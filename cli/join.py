@@ -6,10 +6,10 @@ import argparse
 
 import trio
 
-from protocol.net import InvalidCodeError, TableCode, find_and_join_table, join_table
+from protocol.net import find_and_join_table, join_table
 
 from cli.common import (CliError, add_peer_options, bind_host, data_dir, interfaces, load_identity, make_player,
-                        make_ui, play_roster, report, run_async)
+                        make_ui, parse_code, play_roster, report, run_async)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,10 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def join(args: argparse.Namespace) -> int:
-    try:
-        code = TableCode.parse(args.code)
-    except InvalidCodeError as error:
-        raise CliError(f"{args.code!r} is not a table code: {error}") from None
+    code = parse_code(args.code)
     address = parse_address(args.address) if args.address else None
     identity = load_identity(data_dir(args))
     player = make_player(args)

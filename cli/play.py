@@ -15,7 +15,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "play", help="find a table on the LAN and join it, or create one (the default)",
         description="List the tables advertised on the LAN, then ask for a table code to join "
-                    "one, or create a new table (like 'sasaki host') if you just press Enter.")
+                    "one (like 'sasaki join'; type 'CODE HOST:PORT' when multicast does not pass), "
+                    "or create a new table (like 'sasaki host') if you just press Enter.")
     add_table_options(parser, creating_only=True)
     add_peer_options(parser)
     parser.add_argument("--browse-timeout", type=float, default=3.0, metavar="SECONDS",

@@ -384,7 +384,7 @@ async def _admission(
     if joiner is None:
         state.failures += 1
         event = WrongCodeTried(address, state.failures, state.max_failures)
-        log.warning("%s", event)
+        log.info("%s", event)  # reported through on_event; a warning here printed it twice in `sasaki host`
         state.on_event(event)
         if state.failures >= state.max_failures:
             state.close("code-burnt")

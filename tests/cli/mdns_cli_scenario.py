@@ -1,0 +1,215 @@
+"""The real ``sasaki`` commands over real mDNS, run by test_mdns_commands.py INSIDE a
+fresh network namespace::
+
+    unshare --net --mount python tests/cli/mdns_cli_scenario.py table|bots|play WORKDIR
+
+The namespace has only ``lo`` (brought up here; the scenario refuses to run if it
+sees any other interface), so the commands run with their default interfaces and
+no packet can leave the machine. The last line printed is a JSON report; the test
+makes the assertions.
+
+* ``table``: ``sasaki host`` (mDNS advertised, default interfaces); ``sasaki tables
+  --json`` and ``sasaki tables`` list it; when avahi is installed, a private
+  dbus-daemon + avahi-daemon on ``lo`` and ``avahi-browse -rtp _sasaki._tcp`` see it;
+  ``sasaki join WRONG-CODE`` is refused; three ``sasaki join CODE --bot`` find it by
+  mDNS and play the hand; ``sasaki audit`` checks a transcript.
+* ``bots``: ``sasaki tables`` with nothing advertised (both outputs), then
+  ``sasaki host --bots 3`` plays a 1-hand match alone; every bot's transcript audits.
+* ``play``: the interactive ``sasaki play`` in pseudo-terminals (pexpect): a typo'd
+  code is refused; a creator browses, sees nothing, presses Enter and creates a
+  table with two bots; a joiner browses, sees the table and types its code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from protocol.net import TableCode  # noqa: E402
+from protocol.net.words import WORDS  # noqa: E402
+from tests.net.mdns_scenario import assert_isolated, start_avahi  # noqa: E402
+
+CHILD_ENV = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+FAST = ["--hands", "1", "--shuffle-rounds", "2", "--lead", "3H"]
+TOTALS = re.compile(r"Match over\. Totals: (.*)\.")
+children: list[subprocess.Popen] = []
+
+
+def sasaki(*argv: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cli", *argv], cwd=ROOT, env=CHILD_ENV, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, **kwargs)
+
+
+def start(log: Path, *argv: str) -> subprocess.Popen:
+    process = subprocess.Popen([sys.executable, "-m", "cli", *argv], cwd=ROOT, env=CHILD_ENV,
+                               stdin=subprocess.DEVNULL, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    children.append(process)
+    return process
+
+
+def wait_for_text(log: Path, process: subprocess.Popen, text: str, timeout: float = 20) -> str:
+    deadline = time.monotonic() + timeout
+    while True:
+        out = log.read_text() if log.exists() else ""
+        if text in out:
+            return out
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{text!r} did not appear; the output was:\n{out}")
+        time.sleep(0.05)
+
+
+def wait(process: subprocess.Popen, log: Path, timeout: float = 60) -> tuple[int, str]:
+    process.wait(timeout)
+    return process.returncode, log.read_text()
+
+
+def audit(path: Path) -> dict:
+    out = sasaki("audit", "--json", str(path), timeout=60)
+    report = json.loads(out.stdout) if out.stdout.strip().startswith("{") else {"stdout": out.stdout}
+    report["rc"] = out.returncode
+    return report
+
+
+def wrong_code(code: TableCode) -> TableCode:
+    first, second = code.words
+    other = next(w for w in WORDS if w not in (first, second))
+    return TableCode(code.nameplate, (first, other))
+
+
+def table_scenario(work: Path) -> dict:
+    report: dict = {}
+    env = None
+    if all(shutil.which(tool) for tool in ("avahi-browse", "avahi-daemon", "dbus-daemon")):
+        avahi, env = start_avahi(work)
+        children.extend(avahi)
+    code = TableCode.generate()
+    report["code"] = str(code)
+    host_log = work / "host.log"
+    host = start(host_log, "host", "--bot", "--seed", "1", *FAST, "--code", str(code),
+                 "--data-dir", str(work / "p0"), "--transcript", str(work / "p0.sasaki"))
+    out = wait_for_text(host_log, host, "Waiting for 3 player(s) to join")
+    report["host_address"] = re.search(r"Join address \(if multicast does not pass\): (\S+)", out).group(1)
+
+    tables = sasaki("tables", "--json", timeout=30)
+    report["tables_json"] = {"rc": tables.returncode, "stdout": tables.stdout, "stderr": tables.stderr}
+    tables = sasaki("tables", "--timeout", "2", timeout=30)
+    report["tables_text"] = {"rc": tables.returncode, "stdout": tables.stdout, "stderr": tables.stderr}
+    if env is not None:
+        browse = subprocess.run(["avahi-browse", "-rtp", "_sasaki._tcp"], env=env, capture_output=True, text=True,
+                                timeout=30)
+        report["avahi_browse"] = {"rc": browse.returncode, "lines": browse.stdout.splitlines()}
+
+    report["wrong_code"] = str(wrong_code(code))
+    wrong = sasaki("join", report["wrong_code"], "--bot", "--data-dir", str(work / "wrong"), timeout=30)
+    report["wrong"] = {"rc": wrong.returncode, "stdout": wrong.stdout, "stderr": wrong.stderr}
+    wait_for_text(host_log, host, "tried a wrong code", timeout=5)
+
+    started = time.monotonic()
+    joiners = [start(work / f"p{i}.log", "join", str(code), "--bot", "--seed", str(i),
+                     "--data-dir", str(work / f"p{i}"), "--transcript", str(work / f"p{i}.sasaki"))
+               for i in (1, 2, 3)]
+    results = [wait(host, host_log)] + [wait(p, work / f"p{i}.log") for i, p in zip((1, 2, 3), joiners)]
+    report["match_seconds"] = round(time.monotonic() - started, 1)
+    report["peers"] = [{"rc": rc, "totals": (m.group(1) if (m := TOTALS.search(out)) else None), "tail": out[-1500:]}
+                       for rc, out in results]
+    report["host_log"] = host_log.read_text()
+    report["transcripts_identical"] = len({(work / f"p{i}.sasaki").read_bytes() for i in range(4)}) == 1
+    report["audit"] = audit(work / "p0.sasaki")
+    return report
+
+
+def bots_scenario(work: Path) -> dict:
+    report: dict = {}
+    for flag in ("--json", None):
+        out = sasaki("tables", "--timeout", "1", *([flag] if flag else []), timeout=30)
+        report[f"empty_{'json' if flag else 'text'}"] = {"rc": out.returncode, "stdout": out.stdout,
+                                                         "stderr": out.stderr}
+    started = time.monotonic()
+    log = work / "host.log"
+    host = start(log, "host", "--bots", "3", "--bot", "--seed", "5", *FAST, "--data-dir", str(work / "p0"),
+                 "--transcript", str(work / "p0.sasaki"))
+    rc, out = wait(host, log)
+    report["seconds"] = round(time.monotonic() - started, 1)
+    report["host"] = {"rc": rc, "out": out}
+    bot_transcripts = sorted((work / "p0" / "bots").glob("*/transcripts/*.sasaki"))
+    report["bot_transcripts"] = [str(p.relative_to(work)) for p in bot_transcripts]
+    report["transcripts_identical"] = len({p.read_bytes() for p in [work / "p0.sasaki", *bot_transcripts]}) == 1
+    report["audits"] = [audit(p) for p in [work / "p0.sasaki", *bot_transcripts]]
+    return report
+
+
+def play_scenario(work: Path) -> dict:
+    import pexpect
+
+    report: dict = {}
+
+    def spawn(name: str, *argv: str) -> pexpect.spawn:
+        child = pexpect.spawn(sys.executable, ["-m", "cli", "play", *argv], cwd=str(ROOT), env=CHILD_ENV,
+                              encoding="utf-8", timeout=40)
+        child.logfile_read = (work / f"{name}.log").open("w")
+        return child
+
+    prompt = r"or press Enter to create a table:"
+    typo = spawn("typo", "--browse-timeout", "1", "--data-dir", str(work / "typo"))
+    typo.expect(prompt)
+    typo.sendline("7-purple")
+    typo.expect(pexpect.EOF)
+    typo.close()
+    report["typo"] = {"rc": typo.exitstatus, "out": (work / "typo.log").read_text()}
+
+    creator = spawn("creator", "--browse-timeout", "1", "--bot", "--seed", "3", "--bots", "2", *FAST,
+                    "--data-dir", str(work / "p0"), "--transcript", str(work / "p0.sasaki"))
+    creator.expect(prompt)
+    report["creator_saw_none"] = "(none seen)" in creator.before
+    creator.sendline("")
+    creator.expect(r"Table code: (\S+)")
+    code = creator.match.group(1)
+    report["code"] = code
+    creator.expect(r"joined \(3 of 4 seats taken\)")      # both bots are in
+
+    joiner = spawn("joiner", "--browse-timeout", "3", "--bot", "--seed", "4",
+                   "--data-dir", str(work / "p1"), "--transcript", str(work / "p1.sasaki"))
+    joiner.expect(prompt)
+    report["joiner_saw"] = joiner.before
+    joiner.sendline(code)
+    for child in (joiner, creator):
+        child.expect(pexpect.EOF, timeout=60)
+        child.close()
+    report["joiner"] = {"rc": joiner.exitstatus, "out": (work / "joiner.log").read_text()}
+    report["creator"] = {"rc": creator.exitstatus, "out": (work / "creator.log").read_text()}
+    report["audit"] = audit(work / "p1.sasaki")
+    return report
+
+
+def main() -> None:
+    mode, work = sys.argv[1], Path(sys.argv[2])
+    assert_isolated()
+    scenarios = {"table": table_scenario, "bots": bots_scenario, "play": play_scenario}
+    if mode not in scenarios:
+        sys.exit(f"unknown scenario {mode!r}")
+    started = time.monotonic()
+    try:
+        report = scenarios[mode](work)
+    finally:
+        for child in reversed(children):
+            if child.poll() is None:
+                child.terminate()
+                try:
+                    child.wait(5)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+    report["scenario_seconds"] = round(time.monotonic() - started, 1)
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""The ``sasaki`` commands over real mDNS, only inside network namespaces these tests
+create: each test re-executes ``mdns_cli_scenario.py`` under ``unshare --net --mount``
+(only ``lo`` exists there, so the commands keep their default interfaces and no
+packet leaves the machine). The scenario reports JSON; the assertions are here.
+
+They need root (CI runs as root) and skip with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIO = Path(__file__).with_name("mdns_cli_scenario.py")
+AVAHI_TOOLS = ("avahi-browse", "avahi-daemon", "dbus-daemon")
+
+
+def namespace_unavailable() -> str | None:
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return "creating a network namespace needs root (CI runs as root)"
+    for tool in ("unshare", "ip", "mount"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed"
+    probe = subprocess.run(["unshare", "--net", "--mount", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"unshare --net --mount fails here: {probe.stderr.strip()}"
+    return None
+
+
+def run_scenario(mode: str, workdir: Path) -> dict:
+    reason = namespace_unavailable()
+    if reason:
+        pytest.skip(reason)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run(["unshare", "--net", "--mount", sys.executable, str(SCENARIO), mode, str(workdir)],
+                            capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def table_report(tmp_path_factory) -> dict:
+    """One run of the ``table`` scenario, shared by the two tests that read it."""
+    return run_scenario("table", tmp_path_factory.mktemp("table"))
+
+
+def test_hosted_table_is_listed_refuses_a_wrong_code_and_is_joined_by_three_commands(table_report):
+    report = table_report
+    code = report["code"]
+    nameplate = code.split("-")[0]
+    host, port = report["host_address"].split(":")
+    assert host == "127.0.0.1"  # the only address in the namespace
+
+    # sasaki tables --json / sasaki tables
+    assert report["tables_json"]["rc"] == 0, report["tables_json"]
+    [table] = json.loads(report["tables_json"]["stdout"])
+    assert table["nameplate"] == nameplate and table["name"].startswith(f"{nameplate}-")
+    assert table == {"name": table["name"], "nameplate": nameplate, "seats_taken": 1, "port": int(port),
+                     "addresses": ["127.0.0.1"], "version": 1}
+    assert report["tables_text"]["rc"] == 0
+    assert report["tables_text"]["stdout"] == f"table {nameplate}: 1 of 4 seats taken, at 127.0.0.1:{port}\n"
+
+    # sasaki join WRONG-CODE: one sentence, non-zero exit; the host reports the attempt once
+    wrong = report["wrong"]
+    assert wrong["rc"] == 1
+    assert wrong["stderr"] == (f"sasaki: the table at 127.0.0.1:{port} refused the code "
+                               f"{report['wrong_code']}: wrong code.\n")
+    assert report["host_log"].count("tried a wrong code") == 1
+    assert "someone at 127.0.0.1 tried a wrong code (1 of 3 allowed).\n" in report["host_log"]
+
+    # three sasaki join CODE --bot, found by mDNS, play the hand with the host
+    peers = report["peers"]
+    assert [p["rc"] for p in peers] == [0, 0, 0, 0], peers
+    assert len({p["totals"] for p in peers}) == 1 and peers[0]["totals"], peers
+    assert "joined (4 of 4 seats taken)" in report["host_log"] and "Hand 1 is over" in report["host_log"]
+    assert report["transcripts_identical"]
+    audit = report["audit"]
+    assert audit["rc"] == 0 and audit["ok"] and audit["complete"], audit
+    assert len(audit["scores"]) == 1 and sum(audit["totals"]) == 0
+
+
+def test_avahi_browse_sees_the_table_sasaki_host_advertises(table_report):
+    """avahi-browse, an independent mDNS client, run while the host waited for joiners."""
+    report = table_report
+    nameplate = report["code"].split("-")[0]
+    port = report["host_address"].split(":")[1]
+    [table] = json.loads(report["tables_json"]["stdout"])
+    if "avahi_browse" not in report:
+        missing = [tool for tool in AVAHI_TOOLS if shutil.which(tool) is None]
+        pytest.skip(f"needs {', '.join(missing)} (apt-get install avahi-utils avahi-daemon)")
+    browse = report["avahi_browse"]
+    assert browse["rc"] == 0, browse
+    resolved = [line.split(";") for line in browse["lines"] if line.startswith("=;")]
+    assert len(resolved) == 1, browse["lines"]
+    fields = resolved[0]
+    # =;interface;protocol;name;type;domain;host;address;port;txt
+    assert fields[1:6] == ["lo", "IPv4", table["name"], "_sasaki._tcp", "local"]
+    assert fields[7:9] == ["127.0.0.1", port]
+    assert sorted(fields[9].split(" ")) == sorted([f'"n={nameplate}"', f'"p={port}"', '"s=1"', '"v=1"'])
+
+
+def test_tables_with_nothing_advertised_and_host_with_three_bot_processes(tmp_path):
+    report = run_scenario("bots", tmp_path)
+    assert report["empty_json"] == {"rc": 0, "stdout": "[]\n", "stderr": ""}
+    text = report["empty_text"]
+    assert text["rc"] == 0 and text["stderr"] == ""
+    assert text["stdout"].startswith("No table seen within 1 s. Create one with 'sasaki host'")
+    assert text["stdout"].count("\n") == 1
+
+    host = report["host"]
+    assert host["rc"] == 0, host["out"][-3000:]
+    assert "Started 3 bot peer(s) as local processes." in host["out"]
+    assert "Waiting for the bots to join ..." in host["out"]
+    assert "joined (4 of 4 seats taken)" in host["out"] and "Hand 1 is over" in host["out"]
+    assert len(report["bot_transcripts"]) == 3  # each bot is a peer with its own data dir
+    assert report["transcripts_identical"]
+    audits = report["audits"]
+    assert all(a["rc"] == 0 and a["ok"] and a["complete"] for a in audits), audits
+    totals = re.search(r"Match over\. Totals: (.*)\.", host["out"]).group(1)
+    assert totals  # and the audit's totals agree with every bot's transcript
+    assert len({json.dumps(a["totals"]) for a in audits}) == 1
+
+
+def test_interactive_play_browses_then_creates_or_joins(tmp_path):
+    pytest.importorskip("pexpect")
+    report = run_scenario("play", tmp_path)
+    typo = report["typo"]
+    assert typo["rc"] == 1
+    assert typo["out"].rstrip().splitlines()[-1] == "sasaki: '7-purple' is not a table code like 7-purple-sausage."
+
+    assert report["creator_saw_none"]
+    nameplate = report["code"].split("-")[0]
+    assert re.search(rf"table {nameplate}: 3 of 4 seats taken, at 127\.0\.0\.1:\d+", report["joiner_saw"])
+    for who in ("creator", "joiner"):
+        assert report[who]["rc"] == 0, report[who]["out"][-3000:]
+    creator, joiner = report["creator"]["out"], report["joiner"]["out"]
+    assert "Table code: " in creator and "Started 2 bot peer(s)" in creator
+    assert f"Joining table {nameplate} on the local network" in joiner
+    totals = {re.search(r"Match over\. Totals: (.*)\.", out).group(1) for out in (creator, joiner)}
+    assert len(totals) == 1
+    assert report["audit"]["rc"] == 0 and report["audit"]["ok"]
