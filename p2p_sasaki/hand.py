@@ -62,6 +62,19 @@ __all__ = [
 
 SEATS = 4
 _RED_TENS = (Card.parse("TH"), Card.parse("TD"))
+_ALL_SEATS = frozenset(range(SEATS))
+_new_object = object.__new__
+_set_cards_mask = CardSet.mask.__set__  # type: ignore[attr-defined]
+
+
+def _cardset(mask: int) -> CardSet:
+    """``CardSet(mask)`` for a mask of the engine's own (valid by construction), unchecked."""
+    cards = _new_object(CardSet)
+    _set_cards_mask(cards, mask)
+    return cards
+
+
+_NO_SETS = (CardSet(), CardSet(), CardSet(), CardSet())
 
 
 class IllegalActionError(ValueError):
@@ -243,7 +256,10 @@ def next_seat(seat: int) -> int:
 
 
 def _order_from(seat: int) -> tuple[int, ...]:
-    return tuple((seat + i) % SEATS for i in range(SEATS))
+    return _ORDERS[seat]
+
+
+_ORDERS = tuple(tuple((seat + i) % SEATS for i in range(SEATS)) for seat in range(SEATS))
 
 
 def random_deal(rng: Random) -> tuple[CardSet, CardSet, CardSet, CardSet]:
@@ -319,6 +335,7 @@ class Hand:
         "_shown", "_active", "_finish", "_decision", "_turn", "_top", "_top_mask", "_top_seat",
         "_passes", "_started", "_runner", "_stops", "_multiplier", "_single_seat", "_rank",
         "_chata_seat", "_resume", "_history", "_scoring", "_scores",
+        "_red_public", "_view_sets",
     )
 
     def __init__(self, dealt: Sequence[int], lead_card: Card, options: TableOptions = TableOptions(),
@@ -404,6 +421,10 @@ class Hand:
         self._resume = -1
         self._history: list[Action] = []
         self._scores: tuple[int, int, int, int] | None = None
+        # view() caches: the red side once it is public (the same for every viewer from
+        # then on), and the last CardSets of played_by and shown (reused while unchanged).
+        self._red_public: tuple[frozenset[int], tuple[frozenset[int], frozenset[int]] | None] | None = None
+        self._view_sets: tuple[tuple[CardSet, ...], tuple[CardSet, ...]] = (_NO_SETS, _NO_SETS)
         if options.running == "before_first_play":
             self._decision = Decision(DecisionKind.RUN, _order_from(first_leader))
         else:
@@ -486,7 +507,10 @@ class Hand:
         self._dealt[seat] |= new
 
     def _red_dealt_to(self, bit: int) -> int | None:
-        return next((s for s in range(SEATS) if self._dealt[s] & bit), None)
+        for s, mask in enumerate(self._dealt):
+            if mask & bit:
+                return s
+        return None
 
     # -- public state ----------------------------------------------------------------
 
@@ -579,10 +603,12 @@ class Hand:
 
     def legal_play_masks(self, seat: int) -> list[int]:
         """Masks of the legal plays of ``seat`` now (fast; empty if not its turn)."""
-        self._require_known(seat)
+        hand = self._hands[seat]
+        if hand.bit_count() != self._sizes[seat]:
+            self._require_known(seat)
         if self._decision.kind is not DecisionKind.TURN or seat != self._turn:
             return []
-        masks = legal_plays(self._hands[seat], self._top)
+        masks = legal_plays(hand, self._top)
         if not self._started and self.options.lead_must_contain_3:
             masks = [m for m in masks if m & self.lead_card.mask]
         return masks
@@ -652,22 +678,17 @@ class Hand:
         d = self._decision
         if d.kind is DecisionKind.OVER:
             raise IllegalActionError("the hand is over: no more actions are allowed")
-        by_seat: dict[int, Action] = {}
-        for action in answers:
-            if action.seat in by_seat:
-                raise IllegalActionError(f"S{action.seat} answered twice")
-            if action.seat not in d.seats:
-                raise IllegalActionError(self._not_asked(action.seat))
-            by_seat[action.seat] = action
-        for seat in d.seats:
-            if seat not in by_seat:
-                raise IllegalActionError(f"S{seat} has not answered the {d.kind.value} decision")
-        for seat in d.seats:
-            action = by_seat[seat]
-            if not isinstance(action, _ALLOWED[d.kind]):
+        seats = d.seats
+        ordered = list(answers)
+        if len(ordered) != len(seats) or any(a.seat != s for a, s in zip(ordered, seats)):
+            # Not simply one answer per seat in the decision's order (the drivers' way):
+            # find the first fault, or put the answers in that order.
+            ordered = self._in_order(ordered)
+        allowed = _ALLOWED[d.kind]
+        for action in ordered:
+            if not isinstance(action, allowed):
                 raise IllegalActionError(
-                    f"S{seat} must answer {_WINDOW_NAMES[d.kind]} now, not {action.verb}")
-        ordered = [by_seat[s] for s in d.seats]
+                    f"S{action.seat} must answer {_WINDOW_NAMES[d.kind]} now, not {action.verb}")
         if d.kind is DecisionKind.TURN:
             self._turn_action(ordered[0])
         elif d.kind is DecisionKind.RUN:
@@ -680,6 +701,22 @@ class Hand:
             self._resolve_chata(ordered)
         else:
             self._resolve_kkojda(ordered)
+
+    def _in_order(self, answers: list[Action]) -> list[Action]:
+        """The answers in the decision's seat order; raises if a seat answers twice, is
+        not asked, or has not answered."""
+        d = self._decision
+        by_seat: dict[int, Action] = {}
+        for action in answers:
+            if action.seat in by_seat:
+                raise IllegalActionError(f"S{action.seat} answered twice")
+            if action.seat not in d.seats:
+                raise IllegalActionError(self._not_asked(action.seat))
+            by_seat[action.seat] = action
+        for seat in d.seats:
+            if seat not in by_seat:
+                raise IllegalActionError(f"S{seat} has not answered the {d.kind.value} decision")
+        return [by_seat[s] for s in d.seats]
 
     def _not_asked(self, seat: int) -> str:
         d = self._decision
@@ -710,7 +747,8 @@ class Hand:
         mask = action.cards.mask
         if not mask:
             raise IllegalActionError("a play must contain at least one card")
-        self._check_holds(seat, mask)
+        if mask & ~self._hands[seat]:  # cards known in its hand always pass
+            self._check_holds(seat, mask)
         # classify() needs the whole hand only to see TH TD as the last two cards:
         # the hand size says whether the play is the whole hand.
         combo = classify(mask, mask if mask.bit_count() == self._sizes[seat] else 0)
@@ -734,13 +772,15 @@ class Hand:
         if combo.kind is Kind.SINGLE and self._chata_possible(seat, combo.rank):
             self._single_seat = seat
             self._rank = combo.rank
+            active = self._active
             self._decision = Decision(DecisionKind.CHATA, tuple(
-                s for s in _order_from(seat)[1:] if self._active[s]))
+                s for s in _ORDERS[seat][1:] if active[s]))
         else:
             self._advance(seat)
 
     def _remove(self, seat: int, mask: int) -> None:
-        self._learn(seat, mask)
+        if mask & self._unknown:
+            self._learn(seat, mask)
         self._hands[seat] &= ~mask
         self._sizes[seat] -= mask.bit_count()
         self._shown[seat] &= ~mask
@@ -792,13 +832,16 @@ class Hand:
         unplayed = (15 << (rank * 4)) & ~self._played
         if unplayed.bit_count() < 2:
             return False
+        active = self._active
+        sizes = self._sizes
+        shown = self._shown
         for other in range(SEATS):
-            if other == seat or not self._active[other] or self._sizes[other] < 2:
+            if other == seat or not active[other] or sizes[other] < 2:
                 continue
             elsewhere = 0
             for s in range(SEATS):
                 if s != other:
-                    elsewhere |= self._shown[s]
+                    elsewhere |= shown[s]
             if (unplayed & ~elsewhere).bit_count() >= 2:
                 return True
         return False
@@ -980,31 +1023,59 @@ class Hand:
                 known[card.index] = dealt_to
         return known
 
-    def view(self, seat: int) -> SeatView:
-        """Everything ``seat`` may know, and nothing more (its own cards must be known)."""
-        self._require_known(seat)
-        known = self._known_red(seat)
+    def _red_side(self, viewer: int) -> tuple[frozenset[int], tuple[frozenset[int], frozenset[int]] | None]:
+        """(red, teams) of :meth:`view`: the seats ``viewer`` knows were dealt a red ten."""
+        cached = self._red_public
+        if cached is not None:
+            return cached
+        known = self._known_red(viewer)
         red = frozenset(known.values())
         teams = None
         if len(known) == 2:
-            teams = (red, frozenset(range(SEATS)) - red)
+            teams = (red, _ALL_SEATS - red)
+            seen = self._played
+            for mask in self._shown:
+                seen |= mask
+            if seen & PIG_MASK == PIG_MASK or self.is_over:
+                # Both holders known and both tens public: every viewer knows them from now
+                # on (dealt cards and public cards only grow), so this answer never changes.
+                self._red_public = (red, teams)
+        return red, teams
+
+    def view(self, seat: int) -> SeatView:
+        """Everything ``seat`` may know, and nothing more (its own cards must be known)."""
+        hands = self._hands
+        if hands[seat].bit_count() != self._sizes[seat]:
+            self._require_known(seat)
+        red, teams = self._red_side(seat)
+        played, shown = self._view_sets
+        m0, m1, m2, m3 = self._played_by
+        if (played[0].mask != m0 or played[1].mask != m1 or played[2].mask != m2
+                or played[3].mask != m3):
+            played = (_cardset(m0), _cardset(m1), _cardset(m2), _cardset(m3))
+            self._view_sets = (played, shown)
+        m0, m1, m2, m3 = self._shown
+        if shown[0].mask != m0 or shown[1].mask != m1 or shown[2].mask != m2 or shown[3].mask != m3:
+            shown = (_cardset(m0), _cardset(m1), _cardset(m2), _cardset(m3))
+            self._view_sets = (played, shown)
+        top_seat = self._top_seat
         return SeatView(
-            seat=seat,
-            cards=CardSet(self._hands[seat]),
-            dealt=CardSet(self._dealt[seat]),
-            hand_sizes=tuple(self._sizes),
-            played=tuple(CardSet(m) for m in self._played_by),
-            shown=tuple(CardSet(m) for m in self._shown),
-            history=tuple(self._history),
-            decision=self._decision,
-            top=self._top,
-            top_cards=CardSet(self._top_mask),
-            top_seat=self.top_seat,
-            finish=tuple(self._finish),
-            multiplier=self._multiplier,
-            red=red,
-            teams=teams,
-            scores=self._scores,
+            seat,
+            _cardset(hands[seat]),
+            _cardset(self._dealt[seat]),
+            tuple(self._sizes),
+            played,
+            shown,
+            tuple(self._history),
+            self._decision,
+            self._top,
+            _cardset(self._top_mask),
+            top_seat if top_seat >= 0 else None,
+            tuple(self._finish),
+            self._multiplier,
+            red,
+            teams,
+            self._scores,
         )
 
     def public_state(self) -> tuple[int, ...]:
