@@ -30,19 +30,60 @@ from p2p_sasaki.hand import (
     SeatView, Stop,
 )
 
-__all__ = ["Bot", "RandomBot", "HeuristicBot", "BOTS", "Step", "play", "play_hand",
+__all__ = ["Bot", "LazyView", "RandomBot", "HeuristicBot", "BOTS", "Step", "play", "play_hand",
            "legal_actions", "TurnActions",
            "kept_for_specials", "strength", "STRONG"]
 
 
 class Bot(Protocol):
-    """Anything that picks one of ``legal`` (never empty) knowing only ``view``."""
+    """Anything that picks one of ``legal`` (never empty) knowing only ``view``.
+
+    A bot class may set ``uses_view = False`` to say that ``choose`` never looks at
+    its view: :func:`play` then hands it a :class:`LazyView`, which builds the
+    :class:`SeatView` only if an attribute is read during that ``choose`` call.
+    """
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action: ...
 
 
+class LazyView:
+    """Stands for ``hand.view(seat)`` and builds it on first use, for bots that declare
+    ``uses_view = False``. It reads the hand as it is when first used, so :func:`play`
+    closes it when ``choose`` returns: a view never read by then cannot be read later
+    (one that was read stays available, as a snapshot of that decision).
+    """
+
+    __slots__ = ("_hand", "_seat", "_view")
+
+    def __init__(self, hand: Hand, seat: int) -> None:
+        self._hand: Hand | None = hand
+        self._seat = seat
+        self._view: SeatView | None = None
+
+    def materialize(self) -> SeatView:
+        """The :class:`SeatView` this stands for."""
+        view = self._view
+        if view is None:
+            if self._hand is None:
+                raise RuntimeError("a lazy view can be read only while the bot's choose() runs "
+                                   "(the bot declared uses_view = False)")
+            view = self._view = self._hand.view(self._seat)
+        return view
+
+    def close(self) -> None:
+        self._hand = None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.materialize(), name)
+
+    def __repr__(self) -> str:
+        return f"LazyView({self._view!r})" if self._view is not None else f"LazyView(S{self._seat})"
+
+
 class RandomBot:
     """A uniformly random legal action."""
+
+    uses_view = False  # choose() never looks at the view: play() need not build it
 
     def __init__(self, rng: Random) -> None:
         self.rng = rng
@@ -234,6 +275,38 @@ class Step:
     answers: tuple[Action, ...]
 
 
+# Quick constructors for the driver's hot path: the same frozen objects as Step(...),
+# Play(seat, CardSet(mask)) and Pass(seat), without the dataclass __init__ (the
+# arguments are the engine's own, valid by construction).
+_new = object.__new__
+_set_step = (Step.decision.__set__, Step.answers.__set__)  # type: ignore[attr-defined]
+_set_play = (Play.seat.__set__, Play.cards.__set__)  # type: ignore[attr-defined]
+_set_pass = Pass.seat.__set__  # type: ignore[attr-defined]
+_set_mask = CardSet.mask.__set__  # type: ignore[attr-defined]
+
+
+def _new_step(decision: Decision, answers: tuple[Action, ...]) -> Step:
+    step = _new(Step)
+    _set_step[0](step, decision)
+    _set_step[1](step, answers)
+    return step
+
+
+def _new_play(seat: int, mask: int) -> Play:
+    cards = _new(CardSet)
+    _set_mask(cards, mask)
+    play = _new(Play)
+    _set_play[0](play, seat)
+    _set_play[1](play, cards)
+    return play
+
+
+def _new_pass(seat: int) -> Pass:
+    action = _new(Pass)
+    _set_pass(action, seat)
+    return action
+
+
 class TurnActions(Sequence[Action]):
     """``hand.legal_actions(seat)`` on a turn, each action built only when looked at.
 
@@ -257,6 +330,13 @@ class TurnActions(Sequence[Action]):
     def __getitem__(self, index: slice) -> Sequence[Action]: ...
 
     def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
+        if index.__class__ is int and index >= 0:  # the usual case, quickly
+            masks = self.masks
+            if index < len(masks):
+                return _new_play(self.seat, masks[index])
+            if index == len(masks) and self.can_pass:
+                return _new_pass(self.seat)
+            raise IndexError(index)
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         n = len(self.masks)
@@ -276,23 +356,59 @@ def legal_actions(hand: Hand, seat: int) -> Sequence[Action]:
     return hand.legal_actions(seat)
 
 
-def _answer(hand: Hand, seat: int, bot: Bot) -> Action:
+def _ask(hand: Hand, seat: int, bot: Bot, legal: Sequence[Action], uses_view: bool) -> Action:
+    """``bot``'s choice among ``legal`` (more than one), shown its view or a lazy one."""
+    if uses_view:
+        return bot.choose(hand.view(seat), legal)
+    view = LazyView(hand, seat)
+    try:
+        return bot.choose(view, legal)  # type: ignore[arg-type]
+    finally:
+        view.close()
+
+
+def _answer(hand: Hand, seat: int, bot: Bot, uses_view: bool = True) -> Action:
     legal = legal_actions(hand, seat)
     if len(legal) == 1:
         return legal[0]  # forced: nothing to ask
-    return bot.choose(hand.view(seat), legal)
+    return _ask(hand, seat, bot, legal, uses_view)
 
 
 def play(hand: Hand, bots: Sequence[Bot]) -> Iterator[Step]:
-    """Play ``hand`` to the end with ``bots[seat]`` answering for each seat."""
-    while not hand.is_over:
+    """Play ``hand`` to the end with ``bots[seat]`` answering for each seat.
+
+    A bot whose class sets ``uses_view = False`` is shown a :class:`LazyView`.
+    """
+    uses_view = [getattr(bot, "uses_view", True) is not False for bot in bots]
+    turn = DecisionKind.TURN
+    over = DecisionKind.OVER
+    lazy_turns = hand.options.running == "before_first_play"  # see legal_actions()
+    legal_play_masks = hand.legal_play_masks
+    apply = hand.apply
+    while True:
         decision = hand.decision
-        answers = tuple(_answer(hand, seat, bots[seat]) for seat in decision.seats)
-        if decision.kind is DecisionKind.TURN:
-            hand.apply(answers[0])
+        kind = decision.kind
+        if kind is over:
+            return
+        if kind is turn and lazy_turns:
+            # legal_actions() on a turn, inline: the engine's hottest loop.
+            seat = decision.seats[0]
+            masks = legal_play_masks(seat)
+            can_pass = hand.top is not None
+            if len(masks) + can_pass == 1:  # forced: nothing to ask
+                answer: Action = _new_play(seat, masks[0]) if masks else _new_pass(seat)
+            else:
+                answer = _ask(hand, seat, bots[seat], TurnActions(seat, masks, can_pass),
+                              uses_view[seat])
+            apply(answer)
+            yield _new_step(decision, (answer,))
+            continue
+        answers = tuple(_answer(hand, seat, bots[seat], uses_view[seat]) for seat in decision.seats)
+        if kind is turn:
+            apply(answers[0])
         else:
             hand.resolve(answers)
-        yield Step(decision, answers)
+        yield _new_step(decision, answers)
 
 
 def play_hand(hand: Hand, bots: Sequence[Bot]) -> Hand:
