@@ -190,6 +190,18 @@ _ALL_SUBS_AT: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(s << (rank * 4) for s in _ALL_SUBS[nib]) for nib in range(16)) for rank in range(12))
 _THREE_OR_MORE = tuple(nib.bit_count() >= 3 for nib in range(16))
 
+# Per-nibble arithmetic on a whole hand: _rank_counts() puts each rank's number of
+# cards (0-4) in its nibble; adding _ONES (_TWOS) sets a nibble's bit 2 (_BIT2) where
+# that rank has 3 (2) cards or more, and a count has bit 2 itself only when it is 4.
+_ONES = 0x111111111111
+_TWOS = 0x222222222222
+_BIT2 = 0x444444444444
+
+
+def _rank_counts(hand: int) -> int:
+    counts = hand - (hand >> 1 & 0x555555555555)
+    return (counts & 0x333333333333) + (counts >> 2 & 0x333333333333)
+
 
 def _sequences(hand: int, shortest: int, longest: int, min_top: int, out: list[int]) -> None:
     """Sequences of ``shortest``..``longest`` cards whose top rank is at least ``min_top``."""
@@ -246,8 +258,23 @@ def legal_plays(hand: int, top: Combo | None) -> list[int]:
     pig_done = same == 2 and top.rank < _TEN
     key = top._key  # specials in the order of _special_key: triplets, Sasaki, fours, Pig
     four_from = key - 12
+    # Whether the rank loop below finds anything: a same-kind answer from a higher
+    # rank, a triplet above a triplet's rank, a four. Often not (then a pass is
+    # forced), and this is much cheaper than the loop.
+    counts = _rank_counts(hand)
+    if same == 1:
+        found = hand >> ((top_rank + 1) * 4)
+    elif same == 2:
+        found = ((counts >> ((top_rank + 1) * 4)) + _TWOS) & _BIT2
+    else:
+        found = 0
+    if not found:
+        if key < 12:  # triplets above the key (fours too), and fours of any rank
+            found = (((counts >> ((key + 1) * 4)) + _ONES) | counts) & _BIT2
+        else:
+            found = (counts >> (four_from * 4)) & _BIT2
     three_or_more = _THREE_OR_MORE
-    for rank in range(12):
+    for rank in range(12 if found else 0):
         nib = hand >> (rank * 4) & 15
         if not nib:
             continue
