@@ -73,6 +73,19 @@ class LazyView:
     def close(self) -> None:
         self._hand = None
 
+
+_set_lazy = (LazyView._hand.__set__, LazyView._seat.__set__,  # type: ignore[attr-defined]
+             LazyView._view.__set__)  # type: ignore[attr-defined]
+
+
+def _new_lazy_view(hand: Hand, seat: int) -> LazyView:
+    """``LazyView(hand, seat)``, quickly."""
+    view = object.__new__(LazyView)
+    _set_lazy[0](view, hand)
+    _set_lazy[1](view, seat)
+    _set_lazy[2](view, None)
+    return view
+
     def __getattr__(self, name: str) -> object:
         return getattr(self.materialize(), name)
 
@@ -360,7 +373,7 @@ def _ask(hand: Hand, seat: int, bot: Bot, legal: Sequence[Action], uses_view: bo
     """``bot``'s choice among ``legal`` (more than one), shown its view or a lazy one."""
     if uses_view:
         return bot.choose(hand.view(seat), legal)
-    view = LazyView(hand, seat)
+    view = _new_lazy_view(hand, seat)
     try:
         return bot.choose(view, legal)  # type: ignore[arg-type]
     finally:
@@ -379,11 +392,13 @@ def play(hand: Hand, bots: Sequence[Bot]) -> Iterator[Step]:
 
     A bot whose class sets ``uses_view = False`` is shown a :class:`LazyView`.
     """
+    # The engine's hottest loop: _answer() and legal_actions() inline.
     uses_view = [getattr(bot, "uses_view", True) is not False for bot in bots]
     turn = DecisionKind.TURN
     over = DecisionKind.OVER
     lazy_turns = hand.options.running == "before_first_play"  # see legal_actions()
     legal_play_masks = hand.legal_play_masks
+    hand_legal_actions = hand.legal_actions
     apply = hand.apply
     while True:
         decision = hand.decision
@@ -391,24 +406,33 @@ def play(hand: Hand, bots: Sequence[Bot]) -> Iterator[Step]:
         if kind is over:
             return
         if kind is turn and lazy_turns:
-            # legal_actions() on a turn, inline: the engine's hottest loop.
             seat = decision.seats[0]
             masks = legal_play_masks(seat)
             can_pass = hand.top is not None
             if len(masks) + can_pass == 1:  # forced: nothing to ask
                 answer: Action = _new_play(seat, masks[0]) if masks else _new_pass(seat)
+            elif uses_view[seat]:
+                answer = bots[seat].choose(hand.view(seat), TurnActions(seat, masks, can_pass))
             else:
-                answer = _ask(hand, seat, bots[seat], TurnActions(seat, masks, can_pass),
-                              uses_view[seat])
+                view = _new_lazy_view(hand, seat)
+                try:
+                    answer = bots[seat].choose(
+                        view, TurnActions(seat, masks, can_pass))  # type: ignore[arg-type]
+                finally:
+                    view._hand = None
             apply(answer)
             yield _new_step(decision, (answer,))
             continue
-        answers = tuple(_answer(hand, seat, bots[seat], uses_view[seat]) for seat in decision.seats)
+        answers = []
+        for seat in decision.seats:
+            legal = legal_actions(hand, seat) if kind is turn else hand_legal_actions(seat)
+            answers.append(legal[0] if len(legal) == 1
+                           else _ask(hand, seat, bots[seat], legal, uses_view[seat]))
         if kind is turn:
             apply(answers[0])
         else:
             hand.resolve(answers)
-        yield _new_step(decision, answers)
+        yield _new_step(decision, tuple(answers))
 
 
 def play_hand(hand: Hand, bots: Sequence[Bot]) -> Hand:
