@@ -35,6 +35,11 @@ __all__ = ["Bot", "LazyView", "RandomBot", "HeuristicBot", "BOTS", "Step", "play
            "kept_for_specials", "strength", "STRONG"]
 
 
+# Enum members as plain globals: quicker than DecisionKind.X on Python 3.11.
+_RUN, _EXPOSE, _STOP, _TURN, _CHATA, _KKOJDA, _OVER = DecisionKind
+_KIND_SINGLE = Kind.SINGLE
+
+
 class Bot(Protocol):
     """Anything that picks one of ``legal`` (never empty) knowing only ``view``.
 
@@ -189,20 +194,20 @@ class HeuristicBot:
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
         kind = view.decision.kind
         hand = view.cards.mask
-        if kind is DecisionKind.TURN:
+        if kind is _TURN:
             return self._turn(view, legal)
         wanted: type
-        if kind is DecisionKind.RUN or kind is DecisionKind.STOP:
-            wanted = Run if kind is DecisionKind.RUN else Stop
+        if kind is _RUN or kind is _STOP:
+            wanted = Run if kind is _RUN else Stop
             if strength(hand) < STRONG:
                 wanted = Decline
-        elif kind is DecisionKind.CHATA:
+        elif kind is _CHATA:
             # Any pair will do; keep the Pig whole when another pair of tens is there.
             chatas = [a for a in legal if isinstance(a, Chata)]
             plain = [a for a in chatas if a.cards.mask != PIG_MASK]
             return (plain or chatas or [_of(legal, Decline)])[0]
         else:  # EXPOSE is forced on the holder; KKOJDA is always taken
-            wanted = Expose if kind is DecisionKind.EXPOSE else Kkojda
+            wanted = Expose if kind is _EXPOSE else Kkojda
         return _of(legal, wanted) or _of(legal, Decline) or legal[0]
 
     def _turn(self, view: SeatView, legal: Sequence[Action]) -> Action:
@@ -239,7 +244,7 @@ class HeuristicBot:
             specials = [(a, c) for a, c in plays if c is not None and c.is_special]
             return self._lowest(specials or plays)
         if any(_active(view, p) for p in partners):
-            singles = [(a, c) for a, c in free if c is not None and c.kind is Kind.SINGLE]
+            singles = [(a, c) for a, c in free if c is not None and c.kind is _KIND_SINGLE]
             if singles:
                 return self._lowest(singles)
         low_rank = min(_low_rank(a) for a, _ in free)
@@ -394,8 +399,8 @@ def play(hand: Hand, bots: Sequence[Bot]) -> Iterator[Step]:
     """
     # The engine's hottest loop: _answer() and legal_actions() inline.
     uses_view = [getattr(bot, "uses_view", True) is not False for bot in bots]
-    turn = DecisionKind.TURN
-    over = DecisionKind.OVER
+    turn = _TURN
+    over = _OVER
     lazy_turns = hand.options.running == "before_first_play"  # see legal_actions()
     legal_play_masks = hand.legal_play_masks
     hand_legal_actions = hand.legal_actions

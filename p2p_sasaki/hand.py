@@ -111,6 +111,12 @@ class DecisionKind(Enum):
         return f"<DecisionKind.{self.name}: {self.value!r}>"
 
 
+# The members as plain globals: reading an Enum member off its class is ten times
+# slower than a global on Python 3.11, and the engine's hot paths read them often.
+_RUN, _EXPOSE, _STOP, _TURN, _CHATA, _KKOJDA, _OVER = DecisionKind
+_KIND_SINGLE = Kind.SINGLE
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
     """Who must answer next (``seats``, in resolution order) and what kind of answer."""
@@ -120,7 +126,7 @@ class Decision:
 
     @property
     def is_window(self) -> bool:
-        return self.kind not in (DecisionKind.TURN, DecisionKind.OVER)
+        return self.kind not in (_TURN, _OVER)
 
     def __repr__(self) -> str:
         return f"Decision(DecisionKind.{self.kind.name}, {self.seats!r})"
@@ -225,6 +231,11 @@ class Decline:
 
 
 _TURNS = tuple(Decision(DecisionKind.TURN, (seat,)) for seat in range(SEATS))
+_DECLINES = tuple(Decline(seat) for seat in range(SEATS))
+# The chatas of a rank's nibble: its two-card sub-nibbles, lowest card first then second.
+_CHATA_PAIRS = tuple(
+    tuple(a | b for i, a in enumerate(bits) for b in bits[i + 1:])
+    for bits in ([b for b in (1, 2, 4, 8) if nib & b] for nib in range(16)))
 
 Action = Play | Pass | Run | Expose | Stop | Chata | Kkojda | Decline
 
@@ -260,6 +271,7 @@ def _order_from(seat: int) -> tuple[int, ...]:
 
 
 _ORDERS = tuple(tuple((seat + i) % SEATS for i in range(SEATS)) for seat in range(SEATS))
+_AFTER = tuple(tuple((seat + i) % SEATS for i in range(1, SEATS + 1)) for seat in range(SEATS))
 
 
 def random_deal(rng: Random) -> tuple[CardSet, CardSet, CardSet, CardSet]:
@@ -426,9 +438,9 @@ class Hand:
         self._red_public: tuple[frozenset[int], tuple[frozenset[int], frozenset[int]] | None] | None = None
         self._view_sets: tuple[tuple[CardSet, ...], tuple[CardSet, ...]] = (_NO_SETS, _NO_SETS)
         if options.running == "before_first_play":
-            self._decision = Decision(DecisionKind.RUN, _order_from(first_leader))
+            self._decision = Decision(_RUN, _order_from(first_leader))
         else:
-            self._decision = Decision(DecisionKind.TURN, (first_leader,))
+            self._decision = Decision(_TURN, (first_leader,))
 
     @classmethod
     def deal_from(cls, hands: Sequence[CardSet | Iterable[Card] | str], lead_card: Card | str | None = None,
@@ -520,12 +532,12 @@ class Hand:
 
     @property
     def is_over(self) -> bool:
-        return self._decision.kind is DecisionKind.OVER
+        return self._decision.kind is _OVER
 
     @property
     def turn(self) -> int | None:
         """The seat on turn, when the decision is a TURN."""
-        return self._turn if self._decision.kind is DecisionKind.TURN else None
+        return self._turn if self._decision.kind is _TURN else None
 
     @property
     def top(self) -> Combo | None:
@@ -606,7 +618,7 @@ class Hand:
         hand = self._hands[seat]
         if hand.bit_count() != self._sizes[seat]:
             self._require_known(seat)
-        if self._decision.kind is not DecisionKind.TURN or seat != self._turn:
+        if self._decision.kind is not _TURN or seat != self._turn:
             return []
         masks = legal_plays(hand, self._top)
         if not self._started and self.options.lead_must_contain_3:
@@ -618,13 +630,14 @@ class Hand:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every answer ``seat`` may give to the current decision (empty if not asked)."""
-        self._require_known(seat)
+        hand = self._hands[seat]
+        if hand.bit_count() != self._sizes[seat]:
+            self._require_known(seat)
         d = self._decision
         if seat not in d.seats:
             return []
-        hand = self._hands[seat]
         kind = d.kind
-        if kind is DecisionKind.TURN:
+        if kind is _TURN:
             actions: list[Action] = [Play(seat, CardSet(m)) for m in self.legal_play_masks(seat)]
             if self._top is not None:
                 actions.append(Pass(seat))
@@ -632,26 +645,23 @@ class Hand:
                 actions.insert(0, Run(seat, CardSet(hand & PIG_MASK)))
             return actions
         actions = []
-        if kind is DecisionKind.RUN:
+        if kind is _RUN:
             if hand & PIG_MASK:
                 actions.append(Run(seat, CardSet(hand & PIG_MASK)))
-        elif kind is DecisionKind.EXPOSE:
+        elif kind is _EXPOSE:
             if hand & PIG_MASK:
                 return [Expose(seat, CardSet(hand & PIG_MASK))]  # forced
-        elif kind is DecisionKind.STOP:
+        elif kind is _STOP:
             actions.append(Stop(seat))
-        elif kind is DecisionKind.CHATA:
-            mine = hand >> (self._rank * 4) & 15
+        elif kind is _CHATA:
             shift = self._rank * 4
-            bits = [b for b in (1, 2, 4, 8) if mine & b]
-            for i, a in enumerate(bits):
-                for b in bits[i + 1:]:
-                    actions.append(Chata(seat, CardSet((a | b) << shift)))
-        elif kind is DecisionKind.KKOJDA:
+            for pair in _CHATA_PAIRS[hand >> shift & 15]:
+                actions.append(Chata(seat, CardSet(pair << shift)))
+        elif kind is _KKOJDA:
             fourth = (15 << (self._rank * 4)) & ~self._played
             if hand & fourth:
                 actions.append(Kkojda(seat, CardSet(fourth)))
-        actions.append(Decline(seat))
+        actions.append(_DECLINES[seat])  # immutable: one per seat will do
         return actions
 
     def _may_run_now(self, seat: int) -> bool:
@@ -662,8 +672,17 @@ class Hand:
 
     def apply(self, action: Action) -> None:
         """Apply one seat's action: a TURN's play or pass, or a one-seat window's answer."""
-        if self._decision.kind is DecisionKind.TURN and action.seat == self._turn:
-            self._turn_action(action)
+        if self._decision.kind is _TURN and action.seat == self._turn:
+            # _turn_action(), with its two usual cases first
+            cls = action.__class__
+            if cls is Play:
+                self._play(action.seat, action)
+            elif cls is Pass and self._top is not None:
+                self._passes += 1
+                self._history.append(action)
+                self._advance(action.seat)
+            else:
+                self._turn_action(action)
         else:
             self.resolve((action,))
 
@@ -676,28 +695,33 @@ class Hand:
         if isinstance(answers, Mapping):
             answers = answers.values()
         d = self._decision
-        if d.kind is DecisionKind.OVER:
+        if d.kind is _OVER:
             raise IllegalActionError("the hand is over: no more actions are allowed")
         seats = d.seats
         ordered = list(answers)
-        if len(ordered) != len(seats) or any(a.seat != s for a, s in zip(ordered, seats)):
-            # Not simply one answer per seat in the decision's order (the drivers' way):
-            # find the first fault, or put the answers in that order.
+        if len(ordered) == len(seats):
+            for action, seat in zip(ordered, seats):
+                if action.seat != seat:
+                    ordered = self._in_order(ordered)
+                    break
+        else:
             ordered = self._in_order(ordered)
+        # (_in_order: not simply one answer per seat in the decision's order, the drivers'
+        # way: it finds the first fault, or puts the answers in that order.)
         allowed = _ALLOWED[d.kind]
         for action in ordered:
             if not isinstance(action, allowed):
                 raise IllegalActionError(
                     f"S{action.seat} must answer {_WINDOW_NAMES[d.kind]} now, not {action.verb}")
-        if d.kind is DecisionKind.TURN:
+        if d.kind is _TURN:
             self._turn_action(ordered[0])
-        elif d.kind is DecisionKind.RUN:
+        elif d.kind is _RUN:
             self._resolve_run(ordered)
-        elif d.kind is DecisionKind.EXPOSE:
+        elif d.kind is _EXPOSE:
             self._resolve_expose(ordered)
-        elif d.kind is DecisionKind.STOP:
+        elif d.kind is _STOP:
             self._resolve_stop(ordered)
-        elif d.kind is DecisionKind.CHATA:
+        elif d.kind is _CHATA:
             self._resolve_chata(ordered)
         else:
             self._resolve_kkojda(ordered)
@@ -720,13 +744,13 @@ class Hand:
 
     def _not_asked(self, seat: int) -> str:
         d = self._decision
-        if d.kind is DecisionKind.TURN:
+        if d.kind is _TURN:
             return f"it is S{self._turn}'s turn, not S{seat}'s"
         return f"S{seat} is not asked in the {d.kind.value} window"
 
     def _turn_action(self, action: Action) -> None:
         seat = action.seat
-        if seat != self._turn or self._decision.kind is not DecisionKind.TURN:
+        if seat != self._turn or self._decision.kind is not _TURN:
             raise IllegalActionError(self._not_asked(seat))
         if isinstance(action, Play):
             self._play(seat, action)
@@ -769,11 +793,11 @@ class Hand:
         self._passes = 0
         if not self._sizes[seat] and self._go_out(seat):
             return
-        if combo.kind is Kind.SINGLE and self._chata_possible(seat, combo.rank):
+        if combo.kind is _KIND_SINGLE and self._chata_possible(seat, combo.rank):
             self._single_seat = seat
             self._rank = combo.rank
             active = self._active
-            self._decision = Decision(DecisionKind.CHATA, tuple(
+            self._decision = Decision(_CHATA, tuple(
                 s for s in _ORDERS[seat][1:] if active[s]))
         else:
             self._advance(seat)
@@ -797,14 +821,14 @@ class Hand:
         self._learn(last, self._unknown)  # the fourth shows its cards: all the unplayed ones
         self._active[last] = False
         self._finish.append(last)
-        self._decision = Decision(DecisionKind.OVER, ())
+        self._decision = Decision(_OVER, ())
         self._scores = score_hand(self._finish, self.red_seats, self._multiplier, self._scoring)
         return True
 
     def _next_active(self, seat: int) -> int:
-        for i in range(1, SEATS + 1):
-            s = (seat + i) % SEATS
-            if self._active[s]:
+        active = self._active
+        for s in _AFTER[seat]:
+            if active[s]:
                 return s
         raise AssertionError("no active seat")
 
@@ -875,7 +899,7 @@ class Hand:
         if not self._sizes[seat] and self._go_out(seat):
             return
         if (15 << shift) & ~self._played:
-            self._decision = Decision(DecisionKind.KKOJDA, tuple(
+            self._decision = Decision(_KKOJDA, tuple(
                 s for s in _order_from(self._single_seat) if self._active[s]))
         else:
             self._new_round(seat)
@@ -932,7 +956,7 @@ class Hand:
         for action in runs:
             self._check_run(action, at_turn=False)
         if not runs:
-            self._decision = Decision(DecisionKind.TURN, (self.first_leader,))
+            self._decision = Decision(_TURN, (self.first_leader,))
             return
         if len(runs) > 1 and (len(runs) > 2 or runs[0].cards.mask & runs[1].cards.mask
                               or runs[0].cards.mask | runs[1].cards.mask != PIG_MASK):
@@ -954,7 +978,7 @@ class Hand:
         if partner is not None:
             self._exchange(partner.seat, partner.cards.mask)
             return
-        self._decision = Decision(DecisionKind.EXPOSE, _order_from(seat)[1:])
+        self._decision = Decision(_EXPOSE, _order_from(seat)[1:])
 
     def _resolve_expose(self, answers: list[Action]) -> None:
         """Whoever exposes the other red ten is the partner (hidden mode cannot know before)."""
@@ -994,7 +1018,7 @@ class Hand:
     def _open_stop_window(self) -> None:
         red = self.red_seats
         order = _order_from(self.first_leader)
-        self._decision = Decision(DecisionKind.STOP, tuple(s for s in order if s not in red))
+        self._decision = Decision(_STOP, tuple(s for s in order if s not in red))
 
     def _resolve_stop(self, answers: list[Action]) -> None:
         stops = [a for a in answers if isinstance(a, Stop)]
@@ -1005,7 +1029,7 @@ class Hand:
         seat = self._resume if self._resume >= 0 else self.first_leader
         self._resume = -1
         self._turn = seat
-        self._decision = Decision(DecisionKind.TURN, (seat,))
+        self._decision = Decision(_TURN, (seat,))
 
     # -- views and hashing -------------------------------------------------------------
 
