@@ -78,6 +78,12 @@ class LazyView:
     def close(self) -> None:
         self._hand = None
 
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.materialize(), name)
+
+    def __repr__(self) -> str:
+        return f"LazyView({self._view!r})" if self._view is not None else f"LazyView(S{self._seat})"
+
 
 _set_lazy = (LazyView._hand.__set__, LazyView._seat.__set__,  # type: ignore[attr-defined]
              LazyView._view.__set__)  # type: ignore[attr-defined]
@@ -90,12 +96,6 @@ def _new_lazy_view(hand: Hand, seat: int) -> LazyView:
     _set_lazy[1](view, seat)
     _set_lazy[2](view, None)
     return view
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.materialize(), name)
-
-    def __repr__(self) -> str:
-        return f"LazyView({self._view!r})" if self._view is not None else f"LazyView(S{self._seat})"
 
 
 class RandomBot:
