@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 from random import Random
 from typing import ClassVar
@@ -62,6 +62,7 @@ __all__ = [
 
 SEATS = 4
 _RED_TENS = (Card.parse("TH"), Card.parse("TD"))
+_RED_TEN_BITS = tuple((card.index, card.mask) for card in _RED_TENS)
 _ALL_SEATS = frozenset(range(SEATS))
 _new_object = object.__new__
 _set_cards_mask = CardSet.mask.__set__  # type: ignore[attr-defined]
@@ -323,6 +324,41 @@ class SeatView:
     red: frozenset[int]                       # seats this seat knows were dealt a red ten
     teams: tuple[frozenset[int], frozenset[int]] | None   # (red, black) once known to it
     scores: tuple[int, int, int, int] | None
+
+
+# SeatView(...) without the frozen dataclass __init__ (object.__setattr__ per field):
+# the slots' own setters, in field order. view() builds one for every bot decision.
+_VIEW_SETTERS = tuple(getattr(SeatView, f.name).__set__ for f in fields(SeatView))
+assert len(_VIEW_SETTERS) == 16
+
+
+def _new_view(seat: int, cards: CardSet, dealt: CardSet, hand_sizes: tuple[int, ...],
+              played: tuple[CardSet, ...], shown: tuple[CardSet, ...], history: tuple[Action, ...],
+              decision: Decision, top: Combo | None, top_cards: CardSet, top_seat: int | None,
+              finish: tuple[int, ...], multiplier: int, red: frozenset[int],
+              teams: tuple[frozenset[int], frozenset[int]] | None,
+              scores: tuple[int, int, int, int] | None) -> SeatView:
+    (set_seat, set_cards, set_dealt, set_sizes, set_played, set_shown, set_history,
+     set_decision, set_top, set_top_cards, set_top_seat, set_finish, set_multiplier,
+     set_red, set_teams, set_scores) = _VIEW_SETTERS
+    view = _new_object(SeatView)
+    set_seat(view, seat)
+    set_cards(view, cards)
+    set_dealt(view, dealt)
+    set_sizes(view, hand_sizes)
+    set_played(view, played)
+    set_shown(view, shown)
+    set_history(view, history)
+    set_decision(view, decision)
+    set_top(view, top)
+    set_top_cards(view, top_cards)
+    set_top_seat(view, top_seat)
+    set_finish(view, finish)
+    set_multiplier(view, multiplier)
+    set_red(view, red)
+    set_teams(view, teams)
+    set_scores(view, scores)
+    return view
 
 
 class Hand:
@@ -1036,15 +1072,17 @@ class Hand:
     def _known_red(self, viewer: int | None) -> dict[int, int]:
         """Red ten index -> seat dealt it, for the red tens whose holder ``viewer`` knows."""
         known: dict[int, int] = {}
-        seen = self._played
-        for mask in self._shown:
-            seen |= mask
-        for card in _RED_TENS:
-            bit = card.mask
-            dealt_to = self._red_dealt_to(bit)   # hidden mode: known when public or own
-            public = seen & bit or self.is_over   # run, exposed (then exchanged) or played
-            if dealt_to is not None and (public or dealt_to == viewer):
-                known[card.index] = dealt_to
+        s0, s1, s2, s3 = self._shown
+        seen = self._played | s0 | s1 | s2 | s3
+        over = self._decision.kind is _OVER
+        dealt = self._dealt
+        for index, bit in _RED_TEN_BITS:
+            for dealt_to in range(SEATS):  # hidden mode: known when public or own
+                if dealt[dealt_to] & bit:
+                    # public: run, exposed (then exchanged) or played
+                    if seen & bit or over or dealt_to == viewer:
+                        known[index] = dealt_to
+                    break
         return known
 
     def _red_side(self, viewer: int) -> tuple[frozenset[int], tuple[frozenset[int], frozenset[int]] | None]:
@@ -1083,7 +1121,7 @@ class Hand:
             shown = (_cardset(m0), _cardset(m1), _cardset(m2), _cardset(m3))
             self._view_sets = (played, shown)
         top_seat = self._top_seat
-        return SeatView(
+        return _new_view(
             seat,
             _cardset(hands[seat]),
             _cardset(self._dealt[seat]),
