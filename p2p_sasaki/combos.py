@@ -293,7 +293,7 @@ def legal_plays(hand: int, top: Combo | None) -> list[int]:
         # Only where `length` ranks in a row are held, the highest above the top's rank.
         length = top.length
         present = (hand | hand >> 1 | hand >> 2 | hand >> 3) & _ONES  # bit 0 of a held rank
-        present >>= (top.rank + 2 - length) * 4  # from the lowest rank such a run can start
+        present >>= max(top.rank + 2 - length, 0) * 4  # from the lowest rank a run can start
         runs = present
         for i in range(1, length):
             runs &= present >> (i * 4)
