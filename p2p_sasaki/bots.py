@@ -4,7 +4,9 @@ A bot sees exactly what a person in that seat would see: the :class:`SeatView`
 (its own cards and the public state) and the list of legal answers. It never
 gets the :class:`Hand`. :func:`play` drives a hand with four bots and yields a
 :class:`Step` per resolved decision; a seat whose only legal answer is forced
-(an exposure, or a decline when it holds no pair) is not asked.
+(an exposure, or a decline when it holds no pair) is not asked. A bot that never
+reads its view (``uses_view = False``, as :class:`RandomBot`) is handed a
+:class:`LazyView` instead, which builds the view only if it is read.
 
 >>> from random import Random
 >>> hand = Hand.random(Random(0), lead_card="3H")
