@@ -407,6 +407,8 @@ def play(hand: Hand, bots: Sequence[Bot]) -> Iterator[Step]:
     legal_play_masks = hand.legal_play_masks
     hand_legal_actions = hand.legal_actions
     apply = hand.apply
+    new = _new
+    set_decision, set_answers = _set_step
     while True:
         decision = hand.decision
         kind = decision.kind
@@ -417,7 +419,11 @@ def play(hand: Hand, bots: Sequence[Bot]) -> Iterator[Step]:
             masks = legal_play_masks(seat)
             can_pass = hand.top is not None
             if len(masks) + can_pass == 1:  # forced: nothing to ask
-                answer: Action = _new_play(seat, masks[0]) if masks else _new_pass(seat)
+                if masks:
+                    answer: Action = _new_play(seat, masks[0])
+                else:
+                    answer = new(Pass)
+                    _set_pass(answer, seat)
             elif uses_view[seat]:
                 answer = bots[seat].choose(hand.view(seat), TurnActions(seat, masks, can_pass))
             else:
@@ -428,7 +434,10 @@ def play(hand: Hand, bots: Sequence[Bot]) -> Iterator[Step]:
                 finally:
                     view._hand = None
             apply(answer)
-            yield _new_step(decision, (answer,))
+            step = new(Step)
+            set_decision(step, decision)
+            set_answers(step, (answer,))
+            yield step
             continue
         answers = []
         for seat in decision.seats:

@@ -265,7 +265,8 @@ def legal_plays(hand: int, top: Combo | None) -> list[int]:
     # Whether the rank loop below finds anything: a same-kind answer from a higher
     # rank, a triplet above a triplet's rank, a four. Often not (then a pass is
     # forced), and this is much cheaper than the loop.
-    counts = _rank_counts(hand)
+    counts = hand - (hand >> 1 & 0x555555555555)  # _rank_counts(hand), inline
+    counts = (counts & 0x333333333333) + (counts >> 2 & 0x333333333333)
     if same == 1:
         found = hand >> ((top_rank + 1) * 4)
     elif same == 2:
@@ -299,7 +300,7 @@ def legal_plays(hand: int, top: Combo | None) -> list[int]:
             runs &= present >> (i * 4)
         if runs:
             _sequences(hand, length, length, top.rank + 1, out)
-    if key < 12:
+    if key < 12 and hand >> 44 & 15 and (hand >> 4 & 15).bit_count() >= 2:
         _sasakis(hand, out)
     # pig_done: TH TD came with the pairs above (a Pig there, or the last two cards).
     if hand & PIG_MASK == PIG_MASK and hand != PIG_MASK and not top.black_pig and not pig_done:

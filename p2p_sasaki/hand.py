@@ -279,10 +279,12 @@ def random_deal(rng: Random) -> tuple[CardSet, CardSet, CardSet, CardSet]:
     """Shuffle with the given rng; deck position k goes to seat k mod 4."""
     deck = list(range(48))
     rng.shuffle(deck)
-    masks = [0, 0, 0, 0]
-    for position, index in enumerate(deck):
-        masks[position % SEATS] |= 1 << index
-    return (CardSet(masks[0]), CardSet(masks[1]), CardSet(masks[2]), CardSet(masks[3]))
+    bit = _CARD_BITS.__getitem__  # distinct bits: their sum is their union
+    return (CardSet(sum(map(bit, deck[0::4]))), CardSet(sum(map(bit, deck[1::4]))),
+            CardSet(sum(map(bit, deck[2::4]))), CardSet(sum(map(bit, deck[3::4]))))
+
+
+_CARD_BITS = tuple(1 << index for index in range(48))
 
 
 def _mask_of(cards: CardSet | Iterable[Card] | str) -> int:
