@@ -4,7 +4,9 @@ A bot sees exactly what a person in that seat would see: the :class:`SeatView`
 (its own cards and the public state) and the list of legal answers. It never
 gets the :class:`Hand`. :func:`play` drives a hand with four bots and yields a
 :class:`Step` per resolved decision; a seat whose only legal answer is forced
-(an exposure, or a decline when it holds no pair) is not asked.
+(an exposure, or a decline when it holds no pair) is not asked. A bot that never
+reads its view (``uses_view = False``, as :class:`RandomBot`) is handed a
+:class:`LazyView` instead, which builds the view only if it is read.
 
 >>> from random import Random
 >>> hand = Hand.random(Random(0), lead_card="3H")
@@ -30,19 +32,78 @@ from p2p_sasaki.hand import (
     SeatView, Stop,
 )
 
-__all__ = ["Bot", "RandomBot", "HeuristicBot", "BOTS", "Step", "play", "play_hand",
+__all__ = ["Bot", "LazyView", "RandomBot", "HeuristicBot", "BOTS", "Step", "play", "play_hand",
            "legal_actions", "TurnActions",
            "kept_for_specials", "strength", "STRONG"]
 
 
+# Enum members as plain globals: quicker than DecisionKind.X on Python 3.11.
+_RUN, _EXPOSE, _STOP, _TURN, _CHATA, _KKOJDA, _OVER = DecisionKind
+_KIND_SINGLE = Kind.SINGLE
+
+
 class Bot(Protocol):
-    """Anything that picks one of ``legal`` (never empty) knowing only ``view``."""
+    """Anything that picks one of ``legal`` (never empty) knowing only ``view``.
+
+    A bot class may set ``uses_view = False`` to say that ``choose`` never looks at
+    its view: :func:`play` then hands it a :class:`LazyView`, which builds the
+    :class:`SeatView` only if an attribute is read during that ``choose`` call.
+    """
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action: ...
 
 
+class LazyView:
+    """Stands for ``hand.view(seat)`` and builds it on first use, for bots that declare
+    ``uses_view = False``. It reads the hand as it is when first used, so :func:`play`
+    closes it when ``choose`` returns: a view never read by then cannot be read later
+    (one that was read stays available, as a snapshot of that decision).
+    """
+
+    __slots__ = ("_hand", "_seat", "_view")
+
+    def __init__(self, hand: Hand, seat: int) -> None:
+        self._hand: Hand | None = hand
+        self._seat = seat
+        self._view: SeatView | None = None
+
+    def materialize(self) -> SeatView:
+        """The :class:`SeatView` this stands for."""
+        view = self._view
+        if view is None:
+            if self._hand is None:
+                raise RuntimeError("a lazy view can be read only while the bot's choose() runs "
+                                   "(the bot declared uses_view = False)")
+            view = self._view = self._hand.view(self._seat)
+        return view
+
+    def close(self) -> None:
+        self._hand = None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.materialize(), name)
+
+    def __repr__(self) -> str:
+        return f"LazyView({self._view!r})" if self._view is not None else f"LazyView(S{self._seat})"
+
+
+_set_lazy = (LazyView._hand.__set__, LazyView._seat.__set__,  # type: ignore[attr-defined]
+             LazyView._view.__set__)  # type: ignore[attr-defined]
+
+
+def _new_lazy_view(hand: Hand, seat: int) -> LazyView:
+    """``LazyView(hand, seat)``, quickly."""
+    view = object.__new__(LazyView)
+    _set_lazy[0](view, hand)
+    _set_lazy[1](view, seat)
+    _set_lazy[2](view, None)
+    return view
+
+
 class RandomBot:
     """A uniformly random legal action."""
+
+    uses_view = False  # choose() never looks at the view: play() need not build it
 
     def __init__(self, rng: Random) -> None:
         self.rng = rng
@@ -135,20 +196,20 @@ class HeuristicBot:
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
         kind = view.decision.kind
         hand = view.cards.mask
-        if kind is DecisionKind.TURN:
+        if kind is _TURN:
             return self._turn(view, legal)
         wanted: type
-        if kind is DecisionKind.RUN or kind is DecisionKind.STOP:
-            wanted = Run if kind is DecisionKind.RUN else Stop
+        if kind is _RUN or kind is _STOP:
+            wanted = Run if kind is _RUN else Stop
             if strength(hand) < STRONG:
                 wanted = Decline
-        elif kind is DecisionKind.CHATA:
+        elif kind is _CHATA:
             # Any pair will do; keep the Pig whole when another pair of tens is there.
             chatas = [a for a in legal if isinstance(a, Chata)]
             plain = [a for a in chatas if a.cards.mask != PIG_MASK]
             return (plain or chatas or [_of(legal, Decline)])[0]
         else:  # EXPOSE is forced on the holder; KKOJDA is always taken
-            wanted = Expose if kind is DecisionKind.EXPOSE else Kkojda
+            wanted = Expose if kind is _EXPOSE else Kkojda
         return _of(legal, wanted) or _of(legal, Decline) or legal[0]
 
     def _turn(self, view: SeatView, legal: Sequence[Action]) -> Action:
@@ -185,7 +246,7 @@ class HeuristicBot:
             specials = [(a, c) for a, c in plays if c is not None and c.is_special]
             return self._lowest(specials or plays)
         if any(_active(view, p) for p in partners):
-            singles = [(a, c) for a, c in free if c is not None and c.kind is Kind.SINGLE]
+            singles = [(a, c) for a, c in free if c is not None and c.kind is _KIND_SINGLE]
             if singles:
                 return self._lowest(singles)
         low_rank = min(_low_rank(a) for a, _ in free)
@@ -234,6 +295,38 @@ class Step:
     answers: tuple[Action, ...]
 
 
+# Quick constructors for the driver's hot path: the same frozen objects as Step(...),
+# Play(seat, CardSet(mask)) and Pass(seat), without the dataclass __init__ (the
+# arguments are the engine's own, valid by construction).
+_new = object.__new__
+_set_step = (Step.decision.__set__, Step.answers.__set__)  # type: ignore[attr-defined]
+_set_play = (Play.seat.__set__, Play.cards.__set__)  # type: ignore[attr-defined]
+_set_pass = Pass.seat.__set__  # type: ignore[attr-defined]
+_set_mask = CardSet.mask.__set__  # type: ignore[attr-defined]
+
+
+def _new_step(decision: Decision, answers: tuple[Action, ...]) -> Step:
+    step = _new(Step)
+    _set_step[0](step, decision)
+    _set_step[1](step, answers)
+    return step
+
+
+def _new_play(seat: int, mask: int) -> Play:
+    cards = _new(CardSet)
+    _set_mask(cards, mask)
+    play = _new(Play)
+    _set_play[0](play, seat)
+    _set_play[1](play, cards)
+    return play
+
+
+def _new_pass(seat: int) -> Pass:
+    action = _new(Pass)
+    _set_pass(action, seat)
+    return action
+
+
 class TurnActions(Sequence[Action]):
     """``hand.legal_actions(seat)`` on a turn, each action built only when looked at.
 
@@ -257,6 +350,13 @@ class TurnActions(Sequence[Action]):
     def __getitem__(self, index: slice) -> Sequence[Action]: ...
 
     def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
+        if index.__class__ is int and index >= 0:  # the usual case, quickly
+            masks = self.masks
+            if index < len(masks):
+                return _new_play(self.seat, masks[index])
+            if index == len(masks) and self.can_pass:
+                return _new_pass(self.seat)
+            raise IndexError(index)
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         n = len(self.masks)
@@ -276,23 +376,79 @@ def legal_actions(hand: Hand, seat: int) -> Sequence[Action]:
     return hand.legal_actions(seat)
 
 
-def _answer(hand: Hand, seat: int, bot: Bot) -> Action:
+def _ask(hand: Hand, seat: int, bot: Bot, legal: Sequence[Action], uses_view: bool) -> Action:
+    """``bot``'s choice among ``legal`` (more than one), shown its view or a lazy one."""
+    if uses_view:
+        return bot.choose(hand.view(seat), legal)
+    view = _new_lazy_view(hand, seat)
+    try:
+        return bot.choose(view, legal)  # type: ignore[arg-type]
+    finally:
+        view.close()
+
+
+def _answer(hand: Hand, seat: int, bot: Bot, uses_view: bool = True) -> Action:
     legal = legal_actions(hand, seat)
     if len(legal) == 1:
         return legal[0]  # forced: nothing to ask
-    return bot.choose(hand.view(seat), legal)
+    return _ask(hand, seat, bot, legal, uses_view)
 
 
 def play(hand: Hand, bots: Sequence[Bot]) -> Iterator[Step]:
-    """Play ``hand`` to the end with ``bots[seat]`` answering for each seat."""
-    while not hand.is_over:
+    """Play ``hand`` to the end with ``bots[seat]`` answering for each seat.
+
+    A bot whose class sets ``uses_view = False`` is shown a :class:`LazyView`.
+    """
+    # The engine's hottest loop: _answer() and legal_actions() inline.
+    uses_view = [getattr(bot, "uses_view", True) is not False for bot in bots]
+    turn = _TURN
+    over = _OVER
+    lazy_turns = hand.options.running == "before_first_play"  # see legal_actions()
+    legal_play_masks = hand.legal_play_masks
+    hand_legal_actions = hand.legal_actions
+    apply = hand.apply
+    new = _new
+    set_decision, set_answers = _set_step
+    while True:
         decision = hand.decision
-        answers = tuple(_answer(hand, seat, bots[seat]) for seat in decision.seats)
-        if decision.kind is DecisionKind.TURN:
-            hand.apply(answers[0])
+        kind = decision.kind
+        if kind is over:
+            return
+        if kind is turn and lazy_turns:
+            seat = decision.seats[0]
+            masks = legal_play_masks(seat)
+            can_pass = hand.top is not None
+            if len(masks) + can_pass == 1:  # forced: nothing to ask
+                if masks:
+                    answer: Action = _new_play(seat, masks[0])
+                else:
+                    answer = new(Pass)
+                    _set_pass(answer, seat)
+            elif uses_view[seat]:
+                answer = bots[seat].choose(hand.view(seat), TurnActions(seat, masks, can_pass))
+            else:
+                view = _new_lazy_view(hand, seat)
+                try:
+                    answer = bots[seat].choose(
+                        view, TurnActions(seat, masks, can_pass))  # type: ignore[arg-type]
+                finally:
+                    view._hand = None
+            apply(answer)
+            step = new(Step)
+            set_decision(step, decision)
+            set_answers(step, (answer,))
+            yield step
+            continue
+        answers = []
+        for seat in decision.seats:
+            legal = legal_actions(hand, seat) if kind is turn else hand_legal_actions(seat)
+            answers.append(legal[0] if len(legal) == 1
+                           else _ask(hand, seat, bots[seat], legal, uses_view[seat]))
+        if kind is turn:
+            apply(answers[0])
         else:
             hand.resolve(answers)
-        yield Step(decision, answers)
+        yield _new_step(decision, tuple(answers))
 
 
 def play_hand(hand: Hand, bots: Sequence[Bot]) -> Hand:

@@ -40,7 +40,11 @@ class Kind(IntEnum):
 
     @property
     def is_special(self) -> bool:
-        return self >= Kind.TRIPLET
+        return self >= _KIND_TRIPLET
+
+
+# The members as plain globals, for the hot paths (quicker than Kind.X on Python 3.11).
+_KIND_SINGLE, _KIND_PAIR, _KIND_SEQUENCE, _KIND_TRIPLET, _KIND_SASAKI, _KIND_FOUR, _KIND_PIG = Kind
 
 
 class Combo:
@@ -74,7 +78,7 @@ class Combo:
 
     @property
     def is_special(self) -> bool:
-        return self.kind >= Kind.TRIPLET
+        return self.kind >= _KIND_TRIPLET
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         return (Combo, (self.kind, self.rank, self.length, self.black_pig))
@@ -122,9 +126,9 @@ def beats(new: Combo, top: Combo | None) -> bool:
     """
     if top is None:
         return True
-    if top.kind is Kind.PIG:
+    if top.kind is _KIND_PIG:
         return new.black_pig
-    if new.kind is Kind.PIG:
+    if new.kind is _KIND_PIG:
         return not top.black_pig
     if new._key >= 0:
         return top._key < 0 or new._key > top._key
@@ -190,6 +194,18 @@ _ALL_SUBS_AT: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(s << (rank * 4) for s in _ALL_SUBS[nib]) for nib in range(16)) for rank in range(12))
 _THREE_OR_MORE = tuple(nib.bit_count() >= 3 for nib in range(16))
 
+# Per-nibble arithmetic on a whole hand: _rank_counts() puts each rank's number of
+# cards (0-4) in its nibble; adding _ONES (_TWOS) sets a nibble's bit 2 (_BIT2) where
+# that rank has 3 (2) cards or more, and a count has bit 2 itself only when it is 4.
+_ONES = 0x111111111111
+_TWOS = 0x222222222222
+_BIT2 = 0x444444444444
+
+
+def _rank_counts(hand: int) -> int:
+    counts = hand - (hand >> 1 & 0x555555555555)
+    return (counts & 0x333333333333) + (counts >> 2 & 0x333333333333)
+
 
 def _sequences(hand: int, shortest: int, longest: int, min_top: int, out: list[int]) -> None:
     """Sequences of ``shortest``..``longest`` cards whose top rank is at least ``min_top``."""
@@ -239,15 +255,31 @@ def legal_plays(hand: int, top: Combo | None) -> list[int]:
         _sasakis(hand, out)
         return out
     kind = top.kind
-    if kind is Kind.PIG:
+    if kind is _KIND_PIG:
         return [BLACK_PIG_MASK] if hand & BLACK_PIG_MASK == BLACK_PIG_MASK else out
-    same = top.length if kind is Kind.SINGLE or kind is Kind.PAIR else 0
+    same = top.length if kind is _KIND_SINGLE or kind is _KIND_PAIR else 0
     top_rank = top.rank if same else 12  # same-kind answers come from higher ranks only
     pig_done = same == 2 and top.rank < _TEN
     key = top._key  # specials in the order of _special_key: triplets, Sasaki, fours, Pig
     four_from = key - 12
+    # Whether the rank loop below finds anything: a same-kind answer from a higher
+    # rank, a triplet above a triplet's rank, a four. Often not (then a pass is
+    # forced), and this is much cheaper than the loop.
+    counts = hand - (hand >> 1 & 0x555555555555)  # _rank_counts(hand), inline
+    counts = (counts & 0x333333333333) + (counts >> 2 & 0x333333333333)
+    if same == 1:
+        found = hand >> ((top_rank + 1) * 4)
+    elif same == 2:
+        found = ((counts >> ((top_rank + 1) * 4)) + _TWOS) & _BIT2
+    else:
+        found = 0
+    if not found:
+        if key < 12:  # triplets above the key (fours too), and fours of any rank
+            found = (((counts >> ((key + 1) * 4)) + _ONES) | counts) & _BIT2
+        else:
+            found = (counts >> (four_from * 4)) & _BIT2
     three_or_more = _THREE_OR_MORE
-    for rank in range(12):
+    for rank in range(12 if found else 0):
         nib = hand >> (rank * 4) & 15
         if not nib:
             continue
@@ -258,9 +290,17 @@ def legal_plays(hand: int, top: Combo | None) -> list[int]:
                 out += _SUBS_AT[rank][nib][3]
             if nib == 15 and rank >= four_from:
                 out.append(15 << (rank * 4))
-    if kind is Kind.SEQUENCE:
-        _sequences(hand, top.length, top.length, top.rank + 1, out)
-    if key < 12:
+    if kind is _KIND_SEQUENCE:
+        # Only where `length` ranks in a row are held, the highest above the top's rank.
+        length = top.length
+        present = (hand | hand >> 1 | hand >> 2 | hand >> 3) & _ONES  # bit 0 of a held rank
+        present >>= max(top.rank + 2 - length, 0) * 4  # from the lowest rank a run can start
+        runs = present
+        for i in range(1, length):
+            runs &= present >> (i * 4)
+        if runs:
+            _sequences(hand, length, length, top.rank + 1, out)
+    if key < 12 and hand >> 44 & 15 and (hand >> 4 & 15).bit_count() >= 2:
         _sasakis(hand, out)
     # pig_done: TH TD came with the pairs above (a Pig there, or the last two cards).
     if hand & PIG_MASK == PIG_MASK and hand != PIG_MASK and not top.black_pig and not pig_done:

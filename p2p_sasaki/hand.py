@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 from random import Random
 from typing import ClassVar
@@ -62,6 +62,20 @@ __all__ = [
 
 SEATS = 4
 _RED_TENS = (Card.parse("TH"), Card.parse("TD"))
+_RED_TEN_BITS = tuple((card.index, card.mask) for card in _RED_TENS)
+_ALL_SEATS = frozenset(range(SEATS))
+_new_object = object.__new__
+_set_cards_mask = CardSet.mask.__set__  # type: ignore[attr-defined]
+
+
+def _cardset(mask: int) -> CardSet:
+    """``CardSet(mask)`` for a mask of the engine's own (valid by construction), unchecked."""
+    cards = _new_object(CardSet)
+    _set_cards_mask(cards, mask)
+    return cards
+
+
+_NO_SETS = (CardSet(), CardSet(), CardSet(), CardSet())
 
 
 class IllegalActionError(ValueError):
@@ -98,6 +112,12 @@ class DecisionKind(Enum):
         return f"<DecisionKind.{self.name}: {self.value!r}>"
 
 
+# The members as plain globals: reading an Enum member off its class is ten times
+# slower than a global on Python 3.11, and the engine's hot paths read them often.
+_RUN, _EXPOSE, _STOP, _TURN, _CHATA, _KKOJDA, _OVER = DecisionKind
+_KIND_SINGLE = Kind.SINGLE
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
     """Who must answer next (``seats``, in resolution order) and what kind of answer."""
@@ -107,7 +127,7 @@ class Decision:
 
     @property
     def is_window(self) -> bool:
-        return self.kind not in (DecisionKind.TURN, DecisionKind.OVER)
+        return self.kind not in (_TURN, _OVER)
 
     def __repr__(self) -> str:
         return f"Decision(DecisionKind.{self.kind.name}, {self.seats!r})"
@@ -212,6 +232,11 @@ class Decline:
 
 
 _TURNS = tuple(Decision(DecisionKind.TURN, (seat,)) for seat in range(SEATS))
+_DECLINES = tuple(Decline(seat) for seat in range(SEATS))
+# The chatas of a rank's nibble: its two-card sub-nibbles, lowest card first then second.
+_CHATA_PAIRS = tuple(
+    tuple(a | b for i, a in enumerate(bits) for b in bits[i + 1:])
+    for bits in ([b for b in (1, 2, 4, 8) if nib & b] for nib in range(16)))
 
 Action = Play | Pass | Run | Expose | Stop | Chata | Kkojda | Decline
 
@@ -243,17 +268,23 @@ def next_seat(seat: int) -> int:
 
 
 def _order_from(seat: int) -> tuple[int, ...]:
-    return tuple((seat + i) % SEATS for i in range(SEATS))
+    return _ORDERS[seat]
+
+
+_ORDERS = tuple(tuple((seat + i) % SEATS for i in range(SEATS)) for seat in range(SEATS))
+_AFTER = tuple(tuple((seat + i) % SEATS for i in range(1, SEATS + 1)) for seat in range(SEATS))
 
 
 def random_deal(rng: Random) -> tuple[CardSet, CardSet, CardSet, CardSet]:
     """Shuffle with the given rng; deck position k goes to seat k mod 4."""
     deck = list(range(48))
     rng.shuffle(deck)
-    masks = [0, 0, 0, 0]
-    for position, index in enumerate(deck):
-        masks[position % SEATS] |= 1 << index
-    return (CardSet(masks[0]), CardSet(masks[1]), CardSet(masks[2]), CardSet(masks[3]))
+    bit = _CARD_BITS.__getitem__  # distinct bits: their sum is their union
+    return (CardSet(sum(map(bit, deck[0::4]))), CardSet(sum(map(bit, deck[1::4]))),
+            CardSet(sum(map(bit, deck[2::4]))), CardSet(sum(map(bit, deck[3::4]))))
+
+
+_CARD_BITS = tuple(1 << index for index in range(48))
 
 
 def _mask_of(cards: CardSet | Iterable[Card] | str) -> int:
@@ -297,6 +328,41 @@ class SeatView:
     scores: tuple[int, int, int, int] | None
 
 
+# SeatView(...) without the frozen dataclass __init__ (object.__setattr__ per field):
+# the slots' own setters, in field order. view() builds one for every bot decision.
+_VIEW_SETTERS = tuple(getattr(SeatView, f.name).__set__ for f in fields(SeatView))
+assert len(_VIEW_SETTERS) == 16
+
+
+def _new_view(seat: int, cards: CardSet, dealt: CardSet, hand_sizes: tuple[int, ...],
+              played: tuple[CardSet, ...], shown: tuple[CardSet, ...], history: tuple[Action, ...],
+              decision: Decision, top: Combo | None, top_cards: CardSet, top_seat: int | None,
+              finish: tuple[int, ...], multiplier: int, red: frozenset[int],
+              teams: tuple[frozenset[int], frozenset[int]] | None,
+              scores: tuple[int, int, int, int] | None) -> SeatView:
+    (set_seat, set_cards, set_dealt, set_sizes, set_played, set_shown, set_history,
+     set_decision, set_top, set_top_cards, set_top_seat, set_finish, set_multiplier,
+     set_red, set_teams, set_scores) = _VIEW_SETTERS
+    view = _new_object(SeatView)
+    set_seat(view, seat)
+    set_cards(view, cards)
+    set_dealt(view, dealt)
+    set_sizes(view, hand_sizes)
+    set_played(view, played)
+    set_shown(view, shown)
+    set_history(view, history)
+    set_decision(view, decision)
+    set_top(view, top)
+    set_top_cards(view, top_cards)
+    set_top_seat(view, top_seat)
+    set_finish(view, finish)
+    set_multiplier(view, multiplier)
+    set_red(view, red)
+    set_teams(view, teams)
+    set_scores(view, scores)
+    return view
+
+
 class Hand:
     """One hand: create with :meth:`deal_from` (or the constructor on masks), or for one
     peer that knows only its own cards with :meth:`for_peer` (hidden mode).
@@ -319,6 +385,7 @@ class Hand:
         "_shown", "_active", "_finish", "_decision", "_turn", "_top", "_top_mask", "_top_seat",
         "_passes", "_started", "_runner", "_stops", "_multiplier", "_single_seat", "_rank",
         "_chata_seat", "_resume", "_history", "_scoring", "_scores",
+        "_red_public", "_view_sets",
     )
 
     def __init__(self, dealt: Sequence[int], lead_card: Card, options: TableOptions = TableOptions(),
@@ -404,10 +471,14 @@ class Hand:
         self._resume = -1
         self._history: list[Action] = []
         self._scores: tuple[int, int, int, int] | None = None
+        # view() caches: the red side once it is public (the same for every viewer from
+        # then on), and the last CardSets of played_by and shown (reused while unchanged).
+        self._red_public: tuple[frozenset[int], tuple[frozenset[int], frozenset[int]] | None] | None = None
+        self._view_sets: tuple[tuple[CardSet, ...], tuple[CardSet, ...]] = (_NO_SETS, _NO_SETS)
         if options.running == "before_first_play":
-            self._decision = Decision(DecisionKind.RUN, _order_from(first_leader))
+            self._decision = Decision(_RUN, _order_from(first_leader))
         else:
-            self._decision = Decision(DecisionKind.TURN, (first_leader,))
+            self._decision = Decision(_TURN, (first_leader,))
 
     @classmethod
     def deal_from(cls, hands: Sequence[CardSet | Iterable[Card] | str], lead_card: Card | str | None = None,
@@ -486,7 +557,10 @@ class Hand:
         self._dealt[seat] |= new
 
     def _red_dealt_to(self, bit: int) -> int | None:
-        return next((s for s in range(SEATS) if self._dealt[s] & bit), None)
+        for s, mask in enumerate(self._dealt):
+            if mask & bit:
+                return s
+        return None
 
     # -- public state ----------------------------------------------------------------
 
@@ -496,12 +570,12 @@ class Hand:
 
     @property
     def is_over(self) -> bool:
-        return self._decision.kind is DecisionKind.OVER
+        return self._decision.kind is _OVER
 
     @property
     def turn(self) -> int | None:
         """The seat on turn, when the decision is a TURN."""
-        return self._turn if self._decision.kind is DecisionKind.TURN else None
+        return self._turn if self._decision.kind is _TURN else None
 
     @property
     def top(self) -> Combo | None:
@@ -579,10 +653,12 @@ class Hand:
 
     def legal_play_masks(self, seat: int) -> list[int]:
         """Masks of the legal plays of ``seat`` now (fast; empty if not its turn)."""
-        self._require_known(seat)
-        if self._decision.kind is not DecisionKind.TURN or seat != self._turn:
+        hand = self._hands[seat]
+        if hand.bit_count() != self._sizes[seat]:
+            self._require_known(seat)
+        if self._decision.kind is not _TURN or seat != self._turn:
             return []
-        masks = legal_plays(self._hands[seat], self._top)
+        masks = legal_plays(hand, self._top)
         if not self._started and self.options.lead_must_contain_3:
             masks = [m for m in masks if m & self.lead_card.mask]
         return masks
@@ -592,13 +668,14 @@ class Hand:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every answer ``seat`` may give to the current decision (empty if not asked)."""
-        self._require_known(seat)
+        hand = self._hands[seat]
+        if hand.bit_count() != self._sizes[seat]:
+            self._require_known(seat)
         d = self._decision
         if seat not in d.seats:
             return []
-        hand = self._hands[seat]
         kind = d.kind
-        if kind is DecisionKind.TURN:
+        if kind is _TURN:
             actions: list[Action] = [Play(seat, CardSet(m)) for m in self.legal_play_masks(seat)]
             if self._top is not None:
                 actions.append(Pass(seat))
@@ -606,26 +683,23 @@ class Hand:
                 actions.insert(0, Run(seat, CardSet(hand & PIG_MASK)))
             return actions
         actions = []
-        if kind is DecisionKind.RUN:
+        if kind is _RUN:
             if hand & PIG_MASK:
                 actions.append(Run(seat, CardSet(hand & PIG_MASK)))
-        elif kind is DecisionKind.EXPOSE:
+        elif kind is _EXPOSE:
             if hand & PIG_MASK:
                 return [Expose(seat, CardSet(hand & PIG_MASK))]  # forced
-        elif kind is DecisionKind.STOP:
+        elif kind is _STOP:
             actions.append(Stop(seat))
-        elif kind is DecisionKind.CHATA:
-            mine = hand >> (self._rank * 4) & 15
+        elif kind is _CHATA:
             shift = self._rank * 4
-            bits = [b for b in (1, 2, 4, 8) if mine & b]
-            for i, a in enumerate(bits):
-                for b in bits[i + 1:]:
-                    actions.append(Chata(seat, CardSet((a | b) << shift)))
-        elif kind is DecisionKind.KKOJDA:
+            for pair in _CHATA_PAIRS[hand >> shift & 15]:
+                actions.append(Chata(seat, CardSet(pair << shift)))
+        elif kind is _KKOJDA:
             fourth = (15 << (self._rank * 4)) & ~self._played
             if hand & fourth:
                 actions.append(Kkojda(seat, CardSet(fourth)))
-        actions.append(Decline(seat))
+        actions.append(_DECLINES[seat])  # immutable: one per seat will do
         return actions
 
     def _may_run_now(self, seat: int) -> bool:
@@ -636,8 +710,17 @@ class Hand:
 
     def apply(self, action: Action) -> None:
         """Apply one seat's action: a TURN's play or pass, or a one-seat window's answer."""
-        if self._decision.kind is DecisionKind.TURN and action.seat == self._turn:
-            self._turn_action(action)
+        if self._decision.kind is _TURN and action.seat == self._turn:
+            # _turn_action(), with its two usual cases first
+            cls = action.__class__
+            if cls is Play:
+                self._play(action.seat, action)
+            elif cls is Pass and self._top is not None:
+                self._passes += 1
+                self._history.append(action)
+                self._advance(action.seat)
+            else:
+                self._turn_action(action)
         else:
             self.resolve((action,))
 
@@ -650,8 +733,41 @@ class Hand:
         if isinstance(answers, Mapping):
             answers = answers.values()
         d = self._decision
-        if d.kind is DecisionKind.OVER:
+        if d.kind is _OVER:
             raise IllegalActionError("the hand is over: no more actions are allowed")
+        seats = d.seats
+        ordered = list(answers)
+        if len(ordered) == len(seats):
+            for action, seat in zip(ordered, seats):
+                if action.seat != seat:
+                    ordered = self._in_order(ordered)
+                    break
+        else:
+            ordered = self._in_order(ordered)
+        # (_in_order: not simply one answer per seat in the decision's order, the drivers'
+        # way: it finds the first fault, or puts the answers in that order.)
+        allowed = _ALLOWED[d.kind]
+        for action in ordered:
+            if not isinstance(action, allowed):
+                raise IllegalActionError(
+                    f"S{action.seat} must answer {_WINDOW_NAMES[d.kind]} now, not {action.verb}")
+        if d.kind is _TURN:
+            self._turn_action(ordered[0])
+        elif d.kind is _RUN:
+            self._resolve_run(ordered)
+        elif d.kind is _EXPOSE:
+            self._resolve_expose(ordered)
+        elif d.kind is _STOP:
+            self._resolve_stop(ordered)
+        elif d.kind is _CHATA:
+            self._resolve_chata(ordered)
+        else:
+            self._resolve_kkojda(ordered)
+
+    def _in_order(self, answers: list[Action]) -> list[Action]:
+        """The answers in the decision's seat order; raises if a seat answers twice, is
+        not asked, or has not answered."""
+        d = self._decision
         by_seat: dict[int, Action] = {}
         for action in answers:
             if action.seat in by_seat:
@@ -662,34 +778,17 @@ class Hand:
         for seat in d.seats:
             if seat not in by_seat:
                 raise IllegalActionError(f"S{seat} has not answered the {d.kind.value} decision")
-        for seat in d.seats:
-            action = by_seat[seat]
-            if not isinstance(action, _ALLOWED[d.kind]):
-                raise IllegalActionError(
-                    f"S{seat} must answer {_WINDOW_NAMES[d.kind]} now, not {action.verb}")
-        ordered = [by_seat[s] for s in d.seats]
-        if d.kind is DecisionKind.TURN:
-            self._turn_action(ordered[0])
-        elif d.kind is DecisionKind.RUN:
-            self._resolve_run(ordered)
-        elif d.kind is DecisionKind.EXPOSE:
-            self._resolve_expose(ordered)
-        elif d.kind is DecisionKind.STOP:
-            self._resolve_stop(ordered)
-        elif d.kind is DecisionKind.CHATA:
-            self._resolve_chata(ordered)
-        else:
-            self._resolve_kkojda(ordered)
+        return [by_seat[s] for s in d.seats]
 
     def _not_asked(self, seat: int) -> str:
         d = self._decision
-        if d.kind is DecisionKind.TURN:
+        if d.kind is _TURN:
             return f"it is S{self._turn}'s turn, not S{seat}'s"
         return f"S{seat} is not asked in the {d.kind.value} window"
 
     def _turn_action(self, action: Action) -> None:
         seat = action.seat
-        if seat != self._turn or self._decision.kind is not DecisionKind.TURN:
+        if seat != self._turn or self._decision.kind is not _TURN:
             raise IllegalActionError(self._not_asked(seat))
         if isinstance(action, Play):
             self._play(seat, action)
@@ -710,7 +809,8 @@ class Hand:
         mask = action.cards.mask
         if not mask:
             raise IllegalActionError("a play must contain at least one card")
-        self._check_holds(seat, mask)
+        if mask & ~self._hands[seat]:  # cards known in its hand always pass
+            self._check_holds(seat, mask)
         # classify() needs the whole hand only to see TH TD as the last two cards:
         # the hand size says whether the play is the whole hand.
         combo = classify(mask, mask if mask.bit_count() == self._sizes[seat] else 0)
@@ -731,16 +831,18 @@ class Hand:
         self._passes = 0
         if not self._sizes[seat] and self._go_out(seat):
             return
-        if combo.kind is Kind.SINGLE and self._chata_possible(seat, combo.rank):
+        if combo.kind is _KIND_SINGLE and self._chata_possible(seat, combo.rank):
             self._single_seat = seat
             self._rank = combo.rank
-            self._decision = Decision(DecisionKind.CHATA, tuple(
-                s for s in _order_from(seat)[1:] if self._active[s]))
+            active = self._active
+            self._decision = Decision(_CHATA, tuple(
+                s for s in _ORDERS[seat][1:] if active[s]))
         else:
             self._advance(seat)
 
     def _remove(self, seat: int, mask: int) -> None:
-        self._learn(seat, mask)
+        if mask & self._unknown:
+            self._learn(seat, mask)
         self._hands[seat] &= ~mask
         self._sizes[seat] -= mask.bit_count()
         self._shown[seat] &= ~mask
@@ -757,14 +859,14 @@ class Hand:
         self._learn(last, self._unknown)  # the fourth shows its cards: all the unplayed ones
         self._active[last] = False
         self._finish.append(last)
-        self._decision = Decision(DecisionKind.OVER, ())
+        self._decision = Decision(_OVER, ())
         self._scores = score_hand(self._finish, self.red_seats, self._multiplier, self._scoring)
         return True
 
     def _next_active(self, seat: int) -> int:
-        for i in range(1, SEATS + 1):
-            s = (seat + i) % SEATS
-            if self._active[s]:
+        active = self._active
+        for s in _AFTER[seat]:
+            if active[s]:
                 return s
         raise AssertionError("no active seat")
 
@@ -792,13 +894,16 @@ class Hand:
         unplayed = (15 << (rank * 4)) & ~self._played
         if unplayed.bit_count() < 2:
             return False
+        active = self._active
+        sizes = self._sizes
+        shown = self._shown
         for other in range(SEATS):
-            if other == seat or not self._active[other] or self._sizes[other] < 2:
+            if other == seat or not active[other] or sizes[other] < 2:
                 continue
             elsewhere = 0
             for s in range(SEATS):
                 if s != other:
-                    elsewhere |= self._shown[s]
+                    elsewhere |= shown[s]
             if (unplayed & ~elsewhere).bit_count() >= 2:
                 return True
         return False
@@ -832,7 +937,7 @@ class Hand:
         if not self._sizes[seat] and self._go_out(seat):
             return
         if (15 << shift) & ~self._played:
-            self._decision = Decision(DecisionKind.KKOJDA, tuple(
+            self._decision = Decision(_KKOJDA, tuple(
                 s for s in _order_from(self._single_seat) if self._active[s]))
         else:
             self._new_round(seat)
@@ -889,7 +994,7 @@ class Hand:
         for action in runs:
             self._check_run(action, at_turn=False)
         if not runs:
-            self._decision = Decision(DecisionKind.TURN, (self.first_leader,))
+            self._decision = Decision(_TURN, (self.first_leader,))
             return
         if len(runs) > 1 and (len(runs) > 2 or runs[0].cards.mask & runs[1].cards.mask
                               or runs[0].cards.mask | runs[1].cards.mask != PIG_MASK):
@@ -911,7 +1016,7 @@ class Hand:
         if partner is not None:
             self._exchange(partner.seat, partner.cards.mask)
             return
-        self._decision = Decision(DecisionKind.EXPOSE, _order_from(seat)[1:])
+        self._decision = Decision(_EXPOSE, _order_from(seat)[1:])
 
     def _resolve_expose(self, answers: list[Action]) -> None:
         """Whoever exposes the other red ten is the partner (hidden mode cannot know before)."""
@@ -951,7 +1056,7 @@ class Hand:
     def _open_stop_window(self) -> None:
         red = self.red_seats
         order = _order_from(self.first_leader)
-        self._decision = Decision(DecisionKind.STOP, tuple(s for s in order if s not in red))
+        self._decision = Decision(_STOP, tuple(s for s in order if s not in red))
 
     def _resolve_stop(self, answers: list[Action]) -> None:
         stops = [a for a in answers if isinstance(a, Stop)]
@@ -962,49 +1067,79 @@ class Hand:
         seat = self._resume if self._resume >= 0 else self.first_leader
         self._resume = -1
         self._turn = seat
-        self._decision = Decision(DecisionKind.TURN, (seat,))
+        self._decision = Decision(_TURN, (seat,))
 
     # -- views and hashing -------------------------------------------------------------
 
     def _known_red(self, viewer: int | None) -> dict[int, int]:
         """Red ten index -> seat dealt it, for the red tens whose holder ``viewer`` knows."""
         known: dict[int, int] = {}
-        seen = self._played
-        for mask in self._shown:
-            seen |= mask
-        for card in _RED_TENS:
-            bit = card.mask
-            dealt_to = self._red_dealt_to(bit)   # hidden mode: known when public or own
-            public = seen & bit or self.is_over   # run, exposed (then exchanged) or played
-            if dealt_to is not None and (public or dealt_to == viewer):
-                known[card.index] = dealt_to
+        s0, s1, s2, s3 = self._shown
+        seen = self._played | s0 | s1 | s2 | s3
+        over = self._decision.kind is _OVER
+        dealt = self._dealt
+        for index, bit in _RED_TEN_BITS:
+            for dealt_to in range(SEATS):  # hidden mode: known when public or own
+                if dealt[dealt_to] & bit:
+                    # public: run, exposed (then exchanged) or played
+                    if seen & bit or over or dealt_to == viewer:
+                        known[index] = dealt_to
+                    break
         return known
 
-    def view(self, seat: int) -> SeatView:
-        """Everything ``seat`` may know, and nothing more (its own cards must be known)."""
-        self._require_known(seat)
-        known = self._known_red(seat)
+    def _red_side(self, viewer: int) -> tuple[frozenset[int], tuple[frozenset[int], frozenset[int]] | None]:
+        """(red, teams) of :meth:`view`: the seats ``viewer`` knows were dealt a red ten."""
+        cached = self._red_public
+        if cached is not None:
+            return cached
+        known = self._known_red(viewer)
         red = frozenset(known.values())
         teams = None
         if len(known) == 2:
-            teams = (red, frozenset(range(SEATS)) - red)
-        return SeatView(
-            seat=seat,
-            cards=CardSet(self._hands[seat]),
-            dealt=CardSet(self._dealt[seat]),
-            hand_sizes=tuple(self._sizes),
-            played=tuple(CardSet(m) for m in self._played_by),
-            shown=tuple(CardSet(m) for m in self._shown),
-            history=tuple(self._history),
-            decision=self._decision,
-            top=self._top,
-            top_cards=CardSet(self._top_mask),
-            top_seat=self.top_seat,
-            finish=tuple(self._finish),
-            multiplier=self._multiplier,
-            red=red,
-            teams=teams,
-            scores=self._scores,
+            teams = (red, _ALL_SEATS - red)
+            seen = self._played
+            for mask in self._shown:
+                seen |= mask
+            if seen & PIG_MASK == PIG_MASK or self.is_over:
+                # Both holders known and both tens public: every viewer knows them from now
+                # on (dealt cards and public cards only grow), so this answer never changes.
+                self._red_public = (red, teams)
+        return red, teams
+
+    def view(self, seat: int) -> SeatView:
+        """Everything ``seat`` may know, and nothing more (its own cards must be known)."""
+        hands = self._hands
+        if hands[seat].bit_count() != self._sizes[seat]:
+            self._require_known(seat)
+        red, teams = self._red_side(seat)
+        played, shown = self._view_sets
+        m0, m1, m2, m3 = self._played_by
+        if (played[0].mask != m0 or played[1].mask != m1 or played[2].mask != m2
+                or played[3].mask != m3):
+            played = (_cardset(m0), _cardset(m1), _cardset(m2), _cardset(m3))
+            self._view_sets = (played, shown)
+        m0, m1, m2, m3 = self._shown
+        if shown[0].mask != m0 or shown[1].mask != m1 or shown[2].mask != m2 or shown[3].mask != m3:
+            shown = (_cardset(m0), _cardset(m1), _cardset(m2), _cardset(m3))
+            self._view_sets = (played, shown)
+        top_seat = self._top_seat
+        return _new_view(
+            seat,
+            _cardset(hands[seat]),
+            _cardset(self._dealt[seat]),
+            tuple(self._sizes),
+            played,
+            shown,
+            tuple(self._history),
+            self._decision,
+            self._top,
+            _cardset(self._top_mask),
+            top_seat if top_seat >= 0 else None,
+            tuple(self._finish),
+            self._multiplier,
+            red,
+            teams,
+            self._scores,
         )
 
     def public_state(self) -> tuple[int, ...]:

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from p2p_sasaki.bots import (
-    STRONG, HeuristicBot, RandomBot, TurnActions, kept_for_specials, legal_actions, play,
+    STRONG, HeuristicBot, LazyView, RandomBot, TurnActions, kept_for_specials, legal_actions, play,
     play_hand, strength,
 )
 from p2p_sasaki.cards import CardSet, parse_cards
@@ -244,6 +244,56 @@ def test_turn_actions_equal_the_engines_legal_actions():
     assert checked > 500
     with pytest.raises(IndexError):
         TurnActions(0, [1], False)[1]
+
+
+class ViewingRandomBot(RandomBot):
+    """A RandomBot that is shown real views (and checks them against the hand's)."""
+
+    uses_view = True
+
+    def __init__(self, rng: random.Random, hand: Hand | None = None) -> None:
+        super().__init__(rng)
+        self.hand = hand
+        self.kept: list = []
+
+    def choose(self, view, legal):
+        if self.hand is not None:  # a lazy view reads as the view of this decision
+            assert type(view) is LazyView and view.seat in self.hand.decision.seats
+            assert view.materialize() == self.hand.view(view.seat)
+            assert (view.cards, view.decision) == (self.hand.cards(view.seat), self.hand.decision)
+        self.kept.append(view)
+        return super().choose(view, legal)
+
+
+class PeekingRandomBot(ViewingRandomBot):
+    uses_view = False  # as RandomBot: it is handed a LazyView, and reads it anyway
+
+
+def test_a_bot_that_does_not_use_its_view_gets_a_lazy_one():
+    assert RandomBot.uses_view is False and not hasattr(HeuristicBot, "uses_view")
+    runs = []
+    for kind in (RandomBot, ViewingRandomBot, PeekingRandomBot):
+        hand = Hand.random(random.Random(8), "3H")
+        bots = [kind(random.Random(s)) for s in range(4)]
+        if kind is PeekingRandomBot:
+            bots = [kind(random.Random(s), hand) for s in range(4)]
+        steps = list(play(hand, bots))
+        runs.append((steps, hand.history, hand.state_hash()))
+        if kind is ViewingRandomBot:
+            assert all(type(v) is SeatView for b in bots for v in b.kept)
+        if kind is PeekingRandomBot:
+            kept = [v for b in bots for v in b.kept]
+            assert kept and all(type(v) is LazyView for v in kept)
+            assert all(v.materialize().seat == v.seat for v in kept)  # read in time: kept
+    assert runs[0] == runs[1] == runs[2]  # the same choices whatever view is shown
+    # A lazy view nobody read during choose() cannot be read afterwards.
+    hand = Hand.random(random.Random(8), "3H")
+    unread = ViewingRandomBot(random.Random(0))
+    unread.uses_view = False
+    play_hand(hand, [unread] * 4)
+    assert unread.kept and all(type(v) is LazyView for v in unread.kept)
+    with pytest.raises(RuntimeError, match="only while the bot's choose"):
+        unread.kept[0].cards
 
 
 def test_a_seeded_hand_plays_out_the_same_every_time():

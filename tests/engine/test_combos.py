@@ -1,12 +1,13 @@
 """p2p_sasaki/combos.py: classification, the beating order and legal-play generation."""
 
 from itertools import combinations
+from random import Random
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from p2p_sasaki.cards import FULL_DECK, Rank, mask_indices, parse_cards
-from p2p_sasaki.combos import Combo, Kind, beats, classify, legal_plays, why_not
+from p2p_sasaki.combos import PIG_MASK, Combo, Kind, beats, classify, legal_plays, why_not
 
 
 def c(text, hand=""):
@@ -182,3 +183,28 @@ def test_combo_repr_pastes_back():
     assert repr(combo) == "Combo(Kind.PAIR, Rank.TEN, 2, black_pig=True)"
     assert eval(repr(combo)) is combo
     assert str(c("4C 4H AS")) == "Sasaki (44A)"
+
+
+def test_generation_against_every_top_of_every_kind_and_rank():
+    """Hands with runs, triplets, fours and red tens against every combo a hand can make
+    (legal_plays skips ranks and runs that cannot answer: the shortcuts must lose nothing)."""
+    from p2p_sasaki.combos import _COMBOS
+    tops = [None] + [t for t in _COMBOS.values()
+                     if t.kind is not Kind.SEQUENCE or t.rank >= t.length - 1 >= 2]
+    rng = Random(5)
+    for _ in range(12):
+        hand = 0
+        for i in rng.sample(range(48), 6):
+            hand |= 1 << i
+        hand |= 15 << (rng.randrange(12) * 4) if rng.random() < 0.5 else 7 << (rng.randrange(12) * 4)
+        if rng.random() < 0.5:
+            hand |= PIG_MASK
+        cards = list(mask_indices(hand))
+        classified = [(sum(1 << i for i in subset), subset) for size in range(1, len(cards) + 1)
+                      for subset in combinations(cards, size)]
+        classified = [(mask, classify(mask, hand)) for mask, _ in classified]
+        classified = [(mask, combo) for mask, combo in classified if combo is not None]
+        for top in tops:
+            generated = legal_plays(hand, top)
+            assert len(generated) == len(set(generated))
+            assert set(generated) == {mask for mask, combo in classified if beats(combo, top)}, (hand, top)
