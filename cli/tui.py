@@ -7,8 +7,8 @@ hand) and whom the table waits for: one line when it starts waiting for a seat i
 not already waiting for, or when an awaited seat loses or regains its connection.
 :class:`HumanPlayer` asks the person for an action: it shows the hand sorted and
 grouped by rank, the table (top play and who made it, who passed since that play
-(from the view's public history), cards left per seat, exposed red tens, finishing order, multiplier), offers the legal plays
-numbered, accepts a number or typed cards (``9C 9H``) and says in one line why a
+(from the view's public history), cards left per seat, exposed red tens, finishing
+order, multiplier, the match totals so far), offers the legal plays numbered, accepts a number or typed cards (``9C 9H``) and says in one line why a
 play is illegal. Run/Stop and chata/kkojda are yes/no questions with a deadline
 after which they decline.
 """
@@ -63,6 +63,8 @@ class Narrator:
         self.progress_shown = -1
         self.awaited: frozenset[int] = frozenset()
         self.offline_shown: tuple[int, ...] = ()
+        self.last_shown: tuple[frozenset[int], tuple[int, ...]] | None = None
+        self.totals: tuple[int, ...] | None = None
 
     def say(self, text: str) -> None:
         say(text)
@@ -80,11 +82,13 @@ class Narrator:
             # shrinking) and the same seats again after a moment of nobody are not news.
             awaited = frozenset(event.seats)
             news = bool(awaited - self.awaited) or event.offline != self.offline_shown
+            news = news and (awaited, event.offline) != self.last_shown  # never the same line twice
             self.awaited, self.offline_shown = awaited, event.offline
             if self.show_waiting and news:
+                self.last_shown = (awaited, event.offline)
                 say(self.waiting_line(event))
         elif kind == "Seated":
-            self.awaited = frozenset()   # numbers were roster indices until now
+            self.awaited, self.last_shown = frozenset(), None   # numbers were roster indices until now
             self.my_seat = event.my_seat
             self.seat_keys = event.seat_keys
             say(f"Seats drawn: you are S{event.my_seat}. "
@@ -107,6 +111,7 @@ class Narrator:
             text = action_text(action, lead=getattr(event, "lead", False))
             say("  " + text.replace(f"S{self.my_seat} ", f"S{self.my_seat} (you) ", 1))
         elif kind == "HandEnded":
+            self.totals = tuple(event.totals)
             say(f"Hand {event.hand_no} is over. Finishing order: {seats_text(event.finish)}; "
                 f"red team: {seats_text(event.red)}; multiplier x{event.multiplier}.")
             say(f"Scores: {places_text(event.scores)}.  Totals: {places_text(event.totals)}.")
@@ -216,13 +221,16 @@ class HumanPlayer:
                 extra.append("shows " + " ".join(map(str, shown)))
             if seat in passed:
                 extra.append("passed")
-            seats.append(f"{label}: {view.hand_sizes[seat]} cards" + (f" ({', '.join(extra)})" if extra else ""))
+            size = view.hand_sizes[seat]
+            seats.append(f"{label}: {size} card{'' if size == 1 else 's'}" + (f" ({', '.join(extra)})" if extra else ""))
         lines.append("Table: " + "; ".join(seats) + f"; multiplier x{view.multiplier}.")
         if view.top is not None:
             lines.append(f"Top play: {view.top_cards} ({view.top}) by S{view.top_seat}.")
         else:
             lines.append("No top play: you lead." if view.decision.kind is DecisionKind.TURN else "No top play.")
         lines.append(f"Your hand: {grouped(view.cards)}")
+        if self.narrator.totals is not None:
+            lines.append(f"Match totals so far: {places_text(self.narrator.totals)}.")
         return lines
 
     async def decide(self, turn: Turn) -> Any:
