@@ -1,11 +1,14 @@
 """Playing at the terminal: plain text, no curses.
 
 :class:`Narrator` tells what happens at the table (seating, shuffling and dealing
-progress, every play, the result and the cumulative scores after each hand).
+progress, every play -- "leads" when it starts a round, from the engine's state before
+the slot (``ActionApplied.lead``) -- the result and the cumulative scores after each
+hand) and whom the table waits for: one line when it starts waiting for a seat it was
+not already waiting for, or when an awaited seat loses or regains its connection.
 :class:`HumanPlayer` asks the person for an action: it shows the hand sorted and
-grouped by rank, the table (top play and who made it, who passed, cards left per
-seat, exposed red tens, finishing order, multiplier), offers the legal plays
-numbered, accepts a number or typed cards (``9C 9H``) and says in one line why a
+grouped by rank, the table (top play and who made it, who passed since that play
+(from the view's public history), cards left per seat, exposed red tens, finishing
+order, multiplier, the match totals so far), offers the legal plays numbered, accepts a number or typed cards (``9C 9H``) and says in one line why a
 play is illegal. Run/Stop and chata/kkojda are yes/no questions with a deadline
 after which they decline.
 """
@@ -58,8 +61,10 @@ class Narrator:
         self.my_seat: int | None = None
         self.seat_keys: Sequence[bytes] = ()
         self.progress_shown = -1
-        self.passes: list[int] = []
-        self.names: dict[int, str] = {}
+        self.awaited: frozenset[int] = frozenset()
+        self.offline_shown: tuple[int, ...] = ()
+        self.last_shown: tuple[frozenset[int], tuple[int, ...]] | None = None
+        self.totals: tuple[int, ...] | None = None
 
     def say(self, text: str) -> None:
         say(text)
@@ -72,15 +77,25 @@ class Narrator:
         if isinstance(event, Connected):
             say("Connected to the other three players; drawing seats.")
         elif isinstance(event, Waiting):
-            if self.show_waiting:
-                say("waiting for " + ", ".join(self.describe(s) for s in event.seats) + " ...")
+            # Once per change: when the table starts waiting for a seat it was not waiting
+            # for already, or a seat's link goes or comes back. Answers arriving (the set
+            # shrinking) and the same seats again after a moment of nobody are not news.
+            awaited = frozenset(event.seats)
+            news = bool(awaited - self.awaited) or event.offline != self.offline_shown
+            news = news and (awaited, event.offline) != self.last_shown  # never the same line twice
+            self.awaited, self.offline_shown = awaited, event.offline
+            if self.show_waiting and news:
+                self.last_shown = (awaited, event.offline)
+                say(self.waiting_line(event))
         elif kind == "Seated":
+            self.awaited, self.last_shown = frozenset(), None   # numbers were roster indices until now
             self.my_seat = event.my_seat
             self.seat_keys = event.seat_keys
             say(f"Seats drawn: you are S{event.my_seat}. "
                 + ", ".join(f"S{s} {describe_key(k)}" for s, k in enumerate(event.seat_keys)) + ".")
         elif kind == "HandStarted":
             self.progress_shown = -1
+            self.awaited = frozenset()
             say(f"\nHand {event.hand_no}: shuffling and dealing (every peer shuffles, with proofs) ...")
         elif kind == "DealProgress":
             percent = 100 * event.done // max(event.total, 1)
@@ -93,12 +108,10 @@ class Narrator:
             action = event.action
             if isinstance(action, Decline):
                 return
-            if isinstance(action, Pass):
-                self.passes.append(action.seat)
-            elif isinstance(action, Play):
-                self.passes = []
-            say("  " + action_text(action, lead=False).replace(f"S{self.my_seat} ", f"S{self.my_seat} (you) ", 1))
+            text = action_text(action, lead=getattr(event, "lead", False))
+            say("  " + text.replace(f"S{self.my_seat} ", f"S{self.my_seat} (you) ", 1))
         elif kind == "HandEnded":
+            self.totals = tuple(event.totals)
             say(f"Hand {event.hand_no} is over. Finishing order: {seats_text(event.finish)}; "
                 f"red team: {seats_text(event.red)}; multiplier x{event.multiplier}.")
             say(f"Scores: {places_text(event.scores)}.  Totals: {places_text(event.totals)}.")
@@ -108,10 +121,34 @@ class Narrator:
             who = "nobody" if event.seat is None else f"S{event.seat}"
             say(f"VIOLATION: {who} is blamed: {event.reason}. The table stops.")
 
-    def describe(self, seat: int) -> str:
-        if seat < len(self.seat_keys):
-            return f"S{seat} ({describe_key(self.seat_keys[seat])})"
-        return f"S{seat}"
+    def describe(self, seat: int, key: bytes | None = None) -> str:
+        """``S2 (peer 1a2b3c4d)``; before the seats are drawn only the peer."""
+        if not self.seat_keys:
+            return describe_key(key) if key is not None else f"member {seat + 1}"
+        return f"S{seat} ({describe_key(key if key is not None else self.seat_keys[seat])})"
+
+    def waiting_line(self, event: Waiting) -> str:
+        keys = event.keys if len(event.keys) == len(event.seats) else (None,) * len(event.seats)
+        names = ", ".join(self.describe(s, k) for s, k in zip(event.seats, keys))
+        line = f"waiting for {names} ..."
+        if event.offline:
+            gone = ", ".join(self.describe(s, k) for s, k in zip(event.seats, keys) if s in event.offline)
+            line += f" ({gone}: no connection, reconnecting)"
+        return line
+
+
+def passed_since_last_play(view: Any) -> list[int]:
+    """Seats that passed since the current top play was made (engine's public history);
+    none when there is no top play (a new round)."""
+    if view.top is None:
+        return []
+    passed: list[int] = []
+    for action in reversed(view.history):
+        if isinstance(action, (Play, Chata, Kkojda)):
+            break
+        if isinstance(action, Pass) and action.seat not in passed:
+            passed.append(action.seat)
+    return sorted(passed)
 
 
 class _LineReader:
@@ -173,6 +210,7 @@ class HumanPlayer:
         view = turn.view
         lines = []
         seats = []
+        passed = passed_since_last_play(view)
         for seat in range(4):
             label = f"S{seat}" + (" (you)" if seat == turn.seat else "")
             extra = []
@@ -181,15 +219,18 @@ class HumanPlayer:
             shown = [c for c in view.shown[seat] if str(c) in ("TH", "TD")]
             if shown:
                 extra.append("shows " + " ".join(map(str, shown)))
-            if seat in self.narrator.passes and view.top is not None:
+            if seat in passed:
                 extra.append("passed")
-            seats.append(f"{label}: {view.hand_sizes[seat]} cards" + (f" ({', '.join(extra)})" if extra else ""))
+            size = view.hand_sizes[seat]
+            seats.append(f"{label}: {size} card{'' if size == 1 else 's'}" + (f" ({', '.join(extra)})" if extra else ""))
         lines.append("Table: " + "; ".join(seats) + f"; multiplier x{view.multiplier}.")
         if view.top is not None:
             lines.append(f"Top play: {view.top_cards} ({view.top}) by S{view.top_seat}.")
         else:
             lines.append("No top play: you lead." if view.decision.kind is DecisionKind.TURN else "No top play.")
         lines.append(f"Your hand: {grouped(view.cards)}")
+        if self.narrator.totals is not None:
+            lines.append(f"Match totals so far: {places_text(self.narrator.totals)}.")
         return lines
 
     async def decide(self, turn: Turn) -> Any:

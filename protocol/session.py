@@ -121,7 +121,12 @@ class DecisionPending:
 
 @dataclass(frozen=True)
 class ActionApplied:
+    """A public action the engine applied. ``lead``: a play made when there was no top
+    play (it starts a round); an addition to the contract, read from the engine's state
+    before the slot was resolved (default False keeps it backward compatible)."""
+
     action: Action
+    lead: bool = False
 
 
 @dataclass(frozen=True)
@@ -770,14 +775,15 @@ class TableSession:
             self._check_opens(seat, slot, payload, opens(action).mask)
             answers.append(action)
         before = len(hand.history)
+        top_was_empty = hand.top is None
         try:
             resolve_slot(hand, answers)
         except IllegalActionError as exc:
             raise _Stop(getattr(exc, "seat", None), slot, str(exc)) from exc
         self._slots_played.append(answers)
         self._hashes.append(hand.state_hash())
-        for action in hand.history[before:]:
-            self._events.append(ActionApplied(action))
+        for i, action in enumerate(hand.history[before:]):
+            self._events.append(ActionApplied(action, lead=top_was_empty and i == 0 and isinstance(action, Play)))
         return self._next_decision
 
     def _next_decision(self) -> None:

@@ -24,8 +24,10 @@ ends notice a silent peer after ``dead_after`` seconds.
 
 Delivery is in order while a connection lasts. Frames queued for a peer wait
 in its send queue while it is away; a frame that was being written when a
-connection broke may be lost, which the protocol layer repairs by fetching
-missed messages from any peer (design.md, Consensus).
+connection broke may be lost (and, on a reset, frames the kernel had already
+accepted); the table driver repairs this by re-sending what it sent
+(:mod:`protocol.net.table`, "Transport reliability"). :meth:`Mesh.go_offline`
+cuts a member off completely for a while (tests: a closed laptop lid).
 
 Usage::
 
@@ -155,6 +157,9 @@ class Mesh:
         self._changed = trio.Event()
         self._refused = 0
         self._cancel_scope = trio.CancelScope()
+        self._offline = False
+        self._online = trio.Event()
+        self._online.set()
 
     # -- running ------------------------------------------------------------
 
@@ -251,6 +256,28 @@ class Mesh:
         if link.scope is not None:
             link.scope.cancel()
 
+    def go_offline(self) -> None:
+        """Cut every connection and refuse new ones (no dialing; an incoming connection is
+        closed before its handshake) until :meth:`go_online`: a closed laptop lid, as far
+        as the other members can tell. Frames queued meanwhile wait; a frame being written
+        when the links were cut may be lost. For tests."""
+        if self._offline:
+            return
+        self._offline = True
+        self._online = trio.Event()
+        for link in self._links.values():
+            if link.scope is not None:
+                link.scope.cancel()
+
+    def go_online(self) -> None:
+        """Undo :meth:`go_offline`: dial and accept again (reconnection as usual)."""
+        self._offline = False
+        self._online.set()
+
+    @property
+    def offline(self) -> bool:
+        return self._offline
+
     def _link(self, key: bytes) -> _Link:
         try:
             return self._links[key]
@@ -273,6 +300,8 @@ class Mesh:
         delay = self.backoff.initial
         member = link.member
         while True:
+            while self._offline:
+                await self._online.wait()
             try:
                 with trio.fail_after(self.connect_timeout):
                     stream = await trio.open_tcp_stream(member.host, member.port)
@@ -293,6 +322,9 @@ class Mesh:
             delay = min(delay * 2, self.backoff.maximum)
 
     async def _accept(self, stream: trio.SocketStream) -> None:
+        if self._offline:
+            await trio.aclose_forcefully(stream)
+            return
         try:
             host, port = stream.socket.getpeername()[:2]
             origin = f"a connection from {host}:{port}"
@@ -368,6 +400,9 @@ class Mesh:
         raise HandshakeError(f"{framed.peer} did not complete the handshake within {self.handshake_timeout} s")
 
     async def _run_connection(self, link: _Link, framed: FramedStream) -> None:
+        if self._offline:  # went offline during the handshake
+            await trio.aclose_forcefully(framed.stream)
+            return
         if link.scope is not None:  # a newer connection replaces a (perhaps half-dead) older one
             link.scope.cancel()
         link.connections += 1

@@ -24,6 +24,38 @@ The loop (one task owns the session; nothing else touches it):
    with a snapshot of the view and the legal actions); its answer goes to
    ``session.act``.
 
+Transport reliability
+---------------------
+
+The mesh delivers in order while a connection lasts and keeps frames queued for an
+absent peer, but a frame being written when a link broke is lost (and a reset can
+discard what the other kernel had not yet read). Relays usually repair a single
+lost copy, but when all of a peer's links break at once (a closed laptop lid) its
+last message may reach nobody, and agreement has no timeouts (correctly), so the
+table would wait forever. The driver therefore keeps a :class:`SentLog` of every
+envelope it broadcast (its own and its relays) and re-sends it; the session
+ignores duplicates, so this never changes what is agreed:
+
+- **what is kept**: the envelopes of the newest hand this peer has sent for, plus
+  the last slot of the hand before (when any peer has started hand h, every peer
+  has finished hand h-1 except perhaps for messages of its last slot, the key
+  reveal), plus the creator's table-options frame. So it is bounded by one hand
+  (a few hundred envelopes; the deck frames dominate) and costs one decode per
+  envelope;
+- **on reconnection**: when the link to a peer comes back, the whole log is queued
+  for that peer (after what was already waiting in its queue);
+- **on a stall**: when nothing new has happened for ``stall_after`` seconds
+  (default 3) while the table waits for other seats (or for the player), the log
+  is queued for every connected peer whose send queue is empty; the next stall
+  re-send waits twice as long (up to 60 s), and any progress resets it. So a
+  person thinking for a minute costs a handful of re-sends, not a flood;
+- re-sends never wait: a full send queue (``trio.WouldBlock``) ends that re-send;
+- after the match, while lingering, a reconnecting peer is also sent the log.
+
+The driver reports :class:`Waiting` (the awaited seats, their keys, and which of
+them have no live link) once per change, so a UI can say who the table waits for
+and that they are offline. Counters: ``TableResult.resent`` (frames re-sent).
+
 What is persisted, and what a crash loses
 -----------------------------------------
 
@@ -38,7 +70,9 @@ What is persisted, and what a crash loses
   the running match: the others see it go silent (keep-alives, 15 s) and the
   table stalls; the hands already finished stay auditable from any copy of the
   transcript. Resuming would need the session to export and re-import its
-  secrets; that is future work.
+  secrets; that is future work. The re-sending above only covers a peer whose
+  *process keeps running* while its links are down; a killed and restarted
+  process is a new session and cannot rejoin.
 """
 
 from __future__ import annotations
@@ -51,11 +85,12 @@ from typing import Any, Protocol
 
 import trio
 
+from protocol.messages import MessageError, decode_envelope
 from protocol.net.identity import Identity, TableRoster
 from protocol.net.mesh import Mesh
 
 __all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Connected", "TableResult", "TranscriptWriter",
-           "run_table"]
+           "SentLog", "run_table"]
 
 
 @dataclass(frozen=True)
@@ -88,9 +123,16 @@ class BotPlayer:
 
 @dataclass(frozen=True)
 class Waiting:
-    """Driver event: the session waits for messages from these seats (not mine)."""
+    """Driver event: the session waits for messages from these seats (not mine).
+
+    Emitted once per change of ``(seats, offline)``. Before the seats are drawn
+    (hand 0) the numbers are roster indices (join order), not seats. ``keys``: the
+    awaited members' public keys; ``offline``: those of ``seats`` with no live
+    link right now (the mesh is reconnecting)."""
 
     seats: tuple[int, ...]
+    keys: tuple[bytes, ...] = ()
+    offline: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -107,7 +149,8 @@ class TableResult:
     records: int = 0
     config: Any = None
     hands: list[Any] = field(default_factory=list)   # HandEnded events
-    mesh: Any = None                  # MeshStatistics when the table stopped (frames and bytes sent)
+    mesh: Any = None                                  # MeshStatistics when the table stopped
+    resent: int = 0                                   # frames re-sent (Transport reliability)
 
 
 class TranscriptWriter:
@@ -127,6 +170,41 @@ class TranscriptWriter:
 
     def close(self) -> None:
         self._file.close()
+
+
+class SentLog:
+    """Every envelope this peer broadcast that a peer may still need (see the module
+    docstring, "Transport reliability"): the newest hand's, plus the last slot of
+    the hand before, plus ``pinned`` frames (the creator's table options)."""
+
+    def __init__(self) -> None:
+        self.pinned: list[bytes] = []
+        self.hand = -1
+        self._frames: dict[int, list[tuple[int, bytes]]] = {}   # hand -> [(slot, frame)] in send order
+
+    def add(self, frame: bytes) -> None:
+        try:
+            body = decode_envelope(frame).body
+        except MessageError:
+            return
+        if body.hand > self.hand:
+            self.hand = body.hand
+            for hand in list(self._frames):
+                if hand < self.hand - 1:
+                    del self._frames[hand]
+                elif hand == self.hand - 1:
+                    last = max(slot for slot, _ in self._frames[hand])
+                    self._frames[hand] = [(slot, f) for slot, f in self._frames[hand] if slot == last]
+        elif body.hand < self.hand - 1:
+            return
+        self._frames.setdefault(body.hand, []).append((body.slot, frame))
+
+    def frames(self) -> list[bytes]:
+        """Oldest first: pinned frames, then by hand, each in send order."""
+        return self.pinned + [f for hand in sorted(self._frames) for _, f in self._frames[hand]]
+
+    def __len__(self) -> int:
+        return len(self.pinned) + sum(len(v) for v in self._frames.values())
 
 
 def _default_session_factory(identity: Identity, roster: TableRoster, config: Any) -> Any:
@@ -149,6 +227,8 @@ async def run_table(
     connect_timeout: float = 60.0,
     linger: float = 1.5,
     config_codec: tuple[Callable[[Any], bytes], Callable[[bytes], Any]] | None = None,
+    stall_after: float = 3.0,
+    on_mesh: Callable[[Mesh], None] | None = None,
 ) -> TableResult:
     """Play the whole match of ``roster`` as ``identity``; return when it is over.
 
@@ -162,11 +242,18 @@ async def run_table(
     creator's choice. The session's genesis signatures then bind every peer to
     the same config. Raises ``trio.TooSlowError`` if the mesh does not connect
     within ``connect_timeout`` seconds.
+
+    ``stall_after``: seconds without progress before the sent envelopes are re-sent
+    (module docstring, "Transport reliability"). ``on_mesh(mesh)`` is called with the
+    mesh before it runs (tests use it to cut links).
     """
     notify = on_event or (lambda event, session: None)
     writer = TranscriptWriter(transcript_path) if transcript_path is not None else None
     result = TableResult(finished=False, totals=(0, 0, 0, 0), transcript=transcript_path)
     mesh = Mesh(identity, roster, **(mesh_options or {}))
+    if on_mesh is not None:
+        on_mesh(mesh)
+    log = SentLog()
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(mesh.run, listeners)
@@ -175,10 +262,10 @@ async def run_table(
             notify(Connected(), None)
             early: list[tuple[bytes, bytes]] = []
             if config_codec is not None:
-                config = await _agree_config(mesh, roster, identity, config, config_codec, early)
+                config = await _agree_config(mesh, roster, identity, config, config_codec, early, log)
             result.config = config
             session = (session_factory or _default_session_factory)(identity, roster, config)
-            driver = _Driver(session, mesh, player, writer, notify, result)
+            driver = _Driver(session, mesh, player, writer, notify, result, log, stall_after)
             driver.inbox.extend(early)
             await driver.run(nursery, linger)
             result.mesh = mesh.statistics()
@@ -196,36 +283,49 @@ CONFIG_MAGIC = b"sasaki/v1 table config\0"
 
 async def _agree_config(mesh: Mesh, roster: TableRoster, identity: Identity, config: Any,
                         codec: tuple[Callable[[Any], bytes], Callable[[bytes], Any]],
-                        early: list[tuple[bytes, bytes]]) -> Any:
+                        early: list[tuple[bytes, bytes]], log: SentLog) -> Any:
     encode, decode = codec
     creator = roster.members[0].key
     if identity.public_key == creator:
-        await mesh.broadcast(CONFIG_MAGIC + encode(config))
+        frame = CONFIG_MAGIC + encode(config)
+        log.pinned.append(frame)  # re-sent like the envelopes: its first copy may be lost
+        await mesh.broadcast(frame)
         return config
     async for peer, frame in mesh.received:
-        if peer != creator:
-            early.append((peer, frame))  # another joiner's session is already talking
-            continue
         if not frame.startswith(CONFIG_MAGIC):
-            raise ValueError("the table's creator did not send the table options first")
+            # Another joiner's session is already talking, or the creator's first copy
+            # of the options was lost in a broken link and its re-send is on the way.
+            early.append((peer, frame))
+            continue
+        if peer != creator:
+            raise ValueError("a member other than the table's creator sent table options")
         return decode(frame[len(CONFIG_MAGIC):])
     raise ValueError("the mesh closed before the table's creator sent the table options")
 
 
+STALL_BACKOFF_MAX = 60.0
+
+
 class _Driver:
     def __init__(self, session: Any, mesh: Mesh, player: Player, writer: TranscriptWriter | None,
-                 notify: Callable[[Any, Any], None], result: TableResult) -> None:
+                 notify: Callable[[Any, Any], None], result: TableResult, log: SentLog | None = None,
+                 stall_after: float = 3.0) -> None:
         self.session = session
         self.mesh = mesh
         self.player = player
         self.writer = writer
         self.notify = notify
         self.result = result
+        self.log = log if log is not None else SentLog()
+        self.stall_after = stall_after
         self.inbox: list[tuple[bytes, bytes]] = []
         self.answers: list[tuple[object, Any]] = []
         self.wake = trio.Event()
         self.asking: tuple[object, trio.CancelScope] | None = None
-        self.waiting: tuple[int, ...] = ()
+        self.waiting: tuple[Any, ...] = ((), ())
+        self.reconnected: set[bytes] = set()
+        self.last_progress = trio.current_time()
+        self.stall_wait = stall_after
 
     def _wake(self) -> None:
         self.wake.set()
@@ -235,10 +335,52 @@ class _Driver:
             self.inbox.append((peer, frame))
             self._wake()
 
+    async def _watch(self, key: bytes) -> None:
+        """Note every reconnection of ``key`` (the main loop re-sends the log to it)."""
+        while True:
+            await self.mesh.wait_disconnected(key)
+            self._wake()   # the UI's "offline" marker
+            await self.mesh.wait_connected([key])
+            self.reconnected.add(key)
+            self._wake()
+
+    # -- re-sending (module docstring, "Transport reliability") -----------------------
+
+    def _resend(self, keys: Any) -> None:
+        frames = self.log.frames()
+        for key in keys:
+            for frame in frames:
+                try:
+                    self.mesh.send_nowait(key, frame)
+                except trio.WouldBlock:
+                    break
+                self.result.resent += 1
+
+    def _progress(self) -> None:
+        self.last_progress = trio.current_time()
+        self.stall_wait = self.stall_after
+
+    def _resend_due(self) -> None:
+        """Re-send to reconnected peers now, and to every idle peer after a stall."""
+        if self.reconnected:
+            keys, self.reconnected = self.reconnected, set()
+            self._resend(k for k in keys if self.mesh.is_connected(k))
+        if trio.current_time() - self.last_progress >= self.stall_wait:
+            peers = self.mesh.statistics().peers
+            self._resend(k for k, p in peers.items() if p.connected and not p.queued)
+            self.last_progress = trio.current_time()
+            self.stall_wait = min(self.stall_wait * 2, STALL_BACKOFF_MAX)
+
+    def _stall_deadline(self) -> float:
+        return self.last_progress + self.stall_wait
+
+    # -- the session ---------------------------------------------------------------------
+
     async def _flush(self) -> None:
         """Events first (records to disk, in order), then our outgoing messages."""
         session = self.session
-        for event in session.take_events():
+        events = session.take_events()
+        for event in events:
             name = type(event).__name__
             if name == "Record":
                 if self.writer is not None:
@@ -248,13 +390,24 @@ class _Driver:
             elif name == "Blame":
                 self.result.blame = event
             self.notify(event, session)
-        for frame in session.take_outgoing():
+        outgoing = session.take_outgoing()
+        for frame in outgoing:
+            self.log.add(frame)
             await self.mesh.broadcast(frame)
+        if events or outgoing:
+            self._progress()
+        self._report_waiting()
+
+    def _report_waiting(self) -> None:
+        session = self.session
         waiting = tuple(s for s in session.waiting_for if s != session.my_seat)
-        if waiting != self.waiting:
-            self.waiting = waiting
+        members = session.seat_keys if session.hand_no >= 1 and session.seat_keys else session.roster_keys
+        keys = tuple(members[s] for s in waiting)
+        offline = tuple(s for s, k in zip(waiting, keys) if not self.mesh.is_connected(k))
+        if (waiting, offline) != self.waiting:
+            self.waiting = (waiting, offline)
             if waiting:
-                self.notify(Waiting(waiting), session)
+                self.notify(Waiting(waiting, keys, offline), session)
 
     def _decision_key(self) -> object:
         session = self.session
@@ -289,6 +442,9 @@ class _Driver:
     async def run(self, nursery: trio.Nursery, linger: float) -> None:
         session = self.session
         nursery.start_soon(self._read)
+        for key in self.mesh.peers:
+            nursery.start_soon(self._watch, key)
+        self._progress()
         async with trio.open_nursery() as players:
             session.start()
             await self._flush()
@@ -310,19 +466,24 @@ class _Driver:
                     break
                 self._maybe_ask(players)
                 if await trio.to_thread.run_sync(session.step):
+                    self._progress()   # our own proof work: not a stall
                     await self._flush()
                     continue
+                self._resend_due()
                 if progressed or self.inbox or self.answers:
                     continue
                 self.wake = trio.Event()
-                await self.wake.wait()
+                with trio.move_on_at(self._stall_deadline()):
+                    await self.wake.wait()
             if self.asking is not None:
                 self.asking[1].cancel()
         self.result.finished = session.finished and self.result.blame is None
         self.result.totals = tuple(session.totals)
-        # Let the others receive our last messages, and answer any late request.
+        # Let the others receive our last messages, and answer any late request; a peer
+        # that reconnects meanwhile gets our log again (its last messages may have been lost).
         with trio.move_on_after(10):
             while any(p.queued for p in self.mesh.statistics().peers.values()):
+                self._resend_due()
                 await trio.sleep(0.05)
         with trio.move_on_after(linger):
             while any(self.mesh.is_connected(k) for k in self.mesh.peers):
@@ -330,7 +491,7 @@ class _Driver:
                 for peer, frame in inbox:
                     session.receive(frame, peer)
                 await self._flush()
+                self._resend_due()
                 self.wake = trio.Event()
                 with trio.move_on_after(0.1):
                     await self.wake.wait()
-

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pexpect
@@ -58,5 +59,17 @@ def test_human_plays_a_hand_against_three_bots(tmp_path):
     assert "Your cards: " in text and "Your hand: " in text and "Legal plays:" in text
     assert "Illegal: " in text
     assert "waiting for S" in text
+    # Leads are told as leads: the hand's first play and every play after a round ended.
+    plays = [line.strip() for line in text.splitlines() if re.match(r"\s+S\d( \(you\))? (leads|plays) ", line)]
+    assert plays and " leads " in plays[0], plays[:3]
+    assert any(" plays " in p for p in plays)
+    assert sum(" leads " in p for p in plays) >= 2                # at least one new round
+    # "waiting for ..." once per change: never the same line twice in a row.
+    waits = [line.strip() for line in text.splitlines() if line.startswith("waiting for ")]
+    assert waits and all(a != b for a, b in zip(waits, waits[1:])), waits
+    # The table line marks as "passed" exactly the seats that passed since the top play.
+    for table, top in re.findall(r"(Table: [^\n]*)\r?\n(Top play: [^\n]*|No top play[^\n]*)", text):
+        if top.startswith("No top play"):
+            assert "passed" not in table, table
     assert "Hand 1 is over" in text and "Totals: " in text
     assert "Audit: all four transcripts verify and agree" in text
