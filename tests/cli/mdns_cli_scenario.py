@@ -175,6 +175,13 @@ def play_scenario(work: Path) -> dict:
     code = creator.match.group(1)
     report["code"] = code
     creator.expect(r"joined \(3 of 4 seats taken\)")      # both bots are in
+    # The advertisement's seat count is updated after the join: wait until mDNS shows it,
+    # so the joiner's own browse below sees "3 of 4" and not a moment-old "2 of 4".
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        listed = json.loads(sasaki("tables", "--json", "--timeout", "1", timeout=30).stdout or "[]")
+        if any(t["seats_taken"] == 3 for t in listed):
+            break
 
     joiner = spawn("joiner", "--browse-timeout", "3", "--bot", "--seed", "4",
                    "--data-dir", str(work / "p1"), "--transcript", str(work / "p1.sasaki"))

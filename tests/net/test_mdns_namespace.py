@@ -8,14 +8,12 @@ to run if it sees any interface but ``lo``.
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests import namespace
 
 pytestmark = pytest.mark.slow
 
@@ -23,29 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = Path(__file__).with_name("mdns_scenario.py")
 
 
-def namespace_unavailable() -> str | None:
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return "creating a network namespace needs root (CI runs as root)"
-    for tool in ("unshare", "ip", "mount"):
-        if shutil.which(tool) is None:
-            return f"{tool} is not installed"
-    probe = subprocess.run(["unshare", "--net", "--mount", "true"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        return f"unshare --net --mount fails here: {probe.stderr.strip()}"
-    return None
-
-
 def run_scenario(mode: str, workdir: Path) -> dict:
-    reason = namespace_unavailable()
-    if reason:
-        pytest.skip(reason)
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    result = subprocess.run(
-        ["unshare", "--net", "--mount", sys.executable, str(SCENARIO), mode, str(workdir)],
-        capture_output=True, text=True, timeout=60, env=env, cwd=ROOT,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return namespace.run_scenario(SCENARIO, mode, workdir, timeout=60)
 
 
 def test_table_is_found_refuses_a_wrong_code_and_seats_three_joiners(tmp_path):
