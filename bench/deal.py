@@ -8,7 +8,7 @@ Prints, as medians over several runs:
   - the ratio of measured CPU to (that count x one multiplication timed in this run),
     i.e. the protocol's overhead over its raw group operations.
 
-Usage: /work/venv/bin/python bench/deal.py [--runs 3] [--cards 48] [--seats 4] [--rounds 64]
+Usage: python bench/deal.py [--runs 3] [--cards 48] [--seats 4] [--rounds 64]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Engine speed: complete random hands per second and the cost of legal-play generation.
 
-    /work/venv/bin/python bench/engine.py [--runs 7] [--hands 300]
+    python bench/engine.py [--runs 7] [--hands 300]
 
 The machine may be shared and noisy, so every figure is the median of several runs
 of the same seeded work, and each comes with a ratio to a baseline measured in the

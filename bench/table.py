@@ -32,7 +32,7 @@ closest to four laptops: every peer has its own interpreter and GIL, the OS sche
 on this machine's cores), or four trio tasks in this process (``--mode tasks``; one GIL).
 Timestamps are CLOCK_MONOTONIC, one clock for every process of the machine.
 
-Usage: /work/venv/bin/python bench/table.py [--runs 3] [--rounds 64] [--no-proofs]
+Usage: python bench/table.py [--runs 3] [--rounds 64] [--no-proofs]
        [--bot heuristic|random] [--seed 1] [--mode processes|tasks]
 """
 

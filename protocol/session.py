@@ -1,6 +1,6 @@
 """One peer's table: setup, the deck, every play agreed by slotted lockstep. Sans-IO.
 
-Contract (``/work/contract/session-api.md``; docs/protocol.md, "Table")::
+Interface (docs/protocol.md, "Table")::
 
     session = TableSession(identity, roster_keys, table_id, TableConfig(...), rng)
     session.start()                                # my GENESIS signature (and the header record)
