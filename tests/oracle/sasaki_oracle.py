@@ -1,7 +1,7 @@
 """An independent, deliberately plain replayer of Sasaki (44A) game records.
 
-Written only from the project's rules text (sasaki-rules.md, restated in docs/rules.md), docs/records.md and (where those are
-silent) the rulings in docs/rules.md, to cross-check the engine (``sasaki replay --json``).
+Written only from the project's rules text (sasaki-rules.md), docs/records.md and (where
+those are silent) the rulings in docs/rules.md, to cross-check the engine (``sasaki replay --json``).
 It is meant to be obviously correct, not fast.
 
 ``replay_json(text)`` returns exactly the object ``sasaki replay --json`` prints:
