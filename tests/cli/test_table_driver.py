@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import random
-from contextlib import AsyncExitStack
 
 import pytest
 import trio

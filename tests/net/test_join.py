@@ -14,7 +14,6 @@ from protocol.net.join import (
     InvalidCodeError,
     JoinError,
     MemberJoined,
-    MemberLeft,
     TableClosedError,
     TableCode,
     WrongCodeError,

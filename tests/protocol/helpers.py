@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from protocol.crypto import IdentityKey, SeededEntropy
 from protocol.deck import DeckSession, Event, Violation
-from protocol.messages import Body, decode_envelope, sign_envelope
+from protocol.messages import decode_envelope, sign_envelope
 
 TABLE = bytes(range(32))
 

@@ -12,7 +12,6 @@ from protocol import crypto
 from protocol.crypto import G, SeededEntropy
 from protocol.deck import (
     CardOpened,
-    DeckSession,
     DeckUsageError,
     HandDealt,
     HandRevealed,
@@ -29,7 +28,7 @@ from protocol.messages import (
     StripRound,
     decode_envelope,
 )
-from tests.protocol.helpers import TABLE, Table, payload_of, resign
+from tests.protocol.helpers import Table, payload_of, resign
 
 FAST = dict(n_cards=12, shuffle_rounds=16)  # proofs on, small enough for many tests
 

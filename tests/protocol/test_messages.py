@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.crypto import IdentityKey, SeededEntropy, ShuffleOpening
+from protocol.crypto import IdentityKey, ShuffleOpening
 from protocol.messages import (
     MAX_ENVELOPE_BYTES,
     Body,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import itertools
-import random
 
 import pytest
 
@@ -188,7 +187,6 @@ def test_a_chata_beats_the_next_players_normal_play_in_every_order(race):
 
 def test_a_kkojda_follows_the_chata_in_every_order(race):
     net, single, nxt, claimant, chata, holder = race
-    slot = net.peers[0].slot
     ahead = fork(net)
     window = answers(ahead, {claimant: chata})
     for i in range(4):
