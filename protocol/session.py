@@ -876,7 +876,9 @@ class TableObserver(TableSession):
             raise _Stop(first_leader, self.slot, f"seat {first_leader} showed a {self.lead_card} it was not dealt")
         return hand
 
-    def audit(self, transcript) -> "TableAudit":  # noqa: F821 (protocol.transcript)
+    def audit(self, transcript, damage: str | None = None) -> "TableAudit":  # noqa: F821 (protocol.transcript)
+        """Replay ``transcript``; ``damage``: why the file's records stop early (a damaged
+        tail, e.g. a crash in the middle of a write), blamed where the intact records end."""
         from protocol.transcript import KIND_ENVELOPE as ENVELOPE
         from protocol.transcript import AuditBlame, TableAudit, _authentic
 
@@ -908,6 +910,8 @@ class TableObserver(TableSession):
         if blame is None and self.blame is not None:
             b = self.blame
             blame = AuditBlame(b.seat, b.hand, b.slot, b.reason)
+        if blame is None and damage is not None:
+            blame = AuditBlame(None, self.hand_no, self.slot, f"{damage}; the records before it verify")
         if blame is None and not self.finished:
             waiting = self.waiting_for
             seat = waiting[0] if waiting else None

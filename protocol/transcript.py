@@ -71,25 +71,36 @@ class Transcript:
         return tuple(decode_evidence(data) for kind, data in self.records if kind == KIND_EVIDENCE)
 
 
-def split_records(data: bytes) -> list[tuple[int, bytes]]:
-    """(kind, data) of every record, strictly framed."""
+def _frame(data: bytes) -> tuple[list[tuple[int, bytes]], TranscriptError | None]:
+    """(kind, data) of every well-framed record up to the first framing problem, and it."""
     records = []
     offset = 0
     while offset < len(data):
         if offset + 5 > len(data):
-            raise TranscriptError(f"a truncated record at byte {offset}")
+            return records, TranscriptError(f"a truncated record at byte {offset}")
         length, kind = struct.unpack(">IB", data[offset : offset + 5])
         if not 1 <= length <= MAX_RECORD_BYTES or offset + 4 + length > len(data):
-            raise TranscriptError(f"a record at byte {offset} has an impossible length")
+            return records, TranscriptError(f"a record at byte {offset} has an impossible length")
         if kind not in (KIND_HEADER, KIND_ENVELOPE, KIND_EVIDENCE):
-            raise TranscriptError(f"a record at byte {offset} has an unknown kind {kind}")
+            return records, TranscriptError(f"a record at byte {offset} has an unknown kind {kind}")
         records.append((kind, data[offset + 5 : offset + 4 + length]))
         offset += 4 + length
+    return records, None
+
+
+def split_records(data: bytes) -> list[tuple[int, bytes]]:
+    """(kind, data) of every record, strictly framed."""
+    records, problem = _frame(data)
+    if problem is not None:
+        raise problem
     return records
 
 
 def read_transcript(data: bytes) -> Transcript:
-    records = split_records(data)
+    return _transcript(split_records(data))
+
+
+def _transcript(records: list[tuple[int, bytes]]) -> Transcript:
     if not records or records[0][0] != KIND_HEADER:
         raise TranscriptError("a transcript starts with its header record")
     if any(kind == KIND_HEADER for kind, _ in records[1:]):
@@ -149,12 +160,13 @@ def audit_table(data: bytes) -> TableAudit:
     (``seat=None`` when the file itself was altered and no signer can be named)."""
     from protocol.session import TableObserver  # the observer imports this module's framing
 
+    records, damage = _frame(data)  # a damaged tail: the records before it are still checked
     try:
-        transcript = read_transcript(data)
+        transcript = _transcript(records)
     except TranscriptError as exc:
-        return TableAudit((), (), (0, 0, 0, 0), AuditBlame(None, 0, 0, str(exc)), False)
+        return TableAudit((), (), (0, 0, 0, 0), AuditBlame(None, 0, 0, str(damage or exc)), False)
     observer = TableObserver(transcript.header)
-    return observer.audit(transcript)
+    return observer.audit(transcript, None if damage is None else str(damage))
 
 
 def export_records(data: bytes) -> list[str]:

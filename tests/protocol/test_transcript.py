@@ -138,3 +138,19 @@ def test_a_missing_key_reveal_names_the_silent_seat(honest):
     audit = audit_table(rebuild(records[:i] + records[i + 1:]))
     assert (audit.blame.seat, audit.blame.hand) == (seat, 1)
     assert "never revealed its key" in audit.blame.reason
+
+
+def test_a_damaged_tail_still_verifies_the_records_before_it():
+    """A crash in the middle of a write leaves a partial last record: the audit checks every
+    complete record before it (here a whole first hand) and names the damage, nobody blamed."""
+    net = Net(seed=2, config=TableConfig(hands=2, options=TableOptions(lead_card="3H"), proofs=False))
+    net.start()
+    net.run()
+    data = net.transcript(0)
+    records = split_records(data)
+    second_hand = envelope_index(records, lambda b: b.hand == 2)
+    cut = len(rebuild(records[:second_hand + 3]))
+    audit = audit_table(data[:cut + 7])  # 7 bytes of the next record: a partial write
+    assert not audit.ok and audit.blame.seat is None and audit.blame.hand == 2
+    assert audit.blame.reason == f"a record at byte {cut} has an impossible length; the records before it verify"
+    assert len(audit.hands) == 1 and audit.scores[0] == audit_table(data).scores[0]
