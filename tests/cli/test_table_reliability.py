@@ -164,10 +164,8 @@ def cut_off_on_first_shuffle(monkeypatch, victim: int, seconds: float, meshes_re
     return CutWrites(monkeypatch, should_cut), state
 
 
-async def test_table_resumes_after_a_peer_is_cut_off_for_two_seconds(tmp_path, monkeypatch):
-    """Peer 2's shuffle frame is lost on all three links (nobody has it, so no relay can
-    help), then its mesh is offline for 2 s (all links dropped, connections refused). The
-    table waits (the others see it as offline), resumes when it is back, and finishes."""
+def hold_meshes():
+    """A ``chaos`` task for play_match that only keeps the meshes and a nursery for the cut."""
     meshes_ref, nursery_ref = [], []
 
     async def chaos(meshes, done):
@@ -176,6 +174,15 @@ async def test_table_resumes_after_a_peer_is_cut_off_for_two_seconds(tmp_path, m
             nursery_ref.append(nursery)
             await done.wait()
             nursery.cancel_scope.cancel()
+
+    return meshes_ref, nursery_ref, chaos
+
+
+async def test_table_resumes_after_a_peer_is_cut_off_for_two_seconds(tmp_path, monkeypatch):
+    """Peer 2's shuffle frame is lost on all three links (nobody has it, so no relay can
+    help), then its mesh is offline for 2 s (all links dropped, connections refused). The
+    table waits (the others see it as offline), resumes when it is back, and finishes."""
+    meshes_ref, nursery_ref, chaos = hold_meshes()
 
     cuts, state = cut_off_on_first_shuffle(monkeypatch, 2, 2.0, meshes_ref, nursery_ref)
     results, waiting = await play_match(tmp_path, chaos)
@@ -191,14 +198,7 @@ async def test_without_resending_the_lost_frame_stalls_the_table(tmp_path, monke
     """The same cut with re-sending disabled: nobody ever gets the lost frame, the table
     stalls (this is what the re-send repairs)."""
     monkeypatch.setattr(table_module._Driver, "_resend", lambda self, keys: None)
-    meshes_ref, nursery_ref = [], []
-
-    async def chaos(meshes, done):
-        meshes_ref.append(meshes)
-        async with trio.open_nursery() as nursery:
-            nursery_ref.append(nursery)
-            await done.wait()
-            nursery.cancel_scope.cancel()
+    meshes_ref, nursery_ref, chaos = hold_meshes()
 
     cut_off_on_first_shuffle(monkeypatch, 2, 0.5, meshes_ref, nursery_ref)
     with pytest.raises(trio.TooSlowError):
