@@ -652,11 +652,15 @@ class DeckSession:
         if len(self._revealed) == self.n:
             self._reveal_hands()
 
-    def _dealt_hands(self, hop_perms: dict[int, tuple[int, ...]]) -> tuple[tuple[int, ...], ...]:
-        origin = list(range(self.n_cards))  # origin[k]: the card at position k of D_n
+    def _origin(self, hop_perms: dict[int, tuple[int, ...]]) -> list[int]:
+        """origin[k]: the card at position k of the final deck D_n."""
+        origin = list(range(self.n_cards))
         for hop in reversed(range(self.n)):
             perm = hop_perms[hop]
             origin = [perm[k] for k in origin]
+        return origin
+
+    def _dealt_hands(self, origin: Sequence[int]) -> tuple[tuple[int, ...], ...]:
         return tuple(tuple(origin[k] for k in self.positions_of(s)) for s in range(self.n))
 
     def hands_from_keys(self, keys: dict[int, int]) -> tuple[tuple[int, ...], ...]:
@@ -674,14 +678,11 @@ class DeckSession:
                 perms[seat] = self._hop_permutation(seat, keys[seat])
             except (_Reject, CryptoError) as exc:
                 raise KeyMismatch(seat, str(exc)) from None
-        return self._dealt_hands(perms)
+        return self._dealt_hands(self._origin(perms))
 
     def _reveal_hands(self) -> None:
-        hands = self._dealt_hands(self._hop_perms)
-        origin = [0] * self.n_cards
-        for seat, cards in enumerate(hands):
-            for k, card in zip(self.positions_of(seat), cards):
-                origin[k] = card
+        origin = self._origin(self._hop_perms)
+        hands = self._dealt_hands(origin)
         for k, card in self._opened.items():
             if origin[k] != card:  # impossible if the DLEQ and key checks hold
                 raise _Reject("key", f"the revealed keys contradict the open card at position {k}")
