@@ -16,15 +16,12 @@ from __future__ import annotations
 import argparse
 import heapq
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol import crypto  # noqa: E402
-from protocol.crypto import IdentityKey, SeededEntropy  # noqa: E402
-from protocol.deck import DeckSession, HandDealt, Violation  # noqa: E402
+from p2p_sasaki.protocol import crypto  # noqa: E402
+from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy  # noqa: E402
+from p2p_sasaki.protocol.deck import DeckSession, HandDealt, Violation  # noqa: E402
 
 clock = time.thread_time  # CPU time of this thread: robust to a shared, noisy machine
 

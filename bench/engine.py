@@ -27,10 +27,8 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from random import Random
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from p2p_sasaki.bots import HeuristicBot, RandomBot, legal_actions, play_hand  # noqa: E402
 from p2p_sasaki.combos import classify, legal_plays  # noqa: E402

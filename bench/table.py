@@ -50,7 +50,6 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import trio  # noqa: E402
 
@@ -58,14 +57,14 @@ from p2p_sasaki.bots import HeuristicBot, RandomBot  # noqa: E402
 from p2p_sasaki.cards import CardSet, mask_indices  # noqa: E402
 from p2p_sasaki.hand import DecisionKind, Hand, IllegalActionError, opens  # noqa: E402
 from p2p_sasaki.options import TableOptions  # noqa: E402
-from protocol.crypto import SeededEntropy  # noqa: E402
-from protocol.messages import TableAction, decode_envelope  # noqa: E402
-from protocol.net import Identity, TableMember, TableRoster  # noqa: E402
-from protocol.net.table import Turn, run_table  # noqa: E402
-from protocol.session import (  # noqa: E402
+from p2p_sasaki.protocol.crypto import SeededEntropy  # noqa: E402
+from p2p_sasaki.protocol.messages import TableAction, decode_envelope  # noqa: E402
+from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster  # noqa: E402
+from p2p_sasaki.protocol.net.table import Turn, run_table  # noqa: E402
+from p2p_sasaki.protocol.session import (  # noqa: E402
     LEAD_SLOT, Dealt, HandEnded, HandStarted, Record, TableConfig, TableSession, _Stop, resolve_slot,
 )
-from protocol.transcript import KIND_ENVELOPE, audit_table, split_records  # noqa: E402
+from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, audit_table, split_records  # noqa: E402
 
 
 def clock() -> float:

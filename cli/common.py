@@ -17,13 +17,12 @@ from typing import Any
 import trio
 
 from p2p_sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
-from protocol.net import ALL_INTERFACES, Identity, TableRoster
-from protocol.net.table import BotPlayer, TableResult, run_table
-from protocol.session import TableConfig
+from p2p_sasaki.protocol.net import ALL_INTERFACES, Identity, TableRoster
+from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
+from p2p_sasaki.protocol.session import TableConfig
 
-from cli.render import places_text
+from p2p_sasaki.cli.render import places_text
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # -- the table config ----------------------------------------------------------------
 
@@ -151,7 +150,7 @@ class CliError(Exception):
 
 def parse_code(text: str) -> Any:
     """The :class:`TableCode` in ``text``, or a :class:`CliError` saying what is wrong with it."""
-    from protocol.net import InvalidCodeError, TableCode
+    from p2p_sasaki.protocol.net import InvalidCodeError, TableCode
 
     try:
         return TableCode.parse(text)
@@ -168,10 +167,9 @@ def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interf
                     quiet_log: Path | None = None) -> list[subprocess.Popen[bytes]]:
     """Start ``count`` bot peers as separate processes that join ``code`` at ``address``."""
     processes = []
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])))
     for number in range(count):
         bot_dir = directory / "bots" / str(number + 1)
-        argv = [sys.executable, "-m", "cli", "join", code, "--address", address, "--bot", "--quiet",
+        argv = [sys.executable, "-P", "-m", "p2p_sasaki", "join", code, "--address", address, "--bot", "--quiet",
                 "--data-dir", str(bot_dir)]
         if interface:
             # Same interface as the creator. Without one, a bot's mesh listens on every
@@ -179,13 +177,13 @@ def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interf
             # address), so players on other machines can reach it; 127.0.0.1 would not do.
             argv += ["--interface", interface]
         log = open(quiet_log.with_name(f"{quiet_log.stem}-bot{number + 1}.log"), "wb") if quiet_log else subprocess.DEVNULL
-        processes.append(subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL,
+        processes.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                           stdout=log, stderr=subprocess.STDOUT))
     return processes
 
 
 def lan_address() -> str:
-    from protocol.net.discovery import _local_ipv4_addresses
+    from p2p_sasaki.protocol.net.discovery import _local_ipv4_addresses
 
     addresses = _local_ipv4_addresses()
     return addresses[0] if addresses else "127.0.0.1"
@@ -197,13 +195,13 @@ def make_player(args: argparse.Namespace) -> Any:
 
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
         return BotPlayer(HeuristicBot(random.Random(seed)))
-    from cli.tui import HumanPlayer
+    from p2p_sasaki.cli.tui import HumanPlayer
 
     return HumanPlayer(timeout=args.timeout)
 
 
 def make_ui(args: argparse.Namespace, player: Any) -> Any:
-    from cli.tui import Narrator
+    from p2p_sasaki.cli.tui import Narrator
 
     if args.quiet:
         return None
@@ -235,7 +233,7 @@ def report(result: TableResult, quiet: bool) -> int:
 
 def run_async(function: Any, *args: Any) -> int:
     """Run an async command; one-sentence errors for what a person can fix."""
-    from protocol.net import JoinError
+    from p2p_sasaki.protocol.net import JoinError
 
     try:
         return trio.run(function, *args)

@@ -20,11 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from protocol.net import TableCode
+from p2p_sasaki.protocol.net import TableCode
 
-from cli import demo_local
-from cli.common import REPO_ROOT, positive
-from cli.simulate import add_seat_options
+from p2p_sasaki.cli import demo_local
+from p2p_sasaki.cli.common import positive
+from p2p_sasaki.cli.simulate import add_seat_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -53,15 +53,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _env() -> dict[str, str]:
-    path = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
-    return dict(os.environ, PYTHONPATH=path, PYTHONUNBUFFERED="1")
+    return dict(os.environ, PYTHONUNBUFFERED="1")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.local:
         return demo_local.run(args)
     started = time.monotonic()
-    directory = args.dir or Path(tempfile.mkdtemp(prefix="sasaki-demo-"))
+    directory = (args.dir or Path(tempfile.mkdtemp(prefix="sasaki-demo-"))).resolve()
     directory.mkdir(parents=True, exist_ok=True)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(3), "big")
     code = TableCode.generate()
@@ -70,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     common = ["--interface", "127.0.0.1", "--hands", str(args.hands), "--lead", args.lead]
     extra = (["--shuffle-rounds", str(args.shuffle_rounds)] if args.shuffle_rounds else []) + \
         (["--no-proofs"] if args.no_proofs else [])
-    py = [sys.executable, "-m", "cli"]
+    py = [sys.executable, "-P", "-m", "p2p_sasaki"]
     print(f"Demo in {directory}: four peers on 127.0.0.1, table code {code}, bot seed {seed}.", flush=True)
     transcripts = [directory / f"peer{i}.sasaki" for i in range(4)]
     for path in transcripts:
@@ -81,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     host_argv += [] if args.human else ["--bot", "--seed", str(seed)]
     processes: list[subprocess.Popen[bytes]] = []
     try:
-        processes.append(subprocess.Popen(host_argv, cwd=REPO_ROOT, env=_env()))
+        processes.append(subprocess.Popen(host_argv, env=_env()))
         deadline = time.monotonic() + 30
         while not ready.exists():
             if processes[0].poll() is not None or time.monotonic() > deadline:
@@ -94,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
                          "--data-dir", str(directory / f"peer{i}"), "--transcript", str(transcripts[i]),
                          "--interface", "127.0.0.1"]
             with open(directory / f"peer{i}.log", "wb") as log:
-                processes.append(subprocess.Popen(argv, cwd=REPO_ROOT, env=_env(), stdin=subprocess.DEVNULL,
+                processes.append(subprocess.Popen(argv, env=_env(), stdin=subprocess.DEVNULL,
                                                   stdout=log, stderr=subprocess.STDOUT))
         codes = wait_all(processes)
     except KeyboardInterrupt:
@@ -121,7 +120,7 @@ def wait_all(processes: list[subprocess.Popen[bytes]], grace: float = 20.0) -> l
 
 
 def audit_all(transcripts: list[Path], codes: list[int]) -> int:
-    from cli.audit import audit_file, describe
+    from p2p_sasaki.cli.audit import audit_file, describe
 
     results = []
     for path in transcripts:

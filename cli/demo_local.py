@@ -20,8 +20,8 @@ from p2p_sasaki.match import Match
 from p2p_sasaki.options import TableOptions
 from p2p_sasaki.records import write_record
 
-from cli.render import deal_lines, outcome_lines, places_text, play_steps
-from cli.simulate import add_seat_options, make_bots
+from p2p_sasaki.cli.render import deal_lines, outcome_lines, places_text, play_steps
+from p2p_sasaki.cli.simulate import add_seat_options, make_bots
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

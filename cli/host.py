@@ -11,9 +11,9 @@ from pathlib import Path
 
 import trio
 
-from protocol.net import MemberJoined, MemberLeft, TableCode, WrongCodeTried, advertise_table, host_table
+from p2p_sasaki.protocol.net import MemberJoined, MemberLeft, TableCode, WrongCodeTried, advertise_table, host_table
 
-from cli.common import (add_peer_options, add_table_options, bind_host, config_from_args, data_dir,
+from p2p_sasaki.cli.common import (add_peer_options, add_table_options, bind_host, config_from_args, data_dir,
                         interfaces, lan_address, load_identity, make_player, make_ui, parse_code, play_roster,
                         report, run_async, spawn_bot_peers)
 

@@ -6,9 +6,9 @@ import argparse
 
 import trio
 
-from protocol.net import find_and_join_table, join_table
+from p2p_sasaki.protocol.net import find_and_join_table, join_table
 
-from cli.common import (CliError, add_peer_options, bind_host, data_dir, interfaces, load_identity, make_player,
+from p2p_sasaki.cli.common import (CliError, add_peer_options, bind_host, data_dir, interfaces, load_identity, make_player,
                         make_ui, parse_code, play_roster, report, run_async)
 
 

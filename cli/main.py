@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"cli.{name}").register(subparsers)
+        importlib.import_module(f"p2p_sasaki.cli.{name}").register(subparsers)
     return parser
 
 

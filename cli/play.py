@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cli import host as host_command
-from cli import join as join_command
-from cli.common import add_peer_options, add_table_options, run_async
-from cli.tables import browse, table_line
+from p2p_sasaki.cli import host as host_command
+from p2p_sasaki.cli import join as join_command
+from p2p_sasaki.cli.common import add_peer_options, add_table_options, run_async
+from p2p_sasaki.cli.tables import browse, table_line
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -14,7 +14,7 @@ import sys
 from p2p_sasaki.hand import Hand
 from p2p_sasaki.records import RecordError, replay
 
-from cli.render import deal_lines, outcome_lines, seats_text
+from p2p_sasaki.cli.render import deal_lines, outcome_lines, seats_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from protocol.net import PROTOCOL_VERSION, browse_tables
+from p2p_sasaki.protocol.net import PROTOCOL_VERSION, browse_tables
 
-from cli.common import interfaces, run_async
+from p2p_sasaki.cli.common import interfaces, run_async
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -25,10 +25,10 @@ import trio
 from p2p_sasaki.cards import CardNotationError, CardSet
 from p2p_sasaki.combos import classify
 from p2p_sasaki.hand import Chata, DecisionKind, Decline, Expose, Kkojda, Pass, Play, Run, Stop
-from protocol.net.identity import describe_key
-from protocol.net.table import Connected, Turn, Waiting
+from p2p_sasaki.protocol.net.identity import describe_key
+from p2p_sasaki.protocol.net.table import Connected, Turn, Waiting
 
-from cli.render import action_text, places_text, seats_text
+from p2p_sasaki.cli.render import action_text, places_text, seats_text
 
 MAX_LISTED = 40
 _WINDOW_QUESTIONS = {

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from protocol.crypto import DEFAULT_SHUFFLE_ROUNDS
-from protocol.deck import CardOpened, DeckSession, Violation
+from p2p_sasaki.protocol.crypto import DEFAULT_SHUFFLE_ROUNDS
+from p2p_sasaki.protocol.deck import CardOpened, DeckSession, Violation
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Union
 
-from protocol import crypto
-from protocol.crypto import (
+from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.crypto import (
     DEFAULT_SHUFFLE_ROUNDS,
     G,
     CryptoError,
@@ -44,7 +44,7 @@ from protocol.crypto import (
     ProofContext,
     system_entropy,
 )
-from protocol.messages import (
+from p2p_sasaki.protocol.messages import (
     MAX_CARDS,
     MAX_SEATS,
     TABLE_ID_BYTES,

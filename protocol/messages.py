@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Union
 
 import msgpack
 
-from protocol.crypto import (
+from p2p_sasaki.protocol.crypto import (
     DLEQ_BYTES,
     SIGNATURE_BYTES,
     IdentityKey,

@@ -50,17 +50,17 @@ from p2p_sasaki.hand import (
     Kkojda, Pass, Play, Run, SeatView, Stop, opens,
 )
 from p2p_sasaki.options import TableOptions
-from protocol import crypto
-from protocol.crypto import CryptoError, Entropy, IdentityKey, system_entropy, u32
-from protocol.deck import (
+from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.crypto import CryptoError, Entropy, IdentityKey, system_entropy, u32
+from p2p_sasaki.protocol.deck import (
     DeckSession, HandDealt, HandIdAgreed, KeyMismatch, ShuffleAccepted, ShuffleVerified, SlotLayout, Violation,
 )
-from protocol.messages import (
+from p2p_sasaki.protocol.messages import (
     Body, DeckCommit, DeckNonce, Genesis, KeyReveal, MessageError, SeatCommit, SeatNonce, ShuffleHop,
     ShuffleProof, SignedMessage, StripRound, TableAction, TranscriptHeader, decode_envelope, sign_envelope,
     verify_envelope,
 )
-from protocol.transcript import KIND_ENVELOPE, KIND_EVIDENCE, KIND_HEADER, encode_evidence, encode_record
+from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, KIND_EVIDENCE, KIND_HEADER, encode_evidence, encode_record
 
 SEATS = 4
 N_CARDS = 48
@@ -879,8 +879,8 @@ class TableObserver(TableSession):
     def audit(self, transcript, damage: str | None = None) -> "TableAudit":  # noqa: F821 (protocol.transcript)
         """Replay ``transcript``; ``damage``: why the file's records stop early (a damaged
         tail, e.g. a crash in the middle of a write), blamed where the intact records end."""
-        from protocol.transcript import KIND_ENVELOPE as ENVELOPE
-        from protocol.transcript import AuditBlame, TableAudit, _authentic
+        from p2p_sasaki.protocol.transcript import KIND_ENVELOPE as ENVELOPE
+        from p2p_sasaki.protocol.transcript import AuditBlame, TableAudit, _authentic
 
         self._envelopes = transcript.envelopes
         self.start()
@@ -931,7 +931,7 @@ class TableObserver(TableSession):
 
 
 def _evidence_blame(data: bytes, header: TranscriptHeader, seat_keys):
-    from protocol.transcript import AuditBlame, _authentic, decode_evidence
+    from p2p_sasaki.protocol.transcript import AuditBlame, _authentic, decode_evidence
 
     a, b = decode_evidence(data)
     first, second = _authentic(a, header, seat_keys), _authentic(b, header, seat_keys)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from protocol.messages import MessageError, SignedMessage, TranscriptHeader, decode_envelope
+from p2p_sasaki.protocol.messages import MessageError, SignedMessage, TranscriptHeader, decode_envelope
 
 KIND_HEADER = 1
 KIND_ENVELOPE = 2
@@ -142,7 +142,7 @@ class TableAudit:
 
 
 def _authentic(data: bytes, header: TranscriptHeader, seat_keys: tuple[bytes, ...] | None) -> SignedMessage | None:
-    from protocol.messages import verify_envelope
+    from p2p_sasaki.protocol.messages import verify_envelope
 
     try:
         message = decode_envelope(data)
@@ -158,7 +158,7 @@ def _authentic(data: bytes, header: TranscriptHeader, seat_keys: tuple[bytes, ..
 def audit_table(data: bytes) -> TableAudit:
     """Check a whole table transcript; the first violation names the seat to blame
     (``seat=None`` when the file itself was altered and no signer can be named)."""
-    from protocol.session import TableObserver  # the observer imports this module's framing
+    from p2p_sasaki.protocol.session import TableObserver  # the observer imports this module's framing
 
     records, damage = _frame(data)  # a damaged tail: the records before it are still checked
     try:
@@ -172,7 +172,7 @@ def audit_table(data: bytes) -> TableAudit:
 def export_records(data: bytes) -> list[str]:
     """One game record per finished hand (p2p_sasaki.records format), from an audited file."""
     from p2p_sasaki.records import write_record
-    from protocol.session import TableObserver
+    from p2p_sasaki.protocol.session import TableObserver
 
     transcript = read_transcript(data)
     observer = TableObserver(transcript.header)

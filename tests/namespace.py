@@ -37,7 +37,7 @@ def run_scenario(script: Path, mode: str, workdir: Path, timeout: float) -> dict
     reason = namespace_unavailable()
     if reason:
         pytest.skip(reason)
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ)
     result = subprocess.run(["unshare", "--net", "--mount", sys.executable, str(script), mode, str(workdir)],
                             capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -1,7 +1,8 @@
 """The layers import in one direction only (design.md, Layers).
 
-p2p_sasaki imports nothing of the project's other packages; protocol imports
-p2p_sasaki only; only protocol/net touches trio, sockets or zeroconf; only
+Installed names: the folders protocol/ and cli/ install as p2p_sasaki.protocol and
+p2p_sasaki.cli. p2p_sasaki (the game) imports nothing of the project's other packages
+(only p2p_sasaki/__main__.py reaches the command line); protocol imports the game only; only protocol/net touches trio, sockets or zeroconf; only
 protocol/crypto.py imports cryptography or nacl; only protocol/messages.py
 imports msgpack.
 """
@@ -14,19 +15,54 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# Where each installed package's source lives (pyproject.toml, [tool.setuptools.package-dir]).
+SOURCE = {"p2p_sasaki": ROOT / "p2p_sasaki", "p2p_sasaki.protocol": ROOT / "protocol",
+          "p2p_sasaki.cli": ROOT / "cli"}
+LAYERS = ("p2p_sasaki.protocol.net", "p2p_sasaki.protocol", "p2p_sasaki.cli", "p2p_sasaki")
+
+
+def layer_of(name: str) -> str:
+    """The project layer an imported name belongs to, or its top-level name if it is outside."""
+    for layer in LAYERS:
+        if name == layer or name.startswith(layer + "."):
+            return {"p2p_sasaki.protocol.net": "protocol.net", "p2p_sasaki.protocol": "protocol",
+                    "p2p_sasaki.cli": "cli", "p2p_sasaki": "p2p_sasaki"}[layer]
+    return name.split(".")[0]
+
+
 def imported_modules(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            assert node.level == 0, f"{path}: relative import; use the installed name"
             names.add(node.module)
-    return {name.split(".")[0] if not name.startswith("protocol.net") else "protocol.net" for name in names}
+    return {layer_of(name) for name in names}
 
 
 def python_files(package: str) -> list[Path]:
-    return sorted((ROOT / package).rglob("*.py"))
+    """The source files of one layer ("p2p_sasaki" means the game itself, without the others)."""
+    if package == "p2p_sasaki":
+        return sorted(path for path in SOURCE["p2p_sasaki"].rglob("*.py") if path.name != "__main__.py")
+    return sorted(SOURCE["p2p_sasaki." + package].rglob("*.py"))
+
+
+def test_every_import_uses_the_installed_names():
+    for folder in ("p2p_sasaki", "protocol", "cli", "tests", "bench"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for node in ast.walk(tree):
+                modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                           else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                for module in modules:
+                    assert module.split(".")[0] not in {"protocol", "cli"}, (path, module)
+
+
+def test_only_the_main_module_reaches_the_command_line():
+    main = SOURCE["p2p_sasaki"] / "__main__.py"
+    assert imported_modules(main) == {"cli"}
 
 
 def test_engine_imports_no_other_layer_and_no_io():
@@ -56,4 +92,4 @@ def test_crypto_and_wire_libraries_stay_in_their_one_module():
         for path in python_files(package):
             for library, owner in owners.items():
                 if library in imported_modules(path):
-                    assert path == ROOT / "protocol" / owner, (path, library)
+                    assert path == SOURCE["p2p_sasaki.protocol"] / owner, (path, library)

@@ -2,7 +2,7 @@
 
 Everything here is trio. The pieces, in the order a table uses them::
 
-    from protocol.net import (Identity, TableCode, advertise_table, host_table,
+    from p2p_sasaki.protocol.net import (Identity, TableCode, advertise_table, host_table,
                               find_and_join_table, join_table, open_mesh)
 
     # creator
@@ -40,11 +40,11 @@ namespace they create; only a person's ``sasaki play/host/join/tables`` uses
 ``ALL_INTERFACES``.
 """
 
-from protocol.net.discovery import ALL_INTERFACES, SERVICE_TYPE, Advertisement, TableAd, advertise_table, browse_tables
-from protocol.net.framing import MAX_FRAME_SIZE, FrameDecoder, FramedStream, FrameError, encode_frame
-from protocol.net.handshake import HandshakeError, RefusedError
-from protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster, describe_key
-from protocol.net.join import (
+from p2p_sasaki.protocol.net.discovery import ALL_INTERFACES, SERVICE_TYPE, Advertisement, TableAd, advertise_table, browse_tables
+from p2p_sasaki.protocol.net.framing import MAX_FRAME_SIZE, FrameDecoder, FramedStream, FrameError, encode_frame
+from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusedError
+from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster, describe_key
+from p2p_sasaki.protocol.net.join import (
     CodeBurntError,
     HostEvent,
     InvalidCodeError,
@@ -60,7 +60,7 @@ from protocol.net.join import (
     host_table,
     join_table,
 )
-from protocol.net.mesh import Backoff, Mesh, MeshStatistics, PeerStatistics, open_mesh
+from p2p_sasaki.protocol.net.mesh import Backoff, Mesh, MeshStatistics, PeerStatistics, open_mesh
 
 __all__ = [
     "ALL_INTERFACES", "MAX_FRAME_SIZE", "PROTOCOL_VERSION", "SERVICE_TYPE",

@@ -36,7 +36,7 @@ import ifaddr
 import trio
 from zeroconf import InterfaceChoice, IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
 
-from protocol.net.identity import PROTOCOL_VERSION
+from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from typing import TypeVar
 
 import trio
 
-from protocol.messages import HandshakeDecodeError, Refusal, decode_handshake, encode_handshake
-from protocol.net.framing import FramedStream, FrameError
+from p2p_sasaki.protocol.messages import HandshakeDecodeError, Refusal, decode_handshake, encode_handshake
+from p2p_sasaki.protocol.net.framing import FramedStream, FrameError
 
 Message = TypeVar("Message")
 

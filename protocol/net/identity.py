@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from protocol import crypto
+from p2p_sasaki.protocol import crypto
 
 PROTOCOL_VERSION = 1
 """Version of the network protocol (mDNS hints, join and mesh handshakes)."""

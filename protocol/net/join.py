@@ -50,8 +50,8 @@ import trio
 from spake2 import SPAKE2_A, SPAKE2_B
 from spake2.spake2 import SPAKEError
 
-from protocol import crypto
-from protocol.messages import (
+from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.messages import (
     HandshakeDecodeError,
     JoinGreeting,
     JoinIdentity,
@@ -62,11 +62,11 @@ from protocol.messages import (
     decode_handshake,
     encode_handshake,
 )
-from protocol.net.discovery import Interfaces, TableAd, browse_tables
-from protocol.net.framing import FramedStream
-from protocol.net.handshake import HandshakeError, RefusedError, receive_message, refuse, send_message
-from protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster, describe_key
-from protocol.net.words import WORDS
+from p2p_sasaki.protocol.net.discovery import Interfaces, TableAd, browse_tables
+from p2p_sasaki.protocol.net.framing import FramedStream
+from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusedError, receive_message, refuse, send_message
+from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster, describe_key
+from p2p_sasaki.protocol.net.words import WORDS
 
 log = logging.getLogger(__name__)
 

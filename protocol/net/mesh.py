@@ -52,11 +52,11 @@ from typing import NoReturn
 
 import trio
 
-from protocol import crypto
-from protocol.messages import MeshHello, MeshProof, MeshWelcome
-from protocol.net.framing import HEADER_SIZE, MAX_FRAME_SIZE, FramedStream, FrameError
-from protocol.net.handshake import HandshakeError, receive_message, refuse, send_message
-from protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster, describe_key
+from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.messages import MeshHello, MeshProof, MeshWelcome
+from p2p_sasaki.protocol.net.framing import HEADER_SIZE, MAX_FRAME_SIZE, FramedStream, FrameError
+from p2p_sasaki.protocol.net.handshake import HandshakeError, receive_message, refuse, send_message
+from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster, describe_key
 
 log = logging.getLogger(__name__)
 

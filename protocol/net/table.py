@@ -85,9 +85,9 @@ from typing import Any, Protocol
 
 import trio
 
-from protocol.messages import MessageError, decode_envelope
-from protocol.net.identity import Identity, TableRoster
-from protocol.net.mesh import Mesh
+from p2p_sasaki.protocol.messages import MessageError, decode_envelope
+from p2p_sasaki.protocol.net.identity import Identity, TableRoster
+from p2p_sasaki.protocol.net.mesh import Mesh
 
 __all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Connected", "TableResult", "TranscriptWriter",
            "SentLog", "run_table"]
@@ -208,7 +208,7 @@ class SentLog:
 
 
 def _default_session_factory(identity: Identity, roster: TableRoster, config: Any) -> Any:
-    from protocol.session import TableSession  # the contract's sans-IO session
+    from p2p_sasaki.protocol.session import TableSession  # the contract's sans-IO session
 
     return TableSession(identity, roster.keys, roster.table_id, config)
 

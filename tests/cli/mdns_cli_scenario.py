@@ -32,25 +32,25 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # tests.* helpers; p2p_sasaki stays the installed one
 
-from protocol.net import TableCode  # noqa: E402
-from protocol.net.words import WORDS  # noqa: E402
+from p2p_sasaki.protocol.net import TableCode  # noqa: E402
+from p2p_sasaki.protocol.net.words import WORDS  # noqa: E402
 from tests.net.mdns_scenario import assert_isolated, start_avahi  # noqa: E402
 
-CHILD_ENV = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+CHILD_ENV = dict(os.environ, PYTHONUNBUFFERED="1")
 FAST = ["--hands", "1", "--shuffle-rounds", "2", "--lead", "3H"]
 TOTALS = re.compile(r"Match over\. Totals: (.*)\.")
 children: list[subprocess.Popen] = []
 
 
 def sasaki(*argv: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli", *argv], cwd=ROOT, env=CHILD_ENV, capture_output=True,
+    return subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", *argv], cwd=ROOT, env=CHILD_ENV, capture_output=True,
                           text=True, stdin=subprocess.DEVNULL, **kwargs)
 
 
 def start(log: Path, *argv: str) -> subprocess.Popen:
-    process = subprocess.Popen([sys.executable, "-m", "cli", *argv], cwd=ROOT, env=CHILD_ENV,
+    process = subprocess.Popen([sys.executable, "-P", "-m", "p2p_sasaki", *argv], cwd=ROOT, env=CHILD_ENV,
                                stdin=subprocess.DEVNULL, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     children.append(process)
     return process
@@ -153,7 +153,7 @@ def play_scenario(work: Path) -> dict:
     report: dict = {}
 
     def spawn(name: str, *argv: str) -> pexpect.spawn:
-        child = pexpect.spawn(sys.executable, ["-m", "cli", "play", *argv], cwd=str(ROOT), env=CHILD_ENV,
+        child = pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", "play", *argv], cwd=str(ROOT), env=CHILD_ENV,
                               encoding="utf-8", timeout=40)
         child.logfile_read = (work / f"{name}.log").open("w")
         return child

@@ -12,11 +12,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def env() -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    return dict(os.environ, PYTHONUNBUFFERED="1")
 
 
 def sasaki(*argv: str, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "cli", *argv], cwd=ROOT, env=env(),
+    return subprocess.Popen([sys.executable, "-P", "-m", "p2p_sasaki", *argv], cwd=ROOT, env=env(),
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kwargs)
 
 

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     directory = tmp_path_factory.mktemp("demo")
-    out = subprocess.run([sys.executable, "-m", "cli", "demo", "--hands", "1", "--seed", "7", "--shuffle-rounds", "4",
+    out = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "demo", "--hands", "1", "--seed", "7", "--shuffle-rounds", "4",
                           "--dir", str(directory)],
                          cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
@@ -27,14 +27,14 @@ def demo(tmp_path_factory):
 
 
 def cli(*argv):
-    return subprocess.run([sys.executable, "-m", "cli", *argv], cwd=ROOT, env=env(),
+    return subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", *argv], cwd=ROOT, env=env(),
                           capture_output=True, text=True, timeout=60)
 
 
 def test_tampered_transcript_names_the_signer(demo, tmp_path):
-    from protocol.messages import decode_envelope, sign_envelope, verify_envelope
-    from protocol.net import Identity, describe_key
-    from protocol.transcript import KIND_ENVELOPE, encode_record, split_records
+    from p2p_sasaki.protocol.messages import decode_envelope, sign_envelope, verify_envelope
+    from p2p_sasaki.protocol.net import Identity, describe_key
+    from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record, split_records
 
     directory, output = demo
     identities = [Identity((directory / f"peer{i}" / "identity.key").read_bytes()) for i in range(4)]

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from p2p_sasaki.records import replay
 
-from cli.main import main
+from p2p_sasaki.cli.main import main
 
 GOLDEN = Path(__file__).with_name("demo_seed3.txt")
 
@@ -79,7 +79,7 @@ def test_play_steps_tell_each_decision_in_the_renderers_words():
     from p2p_sasaki.bots import HeuristicBot
     from p2p_sasaki.hand import DecisionKind, Hand
 
-    from cli.render import play_steps
+    from p2p_sasaki.cli.render import play_steps
 
     hand = Hand.random(random.Random(0), "3H")
     told = list(play_steps(hand, [HeuristicBot(random.Random(s)) for s in range(4)]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cli.main import COMMANDS, main
+from p2p_sasaki.cli.main import COMMANDS, main
 
 EXPECTED = {
     "play": "create a new table", "host": "table code", "join": "--address", "tables": "--json",

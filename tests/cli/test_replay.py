@@ -4,7 +4,7 @@ import json
 import re
 from pathlib import Path
 
-from cli.main import main
+from p2p_sasaki.cli.main import main
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "records.md"
 

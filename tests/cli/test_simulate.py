@@ -4,15 +4,15 @@ import json
 
 import pytest
 
-import cli.simulate
-from cli.main import main
+from p2p_sasaki.cli import simulate as cli_simulate
+from p2p_sasaki.cli.main import main
 
 
 @pytest.fixture
 def two_seconds(monkeypatch):
     """The clock reads 10.0 then 12.0: every run takes two seconds."""
     times = iter([10.0, 12.0])
-    monkeypatch.setattr(cli.simulate, "clock", lambda: next(times))
+    monkeypatch.setattr(cli_simulate, "clock", lambda: next(times))
 
 
 def run(capsys, *argv):
@@ -59,8 +59,8 @@ def test_json_output_for_a_fixed_seed(capsys, two_seconds):
 
 
 def test_figures_add_up_and_do_not_depend_on_the_clock():
-    a = cli.simulate.simulate(["random"] * 4, 30, seed=3)
-    b = cli.simulate.simulate(["random"] * 4, 30, seed=3)
+    a = cli_simulate.simulate(["random"] * 4, 30, seed=3)
+    b = cli_simulate.simulate(["random"] * 4, 30, seed=3)
     assert [vars(t) for t in a.seats] == [vars(t) for t in b.seats]
     assert sum(t.first_out for t in a.seats) == 30
     assert sum(t.score for t in a.seats) == 0            # zero-sum, hand by hand

@@ -11,11 +11,11 @@ import pytest
 import trio
 
 from p2p_sasaki.bots import HeuristicBot
-from protocol.net import Identity, TableMember, TableRoster
-from protocol.net import table as table_module
-from protocol.net.table import BotPlayer, run_table
+from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net import table as table_module
+from p2p_sasaki.protocol.net.table import BotPlayer, run_table
 
-from cli.common import TableConfig, decode_config, encode_config
+from p2p_sasaki.cli.common import TableConfig, decode_config, encode_config
 from p2p_sasaki.options import TableOptions
 
 pytestmark = pytest.mark.slow

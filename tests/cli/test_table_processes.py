@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from protocol.net import TableCode
+from p2p_sasaki.protocol.net import TableCode
 
-from cli.render import places_text
+from p2p_sasaki.cli.render import places_text
 
 from tests.cli.peers import ROOT, env, finish, sasaki, wait_for
 
@@ -48,7 +48,7 @@ def play_match(tmp_path, mdns: bool, hands: int = 2, extra=()):
 
 
 def audit(path) -> dict:
-    out = subprocess.run([sys.executable, "-m", "cli", "audit", "--json", str(path)], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "audit", "--json", str(path)], cwd=ROOT,
                          env=env(), capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     return json.loads(out.stdout)
@@ -75,7 +75,7 @@ def test_four_processes_found_by_mdns_on_loopback(tmp_path):
 
 def test_network_demo_with_full_proofs_audits(tmp_path):
     """The README's main command, as it runs on a fresh machine (64-round proofs)."""
-    out = subprocess.run([sys.executable, "-m", "cli", "demo", "--hands", "1", "--seed", "4", "--dir", str(tmp_path)],
+    out = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "demo", "--hands", "1", "--seed", "4", "--dir", str(tmp_path)],
                          cwd=ROOT, env=env(), capture_output=True, text=True, timeout=240)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "All four peers exited (0, 0, 0, 0)" in out.stdout

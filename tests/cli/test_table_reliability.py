@@ -14,14 +14,14 @@ import trio
 
 from p2p_sasaki.bots import HeuristicBot
 from p2p_sasaki.options import TableOptions
-from protocol.messages import MessageError, decode_envelope, verify_envelope
-from protocol.net import Identity, TableMember, TableRoster
-from protocol.net import framing
-from protocol.net import table as table_module
-from protocol.net.table import BotPlayer, Waiting, run_table
-from protocol.transcript import audit_table
+from p2p_sasaki.protocol.messages import MessageError, decode_envelope, verify_envelope
+from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net import framing
+from p2p_sasaki.protocol.net import table as table_module
+from p2p_sasaki.protocol.net.table import BotPlayer, Waiting, run_table
+from p2p_sasaki.protocol.transcript import audit_table
 
-from cli.common import TableConfig, decode_config, encode_config
+from p2p_sasaki.cli.common import TableConfig, decode_config, encode_config
 
 pytestmark = pytest.mark.slow
 

@@ -6,10 +6,10 @@ from types import SimpleNamespace
 
 from p2p_sasaki.cards import CardSet
 from p2p_sasaki.hand import Pass, Play
-from protocol.net.table import Waiting
-from protocol.session import ActionApplied, Seated
+from p2p_sasaki.protocol.net.table import Waiting
+from p2p_sasaki.protocol.session import ActionApplied, Seated
 
-from cli import tui
+from p2p_sasaki.cli import tui
 
 KEYS = tuple(bytes([i]) * 32 for i in range(4))
 

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import trio
 
-from protocol.net.discovery import advertise_table, browse_tables
-from protocol.net.identity import Identity
-from protocol.net.join import HostEvent, MemberJoined, TableCode, WrongCodeError, find_and_join_table, host_table
-from protocol.net.mesh import Backoff, open_mesh
+from p2p_sasaki.protocol.net.discovery import advertise_table, browse_tables
+from p2p_sasaki.protocol.net.identity import Identity
+from p2p_sasaki.protocol.net.join import HostEvent, MemberJoined, TableCode, WrongCodeError, find_and_join_table, host_table
+from p2p_sasaki.protocol.net.mesh import Backoff, open_mesh
 
 LOOPBACK = ["127.0.0.1"]
 

@@ -6,8 +6,8 @@ import doctest
 
 import pytest
 
-from protocol import messages
-from protocol.net import framing, join
+from p2p_sasaki.protocol import messages
+from p2p_sasaki.protocol.net import framing, join
 
 
 @pytest.mark.parametrize("module", [framing, join, messages], ids=lambda m: m.__name__)

@@ -6,7 +6,7 @@ import pytest
 import trio
 import trio.testing
 
-from protocol.net.framing import MAX_FRAME_SIZE, FrameDecoder, FramedStream, FrameError, encode_frame
+from p2p_sasaki.protocol.net.framing import MAX_FRAME_SIZE, FrameDecoder, FramedStream, FrameError, encode_frame
 
 
 def test_encode_exact_bytes():

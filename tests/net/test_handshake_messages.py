@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from protocol.messages import (
+from p2p_sasaki.protocol.messages import (
     HandshakeDecodeError,
     JoinGreeting,
     JoinIdentity,

@@ -8,8 +8,8 @@ import random
 import pytest
 import trio
 
-from protocol.net.identity import Identity, TableRoster
-from protocol.net.join import (
+from p2p_sasaki.protocol.net.identity import Identity, TableRoster
+from p2p_sasaki.protocol.net.join import (
     CodeBurntError,
     InvalidCodeError,
     JoinError,
@@ -21,7 +21,7 @@ from protocol.net.join import (
     host_table,
     join_table,
 )
-from protocol.net.words import WORDS
+from p2p_sasaki.protocol.net.words import WORDS
 
 CODE = TableCode.parse("7-purple-sausage")
 WRONG = TableCode.parse("7-purple-otter")
@@ -182,7 +182,7 @@ async def test_code_is_burnt_once_the_table_is_full():
 
 async def test_a_joiner_racing_for_the_last_seat_is_told_the_table_is_full():
     """Two joiners start their handshakes; the table fills while the slower one is in the middle."""
-    from protocol.net import join as join_module
+    from p2p_sasaki.protocol.net import join as join_module
 
     table = Table(seats=2)
     slow_started, let_slow_go = trio.Event(), trio.Event()

@@ -10,11 +10,11 @@ from contextlib import AsyncExitStack
 import pytest
 import trio
 
-from protocol.messages import MeshHello, MeshProof
-from protocol.net.framing import FramedStream
-from protocol.net.handshake import RefusedError, receive_message, send_message
-from protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster
-from protocol.net.mesh import Backoff, Mesh, open_mesh
+from p2p_sasaki.protocol.messages import MeshHello, MeshProof
+from p2p_sasaki.protocol.net.framing import FramedStream
+from p2p_sasaki.protocol.net.handshake import RefusedError, receive_message, send_message
+from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net.mesh import Backoff, Mesh, open_mesh
 
 pytestmark = pytest.mark.slow
 

@@ -6,9 +6,9 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
 
-from protocol.crypto import IdentityKey, SeededEntropy
-from protocol.deck import DeckSession, Event, Violation
-from protocol.messages import decode_envelope, sign_envelope
+from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy
+from p2p_sasaki.protocol.deck import DeckSession, Event, Violation
+from p2p_sasaki.protocol.messages import decode_envelope, sign_envelope
 
 TABLE = bytes(range(32))
 

@@ -6,8 +6,8 @@ import random
 from collections.abc import Callable
 
 from p2p_sasaki.options import TableOptions
-from protocol.crypto import IdentityKey, SeededEntropy
-from protocol.session import Blame, Record, TableConfig, TableSession
+from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy
+from p2p_sasaki.protocol.session import Blame, Record, TableConfig, TableSession
 
 TABLE_ID = bytes(range(100, 132))
 

@@ -7,10 +7,10 @@ from functools import lru_cache
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from protocol import crypto
-from protocol.audit import AuditResult, audit_hand
-from protocol.deck import CardOpened, Violation
-from protocol.messages import KeyReveal, ShuffleHop, StripRound, decode_envelope
+from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.audit import AuditResult, audit_hand
+from p2p_sasaki.protocol.deck import CardOpened, Violation
+from p2p_sasaki.protocol.messages import KeyReveal, ShuffleHop, StripRound, decode_envelope
 from tests.protocol.helpers import TABLE, Table, payload_of, resign
 
 FAST = dict(n_cards=12, shuffle_rounds=8)

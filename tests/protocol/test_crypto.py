@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import crypto
-from protocol.crypto import (
+from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.crypto import (
     L,
     G,
     IdentityKey,

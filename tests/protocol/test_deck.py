@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from protocol import crypto
-from protocol.crypto import G, SeededEntropy
-from protocol.deck import (
+from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.crypto import G, SeededEntropy
+from p2p_sasaki.protocol.deck import (
     CardOpened,
     DeckUsageError,
     HandDealt,
@@ -20,7 +20,7 @@ from protocol.deck import (
     ShuffleVerified,
     Violation,
 )
-from protocol.messages import (
+from p2p_sasaki.protocol.messages import (
     CardOpen,
     KeyReveal,
     ShuffleHop,
@@ -379,7 +379,7 @@ def test_random_bytes_never_crash_a_session(data):
 
 def test_hands_from_keys_reads_the_deal_without_changing_the_session():
     """An auditor can read the deal from the keys before their slot; a wrong key is named."""
-    from protocol.deck import KeyMismatch
+    from p2p_sasaki.protocol.deck import KeyMismatch
 
     table = Table(seed=b"keys-early", proofs=False, observer=True)
     table.start()

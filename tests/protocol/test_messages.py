@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.crypto import IdentityKey, ShuffleOpening
-from protocol.messages import (
+from p2p_sasaki.protocol.crypto import IdentityKey, ShuffleOpening
+from p2p_sasaki.protocol.messages import (
     MAX_ENVELOPE_BYTES,
     Body,
     CardOpen,

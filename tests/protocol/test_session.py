@@ -11,11 +11,11 @@ import pytest
 from p2p_sasaki.hand import Chata, Decline, DecisionKind, Kkojda, Play
 from p2p_sasaki.options import TableOptions
 from p2p_sasaki.scoring import DEFAULT_SCORING
-from protocol.messages import Body, TableAction, decode_envelope, sign_envelope
-from protocol.session import (
+from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
+from p2p_sasaki.protocol.session import (
     LEAD_SLOT, ActionApplied, Blame, HandEnded, MatchEnded, Seated, TableConfig, seating_order,
 )
-from protocol.transcript import audit_table
+from p2p_sasaki.protocol.transcript import audit_table
 from tests.protocol.table_helpers import TABLE_ID, Net
 
 FAST = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)

@@ -9,9 +9,9 @@ import pytest
 
 from p2p_sasaki.options import TableOptions
 from p2p_sasaki.records import replay
-from protocol.messages import Body, TableAction, decode_envelope, sign_envelope
-from protocol.session import LEAD_SLOT, TableConfig
-from protocol.transcript import (
+from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
+from p2p_sasaki.protocol.session import LEAD_SLOT, TableConfig
+from p2p_sasaki.protocol.transcript import (
     KIND_ENVELOPE, KIND_HEADER, audit_table, encode_record, export_records, read_transcript, split_records,
 )
 from tests.protocol.table_helpers import Net
@@ -116,8 +116,8 @@ VECTOR_LENGTH = 52959
 def test_a_resigned_wrong_key_names_its_signer(honest):
     """The auditor reads the deal from the key reveals before their slot: a key that explains
     no shuffle hop is blamed on the seat that signed it, at the hand's lead slot."""
-    from protocol.crypto import scalar_bytes
-    from protocol.messages import KeyReveal
+    from p2p_sasaki.protocol.crypto import scalar_bytes
+    from p2p_sasaki.protocol.messages import KeyReveal
 
     records = split_records(honest.transcript(0))
     i = envelope_index(records, lambda b: b.type == "deck/key")
