@@ -738,7 +738,7 @@ class Hand:
         seats = d.seats
         ordered = list(answers)
         if len(ordered) == len(seats):
-            for action, seat in zip(ordered, seats):
+            for action, seat in zip(ordered, seats, strict=True):
                 if action.seat != seat:
                     ordered = self._in_order(ordered)
                     break
