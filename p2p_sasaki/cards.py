@@ -16,7 +16,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from enum import IntEnum
 from functools import total_ordering
 
@@ -186,7 +186,7 @@ class CardSet:
     mask: int
 
     def __init__(self, cards: int | Iterable[Card] | str = 0) -> None:
-        if cards.__class__ is int and 0 <= cards <= FULL_DECK:  # type: ignore[operator]
+        if cards.__class__ is int and 0 <= cards <= FULL_DECK:
             _set_mask(self, cards)  # the engine's hot path: a CardSet per legal play
             return
         if isinstance(cards, int):
@@ -252,4 +252,5 @@ class CardSet:
 
 
 # The slot's own setter: quicker than object.__setattr__, and __setattr__ stays closed.
-_set_mask = CardSet.mask.__set__  # type: ignore[attr-defined]
+# (vars() reads the member descriptor as the class attribute does, in a form mypy accepts.)
+_set_mask: Callable[[CardSet, int], None] = vars(CardSet)["mask"].__set__

@@ -59,6 +59,7 @@ class Combo:
     rank: Rank
     length: int
     black_pig: bool
+    _key: int  # _special_key(kind, rank): the order of the specials, -1 for ordinary kinds
 
     def __new__(cls, kind: Kind, rank: Rank | int, length: int, black_pig: bool = False) -> Combo:
         key = (int(kind), int(rank), length, black_pig)

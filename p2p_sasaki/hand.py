@@ -42,7 +42,7 @@ p2p_sasaki.hand.HiddenInformationError: S2's cards are hidden from this peer: 0 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
 from random import Random
@@ -65,7 +65,8 @@ _RED_TENS = (Card.parse("TH"), Card.parse("TD"))
 _RED_TEN_BITS = tuple((card.index, card.mask) for card in _RED_TENS)
 _ALL_SEATS = frozenset(range(SEATS))
 _new_object = object.__new__
-_set_cards_mask = CardSet.mask.__set__  # type: ignore[attr-defined]
+# CardSet's slot setter (cards.py): the class attribute is its member descriptor.
+_set_cards_mask: Callable[[CardSet, int], None] = vars(CardSet)["mask"].__set__
 
 
 def _cardset(mask: int) -> CardSet:
@@ -712,10 +713,9 @@ class Hand:
         """Apply one seat's action: a TURN's play or pass, or a one-seat window's answer."""
         if self._decision.kind is _TURN and action.seat == self._turn:
             # _turn_action(), with its two usual cases first
-            cls = action.__class__
-            if cls is Play:
+            if action.__class__ is Play:  # narrows the type (a variable holding the class would not)
                 self._play(action.seat, action)
-            elif cls is Pass and self._top is not None:
+            elif action.__class__ is Pass and self._top is not None:
                 self._passes += 1
                 self._history.append(action)
                 self._advance(action.seat)
@@ -738,7 +738,7 @@ class Hand:
         seats = d.seats
         ordered = list(answers)
         if len(ordered) == len(seats):
-            for action, seat in zip(ordered, seats):
+            for action, seat in zip(ordered, seats, strict=True):
                 if action.seat != seat:
                     ordered = self._in_order(ordered)
                     break
@@ -1023,6 +1023,7 @@ class Hand:
         # The runner's ten is known since its run (a holder of both must run with both).
         other = PIG_MASK & ~self._hands[self._runner]
         exposed = [a for a in answers if isinstance(a, Expose)]
+        action: Action  # an Expose in the first loop, any answer in the second
         for action in exposed:
             if action.cards.mask != other:
                 raise IllegalActionError(f"the partner exposes the other red ten ({CardSet(other)}), "

@@ -17,13 +17,24 @@ first bad line and one sentence.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from p2p_sasaki.cards import Card, CardNotationError, CardSet, parse_card, parse_cards
 from p2p_sasaki.hand import (
-    Action, Chata, Decision, DecisionKind, Decline, Expose, Hand, IllegalActionError, Kkojda,
-    Pass, Play, Run, Stop,
+    Action,
+    Chata,
+    Decision,
+    DecisionKind,
+    Decline,
+    Expose,
+    Hand,
+    IllegalActionError,
+    Kkojda,
+    Pass,
+    Play,
+    Run,
+    Stop,
 )
 from p2p_sasaki.options import TableOptions
 
@@ -33,7 +44,8 @@ __all__ = ["RecordError", "Record", "TagLine", "ActionLine", "parse_lines", "par
 _TAG = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"([^"]*)"\s*\]$')
 _SEAT_TAGS = {"Seat0": 0, "Seat1": 1, "Seat2": 2, "Seat3": 3}
 _KNOWN_TAGS = (*_SEAT_TAGS, "Lead", "Running", "LeadMustContain3")  # others are ignored
-_VERBS = {"play": Play, "pass": Pass, "run": Run, "stop": Stop, "chata": Chata, "kkojda": Kkojda}
+_VERBS: dict[str, Callable[..., Action]] = {
+    "play": Play, "pass": Pass, "run": Run, "stop": Stop, "chata": Chata, "kkojda": Kkojda}
 # How many cards each verb takes: (fewest, most).
 _CARD_COUNTS = {"play": (1, 12), "pass": (0, 0), "run": (1, 2), "stop": (0, 0),
                 "chata": (2, 2), "kkojda": (1, 1)}
@@ -107,7 +119,7 @@ def _parse_action(number: int, text: str) -> Action:
                   f"{fewest} card{'s' if fewest > 1 else ''}" if fewest == most else "cards")
         raise RecordError(number, f"{verb} takes {wanted}, not {count}")
     cls = _VERBS[verb]
-    return cls(seat) if most == 0 else cls(seat, CardSet(mask))  # type: ignore[call-arg]
+    return cls(seat) if most == 0 else cls(seat, CardSet(mask))
 
 
 def parse_lines(text: str) -> Iterator[TagLine | ActionLine]:
@@ -202,7 +214,7 @@ def parse_record(text: str) -> Record:
     """Parse without replaying: syntax and tag errors only (see :func:`replay` for rules)."""
     actions: list[ActionLine] = []
     header = _Header()
-    for header, item in _read(text):
+    for header, item in _read(text):  # noqa: B007 (the last line's header is the record's)
         if item is not None:
             actions.append(item)
     deal = tuple(CardSet(m) for m in header.deal(0))

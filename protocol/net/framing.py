@@ -67,7 +67,7 @@ class FrameDecoder:
         """How many received bytes belong to a frame that is not complete yet."""
         return len(self._buffer)
 
-    def feed(self, data: bytes) -> list[bytes]:
+    def feed(self, data: bytes | bytearray) -> list[bytes]:
         """Add received bytes; return every frame they complete, in order."""
         self._buffer += data
         frames: list[bytes] = []

@@ -1,0 +1,65 @@
+"""What the installed package carries, and the type-check script's mapping of the folders."""
+
+from __future__ import annotations
+
+import importlib.util
+import tomllib
+from importlib.resources import files
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_typecheck() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("typecheck", ROOT / "tools" / "typecheck.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_installed_package_is_marked_typed() -> None:
+    # PEP 561: the marker at the top covers p2p_sasaki.protocol and p2p_sasaki.cli too.
+    assert files("p2p_sasaki").joinpath("py.typed").is_file()
+
+
+def test_license_file_matches_the_declared_license() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["license"] == {"text": "MIT"}
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License\n\nCopyright (c) 2026 p2p-sasaki developers\n")
+
+
+def test_typecheck_tree_has_the_installed_layout(tmp_path: Path) -> None:
+    typecheck = load_typecheck()
+    typecheck.build_tree(tmp_path)
+    package = tmp_path / "p2p_sasaki"
+    assert (package / "hand.py").read_bytes() == (ROOT / "p2p_sasaki" / "hand.py").read_bytes()
+    assert (package / "protocol" / "deck.py").read_bytes() == (ROOT / "protocol" / "deck.py").read_bytes()
+    assert (package / "protocol" / "net" / "framing.py").is_file()
+    assert (package / "cli" / "main.py").is_file()
+    assert (package / "py.typed").is_file()
+    # The mapping is pyproject.toml's package-dir, not a second opinion.
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    package_dir = tool["setuptools"]["package-dir"]
+    assert {f"p2p_sasaki.{name}": folder for name, folder in typecheck.FOLDERS.items()} | {
+        "p2p_sasaki": "p2p_sasaki"} == package_dir
+
+
+def test_typecheck_reports_repository_paths() -> None:
+    path = load_typecheck().repository_path
+    assert path("p2p_sasaki/protocol/net/join.py:3: error: x") == "protocol/net/join.py:3: error: x"
+    assert path("p2p_sasaki/cli/tui.py:9: note: y") == "cli/tui.py:9: note: y"
+    assert path("p2p_sasaki/hand.py:1: error: z") == "p2p_sasaki/hand.py:1: error: z"
+    assert path("Success: no issues found") == "Success: no issues found"
+
+
+def test_all_mode_lifts_only_the_exemptions() -> None:
+    typecheck = load_typecheck()
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    lifted = tomllib.loads(typecheck.config_without_exemptions(text))
+    overrides = lifted["tool"]["mypy"]["overrides"]
+    assert all(not section.get("ignore_errors", False) for section in overrides)
+    assert any(section.get("ignore_errors") is True for section in tomllib.loads(text)["tool"]["mypy"]["overrides"])
+    assert lifted["tool"]["mypy"] | {"overrides": None} == tomllib.loads(text)["tool"]["mypy"] | {"overrides": None}
