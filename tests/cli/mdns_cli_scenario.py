@@ -101,7 +101,7 @@ def table_scenario(work: Path) -> dict:
 
     tables = sasaki("tables", "--json", timeout=30)
     report["tables_json"] = {"rc": tables.returncode, "stdout": tables.stdout, "stderr": tables.stderr}
-    tables = sasaki("tables", "--timeout", "2", timeout=30)
+    tables = sasaki("tables", "--timeout", "5", timeout=30)  # a loaded machine answers late
     report["tables_text"] = {"rc": tables.returncode, "stdout": tables.stdout, "stderr": tables.stderr}
     if env is not None:
         browse = subprocess.run(["avahi-browse", "-rtp", "_sasaki._tcp"], env=env, capture_output=True, text=True,
