@@ -367,6 +367,7 @@ class Presenter:
                     if self.hands is None or hand_no < self.hands else [])   # the last: once, at the end
             case MatchEnded(totals=totals):
                 self.phase, self.totals = Phase.MATCH_OVER, tuple(totals)
+                self.awaited, self.offline, self.waiting = frozenset(), (), ""
                 return [Note(self.winner_text(), NoteKind.SCORE)]
             case Blame(seat=seat, reason=reason):
                 self.phase = Phase.STOPPED
@@ -398,6 +399,8 @@ class Presenter:
         return notes
 
     def _waiting(self, awaited: frozenset[int], offline: tuple[int, ...], session: Any) -> list[Note]:
+        if self.phase is Phase.MATCH_OVER:
+            return []     # the last key checks after the match: nothing a person waits for
         # Once per change: a seat the table was not waiting for already, or a link that
         # goes or comes back. Answers arriving (the set shrinking) are not news.
         news = bool(awaited - self.awaited) or offline != self.offline
@@ -609,8 +612,10 @@ class Presenter:
             cards = CardSet.parse(text.upper().replace(",", " "))
         except CardNotationError as error:
             return Refusal(str(error))
-        found = next((a for a in turn.legal if not isinstance(a, (Pass, Decline)) and getattr(a, "cards", None) == cards),
-                     None)
+        # A play before a run with the same cards (with running at any turn, TH may be either).
+        found = next((a for a in turn.legal if isinstance(a, Play) and a.cards == cards), None) or \
+            next((a for a in turn.legal if not isinstance(a, (Pass, Decline)) and getattr(a, "cards", None) == cards),
+                 None)
         if found is not None:
             return found
         return Refusal(why_illegal(cards, turn, self))
