@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 from pathlib import Path
 
 from p2p_sasaki.protocol.net import TableCode
@@ -141,7 +142,7 @@ def wait_all(processes: list[subprocess.Popen[bytes]], grace: float = 20.0) -> l
 def audit_all(transcripts: list[Path], codes: list[int]) -> int:
     from p2p_sasaki.cli.audit import audit_file, describe
 
-    results = []
+    results: list[Any] = []
     for path in transcripts:
         if not path.exists():
             print(f"  {path.name}: missing")

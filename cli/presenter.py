@@ -34,6 +34,7 @@ from p2p_sasaki.combos import Kind, classify
 from p2p_sasaki.hand import (
     Action, Chata, DecisionKind, Decline, Expose, Kkojda, Pass, Play, Run, SeatView, Stop,
 )
+from p2p_sasaki.protocol.net.identity import describe_key
 from p2p_sasaki.protocol.net.table import Connected, Turn, Waiting
 from p2p_sasaki.protocol.session import (
     ActionApplied, Blame, DealProgress, Dealt, HandEnded, HandStarted, MatchEnded, Seated,
@@ -267,7 +268,7 @@ class Presenter:
         self.transcript: Path | None = None
         self._open: _Open | None = None
         self._prompts = 0
-        self._step_told: set[str] = set()
+        self._forced_pass = False
 
     # -- words ---------------------------------------------------------------------------
 
@@ -332,18 +333,20 @@ class Presenter:
                 return [Note("Connected to the other three players; drawing seats.")]
             case Waiting(seats=seats, offline=offline):
                 return self._waiting(frozenset(seats), offline, session)
-            case Seated(my_seat=my_seat):
+            case Seated(my_seat=my_seat, seat_keys=seat_keys):
                 self.you = my_seat
                 self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
                 where = f"you are {self.label(my_seat)}" if my_seat is not None else "you watch"
-                return [Note(f"Seats drawn: {where}.")]
+                # Once, which peer sits where (until the roster carries names, the only place).
+                peers = ", ".join(f"{self.label(s)} {describe_key(k)}" for s, k in enumerate(seat_keys))
+                return [Note(f"Seats drawn: {where}. {peers}.")]
             case HandStarted(hand_no=hand_no):
                 config = getattr(session, "config", None)
                 if config is not None and isinstance(getattr(config, "hands", None), int):
                     self.hands = config.hands
                 self.hand_no, self.phase, self.progress = hand_no, Phase.DEALING, None
                 self.sizes, self.finish, self.view = [CARDS_PER_SEAT] * SEATS, [], None
-                self.awaited, self.last_wait, self._step_told = frozenset(), None, set()
+                self.awaited, self.last_wait = frozenset(), None
                 of = f" of {self.hands}" if self.hands else ""
                 return [Note(f"Hand {hand_no}{of}: shuffling and dealing (every peer shuffles, with proofs) ...")]
             case DealProgress(step=step, done=done, total=total):
@@ -387,6 +390,9 @@ class Presenter:
 
     def _applied(self, action: Action, lead: bool) -> list[Note]:
         if isinstance(action, Decline):
+            return []
+        if isinstance(action, Pass) and action.seat == self.you and self._forced_pass:
+            self._forced_pass = False
             return []
         notes = [Note(self.play_text(action, lead), NoteKind.PLAY)]
         if isinstance(action, (Play, Chata, Kkojda)):
@@ -534,8 +540,8 @@ class Presenter:
             return None
         action = legal[0]
         if isinstance(action, Pass):
-            top = turn.view.top_cards
-            return action, Note(f"You pass: nothing you hold beats {top}.", NoteKind.PLAY)
+            self._forced_pass = True     # its ActionApplied is not told again
+            return action, Note(f"You pass: nothing you hold beats {turn.view.top_cards}.", NoteKind.PLAY)
         if isinstance(action, Decline):
             return action, None
         if isinstance(action, Expose):

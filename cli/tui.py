@@ -12,7 +12,9 @@ prompt are discarded; ``help`` and ``quit`` work at any prompt.
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import termios
 import threading
 from typing import Any
 
@@ -63,7 +65,7 @@ def table_lines(table: TableView) -> list[str]:
     for seat in table.seats:
         extra = []
         if seat.place is not None:
-            extra.append(f"out {seat.place}.")
+            extra.append(f"out {('1st', '2nd', '3rd', '4th')[seat.place - 1]}")
         if seat.red_tens:
             extra.append("shows " + " ".join(seat.red_tens))
         if seat.passed:
@@ -122,6 +124,9 @@ class _LineReader:
 
     def discard(self) -> int:
         """Drop the lines typed so far (before a prompt); how many. End of input is kept."""
+        if sys.stdin.isatty():
+            with contextlib.suppress(OSError, termios.error):
+                termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)   # typed, not yet read
         dropped = 0
         while True:
             try:
@@ -146,6 +151,13 @@ class HumanPlayer:
         self.presenter.timeout = timeout
         self.narrator = Narrator(self.presenter)
         self._reader: _LineReader | None = None
+        # Read the terminal from the table's first event on, so that what is typed early is
+        # seen (and dropped at the next prompt) rather than taken as that prompt's answer.
+        self.presenter.listeners.append(self._start_reading)
+
+    def _start_reading(self) -> None:
+        if self._reader is None:
+            self._reader = _LineReader()
 
     @property
     def reader(self) -> _LineReader:

@@ -37,7 +37,7 @@ def test_plays_mark_you_and_tell_who_goes_out():
                   ActionApplied(Play(0, CardSet.parse("3S")), lead=True),
                   ActionApplied(Play(1, CardSet.parse("5C")), lead=False),
                   ActionApplied(Pass(2)), ActionApplied(Decline(3)))
-    assert notes == ["Seats drawn: you are S1.",
+    assert notes == ["Seats drawn: you are S1. S0 peer 00000000, S1 peer 01010101, S2 peer 02020202, S3 peer 03030303.",
                      "Hand 1: shuffling and dealing (every peer shuffles, with proofs) ...",
                      "S0 leads 3S (single 3)", "you (S1) plays 5C (single 5)", "S2 passes"]
     presenter.sizes[2] = 2
@@ -106,9 +106,12 @@ def test_a_forced_pass_is_played_by_itself():
     hand = playing_hand("3H AC AD AH", "3C 4C 5C 6C 7C 8C 9C TC JC QC KC 4D")
     hand.apply(Play(0, CardSet.parse("AC AD")))
     assert hand.decision == Decision(DecisionKind.TURN, (1,)) and hand.legal_actions(1) == [Pass(1)]
-    forced = Presenter().forced(turn_for(hand, 1))
+    presenter = Presenter()
+    presenter.event(Seated(KEYS, 1), None)
+    forced = presenter.forced(turn_for(hand, 1))
     assert forced is not None and forced[0] == Pass(1)
     assert forced[1] is not None and forced[1].text == "You pass: nothing you hold beats AC AD."
+    assert texts(presenter, ActionApplied(Pass(1)), ActionApplied(Pass(2))) == ["S2 passes"]   # told once
 
 
 async def test_first_answer_wins_and_a_refusal_says_why():
