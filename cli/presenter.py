@@ -214,6 +214,7 @@ class TableView:
     log: tuple[Note, ...]
     verdict: str | None
     transcript: bool                         # a transcript can be downloaded
+    result: str | None = None                # who won, once the match is over
 
 
 @dataclass(frozen=True)
@@ -473,7 +474,8 @@ class Presenter:
                          rank_groups(view.cards) if view is not None else (),
                          view.multiplier if view is not None else 1, self.progress, self.waiting,
                          self._open.prompt if self._open is not None else None, sheet, tuple(self.log),
-                         self.verdict, self.transcript is not None)
+                         self.verdict, self.transcript is not None,
+                         self.winner_text() if self.phase is Phase.MATCH_OVER else None)
 
     # -- the desk: prompts and answers ---------------------------------------------------
 

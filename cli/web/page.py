@@ -22,7 +22,7 @@ _CSS = """
 [hidden] { display:none !important; }
 html, body { margin:0; padding:0; }
 body { font: 16px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color:var(--ink);
-       background: radial-gradient(ellipse at 50% 30%, #2a7a4d 0%, var(--felt) 45%, var(--felt-dark) 100%);
+       background: linear-gradient(180deg, #256f46 0%, var(--felt) 40%, var(--felt-dark) 100%);
        min-height:100vh; }
 header { display:flex; flex-wrap:wrap; gap:.4rem 1rem; align-items:baseline; padding:.6rem 1rem;
          background:rgba(0,0,0,.25); }
@@ -230,7 +230,7 @@ function draw() {
   if (p) { q.append(document.createTextNode(p.question));
            if (p.seconds_left !== null) { countdownEnd = Date.now() + p.seconds_left * 1000; q.append(el("span", {"id":"countdown", "aria-live":"off"})); tick(); }
            else countdownEnd = null; }
-  else { countdownEnd = null; q.textContent = t.phase === "dealing" ? "Shuffling and dealing ..." : (t.waiting || ""); }
+  else { countdownEnd = null; q.textContent = t.result || (t.phase === "dealing" ? "Shuffling and dealing ..." : (t.waiting || "")); }
   // The hand.
   const playable = new Set(p && p.kind === "turn" ? p.playable : []);
   const hand = $("hand"); hand.replaceChildren();

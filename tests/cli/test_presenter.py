@@ -84,6 +84,7 @@ def test_scores_mark_you_and_the_winner_and_totals_are_told_once():
     sheet = presenter.table().scores
     assert sheet.rows == ((1, (2, -1, 1, -2)), (2, (4, 0, 0, -4))) and sheet.winners == (0,) and sheet.final
     assert presenter.table().phase is Phase.MATCH_OVER
+    assert presenter.table().result == "The match is over: S0 wins with +6. You: +1."
 
 
 def test_legal_plays_are_grouped_by_kind_with_suit_variants_folded():

@@ -14,6 +14,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,10 @@ from typing import Any
 from tests.cli.peers import ROOT, env
 
 CHROMIUM = "/usr/bin/chromium"
-DOCS = ROOT / "docs"
+# The screenshots of each phase: docs/ shows them. They are written there only when asked
+# (SASAKI_SCREENSHOTS=docs pytest tests/cli/test_web_table.py), elsewhere to a temporary folder.
+SHOTS = os.environ.get("SASAKI_SCREENSHOTS")
+DOCS = (ROOT / SHOTS) if SHOTS else Path(tempfile.mkdtemp(prefix="sasaki-shots-"))
 SUITS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 
 
