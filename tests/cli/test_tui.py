@@ -34,7 +34,9 @@ def test_plays_are_indented_and_declines_are_silent(monkeypatch):
         ActionApplied(Pass(2)),
         ActionApplied(Play(1, CardSet.parse("9C 9H")), lead=True),
     ])
-    assert lines == ["Seats drawn: you are S1.", "  S0 leads 3S (single 3)", "  you (S1) plays 5C (single 5)",
+    assert lines == ["Seats drawn: you are S1. S0 peer 00000000, S1 peer 01010101, S2 peer 02020202, "
+                     "S3 peer 03030303.",
+                     "  S0 leads 3S (single 3)", "  you (S1) plays 5C (single 5)",
                      "  S2 passes", "  you (S1) leads 9C 9H (pair of 9)"]
 
 
