@@ -228,7 +228,7 @@ def make_ui(args: argparse.Namespace, player: Any) -> Any:
             narrator.presenter.on_note.clear()
             return narrator
         return None
-    return narrator or Narrator()
+    return narrator or Narrator(show_waiting=False)    # a bot's log: the plays, not the waits
 
 
 @asynccontextmanager

@@ -40,6 +40,8 @@ from p2p_sasaki.protocol.session import (
     ActionApplied, Blame, DealProgress, Dealt, HandEnded, HandStarted, MatchEnded, Seated,
 )
 
+from p2p_sasaki.cli.render import action_text
+
 __all__ = ["NoteKind", "Note", "SeatState", "TopPlay", "Choice", "ChoiceGroup", "Prompt", "ScoreSheet",
            "Progress", "Phase", "TableView", "Refusal", "Presenter", "grouped", "card_words",
            "RULES_HELP", "COMMANDS_HELP"]
@@ -288,24 +290,7 @@ class Presenter:
         return ", ".join(f"{self.who(s)} {v:+d}" for s, v in enumerate(scores))
 
     def play_text(self, action: Action, lead: bool, went_out: bool = False) -> str:
-        who = self.who(action.seat)
-        if isinstance(action, Play):
-            mask = action.cards.mask
-            combo = classify(mask, mask if went_out else 0)
-            return f"{who} {'leads' if lead else 'plays'} {action.cards} ({combo})"
-        if isinstance(action, Pass):
-            return f"{who} passes"
-        if isinstance(action, Run):
-            return f"{who} runs, showing {action.cards}: the hand counts double"
-        if isinstance(action, Expose):
-            return f"{who} must show {action.cards} too, and the partners swap their red tens"
-        if isinstance(action, Stop):
-            return f"{who} calls Stop: the hand counts four times"
-        if isinstance(action, Chata):
-            return f"{who} chata! {action.cards} out of turn"
-        if isinstance(action, Kkojda):
-            return f"{who} kkojda! {action.cards}: nothing beats it"
-        return f"{who} declines"
+        return action_text(action, lead, went_out, who=self.who(action.seat))
 
     # -- events --------------------------------------------------------------------------
 
