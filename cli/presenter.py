@@ -342,6 +342,9 @@ class Presenter:
                 self.phase, self.progress = Phase.PLAYING, None
                 return [Note(f"Your cards: {grouped(cards)}")]
             case ActionApplied(action=action, lead=lead):
+                if action.seat in self.awaited:      # it answered: the table no longer waits for it
+                    self.awaited = self.awaited - {action.seat}
+                    self.waiting = self.waiting_text(self.awaited, self.offline, session)
                 return self._applied(action, lead)
             case HandEnded(hand_no=hand_no, finish=finish, red=red, multiplier=multiplier,
                            scores=scores, totals=totals):

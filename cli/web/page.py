@@ -51,6 +51,7 @@ main { display:grid; grid-template-columns: minmax(0,1fr) 18rem; gap:1rem; paddi
 #centre .cards { display:flex; flex-wrap:wrap; justify-content:center; gap:.25rem; }
 #centre svg { width:3.4rem; height:auto; filter: drop-shadow(0 2px 2px rgba(0,0,0,.45)); }
 #you { grid-area:you; background:rgba(0,0,0,.28); border-radius:.9rem; padding:.7rem; min-width:0; }
+#you.asked { box-shadow: 0 0 0 2px var(--gold), 0 0 .8rem rgba(242,193,78,.45); }
 #question { font-weight:600; margin:.1rem 0 .5rem; min-height:1.4em; }
 #countdown { color:var(--gold); font-variant-numeric: tabular-nums; margin-left:.4rem; }
 #reason { color:#ffd7d7; background:rgba(200,16,46,.35); border-radius:.4rem; padding:.2rem .5rem; margin:.3rem 0; }
@@ -208,6 +209,7 @@ function draw() {
   if ((p ? p.id : null) !== promptId) { promptId = p ? p.id : null; selected.clear(); $("reason").textContent = ""; }
   $("you").dataset.prompt = p ? String(p.id) : "";
   $("you").dataset.kind = p ? p.kind : "";
+  $("you").classList.toggle("asked", !!p);
   $("meta").textContent = (t.hand_no ? "Hand " + t.hand_no + (t.hands ? " of " + t.hands : "") : "Waiting room")
     + " \u00b7 multiplier x" + t.multiplier + (t.you !== null ? " \u00b7 you are S" + t.you : "");
   $("status").textContent = t.phase === "match over" ? "The match is over." : (t.waiting || (p ? "Your move." : ""));

@@ -68,6 +68,8 @@ def test_waiting_is_told_once_per_change_with_what_is_awaited():
         "Waiting for S0, S2, S3 to shuffle and deal ...",
     ]
     assert presenter.table().waiting == "Waiting for S0, S3 to shuffle and deal ..."
+    texts(presenter, ActionApplied(Decline(0)), ActionApplied(Decline(3)))   # both answered
+    assert presenter.table().waiting == "" and not any(seat.awaited for seat in presenter.table().seats)
 
 
 def test_scores_mark_you_and_the_winner_and_totals_are_told_once():
