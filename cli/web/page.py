@@ -43,7 +43,7 @@ main { display:grid; grid-template-columns: minmax(0,1fr) 18rem; gap:1rem; paddi
                      border-radius:1rem; background:rgba(255,255,255,.15); }
 .seat .badges .out { background:var(--gold); color:#222; }
 .seat .badges .tens { background:#fff; color:var(--red); font-weight:700; }
-.backs { display:flex; margin-top:.3rem; height:2.6rem; }
+.backs { display:flex; margin-top:.3rem; height:2.6rem; overflow:hidden; max-width:100%; }
 .backs svg { width:1.9rem; height:2.6rem; margin-right:-1.25rem; filter: drop-shadow(0 1px 1px rgba(0,0,0,.4)); }
 #seat-top { grid-area:top; } #seat-left { grid-area:left; } #seat-right { grid-area:right; }
 #centre { grid-area:centre; display:flex; flex-direction:column; align-items:center; justify-content:center;
@@ -80,6 +80,7 @@ button.act.claim { background:#ff8f5a; }
 button.act:disabled { opacity:.45; cursor:not-allowed; }
 button.act:focus-visible, .chip:focus-visible { outline:3px solid #9fd3ff; outline-offset:2px; }
 .legal { margin-top:.6rem; display:flex; flex-wrap:wrap; gap:.35rem; align-items:center; }
+.legal .kind { display:flex; flex-wrap:wrap; gap:.35rem; align-items:center; margin-right:.6rem; }
 .legal .title { font-size:.85rem; opacity:.8; margin-right:.2rem; }
 .chip { font:inherit; font-size:.85rem; padding:.2rem .6rem; border-radius:1rem; border:1px solid rgba(255,255,255,.4);
         background:rgba(255,255,255,.08); color:var(--ink); cursor:pointer; }
@@ -264,13 +265,15 @@ function draw() {
   }
   const legal = $("legal"); legal.replaceChildren();
   if (turn) for (const g of p.groups) {
-    legal.append(el("span", {"class":"title"}, g.title + ":"));
+    const kind = el("div", {"class":"kind"});
+    kind.append(el("span", {"class":"title"}, g.title + ":"));
     for (const c of g.choices) {
       const label = c.variants.length > 1 ? c.label + " (" + c.variants.length + " ways)" : c.label;
       const b = el("button", {"type":"button", "class":"chip", "aria-label": "Select " + label}, label);
       b.addEventListener("click", () => { selected = new Set(c.variants[0]); markSelection(); });
-      legal.append(b);
+      kind.append(b);
     }
+    legal.append(kind);
   }
   markSelection();
   // Your own seat.
