@@ -214,7 +214,10 @@ def make_player(args: argparse.Namespace) -> Any:
         return BotPlayer(HeuristicBot(random.Random(seed)))
     from p2p_sasaki.cli.tui import HumanPlayer
 
-    return HumanPlayer(timeout=args.timeout)
+    return HumanPlayer(timeout=args.timeout, wait_delay=WAIT_DELAY)
+
+
+WAIT_DELAY = 2.0   # seconds: a person's terminal tells only the waits that last (tui.Narrator)
 
 
 def make_ui(args: argparse.Namespace, player: Any) -> Any:
@@ -270,10 +273,15 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
     presenter = getattr(player, "presenter", None)
     if presenter is not None and config is not None:
         presenter.hands = config.hands
-    result = await run_table(identity, roster, config, player=player, transcript_path=path,
-                             listeners=listeners, on_event=ui.event if ui is not None else None,
-                             config_codec=(encode_config, decode_config),
-                             session_factory=seeded_sessions(args.deal_seed) if args.deal_seed is not None else None)
+    async with trio.open_nursery() as nursery:
+        if ui is not None:
+            nursery.start_soon(ui.run)
+        result = await run_table(identity, roster, config, player=player, transcript_path=path,
+                                 listeners=listeners, on_event=ui.event if ui is not None else None,
+                                 config_codec=(encode_config, decode_config),
+                                 session_factory=seeded_sessions(args.deal_seed) if args.deal_seed is not None
+                                 else None)
+        nursery.cancel_scope.cancel()
     if presenter is not None and result.transcript is not None and result.transcript.exists():
         presenter.finished(await trio.to_thread.run_sync(verdict, result.transcript), result.transcript)
     return result

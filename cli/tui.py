@@ -23,7 +23,7 @@ import trio
 from p2p_sasaki.protocol.net.table import Turn
 
 from p2p_sasaki.cli.presenter import (
-    COMMANDS_HELP, RULES_HELP, Note, Presenter, Prompt, Refusal, TableView, grouped, passed_since_last_play,
+    COMMANDS_HELP, RULES_HELP, Note, NoteKind, Presenter, Prompt, Refusal, TableView, grouped, passed_since_last_play,
 )
 
 __all__ = ["Narrator", "HumanPlayer", "LeftTable", "say", "grouped", "passed_since_last_play", "table_lines",
@@ -39,18 +39,47 @@ def say(text: str) -> None:
 
 
 class Narrator:
-    """Prints a presenter's notes; ``event(event, session)`` is the driver's callback."""
+    """Prints a presenter's notes; ``event(event, session)`` is the driver's callback.
 
-    def __init__(self, presenter: Presenter | None = None, show_waiting: bool = True) -> None:
+    With ``wait_delay`` (a person's terminal), a "Waiting for ..." line is printed only
+    when the table still waits for the same seats that many seconds later (``run``
+    does that), so quick answers by bots print nothing; a lost connection is told at once.
+    """
+
+    def __init__(self, presenter: Presenter | None = None, show_waiting: bool = True,
+                 wait_delay: float = 0.0) -> None:
         self.presenter = presenter if presenter is not None else Presenter()
         self.show_waiting = show_waiting
+        self.wait_delay = wait_delay
+        self._pending: tuple[Note, float] | None = None
+        self._kick: trio.Event | None = None
         self.presenter.on_note.append(self.note)
 
     def note(self, note: Note) -> None:
-        if note.kind.value == "wait" and not self.show_waiting:
-            return
-        indent = "  " if note.kind.value in ("play", "out") else ""
+        if note.kind is NoteKind.WAIT:
+            if not self.show_waiting:
+                return
+            if self.wait_delay > 0 and "no connection" not in note.text:
+                self._pending = (note, trio.current_time() + self.wait_delay)
+                if self._kick is not None:
+                    self._kick.set()
+                return
+        indent = "  " if note.kind in (NoteKind.PLAY, NoteKind.OUT) else ""
         say(indent + note.text)
+
+    async def run(self) -> None:
+        """Print the delayed waiting lines that are still true when due; runs until cancelled."""
+        while True:
+            self._kick = trio.Event()
+            if self._pending is None:
+                await self._kick.wait()
+                continue
+            note, due = self._pending
+            await trio.sleep_until(due)
+            if self._pending is not None and self._pending[0] is note:
+                self._pending = None
+                if self.presenter.waiting == note.text:
+                    say(note.text)
 
     def say(self, text: str) -> None:
         say(text)
@@ -146,10 +175,10 @@ class _LineReader:
 class HumanPlayer:
     """Asks the person at this terminal (and any page open on the same presenter)."""
 
-    def __init__(self, timeout: float = 30.0, presenter: Presenter | None = None) -> None:
+    def __init__(self, timeout: float = 30.0, presenter: Presenter | None = None, wait_delay: float = 0.0) -> None:
         self.presenter = presenter if presenter is not None else Presenter(timeout=timeout)
         self.presenter.timeout = timeout
-        self.narrator = Narrator(self.presenter)
+        self.narrator = Narrator(self.presenter, wait_delay=wait_delay)
         self._reader: _LineReader | None = None
         # Read the terminal from the table's first event on, so that what is typed early is
         # seen (and dropped at the next prompt) rather than taken as that prompt's answer.

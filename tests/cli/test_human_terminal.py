@@ -58,7 +58,7 @@ def test_human_plays_a_hand_against_three_bots(tmp_path):
     assert "shuffling and dealing" in text
     assert "Your cards: " in text and "Your hand: " in text and "Legal plays:" in text
     assert "Illegal: " in text
-    assert "Waiting for S" in text
+    # "Waiting for ..." only for waits that last 2 s (tests/cli/test_tui.py): bots are quick.
     # Leads are told as leads: the hand's first play and every play after a round ended.
     plays = [line.strip() for line in text.splitlines() if re.match(r"\s+(S\d|you \(S\d\)) (leads|plays) ", line)]
     assert plays and " leads " in plays[0], plays[:3]
@@ -66,7 +66,7 @@ def test_human_plays_a_hand_against_three_bots(tmp_path):
     assert sum(" leads " in p for p in plays) >= 2                # at least one new round
     # "waiting for ..." once per change: never the same line twice in a row.
     waits = [line.strip() for line in text.splitlines() if line.startswith("Waiting for ")]
-    assert waits and all(a != b for a, b in zip(waits, waits[1:])), waits
+    assert all(a != b for a, b in zip(waits, waits[1:])), waits
     # The table line marks as "passed" exactly the seats that passed since the top play.
     for table, top in re.findall(r"(Table: [^\n]*)\r?\n(Top play: [^\n]*|No top play[^\n]*)", text):
         if top.startswith("No top play"):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import trio
+
 from p2p_sasaki.cards import CardSet
 from p2p_sasaki.hand import Decline, DecisionKind, Hand, Pass, Play
 from p2p_sasaki.protocol.net.table import Turn, Waiting
@@ -75,3 +77,23 @@ def test_passed_marker_is_the_passes_since_the_top_play():
     history = (Play(0, CardSet.parse("3S")), Pass(1), Play(2, CardSet.parse("5C")), Pass(3), Pass(0))
     assert tui.passed_since_last_play(SimpleNamespace(top=object(), history=history)) == [0, 3]
     assert tui.passed_since_last_play(SimpleNamespace(top=None, history=history)) == []
+
+
+async def test_a_person_is_told_only_the_waits_that_last(monkeypatch, autojump_clock):
+    lines: list[str] = []
+    monkeypatch.setattr(tui, "say", lines.append)
+    narrator = tui.Narrator(wait_delay=2.0)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(narrator.run)
+        for event in (Seated(KEYS, 0), HandStarted(1), Waiting((1,), (KEYS[1],))):
+            narrator.event(event, None)
+        await trio.sleep(0.5)
+        narrator.event(ActionApplied(Decline(1)), None)         # S1 answered quickly: no line
+        narrator.event(Waiting((2,), (KEYS[2],)), None)
+        await trio.sleep(2.5)                                    # S2 takes its time: told once
+        narrator.event(Waiting((2,), (KEYS[2],), offline=(2,)), None)   # a lost link: told at once
+        await trio.sleep(0)
+        nursery.cancel_scope.cancel()
+    assert [line for line in lines if line.startswith("Waiting")] == [
+        "Waiting for S2 to shuffle and deal ...",
+        "Waiting for S2 to shuffle and deal ... (S2: no connection, reconnecting)"]
