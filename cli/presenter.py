@@ -276,8 +276,11 @@ class Presenter:
     # -- words ---------------------------------------------------------------------------
 
     def label(self, seat: int) -> str:
-        """``S2``, or its name when the roster carries names."""
-        return self.names[seat] if seat < len(self.names) and self.names[seat] else f"S{seat}"
+        """``S2``, or its name when the roster carries names (printable characters only, at
+        most 24: a name never moves the terminal's cursor; the page sets it as text)."""
+        if seat < len(self.names) and self.names[seat]:
+            return "".join(ch if ch.isprintable() else "?" for ch in self.names[seat])[:24]
+        return f"S{seat}"
 
     def who(self, seat: int) -> str:
         """``S2``, or ``you (S1)``."""

@@ -157,3 +157,10 @@ async def test_a_window_declines_when_its_time_is_up(autojump_clock):
 def test_card_words():
     assert [card_words(card) for card in CardSet.parse("TH 4S AC")] == ["four of spades", "ten of hearts",
                                                                        "ace of clubs"]
+
+
+def test_names_are_shown_as_printable_text():
+    presenter = Presenter()
+    presenter.names = ("Ana", "Bo\x1b[2J", "", "x" * 30)
+    presenter.you = 0
+    assert [presenter.who(s) for s in range(4)] == ["you (Ana)", "Bo?[2J", "S2", "x" * 24]
