@@ -501,7 +501,6 @@ class Presenter:
                 number += 1
                 answers[f"c{number}"] = actions[0]
                 for action in actions:
-                    answers[f"c{number}:{action.cards}"] = action
                     playable.update(str(c) for c in action.cards)
                 by_title.setdefault(title, []).append(
                     Choice(f"c{number}", label, tuple(tuple(str(c) for c in a.cards) for a in actions)))

@@ -33,6 +33,7 @@ from typing import Any
 
 import h11
 import trio
+import wsproto.utilities
 from wsproto.connection import Connection, ConnectionType
 from wsproto.events import CloseConnection, Ping, TextMessage
 from wsproto.utilities import generate_accept_token
@@ -101,8 +102,9 @@ class WebTable:
             if request is None:
                 return
             await self._route(stream, conn, request)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, h11.ProtocolError):
-            pass
+        except (trio.BrokenResourceError, trio.ClosedResourceError, h11.ProtocolError,
+                wsproto.utilities.LocalProtocolError, wsproto.utilities.RemoteProtocolError):
+            pass    # a tab that went away or spoke nonsense; the table goes on
         finally:
             with trio.move_on_after(1) as cleanup:
                 cleanup.shield = True
