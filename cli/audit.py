@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import struct
 import sys
 from pathlib import Path
 from typing import Any
@@ -83,18 +84,40 @@ def describe(audit: Any) -> str:
     return "\n".join(lines)
 
 
+def not_a_transcript(data: bytes) -> str | None:
+    """Why ``data`` is not a transcript at all (no header record first), or None.
+
+    A transcript starts with a framed header record (4-byte length, kind 1); a damaged
+    transcript still does, so this never hides tampering behind "not a transcript"."""
+    from p2p_sasaki.protocol.transcript import KIND_HEADER, MAX_RECORD_BYTES
+
+    if len(data) >= 5:
+        length, kind = struct.unpack(">IB", data[:5])
+        if kind == KIND_HEADER and 1 <= length <= MAX_RECORD_BYTES:
+            return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "it does not start with a transcript header"
+    return "it is text (a game record is checked with 'sasaki replay')" if data else "it is empty"
+
+
 def run(args: argparse.Namespace) -> int:
     try:
-        audit = audit_file(args.file)
+        problem = not_a_transcript(Path(args.file).read_bytes())
+        audit = audit_file(args.file) if problem is None else None
     except OSError as error:
         print(f"sasaki audit: cannot read {args.file}: {error.strerror or error}.", file=sys.stderr)
         return 2
-    except ValueError as error:  # not a transcript at all
+    except ValueError as error:  # a header, then nothing a transcript holds
+        problem = f"it is not readable ({error})"
+        audit = None
+    if audit is None:
         if args.json:
             print(json.dumps({"ok": False, "complete": False, "hands": [], "scores": [], "totals": [], "blame":
-                              {"seat": None, "hand": None, "slot": None, "reason": str(error)}}))
+                              {"seat": None, "hand": None, "slot": None, "reason": f"not a transcript: {problem}"}}))
         else:
-            print(f"sasaki audit: {args.file} is not a readable transcript: {error}.")
+            print(f"sasaki audit: {args.file} is not a transcript: {problem}.")
         return 1
     data = as_json(audit)
     if args.json:

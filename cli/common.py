@@ -11,6 +11,8 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -100,10 +102,25 @@ def add_peer_options(parser: argparse.ArgumentParser) -> None:
                        help="let a bot play your seat (a bot peer; no questions asked)")
     group.add_argument("--quiet", action="store_true", help="print only the result")
     group.add_argument("--seed", type=int, default=None, help="seed of the bot's choices (not of the deal)")
-    group.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
+    group.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                        help="how long you have to claim a run, Stop, chata or kkojda before it declines "
-                            "(default 20; chata/kkojda get half)")
+                            "(default 30)")
+    add_web_options(group)
     group.add_argument("--transcript", type=Path, default=None, help=argparse.SUPPRESS)
+    # Tests and screenshots: this peer's session randomness (seat nonce, shuffle, keys) from a
+    # seed, so four peers with fixed identities get the same deal every time. Never for play.
+    group.add_argument("--deal-seed", type=int, default=None, help=argparse.SUPPRESS)
+
+
+def add_web_options(group: Any) -> None:
+    group.add_argument("--web", action="store_true",
+                       help="also show your table as a page in your browser (served on 127.0.0.1 only, "
+                            "behind a secret address that is printed)")
+    group.add_argument("--no-browser", action="store_true",
+                       help="with --web: print the page's address but do not open a browser")
+    group.add_argument("--web-linger", type=float, default=600.0, metavar="SECONDS",
+                       help="with --web: after the match, keep the page (verdict, transcript download) for "
+                            "this long unless you press 'Close table' (default 600)")
 
 
 def interfaces(args: argparse.Namespace) -> Any:
@@ -197,15 +214,54 @@ def make_player(args: argparse.Namespace) -> Any:
         return BotPlayer(HeuristicBot(random.Random(seed)))
     from p2p_sasaki.cli.tui import HumanPlayer
 
-    return HumanPlayer(timeout=args.timeout)
+    return HumanPlayer(timeout=args.timeout, wait_delay=WAIT_DELAY)
+
+
+WAIT_DELAY = 2.0   # seconds: a person's terminal tells only the waits that last (tui.Narrator)
 
 
 def make_ui(args: argparse.Namespace, player: Any) -> Any:
     from p2p_sasaki.cli.tui import Narrator
 
+    narrator = getattr(player, "narrator", None)
     if args.quiet:
+        # A person's page still needs the events; the terminal stays silent.
+        if narrator is not None:
+            narrator.show_waiting = False
+            narrator.presenter.on_note.clear()
+            return narrator
         return None
-    return getattr(player, "narrator", None) or Narrator()
+    return narrator or Narrator(show_waiting=False)    # a bot's log: the plays, not the waits
+
+
+@asynccontextmanager
+async def table_page(args: argparse.Namespace, player: Any) -> AsyncIterator[Any]:
+    """With ``--web`` and a person playing: serve their table page while the body runs, then
+    keep it (verdict, transcript) until 'Close table' or ``--web-linger`` seconds."""
+    presenter = getattr(player, "presenter", None)
+    if not getattr(args, "web", False) or presenter is None:
+        yield None
+        return
+    from p2p_sasaki.cli.web.server import WebTable
+
+    web = WebTable(presenter)
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(web.serve)
+        print(f"Your table in the browser: {url}", flush=True)
+        if not args.no_browser:
+            nursery.start_soon(trio.to_thread.run_sync, _open_browser, url)
+        yield web
+        if presenter.verdict is not None:
+            print("The page stays open until you press 'Close table' there (or Ctrl-C).", flush=True)
+            with trio.move_on_after(args.web_linger):
+                await web.left.wait()
+        nursery.cancel_scope.cancel()
+
+
+def _open_browser(url: str) -> None:
+    import webbrowser
+
+    webbrowser.open(url)
 
 
 async def play_roster(args: argparse.Namespace, identity: Identity, roster: TableRoster,
@@ -214,10 +270,42 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
     path = transcript_path(args, directory, roster)
     if ui is not None:
         ui.say(f"The table is full. Connecting to the other three players; transcript: {path}")
-    result = await run_table(identity, roster, config, player=player, transcript_path=path,
-                             listeners=listeners, on_event=ui.event if ui is not None else None,
-                             config_codec=(encode_config, decode_config))
+    presenter = getattr(player, "presenter", None)
+    if presenter is not None and config is not None:
+        presenter.hands = config.hands
+    async with trio.open_nursery() as nursery:
+        if ui is not None:
+            nursery.start_soon(ui.run)
+        result = await run_table(identity, roster, config, player=player, transcript_path=path,
+                                 listeners=listeners, on_event=ui.event if ui is not None else None,
+                                 config_codec=(encode_config, decode_config),
+                                 session_factory=seeded_sessions(args.deal_seed) if args.deal_seed is not None
+                                 else None)
+        nursery.cancel_scope.cancel()
+    if presenter is not None and result.transcript is not None and result.transcript.exists():
+        presenter.finished(await trio.to_thread.run_sync(verdict, result.transcript), result.transcript)
     return result
+
+
+def seeded_sessions(seed: int) -> Any:
+    """A session factory whose randomness is a function of ``seed`` and the identity (tests only)."""
+    from p2p_sasaki.protocol.session import TableSession
+
+    def factory(identity: Identity, roster: TableRoster, config: Any) -> Any:
+        rng = random.Random(f"{seed}:{identity.public_key.hex()}")
+        return TableSession(identity, roster.keys, roster.table_id, config, rng.randbytes)
+
+    return factory
+
+
+def verdict(path: Path) -> str:
+    """One line: what the audit of a person's own transcript says."""
+    from p2p_sasaki.cli.audit import audit_file, describe
+
+    try:
+        return "Audit of your transcript: " + describe(audit_file(path)).splitlines()[0]
+    except Exception as error:   # the verdict is information; a bug here must not hide the result
+        return f"Audit of your transcript failed: {error}"
 
 
 def report(result: TableResult, quiet: bool) -> int:
@@ -234,6 +322,7 @@ def report(result: TableResult, quiet: bool) -> int:
 def run_async(function: Any, *args: Any) -> int:
     """Run an async command; one-sentence errors for what a person can fix."""
     from p2p_sasaki.protocol.net import JoinError
+    from p2p_sasaki.cli.tui import LeftTable
 
     try:
         return trio.run(function, *args)
@@ -242,6 +331,15 @@ def run_async(function: Any, *args: Any) -> int:
         return 1
     except JoinError as error:
         print(f"sasaki: {error}.", file=sys.stderr)
+        return 1
+    except LeftTable:
+        print("sasaki: you left the table; the others cannot finish this match.", file=sys.stderr)
+        return 1
+    except BaseExceptionGroup as group:
+        left, rest = group.split(LeftTable)
+        if left is None or rest is not None:
+            raise
+        print("sasaki: you left the table; the others cannot finish this match.", file=sys.stderr)
         return 1
     except trio.TooSlowError:
         print("sasaki: the other players could not be reached in time.", file=sys.stderr)

@@ -18,12 +18,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 from pathlib import Path
 
 from p2p_sasaki.protocol.net import TableCode
 
 from p2p_sasaki.cli import demo_local
-from p2p_sasaki.cli.common import positive
+from p2p_sasaki.cli.common import add_web_options, positive
 from p2p_sasaki.cli.simulate import add_seat_options
 
 
@@ -41,7 +42,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--human", action="store_true", help="play the creator's seat yourself in this terminal")
     parser.add_argument("--dir", type=Path, default=None,
                         help="keep identities, transcripts and logs here (default: a new temporary directory)")
-    parser.add_argument("--timeout", type=float, default=20.0, help="--human: seconds to claim a run/Stop")
+    parser.add_argument("--timeout", type=float, default=30.0,
+                        help="--human: seconds to claim a run, Stop, chata or kkojda (default 30)")
+    add_web_options(parser)
+    parser.add_argument("--deal-seed", type=int, default=None, help=argparse.SUPPRESS)  # tests: a fixed deal
     parser.add_argument("--local", action="store_true",
                         help="the old demo instead: four bots in this process, engine only, no network")
     parser.add_argument("--record", metavar="FILE", help="--local only: write the game record(s) here")
@@ -66,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     code = TableCode.generate()
     ready = directory / "host.address"
     ready.unlink(missing_ok=True)
+    ready.with_suffix(".seats").unlink(missing_ok=True)
     common = ["--interface", "127.0.0.1", "--hands", str(args.hands), "--lead", args.lead]
     extra = (["--shuffle-rounds", str(args.shuffle_rounds)] if args.shuffle_rounds else []) + \
         (["--no-proofs"] if args.no_proofs else [])
@@ -77,7 +82,12 @@ def run(args: argparse.Namespace) -> int:
     host_argv = py + ["host", "--code", str(code), "--ready-file", str(ready), "--no-mdns",
                       "--data-dir", str(directory / "peer0"), "--transcript", str(transcripts[0]),
                       "--timeout", str(args.timeout)] + common + extra
+    host_argv += ["--no-invite"]
     host_argv += [] if args.human else ["--bot", "--seed", str(seed)]
+    if args.human and args.web:
+        host_argv += ["--web", "--web-linger", str(args.web_linger)] + (["--no-browser"] if args.no_browser else [])
+    deal_seed = ["--deal-seed", str(args.deal_seed)] if args.deal_seed is not None else []
+    host_argv += deal_seed
     processes: list[subprocess.Popen[bytes]] = []
     try:
         processes.append(subprocess.Popen(host_argv, env=_env()))
@@ -91,10 +101,12 @@ def run(args: argparse.Namespace) -> int:
         for i in (1, 2, 3):
             argv = py + ["join", str(code), "--address", address, "--bot", "--seed", str(seed + i),
                          "--data-dir", str(directory / f"peer{i}"), "--transcript", str(transcripts[i]),
-                         "--interface", "127.0.0.1"]
+                         "--interface", "127.0.0.1"] + deal_seed
             with open(directory / f"peer{i}.log", "wb") as log:
                 processes.append(subprocess.Popen(argv, env=_env(), stdin=subprocess.DEVNULL,
                                                   stdout=log, stderr=subprocess.STDOUT))
+            if deal_seed:   # a fixed deal needs a fixed join order (the roster order seats the table)
+                _wait_seats(ready.with_suffix(".seats"), i + 1, processes)
         codes = wait_all(processes)
     except KeyboardInterrupt:
         for process in processes:
@@ -103,6 +115,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nAll four peers exited ({', '.join(map(str, codes))}) after {time.monotonic() - started:.1f} s. "
           "Auditing their transcripts:", flush=True)
     return audit_all(transcripts, codes)
+
+
+def _wait_seats(path: Path, seats: int, processes: list[subprocess.Popen[bytes]]) -> None:
+    deadline = time.monotonic() + 60
+    while not (path.exists() and path.read_text().strip() == str(seats)):
+        if any(p.poll() is not None for p in processes) or time.monotonic() > deadline:
+            return
+        time.sleep(0.05)
 
 
 def wait_all(processes: list[subprocess.Popen[bytes]], grace: float = 20.0) -> list[int]:
@@ -122,7 +142,7 @@ def wait_all(processes: list[subprocess.Popen[bytes]], grace: float = 20.0) -> l
 def audit_all(transcripts: list[Path], codes: list[int]) -> int:
     from p2p_sasaki.cli.audit import audit_file, describe
 
-    results = []
+    results: list[Any] = []
     for path in transcripts:
         if not path.exists():
             print(f"  {path.name}: missing")

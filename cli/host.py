@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import secrets
 import subprocess
 from contextlib import AsyncExitStack
@@ -15,7 +16,7 @@ from p2p_sasaki.protocol.net import MemberJoined, MemberLeft, TableCode, WrongCo
 
 from p2p_sasaki.cli.common import (add_peer_options, add_table_options, bind_host, config_from_args, data_dir,
                         interfaces, lan_address, load_identity, make_player, make_ui, parse_code, play_roster,
-                        report, run_async, spawn_bot_peers)
+                        report, run_async, spawn_bot_peers, table_page)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,6 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--port", type=int, default=0, help="TCP port for joiners (default: any free port)")
     parser.add_argument("--code", help=argparse.SUPPRESS)         # demo/tests: use this code
     parser.add_argument("--ready-file", type=Path, help=argparse.SUPPRESS)  # demo/tests: HOST:PORT here
+    parser.add_argument("--no-invite", action="store_true", help=argparse.SUPPRESS)  # demo: nobody else joins
     parser.set_defaults(func=run)
 
 
@@ -39,11 +41,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def host(args: argparse.Namespace) -> int:
+    player = make_player(args)
+    async with table_page(args, player):
+        return await _host(args, player)
+
+
+async def _host(args: argparse.Namespace, player: object) -> int:
     directory = data_dir(args)
     identity = load_identity(directory)
     code = parse_code(args.code) if args.code else TableCode.generate()
     config = config_from_args(args)
-    player = make_player(args)
     ui = make_ui(args, player)
     bind = bind_host(args)
     join_listeners = await trio.open_tcp_listeners(args.port, host=bind)
@@ -53,7 +60,8 @@ async def host(args: argparse.Namespace) -> int:
     address = f"{args.interface or lan_address()}:{join_port}"
     print(f"Table code: {code}", flush=True)
     print(f"Join address (if multicast does not pass): {address}", flush=True)
-    print(f"Others join with: sasaki join {code}   or   sasaki join {code} --address {address}", flush=True)
+    if not args.no_invite:
+        print(f"Others join with: sasaki join {code}   or   sasaki join {code} --address {address}", flush=True)
     if args.ready_file:
         tmp = args.ready_file.with_suffix(".tmp")
         tmp.write_text(address)
@@ -74,6 +82,8 @@ async def host(args: argparse.Namespace) -> int:
         def on_event(event: object) -> None:
             if isinstance(event, MemberJoined):
                 print(f"{event.member} joined ({event.seats_taken} of 4 seats taken).", flush=True)
+                if args.ready_file:   # the demo admits its joiners one by one with a fixed deal
+                    args.ready_file.with_suffix(".seats").write_text(str(event.seats_taken))
             elif isinstance(event, MemberLeft):
                 print(f"{event.member} left ({event.seats_taken} of 4 seats taken).", flush=True)
             elif isinstance(event, WrongCodeTried):
@@ -82,7 +92,7 @@ async def host(args: argparse.Namespace) -> int:
                 nursery.start_soon(ad.update, event.seats_taken)
 
         try:
-            roster = await host_table(identity, code, mesh_port, join_listeners, table_id=secrets.token_bytes(32),
+            roster = await host_table(identity, code, mesh_port, join_listeners, table_id=_table_id(args),
                                       mesh_host=args.interface or "", on_event=on_event)
         except BaseException:
             for process in bots:
@@ -92,6 +102,13 @@ async def host(args: argparse.Namespace) -> int:
     for process in bots:
         await trio.to_thread.run_sync(functools.partial(_wait, process))
     return report(result, args.quiet)
+
+
+def _table_id(args: argparse.Namespace) -> bytes:
+    """A fresh random table id; with the tests' --deal-seed, one derived from it."""
+    if args.deal_seed is not None:
+        return hashlib.sha256(f"sasaki test table {args.deal_seed}".encode()).digest()
+    return secrets.token_bytes(32)
 
 
 def _wait(process: subprocess.Popen[bytes]) -> None:

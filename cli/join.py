@@ -9,7 +9,7 @@ import trio
 from p2p_sasaki.protocol.net import find_and_join_table, join_table
 
 from p2p_sasaki.cli.common import (CliError, add_peer_options, bind_host, data_dir, interfaces, load_identity, make_player,
-                        make_ui, parse_code, play_roster, report, run_async)
+                        make_ui, parse_code, play_roster, report, run_async, table_page)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,10 +39,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def join(args: argparse.Namespace) -> int:
+    player = make_player(args)
+    async with table_page(args, player):
+        return await _join(args, player)
+
+
+async def _join(args: argparse.Namespace, player: object) -> int:
     code = parse_code(args.code)
     address = parse_address(args.address) if args.address else None
     identity = load_identity(data_dir(args))
-    player = make_player(args)
     ui = make_ui(args, player)
     mesh_listeners = await trio.open_tcp_listeners(0, host=bind_host(args))
     mesh_port = mesh_listeners[0].socket.getsockname()[1]

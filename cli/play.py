@@ -7,7 +7,7 @@ import sys
 
 from p2p_sasaki.cli import host as host_command
 from p2p_sasaki.cli import join as join_command
-from p2p_sasaki.cli.common import add_peer_options, add_table_options, run_async
+from p2p_sasaki.cli.common import CliError, add_peer_options, add_table_options, parse_code, run_async
 from p2p_sasaki.cli.tables import browse, table_line
 
 
@@ -36,12 +36,34 @@ def run(args: argparse.Namespace) -> int:
             print("  (none seen)")
         print("Type a table code to join (e.g. 7-purple-sausage, optionally followed by HOST:PORT), "
               "or press Enter to create a table:", flush=True)
-        line = sys.stdin.readline().strip().split()
-        if not line:
-            args.no_mdns, args.port, args.code, args.ready_file = False, 0, None, None
-            return await host_command.host(args)
+        while True:
+            text = sys.stdin.readline()
+            if not text:
+                print("sasaki: no table code typed (end of input).", file=sys.stderr)
+                return 1
+            line = text.strip().split()
+            if not line:
+                args.no_mdns, args.port, args.code, args.ready_file, args.no_invite = False, 0, None, None, False
+                return await host_command.host(args)
+            problem = _code_problem(line)
+            if problem is None:
+                break
+            print(f"{problem}. Type the code again, or press Enter to create a table:", flush=True)
         args.code = line[0]
         args.address = line[1] if len(line) > 1 else None
         return await join_command.join(args)
 
     return run_async(main)
+
+
+def _code_problem(words: list[str]) -> str | None:
+    """Why ``CODE [HOST:PORT]`` cannot be joined, in one sentence; None when it can."""
+    try:
+        parse_code(words[0])
+        if len(words) > 1:
+            join_command.parse_address(words[1])
+    except CliError as error:
+        return str(error)
+    if len(words) > 2:
+        return "type a code and at most one address"
+    return None

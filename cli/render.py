@@ -37,9 +37,10 @@ def places_text(scores: Sequence[int]) -> str:
     return ", ".join(f"S{s} {v:+d}" for s, v in enumerate(scores))
 
 
-def action_text(action: Action, lead: bool, went_out: bool = False) -> str:
-    """One action in words; ``went_out``: TH TD that were the last two cards are no Pig."""
-    seat = f"S{action.seat}"
+def action_text(action: Action, lead: bool, went_out: bool = False, who: str | None = None) -> str:
+    """One action in words; ``went_out``: TH TD that were the last two cards are no Pig;
+    ``who``: the seat's words (default ``S2``; the presenter says ``you (S2)``)."""
+    seat = who if who is not None else f"S{action.seat}"
     if isinstance(action, Play):
         mask = action.cards.mask
         combo = classify(mask, mask if went_out else 0)

@@ -56,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
             text = handle.read()
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else "it is not UTF-8 text"
+        if isinstance(error, UnicodeDecodeError):
+            reason += (f" (a table's transcript is checked with 'sasaki audit {args.file}' and turned into "
+                       f"game records with 'sasaki export {args.file}')")
         print(f"sasaki replay: cannot read {args.file}: {reason}.", file=sys.stderr)
         return 2
     try:

@@ -16,7 +16,7 @@ makes the assertions.
 * ``bots``: ``sasaki tables`` with nothing advertised (both outputs), then
   ``sasaki host --bots 3`` plays a 1-hand match alone; every bot's transcript audits.
 * ``play``: the interactive ``sasaki play`` in pseudo-terminals (pexpect): a typo'd
-  code is refused; a creator browses, sees nothing, presses Enter and creates a
+  code is refused and asked again; a creator browses, sees nothing, presses Enter and creates a
   table with two bots; a joiner browses, sees the table and types its code.
 """
 
@@ -162,6 +162,8 @@ def play_scenario(work: Path) -> dict:
     typo = spawn("typo", "--browse-timeout", "1", "--data-dir", str(work / "typo"))
     typo.expect(prompt)
     typo.sendline("7-purple")
+    typo.expect(r"Type the code again, or press Enter to create a table:")   # asked again, no exit
+    typo.sendeof()
     typo.expect(pexpect.EOF)
     typo.close()
     report["typo"] = {"rc": typo.exitstatus, "out": (work / "typo.log").read_text()}

@@ -1,15 +1,19 @@
-"""The terminal UI's words, without a network: leads, the "passed" marker, "waiting for"."""
+"""The terminal view's words, without a network: notes as lines, the table, grouped plays."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
+import trio
+
 from p2p_sasaki.cards import CardSet
-from p2p_sasaki.hand import Pass, Play
-from p2p_sasaki.protocol.net.table import Waiting
-from p2p_sasaki.protocol.session import ActionApplied, Seated
+from p2p_sasaki.hand import Decline, DecisionKind, Hand, Pass, Play
+from p2p_sasaki.protocol.net.table import Turn, Waiting
+from p2p_sasaki.protocol.session import ActionApplied, HandStarted, Seated
 
 from p2p_sasaki.cli import tui
+from p2p_sasaki.cli.presenter import Presenter
+from tests.engine.helpers import deal
 
 KEYS = tuple(bytes([i]) * 32 for i in range(4))
 
@@ -17,47 +21,79 @@ KEYS = tuple(bytes([i]) * 32 for i in range(4))
 def narrated(monkeypatch, events):
     lines: list[str] = []
     monkeypatch.setattr(tui, "say", lines.append)
-    narrator = tui.Narrator(show_waiting=True)
+    narrator = tui.Narrator()
     for event in events:
         narrator.event(event, None)
     return lines
 
 
-def test_a_play_on_an_empty_table_is_a_lead(monkeypatch):
+def test_plays_are_indented_and_declines_are_silent(monkeypatch):
     lines = narrated(monkeypatch, [
         Seated(KEYS, 1),
         ActionApplied(Play(0, CardSet.parse("3S")), lead=True),
+        ActionApplied(Decline(2)),
         ActionApplied(Play(1, CardSet.parse("5C")), lead=False),
         ActionApplied(Pass(2)),
         ActionApplied(Play(1, CardSet.parse("9C 9H")), lead=True),
     ])
-    assert lines[1:] == ["  S0 leads 3S (single 3)", "  S1 (you) plays 5C (single 5)", "  S2 passes",
-                         "  S1 (you) leads 9C 9H (pair of 9)"]
+    assert lines == ["Seats drawn: you are S1. S0 peer 00000000, S1 peer 01010101, S2 peer 02020202, "
+                     "S3 peer 03030303.",
+                     "  S0 leads 3S (single 3)", "  you (S1) plays 5C (single 5)",
+                     "  S2 passes", "  you (S1) leads 9C 9H (pair of 9)"]
 
 
-def test_waiting_is_told_once_per_change(monkeypatch):
+def test_waiting_lines_only_when_something_changes(monkeypatch):
     lines = narrated(monkeypatch, [
-        Waiting((0, 1, 2, 3), KEYS),                    # before the seats: roster members
-        Seated(KEYS, 1),
+        Seated(KEYS, 1), HandStarted(1),
         Waiting((2,), (KEYS[2],)),
-        Waiting((2,), (KEYS[2],)),                      # the same again (after "nobody"): not news
-        Waiting((2,), (KEYS[2],), offline=(2,)),
-        Waiting((2,), (KEYS[2],)),                      # back online
-        Waiting((0, 2, 3), KEYS[0:1] + KEYS[2:]),
-        Waiting((0, 3), (KEYS[0], KEYS[3])),            # S2 answered: not news
-        Waiting((3,), (KEYS[3],)),
+        Waiting((2,), (KEYS[2],)),
+        Waiting((0, 2), (KEYS[0], KEYS[2])),
+        Waiting((2,), (KEYS[2],)),
     ])
-    assert lines[0] == "waiting for peer 00000000, peer 01010101, peer 02020202, peer 03030303 ..."
-    waits = [line for line in lines[1:] if line.startswith("waiting")]
-    assert waits == [
-        "waiting for S2 (peer 02020202) ...",
-        "waiting for S2 (peer 02020202) ... (S2 (peer 02020202): no connection, reconnecting)",
-        "waiting for S2 (peer 02020202) ...",
-        "waiting for S0 (peer 00000000), S2 (peer 02020202), S3 (peer 03030303) ...",
-    ]
+    assert [line for line in lines if line.startswith("Waiting")] == [
+        "Waiting for S2 to shuffle and deal ...", "Waiting for S0, S2 to shuffle and deal ..."]
+
+
+def test_the_table_and_the_grouped_plays_as_text():
+    hand = Hand.deal_from(deal("3H 5C 5D 9C 9H 9S JD", "3C 3D 3S"), "3H")
+    while hand.decision.kind is not DecisionKind.TURN:
+        hand.resolve([Decline(s) for s in hand.decision.seats])
+    presenter = Presenter()
+    presenter.event(Seated(KEYS, 0), None)
+    presenter.view = hand.view(0)
+    table = tui.table_lines(presenter.table())
+    assert table[0] == ("Table: You (S0): 12 cards; S1: 12 cards; S2: 12 cards; S3: 12 cards; multiplier x1.")
+    assert table[1] == "No top play."
+    assert table[2].startswith("Your hand: 3H | 4C 4D 4H 4S | 5C 5D 5H | ")
+    prompt, _ = presenter.prompt_for(Turn(0, hand.decision, hand.view(0), tuple(hand.legal_actions(0))))
+    lines = tui.prompt_lines(prompt)
+    assert lines[0] == "Your turn: lead anything." and lines[1] == "Legal plays:"
+    pairs = next(line for line in lines if line.startswith("  Pairs: "))
+    assert "9C 9H / 9C 9S / 9H 9S" in pairs
+    assert len(lines) < 12          # one line per kind, not one per suit variant
 
 
 def test_passed_marker_is_the_passes_since_the_top_play():
     history = (Play(0, CardSet.parse("3S")), Pass(1), Play(2, CardSet.parse("5C")), Pass(3), Pass(0))
     assert tui.passed_since_last_play(SimpleNamespace(top=object(), history=history)) == [0, 3]
     assert tui.passed_since_last_play(SimpleNamespace(top=None, history=history)) == []
+
+
+async def test_a_person_is_told_only_the_waits_that_last(monkeypatch, autojump_clock):
+    lines: list[str] = []
+    monkeypatch.setattr(tui, "say", lines.append)
+    narrator = tui.Narrator(wait_delay=2.0)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(narrator.run)
+        for event in (Seated(KEYS, 0), HandStarted(1), Waiting((1,), (KEYS[1],))):
+            narrator.event(event, None)
+        await trio.sleep(0.5)
+        narrator.event(ActionApplied(Decline(1)), None)         # S1 answered quickly: no line
+        narrator.event(Waiting((2,), (KEYS[2],)), None)
+        await trio.sleep(2.5)                                    # S2 takes its time: told once
+        narrator.event(Waiting((2,), (KEYS[2],), offline=(2,)), None)   # a lost link: told at once
+        await trio.sleep(0)
+        nursery.cancel_scope.cancel()
+    assert [line for line in lines if line.startswith("Waiting")] == [
+        "Waiting for S2 to shuffle and deal ...",
+        "Waiting for S2 to shuffle and deal ... (S2: no connection, reconnecting)"]

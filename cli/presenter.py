@@ -1,0 +1,652 @@
+"""What a person at a table is shown, as values: one presenter, two views.
+
+:class:`Presenter` follows the table driver's events (``event(event, session)``,
+the callback of :func:`p2p_sasaki.protocol.net.table.run_table`) and keeps what a
+person needs: the notes worth telling (plays, "goes out", scores that mark you and
+the winner, "waiting for" only when it changes), a snapshot of the table
+(:class:`TableView`) and the decision the person is asked now (:class:`Prompt`:
+legal plays grouped by kind with suit variants folded, a forced pass, a deadline).
+The terminal (``cli/tui.py``) prints these values; the page (``cli/web``) draws
+them. Neither view decides anything about the game itself.
+
+The presenter is also the person's *desk*: :meth:`Presenter.ask` opens a prompt
+and waits; :meth:`Presenter.answer` is called by any view (the terminal, one or
+more browser tabs) and the first valid answer for a prompt wins; later answers for
+the same prompt are refused, so a peer never signs twice for one slot.
+
+>>> from p2p_sasaki.hand import Play
+>>> Presenter().play_text(Play(2, CardSet.parse("9C 9H")), lead=False)
+'S2 plays 9C 9H (pair of 9)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2p_sasaki.cards import Card, CardNotationError, CardSet
+from p2p_sasaki.combos import Kind, classify
+from p2p_sasaki.hand import (
+    Action, Chata, DecisionKind, Decline, Expose, Kkojda, Pass, Play, Run, SeatView, Stop,
+)
+from p2p_sasaki.protocol.net.identity import describe_key
+from p2p_sasaki.protocol.net.table import Connected, Turn, Waiting
+from p2p_sasaki.protocol.session import (
+    ActionApplied, Blame, DealProgress, Dealt, HandEnded, HandStarted, MatchEnded, Seated,
+)
+
+from p2p_sasaki.cli.render import action_text
+
+__all__ = ["NoteKind", "Note", "SeatState", "TopPlay", "Choice", "ChoiceGroup", "Prompt", "ScoreSheet",
+           "Progress", "Phase", "TableView", "Refusal", "Presenter", "grouped", "card_words",
+           "RULES_HELP", "COMMANDS_HELP"]
+
+SEATS = 4
+CARDS_PER_SEAT = 12
+_PLACES = ("1st", "2nd", "3rd", "4th")
+_STEPS = {"hand-id": "agreeing on the hand", "shuffle": "shuffling", "proof": "checking the shuffle proofs",
+          "deal": "dealing"}
+_KIND_GROUPS = {Kind.SINGLE: "Singles", Kind.PAIR: "Pairs", Kind.SEQUENCE: "Sequences", Kind.TRIPLET: "Triplets",
+                Kind.SASAKI: "Sasaki", Kind.FOUR: "Fours", Kind.PIG: "Pig"}
+_RANK_WORDS = ("three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")
+_SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
+_QUESTIONS = {
+    DecisionKind.RUN: "Run (show your red ten{s} {cards}; the hand counts double)?",
+    DecisionKind.STOP: "Call Stop (the hand counts four times)?",
+    DecisionKind.CHATA: "Chata with {cards} out of turn?",
+    DecisionKind.KKOJDA: "Kkojda with {cards}?",
+    DecisionKind.EXPOSE: "Show {cards}?",
+}
+_CLAIM_NAMES = {DecisionKind.RUN: "Run", DecisionKind.STOP: "Stop", DecisionKind.CHATA: "Chata",
+                DecisionKind.KKOJDA: "Kkojda", DecisionKind.EXPOSE: "Show"}
+_AWAITED = {DecisionKind.TURN: "to play", DecisionKind.RUN: "to answer the run window",
+            DecisionKind.STOP: "to answer the Stop window", DecisionKind.CHATA: "to answer the chata chance",
+            DecisionKind.KKOJDA: "to answer the kkojda chance", DecisionKind.EXPOSE: "to show a red ten",
+            DecisionKind.OVER: "to finish the hand (the end-of-hand key check)"}
+
+RULES_HELP = """\
+Sasaki in short: 48 cards (no 2s), 12 each, ranks 3 (low) to A (high); suits never rank.
+Beat the top play with the same kind and more cards' worth: a higher single, pair, triplet
+or sequence (3+ in a row, same length); a Sasaki, a four or the Pig (TH TD) beats ordinary
+plays. Pass when you cannot or will not beat it; when everyone else has passed, the last
+player leads a new round with anything. Get rid of your cards: the order you go out in
+scores the hand. The red tens (TH, TD) make the red team; a red-ten holder may Run (show
+them, the hand counts double) and an opponent may call Stop (four times).
+Chata: when a single is played, whoever holds the other two of that rank may play them at
+once, out of turn; the fourth card of that rank answers with a kkojda. Nothing beats it."""
+
+COMMANDS_HELP = """\
+At your turn: a number from the list (the first suit variant), cards like 9C 9H, or 'pass'.
+In a window (run, Stop, chata, kkojda): y or a number to claim, n or Enter to decline.
+'help' shows this at any prompt; 'quit' leaves the table (asks first)."""
+
+
+def card_words(card: Card) -> str:
+    """``ten of hearts`` for TH."""
+    return f"{_RANK_WORDS[int(card.rank)]} of {_SUIT_WORDS[int(card.suit)]}"
+
+
+def grouped(cards: CardSet) -> str:
+    """``3H 3S | 5C | TD TH``: sorted, one group per rank."""
+    return " | ".join(" ".join(group) for group in rank_groups(cards)) or "(none)"
+
+
+def rank_groups(cards: CardSet) -> tuple[tuple[str, ...], ...]:
+    groups: dict[int, list[str]] = {}
+    for card in cards:
+        groups.setdefault(int(card.rank), []).append(str(card))
+    return tuple(tuple(group) for _, group in sorted(groups.items()))
+
+
+class NoteKind(Enum):
+    INFO = "info"
+    PLAY = "play"
+    OUT = "out"
+    WAIT = "wait"
+    SCORE = "score"
+    ALERT = "alert"
+
+
+@dataclass(frozen=True)
+class Note:
+    """One line worth telling the person."""
+
+    text: str
+    kind: NoteKind = NoteKind.INFO
+
+
+@dataclass(frozen=True)
+class SeatState:
+    seat: int
+    label: str              # "You" or "S2" (a name once the roster carries one)
+    you: bool
+    cards_left: int
+    passed: bool            # passed since the current top play
+    red_tens: tuple[str, ...]
+    place: int | None       # 1-4 once out
+    awaited: bool
+    offline: bool
+
+
+@dataclass(frozen=True)
+class TopPlay:
+    seat: int
+    label: str
+    cards: tuple[str, ...]
+    combo: str
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One legal answer, suit variants folded: ``variants`` holds the cards of each."""
+
+    key: str                # "c1", "c2", ... "pass", "decline"
+    label: str              # "pair of 9", "Pass", "Chata with 4C 4S"
+    variants: tuple[tuple[str, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class ChoiceGroup:
+    title: str
+    choices: tuple[Choice, ...]
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The decision the person is asked now."""
+
+    id: int
+    kind: str                      # DecisionKind value: "turn", "run", "stop", "chata", "kkojda", "expose"
+    question: str
+    groups: tuple[ChoiceGroup, ...]   # at a turn: the plays by kind; in a window: the claims
+    can_pass: bool
+    can_decline: bool
+    seconds: float | None           # the window's time to answer, None at a turn
+    deadline: float | None          # trio.current_time() when it declines
+    playable: tuple[str, ...] = ()  # cards that are part of some legal play
+
+
+@dataclass(frozen=True)
+class ScoreSheet:
+    rows: tuple[tuple[int, tuple[int, ...]], ...]   # (hand number, scores)
+    totals: tuple[int, ...]
+    you: int | None
+    winners: tuple[int, ...]                        # leaders of the totals (the winners once over)
+    final: bool
+
+
+@dataclass(frozen=True)
+class Progress:
+    step: str
+    done: int
+    total: int
+
+
+class Phase(Enum):
+    JOINING = "joining"
+    DEALING = "dealing"
+    PLAYING = "playing"
+    HAND_OVER = "hand over"
+    MATCH_OVER = "match over"
+    STOPPED = "stopped"
+
+
+@dataclass(frozen=True)
+class TableView:
+    """A snapshot of the table for a person: what the page draws."""
+
+    version: int
+    phase: Phase
+    hand_no: int
+    hands: int | None
+    you: int | None
+    seats: tuple[SeatState, ...]
+    top: TopPlay | None
+    hand: tuple[tuple[str, ...], ...]       # your cards, sorted, grouped by rank
+    multiplier: int
+    progress: Progress | None
+    waiting: str
+    prompt: Prompt | None
+    scores: ScoreSheet
+    log: tuple[Note, ...]
+    verdict: str | None
+    transcript: bool                         # a transcript can be downloaded
+    result: str | None = None                # who won, once the match is over
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An answer that was not taken, and why (shown to the person)."""
+
+    reason: str
+
+
+@dataclass
+class _Open:
+    prompt: Prompt
+    answers: dict[str, Action]
+    legal: tuple[Action, ...]
+    turn: Turn
+    done: trio.Event = field(default_factory=trio.Event)
+    action: Action | None = None
+
+
+class Presenter:
+    """The table as a person sees it; ``event(event, session)`` is the driver's callback.
+
+    ``listeners`` are called (no arguments) after every change: the page pushes the
+    new :meth:`table` then. ``event`` returns the notes of that event, which the
+    terminal prints; all notes are also kept (the last ``LOG``) for the page.
+    """
+
+    LOG = 40
+
+    def __init__(self, timeout: float = 30.0, hands: int | None = None) -> None:
+        self.timeout = timeout
+        self.hands = hands
+        self.listeners: list[Callable[[], None]] = []
+        self.on_note: list[Callable[[Note], None]] = []
+        self.you: int | None = None
+        self.names: tuple[str, ...] = ()
+        self.version = 0
+        self.phase = Phase.JOINING
+        self.hand_no = 0
+        self.view: SeatView | None = None
+        self.sizes = [CARDS_PER_SEAT] * SEATS
+        self.finish: list[int] = []
+        self.progress: Progress | None = None
+        self.awaited: frozenset[int] = frozenset()
+        self.offline: tuple[int, ...] = ()
+        self.last_wait: tuple[frozenset[int], tuple[int, ...]] | None = None
+        self.waiting = ""
+        self.rows: list[tuple[int, tuple[int, ...]]] = []
+        self.totals: tuple[int, ...] = (0,) * SEATS
+        self.log: list[Note] = []
+        self.verdict: str | None = None
+        self.transcript: Path | None = None
+        self._open: _Open | None = None
+        self._prompts = 0
+        self._forced_pass = False
+
+    # -- words ---------------------------------------------------------------------------
+
+    def label(self, seat: int) -> str:
+        """``S2``, or its name when the roster carries names (printable characters only, at
+        most 24: a name never moves the terminal's cursor; the page sets it as text)."""
+        if seat < len(self.names) and self.names[seat]:
+            return "".join(ch if ch.isprintable() else "?" for ch in self.names[seat])[:24]
+        return f"S{seat}"
+
+    def who(self, seat: int) -> str:
+        """``S2``, or ``you (S1)``."""
+        return f"you ({self.label(seat)})" if seat == self.you else self.label(seat)
+
+    def seats_text(self, seats: Sequence[int]) -> str:
+        return ", ".join(self.who(s) for s in seats) or "nobody"
+
+    def scores_text(self, scores: Sequence[int]) -> str:
+        return ", ".join(f"{self.who(s)} {v:+d}" for s, v in enumerate(scores))
+
+    def play_text(self, action: Action, lead: bool, went_out: bool = False) -> str:
+        return action_text(action, lead, went_out, who=self.who(action.seat))
+
+    # -- events --------------------------------------------------------------------------
+
+    def event(self, event: Any, session: Any) -> list[Note]:
+        """Follow one driver/session event; the notes it is worth."""
+        notes = self._notes(event, session)
+        if session is not None and getattr(session, "view", None) is not None:
+            self.view = session.view
+        for note in notes:
+            self.tell(note, quiet=True)
+        self.changed()
+        return notes
+
+    def tell(self, note: Note, quiet: bool = False) -> None:
+        """Log ``note`` and pass it to every ``on_note`` view (the terminal prints it)."""
+        self.log.append(note)
+        del self.log[:-self.LOG]
+        for view in list(self.on_note):
+            view(note)
+        if not quiet:
+            self.changed()
+
+    def _notes(self, event: Any, session: Any) -> list[Note]:
+        match event:
+            case Connected():
+                return [Note("Connected to the other three players; drawing seats.")]
+            case Waiting(seats=seats, offline=offline):
+                return self._waiting(frozenset(seats), offline, session)
+            case Seated(my_seat=my_seat, seat_keys=seat_keys):
+                self.you = my_seat
+                self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
+                where = f"you are {self.label(my_seat)}" if my_seat is not None else "you watch"
+                # Once, which peer sits where (until the roster carries names, the only place).
+                peers = ", ".join(f"{self.label(s)} {describe_key(k)}" for s, k in enumerate(seat_keys))
+                return [Note(f"Seats drawn: {where}. {peers}.")]
+            case HandStarted(hand_no=hand_no):
+                config = getattr(session, "config", None)
+                if config is not None and isinstance(getattr(config, "hands", None), int):
+                    self.hands = config.hands
+                self.hand_no, self.phase, self.progress = hand_no, Phase.DEALING, None
+                self.sizes, self.finish, self.view = [CARDS_PER_SEAT] * SEATS, [], None
+                self.awaited, self.last_wait = frozenset(), None
+                of = f" of {self.hands}" if self.hands else ""
+                return [Note(f"Hand {hand_no}{of}: shuffling and dealing (every peer shuffles, with proofs) ...")]
+            case DealProgress(step=step, done=done, total=total):
+                self.progress = Progress(_STEPS.get(step, step), done, total)
+                return []
+            case Dealt(cards=cards):
+                self.phase, self.progress = Phase.PLAYING, None
+                return [Note(f"Your cards: {grouped(cards)}")]
+            case ActionApplied(action=action, lead=lead):
+                if action.seat in self.awaited:      # it answered: the table no longer waits for it
+                    self.awaited = self.awaited - {action.seat}
+                    self.waiting = self.waiting_text(self.awaited, self.offline, session)
+                return self._applied(action, lead)
+            case HandEnded(hand_no=hand_no, finish=finish, red=red, multiplier=multiplier,
+                           scores=scores, totals=totals):
+                self.phase = Phase.HAND_OVER
+                self.rows.append((hand_no, tuple(scores)))
+                self.totals = tuple(totals)
+                order = ", ".join(f"{self.who(s)} {_PLACES[i]}" for i, s in enumerate(finish))
+                return [Note(f"Hand {hand_no} is over: {order}. Red team: {self.seats_text(red)}; "
+                             f"multiplier x{multiplier}.", NoteKind.SCORE),
+                        Note(f"Hand {hand_no} scores: {self.scores_text(scores)}.", NoteKind.SCORE)] + (
+                    [Note(f"Match totals: {self.scores_text(totals)}.", NoteKind.SCORE)]
+                    if self.hands is None or hand_no < self.hands else [])   # the last: once, at the end
+            case MatchEnded(totals=totals):
+                self.phase, self.totals = Phase.MATCH_OVER, tuple(totals)
+                self.awaited, self.offline, self.waiting = frozenset(), (), ""
+                return [Note(self.winner_text(), NoteKind.SCORE)]
+            case Blame(seat=seat, reason=reason):
+                self.phase = Phase.STOPPED
+                who = "nobody can be named" if seat is None else f"{self.who(seat)} is blamed"
+                return [Note(f"The table stops: {who}: {reason}.", NoteKind.ALERT)]
+        return []
+
+    def winner_text(self) -> str:
+        best = max(self.totals)
+        winners = [s for s, v in enumerate(self.totals) if v == best]
+        if len(winners) == SEATS:
+            return f"The match is over: a draw, everyone {best:+d}."
+        names = " and ".join(self.who(s) for s in winners)
+        verb = "win" if len(winners) > 1 or winners[0] == self.you else "wins"
+        mine = f" You: {self.totals[self.you]:+d}." if self.you is not None and self.you not in winners else ""
+        return f"The match is over: {names} {verb} with {best:+d}.{mine}"
+
+    def _applied(self, action: Action, lead: bool) -> list[Note]:
+        if isinstance(action, Decline):
+            return []
+        if isinstance(action, Pass) and action.seat == self.you and self._forced_pass:
+            self._forced_pass = False
+            return []
+        notes = [Note(self.play_text(action, lead), NoteKind.PLAY)]
+        if isinstance(action, (Play, Chata, Kkojda)):
+            self.sizes[action.seat] -= len(action.cards)
+            if self.sizes[action.seat] <= 0 and action.seat not in self.finish:
+                self.finish.append(action.seat)
+                place = len(self.finish)
+                notes.append(Note(f"{self.who(action.seat)} {'go' if action.seat == self.you else 'goes'} out "
+                                  f"({_PLACES[place - 1]}).", NoteKind.OUT))
+        return notes
+
+    def _waiting(self, awaited: frozenset[int], offline: tuple[int, ...], session: Any) -> list[Note]:
+        if self.phase is Phase.MATCH_OVER:
+            return []     # the last key checks after the match: nothing a person waits for
+        # Once per change: a seat the table was not waiting for already, or a link that
+        # goes or comes back. Answers arriving (the set shrinking) are not news.
+        news = bool(awaited - self.awaited) or offline != self.offline
+        news = news and (awaited, offline) != self.last_wait
+        self.awaited, self.offline = awaited, offline
+        self.waiting = self.waiting_text(awaited, offline, session)
+        if not news:
+            return []
+        self.last_wait = (awaited, offline)
+        return [Note(self.waiting, NoteKind.WAIT)]
+
+    def waiting_text(self, awaited: frozenset[int], offline: tuple[int, ...], session: Any) -> str:
+        if not awaited:
+            return ""
+        if self.you is None and self.hand_no == 0:
+            line = f"Waiting for {len(awaited)} other player{'s' if len(awaited) > 1 else ''} to connect ..."
+        else:
+            names = ", ".join(self.label(s) for s in sorted(awaited))
+            view = getattr(session, "view", None) if session is not None else None
+            what = "to shuffle and deal"
+            if self.phase is Phase.PLAYING and view is not None:
+                what = _AWAITED.get(view.decision.kind, "")
+            elif self.phase in (Phase.HAND_OVER, Phase.MATCH_OVER):
+                what = "to finish the hand"
+            line = f"Waiting for {names} {what} ...".replace("  ", " ")
+        if offline:
+            gone = ", ".join(self.label(s) if self.you is not None else "a player" for s in offline)
+            line += f" ({gone}: no connection, reconnecting)"
+        return line
+
+    def finished(self, verdict: str, transcript: Path | None) -> None:
+        """The end-of-match audit verdict and the transcript (the page offers it for download)."""
+        self.verdict, self.transcript = verdict, transcript
+        self.tell(Note(verdict, NoteKind.SCORE))
+
+    def changed(self) -> None:
+        self.version += 1
+        for listener in list(self.listeners):
+            listener()
+
+    # -- the snapshot --------------------------------------------------------------------
+
+    def table(self) -> TableView:
+        view = self.view
+        passed: list[int] = passed_since_last_play(view) if view is not None else []
+        seats = []
+        for seat in range(SEATS):
+            size = view.hand_sizes[seat] if view is not None else (self.sizes[seat] if self.you is not None else 0)
+            finish = view.finish if view is not None else tuple(self.finish)
+            tens = tuple(str(c) for c in view.shown[seat] if str(c) in ("TH", "TD")) if view is not None else ()
+            seats.append(SeatState(seat, "You" if seat == self.you else self.label(seat), seat == self.you, size,
+                                   seat in passed, tens, finish.index(seat) + 1 if seat in finish else None,
+                                   seat in self.awaited, seat in self.offline))
+        top = None
+        if view is not None and view.top is not None and view.top_seat is not None:
+            top = TopPlay(view.top_seat, self.who(view.top_seat), tuple(str(c) for c in view.top_cards),
+                          str(view.top))
+        best = max(self.totals)
+        sheet = ScoreSheet(tuple(self.rows), self.totals, self.you,
+                           tuple(s for s, v in enumerate(self.totals) if v == best) if self.rows else (),
+                           self.phase is Phase.MATCH_OVER)
+        return TableView(self.version, self.phase, self.hand_no, self.hands, self.you,
+                         tuple(seats) if self.you is not None else (), top,
+                         rank_groups(view.cards) if view is not None else (),
+                         view.multiplier if view is not None else 1, self.progress, self.waiting,
+                         self._open.prompt if self._open is not None else None, sheet, tuple(self.log),
+                         self.verdict, self.transcript is not None,
+                         self.winner_text() if self.phase is Phase.MATCH_OVER else None)
+
+    # -- the desk: prompts and answers ---------------------------------------------------
+
+    def prompt_for(self, turn: Turn) -> tuple[Prompt, dict[str, Action]]:
+        """The prompt for ``turn`` and the action behind each choice key."""
+        self._prompts += 1
+        legal = tuple(turn.legal)
+        kind = turn.decision.kind
+        answers: dict[str, Action] = {}
+        pass_ = next((a for a in legal if isinstance(a, Pass)), None)
+        decline = next((a for a in legal if isinstance(a, Decline)), None)
+        if pass_ is not None:
+            answers["pass"] = pass_
+        if decline is not None:
+            answers["decline"] = decline
+        groups: list[ChoiceGroup] = []
+        playable: set[str] = set()
+        number = 0
+        if kind is DecisionKind.TURN:
+            folded: dict[tuple[str, str], list[Action]] = {}
+            for action in legal:
+                if isinstance(action, Pass):
+                    continue
+                if isinstance(action, Run):
+                    folded.setdefault(("Run", f"run, showing {action.cards}"), []).append(action)
+                    continue
+                combo = classify(action.cards.mask)
+                title = _KIND_GROUPS[combo.kind] if combo is not None else "Other"
+                folded.setdefault((title, str(combo)), []).append(action)
+            by_title: dict[str, list[Choice]] = {}
+            for (title, label), actions in folded.items():
+                number += 1
+                answers[f"c{number}"] = actions[0]
+                for action in actions:
+                    playable.update(str(c) for c in action.cards)
+                by_title.setdefault(title, []).append(
+                    Choice(f"c{number}", label, tuple(tuple(str(c) for c in a.cards) for a in actions)))
+            groups = [ChoiceGroup(title, tuple(choices)) for title, choices in by_title.items()]
+            question = "Your turn: lead anything." if turn.view.top is None else \
+                f"Your turn: beat {turn.view.top_cards} ({turn.view.top}) by {self.who(turn.view.top_seat)}, or pass."
+            seconds = None
+        else:
+            claims = []
+            for action in legal:
+                if isinstance(action, (Run, Stop, Chata, Kkojda, Expose)):
+                    number += 1
+                    cards = getattr(action, "cards", CardSet())
+                    text = _QUESTIONS[kind].format(cards=cards, s="s" if len(cards) > 1 else "")
+                    answers[f"c{number}"] = action
+                    claims.append(Choice(f"c{number}", text, (tuple(str(c) for c in cards),)))
+            groups = [ChoiceGroup(_CLAIM_NAMES.get(kind, kind.value), tuple(claims))] if claims else []
+            question = claims[0].label if len(claims) == 1 else f"{_CLAIM_NAMES.get(kind, kind.value)}?"
+            seconds = self.timeout if decline is not None else None
+        deadline = trio.current_time() + seconds if seconds is not None else None
+        prompt = Prompt(self._prompts, kind.value, question, tuple(groups), pass_ is not None,
+                        decline is not None, seconds, deadline, tuple(sorted(playable)))
+        return prompt, answers
+
+    def forced(self, turn: Turn) -> tuple[Action, Note | None] | None:
+        """The only answer when the person has no choice, and what to tell (None: nothing)."""
+        legal = list(turn.legal)
+        if len(legal) != 1:
+            return None
+        action = legal[0]
+        if isinstance(action, Pass):
+            self._forced_pass = True     # its ActionApplied is not told again
+            return action, Note(f"You pass: nothing you hold beats {turn.view.top_cards}.", NoteKind.PLAY)
+        if isinstance(action, Decline):
+            return action, None
+        if isinstance(action, Expose):
+            return action, Note(f"Your partner ran: you show {action.cards} too.", NoteKind.PLAY)
+        return None
+
+    def open(self, turn: Turn) -> Prompt | Action:
+        """Open the prompt for ``turn`` (every view shows it), or, when the person has no
+        choice, the only answer (told as a note when it is worth telling)."""
+        forced = self.forced(turn)
+        if forced is not None:
+            action, note = forced
+            if note is not None:
+                self.tell(note)
+            return action
+        prompt, answers = self.prompt_for(turn)
+        self._open = _Open(prompt, answers, tuple(turn.legal), turn)
+        self.changed()
+        return prompt
+
+    async def wait(self, prompt: Prompt) -> Action:
+        """The first answer to ``prompt`` from any view; a window declines when its time is up."""
+        opened = self._open
+        assert opened is not None and opened.prompt is prompt
+        try:
+            if prompt.deadline is not None:
+                with trio.move_on_at(prompt.deadline):
+                    await opened.done.wait()
+                if opened.action is None:
+                    opened.action = opened.answers["decline"]
+                    self.tell(Note("Time is up: you decline.", NoteKind.PLAY), quiet=True)
+            else:
+                await opened.done.wait()
+            assert opened.action is not None
+            return opened.action
+        finally:
+            if self._open is opened:
+                self._open = None
+            self.changed()
+
+    async def ask(self, turn: Turn) -> Action:
+        """:meth:`open` then :meth:`wait`: the answer for ``turn`` from any view."""
+        opened = self.open(turn)
+        if isinstance(opened, Prompt):
+            return await self.wait(opened)
+        return opened
+
+    @property
+    def prompt(self) -> Prompt | None:
+        return self._open.prompt if self._open is not None else None
+
+    def answer(self, prompt_id: int, key: str | None = None, cards: str | None = None) -> Action | Refusal:
+        """An answer from a view: a choice ``key`` ("c3", "pass", "decline") or typed ``cards``.
+        The first valid answer for an open prompt wins; anything else is a :class:`Refusal`."""
+        opened = self._open
+        if opened is None or opened.prompt.id != prompt_id or opened.action is not None:
+            return Refusal("that decision is over (answered already, or its time is up)")
+        if cards is not None:
+            action: Action | Refusal = self.action_for_cards(opened.turn, cards)
+        elif key is not None and key in opened.answers:
+            action = opened.answers[key]
+        elif key == "pass":
+            action = Refusal("you cannot pass when you lead")
+        else:
+            action = Refusal(f"there is no choice {key}")
+        if isinstance(action, Refusal):
+            return action
+        opened.action = action
+        opened.done.set()
+        return action
+
+    def action_for_cards(self, turn: Turn, text: str) -> Action | Refusal:
+        try:
+            cards = CardSet.parse(text.upper().replace(",", " "))
+        except CardNotationError as error:
+            return Refusal(str(error))
+        # A play before a run with the same cards (with running at any turn, TH may be either).
+        found = next((a for a in turn.legal if isinstance(a, Play) and a.cards == cards), None) or \
+            next((a for a in turn.legal if not isinstance(a, (Pass, Decline)) and getattr(a, "cards", None) == cards),
+                 None)
+        if found is not None:
+            return found
+        return Refusal(why_illegal(cards, turn, self))
+
+
+def why_illegal(cards: CardSet, turn: Turn, presenter: Presenter | None = None) -> str:
+    """One line: why ``cards`` is not a legal play at ``turn``."""
+    mine = turn.view.cards
+    if not cards:
+        return "choose some cards first"
+    if turn.decision.kind is not DecisionKind.TURN:
+        return "it is not your turn to play cards; answer the question or decline"
+    missing = cards - mine
+    if missing:
+        return f"you do not hold {missing}"
+    if classify(cards.mask, mine.mask) is None:
+        return f"{cards} is not a combination (single, pair, triplet, four, sequence, Pig)"
+    if turn.view.top is not None:
+        who = presenter.who(turn.view.top_seat) if presenter is not None else f"S{turn.view.top_seat}"
+        return f"{cards} does not beat {turn.view.top_cards} (played by {who})"
+    return f"{cards} is not a legal play now"
+
+
+def passed_since_last_play(view: Any) -> list[int]:
+    """Seats that passed since the current top play was made (engine's public history);
+    none when there is no top play (a new round)."""
+    if view.top is None:
+        return []
+    passed: list[int] = []
+    for action in reversed(view.history):
+        if isinstance(action, (Play, Chata, Kkojda)):
+            break
+        if isinstance(action, Pass) and action.seat not in passed:
+            passed.append(action.seat)
+    return sorted(passed)
+

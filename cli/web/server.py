@@ -1,0 +1,251 @@
+"""Serving one player's table page on 127.0.0.1, behind a token, with h11 and wsproto on trio.
+
+::
+
+    web = WebTable(presenter)
+    url = await nursery.start(web.serve)        # http://127.0.0.1:PORT/t/TOKEN/
+
+Routes (all under ``/t/TOKEN/``, anything else is 404): ``""`` the page,
+``ws`` the WebSocket, ``transcript`` the transcript file once the match is over.
+Every request must carry the token, ``Host: 127.0.0.1:PORT`` (a DNS-rebinding page
+has another host name) and, when it has an ``Origin`` (always for the WebSocket),
+``http://127.0.0.1:PORT`` (another site's page cannot drive the table). One request
+per connection (``Connection: close``); the WebSocket then carries JSON:
+
+- server to page: ``{"type": "table", "table": TableView}`` after every change
+  (``prompt.deadline`` replaced by ``seconds_left``), ``{"type": "refused",
+  "reason": ...}`` to the page whose answer was not taken;
+- page to server: ``{"type": "answer", "prompt": ID, "key": "c3" | "pass" |
+  "decline"}`` or ``{"type": "answer", "prompt": ID, "cards": "9C 9H"}``, and
+  ``{"type": "leave"}`` (the match is over and the person closes the table).
+
+Answers go to :meth:`Presenter.answer`: the first for a prompt wins, in whichever
+tab or view it was given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import secrets
+from enum import Enum
+from typing import Any
+
+import h11
+import trio
+import wsproto.utilities
+from wsproto.connection import Connection, ConnectionType
+from wsproto.events import CloseConnection, Ping, TextMessage
+from wsproto.utilities import generate_accept_token
+
+from p2p_sasaki.cli.presenter import Presenter, Refusal, TableView
+from p2p_sasaki.cli.web.page import page
+
+__all__ = ["WebTable", "table_json"]
+
+MAX_REQUEST = 16384
+MAX_MESSAGE = 4096
+
+
+def table_json(table: TableView) -> dict[str, Any]:
+    """The snapshot as JSON values; the prompt's deadline as seconds left from now."""
+    def plain(value: Any) -> Any:
+        if isinstance(value, Enum):
+            return value.value
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        return value
+
+    data: dict[str, Any] = plain(dataclasses.asdict(table))
+    prompt = data.get("prompt")
+    if prompt is not None:
+        deadline = prompt.pop("deadline")
+        prompt["seconds_left"] = None if deadline is None else max(0.0, deadline - trio.current_time())
+    return data
+
+
+class WebTable:
+    """The page of one player's seat; ``serve`` runs until cancelled."""
+
+    def __init__(self, presenter: Presenter, host: str = "127.0.0.1") -> None:
+        self.presenter = presenter
+        self.host = host
+        self.token = secrets.token_urlsafe(24)
+        self.port = 0
+        self.left = trio.Event()                 # the person closed the table after the match
+        self._changed = trio.Event()
+        presenter.listeners.append(self._on_change)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/t/{self.token}/"
+
+    def _on_change(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def serve(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        listeners = await trio.open_tcp_listeners(0, host=self.host)
+        self.port = listeners[0].socket.getsockname()[1]
+        task_status.started(self.url)
+        await trio.serve_listeners(self._connection, listeners)
+
+    # -- HTTP ----------------------------------------------------------------------------
+
+    async def _connection(self, stream: trio.SocketStream) -> None:
+        conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_REQUEST)
+        try:
+            with trio.move_on_after(30):
+                request = await self._request(stream, conn)
+            if request is None:
+                return
+            await self._route(stream, conn, request)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, h11.ProtocolError,
+                wsproto.utilities.LocalProtocolError, wsproto.utilities.RemoteProtocolError):
+            pass    # a tab that went away or spoke nonsense; the table goes on
+        finally:
+            with trio.move_on_after(1) as cleanup:
+                cleanup.shield = True
+                await stream.aclose()
+
+    async def _request(self, stream: trio.SocketStream, conn: h11.Connection) -> h11.Request | None:
+        while True:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                data = await stream.receive_some(4096)
+                conn.receive_data(data)
+                if not data:
+                    return None
+                continue
+            if isinstance(event, h11.Request):
+                return event
+            return None
+
+    def _problem(self, request: h11.Request, websocket: bool) -> tuple[int, str] | None:
+        """Why ``request`` is refused (status, text), or None."""
+        headers = {name.decode().lower(): value.decode("latin-1") for name, value in request.headers}
+        if headers.get("host") != f"{self.host}:{self.port}":
+            return 421, "wrong Host: open the address the program printed"
+        origin = headers.get("origin")
+        if (origin is not None or websocket) and origin != f"http://{self.host}:{self.port}":
+            return 403, "wrong Origin"
+        return None
+
+    async def _route(self, stream: trio.SocketStream, conn: h11.Connection, request: h11.Request) -> None:
+        target = request.target.decode("latin-1").split("?", 1)[0]
+        prefix = f"/t/{self.token}/"
+        if not secrets.compare_digest(target[:len(prefix)].encode(), prefix.encode()):
+            await self._respond(stream, conn, 404, "text/plain", b"not found\n")
+            return
+        rest = target[len(prefix):]
+        websocket = rest == "ws" and any(name.lower() == b"upgrade" and value.lower() == b"websocket"
+                                         for name, value in request.headers)
+        problem = self._problem(request, websocket)
+        if problem is not None:
+            await self._respond(stream, conn, problem[0], "text/plain", problem[1].encode() + b"\n")
+            return
+        if request.method != b"GET":
+            await self._respond(stream, conn, 405, "text/plain", b"GET only\n")
+        elif rest == "":
+            await self._respond(stream, conn, 200, "text/html; charset=utf-8", page().encode())
+        elif websocket:
+            await self._websocket(stream, conn, request)
+        elif rest == "transcript":
+            path = self.presenter.transcript
+            if path is None or self.presenter.verdict is None or not path.exists():
+                await self._respond(stream, conn, 404, "text/plain", b"no transcript yet\n")
+                return
+            await self._respond(stream, conn, 200, "application/octet-stream", path.read_bytes(),
+                                [(b"content-disposition", f'attachment; filename="{path.name}"'.encode())])
+        else:
+            await self._respond(stream, conn, 404, "text/plain", b"not found\n")
+
+    async def _respond(self, stream: trio.SocketStream, conn: h11.Connection, status: int, content_type: str,
+                       body: bytes, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+        headers = [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode()),
+                   (b"connection", b"close"), (b"cache-control", b"no-store"),
+                   (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+                   (b"content-security-policy",
+                    b"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                    b"img-src data:; connect-src 'self'; frame-ancestors 'none'")] + (extra or [])
+        await stream.send_all(conn.send(h11.Response(status_code=status, headers=headers)) or b"")
+        await stream.send_all(conn.send(h11.Data(data=body)) or b"")
+        await stream.send_all(conn.send(h11.EndOfMessage()) or b"")
+
+    # -- WebSocket -----------------------------------------------------------------------
+
+    async def _websocket(self, stream: trio.SocketStream, conn: h11.Connection, request: h11.Request) -> None:
+        key = next((value for name, value in request.headers if name.lower() == b"sec-websocket-key"), None)
+        if key is None:
+            await self._respond(stream, conn, 400, "text/plain", b"no Sec-WebSocket-Key\n")
+            return
+        accept = generate_accept_token(key)
+        await stream.send_all(conn.send(h11.InformationalResponse(
+            status_code=101, headers=[(b"upgrade", b"websocket"), (b"connection", b"Upgrade"),
+                                      (b"sec-websocket-accept", accept)])) or b"")
+        ws = Connection(ConnectionType.SERVER)
+        trailing, _ = conn.trailing_data
+        if trailing:
+            ws.receive_data(trailing)
+        closed = trio.Event()
+
+        async def send(text: str) -> None:
+            await stream.send_all(ws.send(TextMessage(data=text)))
+
+        async def push() -> None:
+            while not closed.is_set():
+                changed = self._changed
+                await send(json.dumps({"type": "table", "table": table_json(self.presenter.table())}))
+                await changed.wait()
+
+        async def receive() -> None:
+            buffer = ""
+            while True:
+                for event in ws.events():
+                    if isinstance(event, TextMessage):
+                        buffer += event.data
+                        if len(buffer) > MAX_MESSAGE:
+                            return
+                        if event.message_finished:
+                            reply = self._message(buffer)
+                            buffer = ""
+                            if reply is not None:
+                                await send(json.dumps(reply))
+                    elif isinstance(event, Ping):
+                        await stream.send_all(ws.send(event.response()))
+                    elif isinstance(event, CloseConnection):
+                        await stream.send_all(ws.send(event.response()))
+                        return
+                data = await stream.receive_some(4096)
+                if not data:
+                    return
+                ws.receive_data(data)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(push)
+            await receive()
+            closed.set()
+            nursery.cancel_scope.cancel()
+
+    def _message(self, text: str) -> dict[str, Any] | None:
+        try:
+            message = json.loads(text)
+        except ValueError:
+            return {"type": "refused", "reason": "not JSON"}
+        if not isinstance(message, dict):
+            return {"type": "refused", "reason": "not a message"}
+        kind = message.get("type")
+        if kind == "leave":
+            if self.presenter.verdict is not None:
+                self.left.set()
+            return None
+        if kind != "answer" or not isinstance(message.get("prompt"), int):
+            return {"type": "refused", "reason": "unknown message"}
+        key, cards = message.get("key"), message.get("cards")
+        result = self.presenter.answer(message["prompt"], key=key if isinstance(key, str) else None,
+                                       cards=cards if isinstance(cards, str) else None)
+        if isinstance(result, Refusal):
+            return {"type": "refused", "reason": result.reason}
+        return None

@@ -1,0 +1,138 @@
+"""A calmer terminal: type-ahead dropped, "time is up", help, quit, grouped plays, retyped codes,
+and the messages of demo, audit and replay. Pty tests drive ``sasaki`` with pexpect."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from p2p_sasaki.cli.main import main
+from tests.cli.peers import ROOT, env
+
+CHATA_SEED = 1     # tests/cli/test_web_table.py: the person (S0) may run first, later has a chata chance
+
+
+def identities(directory: Path) -> None:
+    for peer in range(4):
+        key = directory / f"peer{peer}" / "identity.key"
+        key.parent.mkdir(parents=True, exist_ok=True)
+        key.write_bytes(hashlib.sha256(b"sasaki web test identity %d" % peer).digest())
+        key.chmod(0o600)
+
+
+def spawn_demo(directory: Path, timeout: str = "3") -> pexpect.spawn:
+    identities(directory)
+    return pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", "demo", "--human", "--hands", "1", "--seed", "5",
+                                          "--deal-seed", str(CHATA_SEED), "--shuffle-rounds", "2",
+                                          "--timeout", timeout, "--dir", str(directory)],
+                         cwd=str(ROOT), env=env(), encoding="utf-8", timeout=120)
+
+
+PLAY = r"Play \(number, cards like 9C 9H, 'pass', 'help'\):"
+
+
+@pytest.mark.slow
+def test_type_ahead_time_is_up_help_and_a_quit_not_confirmed(tmp_path):
+    child = spawn_demo(tmp_path)
+    log: list[str] = []
+    child.logfile_read = _Tee(log)
+    child.expect("shuffling and dealing")
+    child.sendline("y")                      # typed early: must not answer the run window
+    child.expect(r"Run \(show your red ten TH; the hand counts double\)\? \[y/N\] \(declines in 3 s\)")
+    child.expect("Time is up: you decline.")
+    child.expect(PLAY)
+    child.sendline("help")
+    child.expect("Sasaki in short")
+    child.expect("'quit' leaves the table")
+    child.sendline("quit")
+    child.expect(r"Leave the table\? The others cannot finish the match without you\. \[y/N\]")
+    child.sendline("n")
+    child.expect("You stay.")
+    while True:                              # the rest of the hand: the first listed play, no claims
+        index = child.expect([PLAY, r"\[y/N\]", r"Type a number, or Enter", r"Audit: ", pexpect.EOF])
+        if index == 0:
+            child.sendline("1")
+        elif index in (1, 2):
+            child.sendline("n")
+        else:
+            break
+    child.expect(pexpect.EOF)
+    child.close()
+    text = "".join(log)
+    assert child.exitstatus == 0, text[-3000:]
+    assert "you (S0) runs" not in text and "Others join with" not in text
+    assert re.search(r"^  Singles: 1\) \w\w", text, re.M)                       # plays grouped by kind
+    assert not re.search(r"^\s+\d+: ", text, re.M) or "Type a number" in text   # no one-per-line list
+    assert re.search(r"(S\d|you \(S0\)) goes? out \(1st\)\.", text)
+    assert "The match is over: " in text and "Audit: all four transcripts verify and agree" in text
+    assert "(automatic:" not in text and "hand-id" not in text
+
+
+@pytest.mark.slow
+def test_quit_confirmed_leaves_the_table(tmp_path):
+    child = spawn_demo(tmp_path, timeout="60")
+    log: list[str] = []
+    child.logfile_read = _Tee(log)
+    child.expect(r"\[y/N\]")
+    child.sendline("quit")
+    child.expect(r"Leave the table\?")
+    child.sendline("y")
+    child.expect("You leave the table.")
+    child.expect("you left the table; the others cannot finish this match")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1
+    assert "the transcripts do NOT all verify and agree" in "".join(log)
+
+
+@pytest.mark.slow
+def test_a_mistyped_code_is_asked_again(tmp_path):
+    child = pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", "play", "--interface", "127.0.0.1",
+                                           "--browse-timeout", "0.5", "--data-dir", str(tmp_path)],
+                          cwd=str(ROOT), env=env(), encoding="utf-8", timeout=60)
+    child.expect("or press Enter to create a table:")
+    child.sendline("purple-sausage")
+    child.expect(r"is not a table code.*Type the code again, or press Enter to create a table:")
+    child.sendline("7-purple-sausage 127.0.0.1")
+    child.expect(r"is not an address like .*Type the code again")
+    child.sendeof()
+    child.expect("no table code typed")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1
+
+
+def test_audit_of_a_file_that_is_not_a_transcript(capsys, tmp_path):
+    assert main(["audit", str(ROOT / "README.md")]) == 1
+    out = capsys.readouterr().out
+    assert out == f"sasaki audit: {ROOT / 'README.md'} is not a transcript: it is text (a game record is checked " \
+                  "with 'sasaki replay').\n"
+    binary = tmp_path / "noise.bin"
+    binary.write_bytes(bytes(range(256)))
+    assert main(["audit", str(binary)]) == 1
+    assert "is not a transcript: it does not start with a transcript header" in capsys.readouterr().out
+
+
+def test_replay_of_a_transcript_points_to_audit_and_export(capsys, tmp_path):
+    path = tmp_path / "table.sasaki"
+    path.write_bytes(b"\x00\x00\x00\x10\x01\xff\xfe binary")
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not UTF-8 text" in err
+    assert f"'sasaki audit {path}'" in err and f"'sasaki export {path}'" in err
+
+
+class _Tee:
+    def __init__(self, log: list[str]) -> None:
+        self.log = log
+
+    def write(self, data: str) -> None:
+        self.log.append(data)
+
+    def flush(self) -> None:
+        pass

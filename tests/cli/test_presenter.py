@@ -1,0 +1,167 @@
+"""cli/presenter.py: the notes, the table snapshot, prompts and the desk (first answer wins)."""
+
+from __future__ import annotations
+
+import trio
+import trio.testing
+
+from p2p_sasaki.cards import CardSet
+from p2p_sasaki.hand import Decision, DecisionKind, Decline, Hand, Pass, Play, Stop
+from p2p_sasaki.protocol.net.table import Turn, Waiting
+from p2p_sasaki.protocol.session import ActionApplied, HandEnded, HandStarted, MatchEnded, Seated
+
+from p2p_sasaki.cli.presenter import NoteKind, Phase, Presenter, Refusal, card_words
+from tests.engine.helpers import deal
+
+KEYS = tuple(bytes([i]) * 32 for i in range(4))
+
+
+def texts(presenter: Presenter, *events: object) -> list[str]:
+    return [note.text for event in events for note in presenter.event(event, None)]
+
+
+def turn_for(hand: Hand, seat: int) -> Turn:
+    return Turn(seat, hand.decision, hand.view(seat), tuple(hand.legal_actions(seat)))
+
+
+def playing_hand(*specs: str) -> Hand:
+    hand = Hand.deal_from(deal(*specs), "3H")
+    while hand.decision.kind is not DecisionKind.TURN:      # nobody runs
+        hand.resolve([Decline(s) for s in hand.decision.seats])
+    return hand
+
+
+def test_plays_mark_you_and_tell_who_goes_out():
+    presenter = Presenter()
+    notes = texts(presenter, Seated(KEYS, 1), HandStarted(1),
+                  ActionApplied(Play(0, CardSet.parse("3S")), lead=True),
+                  ActionApplied(Play(1, CardSet.parse("5C")), lead=False),
+                  ActionApplied(Pass(2)), ActionApplied(Decline(3)))
+    assert notes == ["Seats drawn: you are S1. S0 peer 00000000, S1 peer 01010101, S2 peer 02020202, S3 peer 03030303.",
+                     "Hand 1: shuffling and dealing (every peer shuffles, with proofs) ...",
+                     "S0 leads 3S (single 3)", "you (S1) plays 5C (single 5)", "S2 passes"]
+    presenter.sizes[2] = 2
+    assert texts(presenter, ActionApplied(Play(2, CardSet.parse("9C 9H")))) == [
+        "S2 plays 9C 9H (pair of 9)", "S2 goes out (1st)."]
+    presenter.sizes[1] = 1
+    assert texts(presenter, ActionApplied(Play(1, CardSet.parse("AS")))) == [
+        "you (S1) plays AS (single A)", "you (S1) go out (2nd)."]
+
+
+def test_waiting_is_told_once_per_change_with_what_is_awaited():
+    presenter = Presenter()
+    lines = texts(presenter,
+                  Waiting((0, 1, 2, 3), KEYS),
+                  Seated(KEYS, 1), HandStarted(1),
+                  Waiting((2,), (KEYS[2],)),
+                  Waiting((2,), (KEYS[2],)),
+                  Waiting((2,), (KEYS[2],), offline=(2,)),
+                  Waiting((2,), (KEYS[2],)),
+                  Waiting((0, 2, 3), KEYS[0:1] + KEYS[2:]),
+                  Waiting((0, 3), (KEYS[0], KEYS[3])))
+    waits = [line for line in lines if line.startswith("Waiting")]
+    assert waits == [
+        "Waiting for 4 other players to connect ...",
+        "Waiting for S2 to shuffle and deal ...",
+        "Waiting for S2 to shuffle and deal ... (S2: no connection, reconnecting)",
+        "Waiting for S2 to shuffle and deal ...",
+        "Waiting for S0, S2, S3 to shuffle and deal ...",
+    ]
+    assert presenter.table().waiting == "Waiting for S0, S3 to shuffle and deal ..."
+    texts(presenter, ActionApplied(Decline(0)), ActionApplied(Decline(3)))   # both answered
+    assert presenter.table().waiting == "" and not any(seat.awaited for seat in presenter.table().seats)
+
+
+def test_scores_mark_you_and_the_winner_and_totals_are_told_once():
+    presenter = Presenter(hands=2)
+    texts(presenter, Seated(KEYS, 2), HandStarted(1))
+    first = texts(presenter, HandEnded(1, (0, 1, 2, 3), (0, 3), 1, (2, -1, 1, -2), (2, -1, 1, -2)))
+    assert first == ["Hand 1 is over: S0 1st, S1 2nd, you (S2) 3rd, S3 4th. Red team: S0, S3; multiplier x1.",
+                     "Hand 1 scores: S0 +2, S1 -1, you (S2) +1, S3 -2.",
+                     "Match totals: S0 +2, S1 -1, you (S2) +1, S3 -2."]
+    last = texts(presenter, HandStarted(2), HandEnded(2, (2, 1, 0, 3), (2,), 2, (4, 0, 0, -4), (6, -1, 1, -6)),
+                 MatchEnded((6, -1, 1, -6)))
+    assert "Match totals" not in " ".join(last)
+    assert last[-1] == "The match is over: S0 wins with +6. You: +1."
+    sheet = presenter.table().scores
+    assert sheet.rows == ((1, (2, -1, 1, -2)), (2, (4, 0, 0, -4))) and sheet.winners == (0,) and sheet.final
+    assert presenter.table().phase is Phase.MATCH_OVER
+    assert presenter.table().result == "The match is over: S0 wins with +6. You: +1."
+
+
+def test_legal_plays_are_grouped_by_kind_with_suit_variants_folded():
+    hand = playing_hand("3H 5C 5D 9C 9H 9S JD", "3C 3D 3S")
+    assert hand.decision == Decision(DecisionKind.TURN, (0,))
+    presenter = Presenter()
+    presenter.you = 0
+    prompt, answers = presenter.prompt_for(turn_for(hand, 0))
+    groups = {g.title: g for g in prompt.groups}
+    assert list(groups)[:2] == ["Singles", "Pairs"]
+    nines = next(c for c in groups["Pairs"].choices if c.label == "pair of 9")
+    assert nines.variants == (("9C", "9H"), ("9C", "9S"), ("9H", "9S"))
+    assert answers[nines.key] == Play(0, CardSet.parse("9C 9H"))
+    assert not prompt.can_pass and prompt.seconds is None and "lead" in prompt.question
+    listed = sum(len(c.variants) for g in prompt.groups for c in g.choices)
+    assert listed == len(hand.legal_actions(0))
+    assert len(answers) == sum(len(g.choices) for g in prompt.groups)   # one key per folded play
+
+
+def test_a_forced_pass_is_played_by_itself():
+    hand = playing_hand("3H AC AD AH", "3C 4C 5C 6C 7C 8C 9C TC JC QC KC 4D")
+    hand.apply(Play(0, CardSet.parse("AC AD")))
+    assert hand.decision == Decision(DecisionKind.TURN, (1,)) and hand.legal_actions(1) == [Pass(1)]
+    presenter = Presenter()
+    presenter.event(Seated(KEYS, 1), None)
+    forced = presenter.forced(turn_for(hand, 1))
+    assert forced is not None and forced[0] == Pass(1)
+    assert forced[1] is not None and forced[1].text == "You pass: nothing you hold beats AC AD."
+    assert texts(presenter, ActionApplied(Pass(1)), ActionApplied(Pass(2))) == ["S2 passes"]   # told once
+
+
+async def test_first_answer_wins_and_a_refusal_says_why():
+    hand = playing_hand("3H 5C 5D 9C 9H 9S JD", "3C 3D 3S")
+    presenter = Presenter()
+    presenter.you = 0
+    turn = turn_for(hand, 0)
+    async with trio.open_nursery() as nursery:
+        got: list[object] = []
+
+        async def ask() -> None:
+            got.append(await presenter.ask(turn))
+
+        nursery.start_soon(ask)
+        await trio.testing.wait_all_tasks_blocked()
+        prompt = presenter.prompt
+        assert prompt is not None
+        refusal = presenter.answer(prompt.id, cards="AS")
+        assert isinstance(refusal, Refusal) and refusal.reason == "you do not hold AS"
+        assert presenter.answer(prompt.id, cards="5C 9H") == Refusal(
+            "5C 9H is not a combination (single, pair, triplet, four, sequence, Pig)")
+        assert presenter.answer(prompt.id, key="pass") == Refusal("you cannot pass when you lead")
+        assert presenter.answer(prompt.id, cards="9c 9s") == Play(0, CardSet.parse("9C 9S"))
+        second = presenter.answer(prompt.id, cards="5C 5D")     # another tab, a moment later
+        assert isinstance(second, Refusal) and "over" in second.reason
+    assert got == [Play(0, CardSet.parse("9C 9S"))]
+    assert presenter.prompt is None
+
+
+async def test_a_window_declines_when_its_time_is_up(autojump_clock):
+    presenter = Presenter(timeout=30)
+    view = playing_hand("3H").view(2)
+    turn = Turn(2, Decision(DecisionKind.STOP, (2,)), view, (Stop(2), Decline(2)))
+    start = trio.current_time()
+    action = await presenter.ask(turn)
+    assert action == Decline(2) and trio.current_time() - start == 30
+    assert presenter.log[-1].text == "Time is up: you decline." and presenter.log[-1].kind is NoteKind.PLAY
+
+
+def test_card_words():
+    assert [card_words(card) for card in CardSet.parse("TH 4S AC")] == ["four of spades", "ten of hearts",
+                                                                       "ace of clubs"]
+
+
+def test_names_are_shown_as_printable_text():
+    presenter = Presenter()
+    presenter.names = ("Ana", "Bo\x1b[2J", "", "x" * 30)
+    presenter.you = 0
+    assert [presenter.who(s) for s in range(4)] == ["you (Ana)", "Bo?[2J", "S2", "x" * 24]

@@ -1,0 +1,146 @@
+"""cli/web/server.py in process: the token, Host and Origin checks, the pushed table, answers."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import trio
+import trio.testing
+from wsproto import ConnectionType, WSConnection
+from wsproto.events import AcceptConnection, Request, TextMessage
+
+from p2p_sasaki.hand import Decision, DecisionKind, Decline, Hand, Stop
+from p2p_sasaki.protocol.net.table import Turn
+from p2p_sasaki.protocol.session import Seated
+
+from p2p_sasaki.cli.presenter import Presenter
+from p2p_sasaki.cli.web.page import page
+from p2p_sasaki.cli.web.server import WebTable
+from tests.engine.helpers import deal
+
+KEYS = tuple(bytes([i]) * 32 for i in range(4))
+
+
+async def http(port: int, target: str, headers: dict[str, str]) -> tuple[int, bytes]:
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    lines = [f"GET {target} HTTP/1.1"] + [f"{k}: {v}" for k, v in headers.items()] + ["", ""]
+    await stream.send_all("\r\n".join(lines).encode())
+    data = b""
+    while chunk := await stream.receive_some(65536):
+        data += chunk
+    await stream.aclose()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+def test_the_page_loads_nothing_from_elsewhere():
+    html = page()
+    assert "<title>Sasaki table</title>" in html
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
+    assert "@import" not in html and "url(" not in html
+    # Every card face is in the page, drawn as SVG with its rank and suit.
+    faces = json.loads(re.search(r'<script type="application/json" id="faces">(.*?)</script>', html).group(1))
+    assert len(faces) == 48 and all(face.startswith("<svg") for face in faces.values())
+    assert "10" in faces["TH"] and "\u2665" in faces["TH"] and "\u2660" in faces["4S"]
+
+
+async def test_token_host_and_origin_are_checked():
+    web = WebTable(Presenter())
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(web.serve)
+        port = web.port
+        assert url == f"http://127.0.0.1:{port}/t/{web.token}/" and len(web.token) >= 32
+        host = {"Host": f"127.0.0.1:{port}"}
+        path = f"/t/{web.token}/"
+        assert (await http(port, path, host))[0] == 200
+        assert (await http(port, "/t/wrong/", host))[0] == 404
+        assert (await http(port, path[:-2] + "x/", host))[0] == 404
+        assert (await http(port, path, {"Host": f"localhost:{port}"}))[0] == 421
+        assert (await http(port, path, {"Host": f"evil.example:{port}"}))[0] == 421
+        assert (await http(port, path, host | {"Origin": "http://evil.example"}))[0] == 403
+        assert (await http(port, path, host | {"Origin": f"http://127.0.0.1:{port}"}))[0] == 200
+        assert (await http(port, path + "transcript", host))[0] == 404
+        upgrade = host | {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+                          "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+        assert (await http(port, path + "ws", upgrade))[0] == 403                       # no Origin
+        assert (await http(port, path + "ws", upgrade | {"Origin": "http://evil.example"}))[0] == 403
+        nursery.cancel_scope.cancel()
+
+
+class Socket:
+    """A WebSocket client (wsproto) for the test."""
+
+    def __init__(self, stream: trio.SocketStream, ws: WSConnection) -> None:
+        self.stream, self.ws, self.pending = stream, ws, []
+
+    @classmethod
+    async def open(cls, port: int, path: str) -> Socket:
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        ws = WSConnection(ConnectionType.CLIENT)
+        await stream.send_all(ws.send(Request(host=f"127.0.0.1:{port}", target=path,
+                                              extra_headers=[(b"origin", f"http://127.0.0.1:{port}".encode())])))
+        socket = cls(stream, ws)
+        while not any(isinstance(e, AcceptConnection) for e in socket.pending):
+            await socket._read()
+        socket.pending = [e for e in socket.pending if not isinstance(e, AcceptConnection)]
+        return socket
+
+    async def _read(self) -> None:
+        self.ws.receive_data(await self.stream.receive_some(65536))
+        self.pending.extend(self.ws.events())
+
+    async def receive(self) -> dict:
+        while not any(isinstance(e, TextMessage) for e in self.pending):
+            await self._read()
+        index = next(i for i, e in enumerate(self.pending) if isinstance(e, TextMessage))
+        return json.loads(self.pending.pop(index).data)
+
+    async def send(self, message: dict) -> None:
+        await self.stream.send_all(self.ws.send(TextMessage(data=json.dumps(message))))
+
+
+async def test_two_tabs_see_the_same_table_and_the_first_answer_wins():
+    presenter = Presenter(timeout=100)
+    presenter.event(Seated(KEYS, 2), None)
+    web = WebTable(presenter)
+    view = Hand.deal_from(deal("3H"), "3H").view(2)
+    turn = Turn(2, Decision(DecisionKind.STOP, (2,)), view, (Stop(2), Decline(2)))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(web.serve)
+        path = f"/t/{web.token}/ws"
+        first, second = await Socket.open(web.port, path), await Socket.open(web.port, path)
+        for tab in (first, second):
+            table = (await tab.receive())["table"]
+            assert table["you"] == 2 and table["prompt"] is None and table["phase"] == "joining"
+        answers: list[object] = []
+
+        async def ask() -> None:
+            answers.append(await presenter.ask(turn))
+
+        nursery.start_soon(ask)
+        prompts = []
+        for tab in (first, second):
+            message = await tab.receive()
+            while message["table"]["prompt"] is None:
+                message = await tab.receive()
+            prompts.append(message["table"]["prompt"])
+        prompt = prompts[0]
+        assert {k: v for k, v in prompts[1].items() if k != "seconds_left"} == \
+            {k: v for k, v in prompt.items() if k != "seconds_left"}
+        assert prompt["kind"] == "stop" and prompt["groups"][0]["choices"][0]["key"] == "c1"
+        assert 99 < prompt["seconds_left"] <= 100 and prompt["can_decline"]
+        await first.send({"type": "answer", "prompt": prompt["id"], "key": "c1"})
+        await trio.testing.wait_all_tasks_blocked()
+        await second.send({"type": "answer", "prompt": prompt["id"], "key": "decline"})
+        message = await second.receive()
+        while message["type"] != "refused":
+            message = await second.receive()
+        assert message == {"type": "refused", "reason": "that decision is over (answered already, or its time is up)"}
+        await first.send({"type": "answer", "prompt": "x"})
+        message = await first.receive()
+        while message["type"] != "refused":
+            message = await first.receive()
+        assert message == {"type": "refused", "reason": "unknown message"}
+        nursery.cancel_scope.cancel()
+    assert answers == [Stop(2)]
