@@ -181,6 +181,17 @@ class SlotLayout:
         """The first slot after the deal (opens and key reveals go here or later)."""
         return self.first + 3 * self.n + 1
 
+    def senders(self, slot: int, proofs: bool = True) -> frozenset[int]:
+        """The seats that sign in deal ``slot`` (every seat in the commit, nonce and strip
+        slots; the hop's seat in its shuffle and proof slots, none for proofs when off)."""
+        if slot in (self.commit, self.nonce) or self.strip(1) <= slot < self.end:
+            return frozenset(range(self.n))
+        if self.hop(0) <= slot < self.proof(0):
+            return frozenset({slot - self.hop(0)})
+        if self.proof(0) <= slot < self.strip(1):
+            return frozenset({slot - self.proof(0)}) if proofs else frozenset()
+        return frozenset()
+
 
 _STEP_OF = {
     DeckCommit: "commit", DeckNonce: "nonce", ShuffleHop: "shuffle", ShuffleProof: "shuffle-proof",
@@ -332,6 +343,10 @@ class DeckSession:
     @property
     def pending_work(self) -> int:
         return len(self._jobs) if self.failed is None else 0
+
+    def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]:
+        """What a resume needs of this hand: my hand-id nonce, shuffle scalar, permutation."""
+        return self._nonce, self._x, self._perm
 
     def take_outgoing(self) -> list[bytes]:
         """The envelopes waiting to be sent to every other seat, oldest first."""

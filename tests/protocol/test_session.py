@@ -15,7 +15,7 @@ from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sig
 from p2p_sasaki.protocol.session import (
     LEAD_SLOT, ActionApplied, Blame, HandEnded, MatchEnded, Seated, TableConfig, seating_order,
 )
-from p2p_sasaki.protocol.transcript import audit_table
+from p2p_sasaki.protocol.table_audit import audit_table
 from tests.protocol.table_helpers import TABLE_ID, Net
 
 FAST = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
@@ -172,7 +172,7 @@ def test_a_chata_beats_the_next_players_normal_play_in_every_order(race):
     b = net.peers[seats[nxt]]
     card = min(c.index for c in b.view.cards)
     early = sign_envelope(Body(TABLE_ID, b.hand_no, slot + 1, nxt, b.chain,
-                               TableAction("play", (card,), (b.deck.prove_open(card),))), net.keys[seats[nxt]])
+                               TableAction("play", (card,), (b.source.prove_open(card),))), net.keys[seats[nxt]])
     key_messages = [window[claimant], window[nxt], early]
     rest = [m for s, m in window.items() if s not in (claimant, nxt)]
     own = [{s: (chata if s == claimant else None) for s in window}]
