@@ -112,8 +112,9 @@ class Narrator:
             say("  " + text.replace(f"S{self.my_seat} ", f"S{self.my_seat} (you) ", 1))
         elif kind == "HandEnded":
             self.totals = tuple(event.totals)
-            say(f"Hand {event.hand_no} is over. Finishing order: {seats_text(event.finish)}; "
-                f"red team: {seats_text(event.red)}; multiplier x{event.multiplier}.")
+            outcome = event.outcome  # the game's summary (protocol/sasaki_game.py, SasakiOutcome)
+            say(f"Hand {event.hand_no} is over. Finishing order: {seats_text(outcome.finish)}; "
+                f"red team: {seats_text(outcome.red)}; multiplier x{outcome.multiplier}.")
             say(f"Scores: {places_text(event.scores)}.  Totals: {places_text(event.totals)}.")
         elif kind == "MatchEnded":
             say(f"The match is over. Totals: {places_text(event.totals)}.")
