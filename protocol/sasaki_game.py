@@ -24,11 +24,8 @@ SASAKI = "sasaki"
 N_CARDS = FULL_DECK.bit_length()
 LEAD_SLOT = SlotLayout(0, SEATS).end  # with the deck: the opening slot follows the deal's 3n+1 slots
 
-# The verbs of Sasaki's answers, each once (table/action carries them).
-VERBS: dict[str, type[Action]] = {
-    "play": Play, "pass": Pass, "run": Run, "expose": Expose, "stop": Stop, "chata": Chata,
-    "kkojda": Kkojda, "decline": Decline,
-}
+# The verbs of Sasaki's answers (table/action carries them), from the engine's action classes.
+VERBS: dict[str, type[Action]] = {cls.verb: cls for cls in (Play, Pass, Run, Expose, Stop, Chata, Kkojda, Decline)}
 _NO_CARDS = (Pass, Stop, Decline)
 
 
