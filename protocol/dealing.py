@@ -155,7 +155,7 @@ class DeckSource:
         return self.layout.senders(slot, self.proofs)
 
     def receive(self, message: SignedMessage) -> None:
-        self.deck.receive(message.raw, from_seat=None)
+        self.deck.receive_verified(message)
 
     def step(self) -> bool:
         return self.deck.step()
@@ -232,7 +232,7 @@ class DeckSource:
             self._out += self.deck.reveal_key(slot)
 
     def accept_close(self, message: SignedMessage) -> None:
-        self.deck.receive(message.raw, from_seat=None)
+        self.deck.receive_verified(message)
 
     def final_deal(self) -> tuple[int, ...] | None:
         return None if self.deck.hands is None else _masks(self.deck.hands)

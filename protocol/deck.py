@@ -320,6 +320,18 @@ class DeckSession:
         except Exception as exc:  # a bug of ours, never the sender's fault: report, don't crash
             self._violation(None, "internal", f"unexpected {type(exc).__name__} while handling a message")
 
+    def receive_verified(self, message: SignedMessage) -> None:
+        """Take a message its caller has already decoded and verified for this table (the
+        table session: every envelope is decoded and its signature checked once)."""
+        try:
+            body = message.body
+            if body.table != self.table_id or body.hand != self.hand_no or body.sender >= self.n:
+                self._events.append(Violation(None, "envelope", "the message belongs to another hand"))
+                return
+            self._accept_authentic(message)
+        except Exception as exc:  # a bug of ours, never the sender's fault: report, don't crash
+            self._violation(None, "internal", f"unexpected {type(exc).__name__} while handling a message")
+
     def step(self) -> bool:
         """Do one piece of queued slow work (make or verify a shuffle proof).
 
@@ -463,6 +475,10 @@ class DeckSession:
         if body.sender >= self.n or not verify_envelope(message, self._keys[body.sender]):
             self._events.append(Violation(from_seat, "envelope", "the signature does not verify"))
             return
+        self._accept_authentic(message)
+
+    def _accept_authentic(self, message: SignedMessage) -> None:
+        body = message.body
         sender, slot = body.sender, body.slot
         seen = self._seen.get((sender, slot))
         if seen is not None:
