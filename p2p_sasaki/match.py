@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from p2p_sasaki.cards import Card, CardSet, parse_card
 from p2p_sasaki.hand import Hand, random_deal
 from p2p_sasaki.options import LeadCard, TableOptions
-from p2p_sasaki.scoring import DEFAULT_SCORING, ScoringTable
+from p2p_sasaki.scoring import DEFAULT_SCORING, ScoringTable, match_totals
 
 __all__ = ["Match", "random_deal"]
 
@@ -42,11 +42,7 @@ class Match:
     @property
     def totals(self) -> tuple[int, int, int, int]:
         """Cumulative scores of seats 0-3 over the finished hands."""
-        totals = [0, 0, 0, 0]
-        for hand in self.hands:
-            if hand.scores is not None:
-                for seat, score in enumerate(hand.scores):
-                    totals[seat] += score
+        totals = match_totals(hand.scores for hand in self.hands if hand.scores is not None)
         return (totals[0], totals[1], totals[2], totals[3])
 
     @property

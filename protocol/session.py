@@ -48,6 +48,7 @@ from typing import Any
 
 from p2p_sasaki.cards import CardSet, mask_indices
 from p2p_sasaki.hand import IllegalActionError
+from p2p_sasaki.scoring import match_totals
 from p2p_sasaki.protocol.chain import chain_start, next_chain, roster_hash, seat_commitment, seating_order
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.dealing import (
@@ -709,8 +710,8 @@ class TableSession:
         scores = full.scores()
         if full.slot() is not None or scores is None:
             raise _Stop(None, slot, "the revealed deal does not end the hand")
-        self.totals = tuple(t + s for t, s in zip(self.totals, scores))
         self.hand_scores.append(tuple(scores))
+        self.totals = match_totals(self.hand_scores, self.game.seats)
         self.dealt_hands.append(tuple(tuple(mask_indices(mask)) for mask in deal))
         self.finished_states.append(full)
         return HandEnded(self.hand_no, tuple(scores), self.totals, full.outcome())
