@@ -1,4 +1,4 @@
-"""A table's configuration and the events a session emits (docs/protocol.md, "Table")."""
+"""The events a table session emits (docs/protocol.md, "Table")."""
 
 from __future__ import annotations
 
@@ -6,28 +6,11 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from p2p_sasaki.cards import CardSet
-from p2p_sasaki.options import TableOptions
-from p2p_sasaki.protocol.game import Game
 
 __all__ = [
-    "TableConfig", "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt", "DecisionPending",
+    "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt", "DecisionPending",
     "ActionApplied", "HandEnded", "MatchEnded", "Record", "Blame", "Event",
 ]
-
-
-@dataclass(frozen=True)
-class TableConfig:
-    """What a table's creator chooses. ``game``: the rules (None: Sasaki with ``options``,
-    the lead card resolved to 3H or 3S by the caller); ``dealer``: where the cards come from,
-    b"" for the mental-poker deck, else a test dealer's seed (protocol/dealing.py: never
-    from the command line; peers and the audit refuse any other)."""
-
-    hands: int = 2
-    options: TableOptions = TableOptions(lead_card="3H")
-    proofs: bool = True
-    shuffle_rounds: int = 64
-    game: Game | None = None
-    dealer: bytes = b""
 
 
 @dataclass(frozen=True)

@@ -51,19 +51,18 @@ from p2p_sasaki.hand import IllegalActionError
 from p2p_sasaki.scoring import match_totals
 from p2p_sasaki.protocol.chain import chain_start, next_chain, roster_hash, seat_commitment, seating_order
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
-from p2p_sasaki.protocol.dealing import (
-    CardsDealt, CardSource, Dealer, HandSetup, MentalPokerDeck, SourceError, TrustedDealer, check_dealer,
-)
+from p2p_sasaki.protocol.config import TableConfig, dealer_of, game_of, header_of
+from p2p_sasaki.protocol.dealing import CardsDealt, CardSource, Dealer, HandSetup, SourceError
 from p2p_sasaki.protocol.events import (
     ActionApplied, Blame, Dealt, DealProgress, DecisionPending, Event, HandEnded, HandStarted, MatchEnded,
-    Record, Seated, SessionSecrets, TableConfig,
+    Record, Seated, SessionSecrets,
 )
-from p2p_sasaki.protocol.game import Game, GameState, IllegalAnswer, Slot
+from p2p_sasaki.protocol.game import GameState, IllegalAnswer, Slot
 from p2p_sasaki.protocol.messages import (
     Body, Genesis, KeyReveal, MessageError, Payload, SeatCommit, SeatNonce, SignedMessage, TableAction,
-    TranscriptHeader, decode_envelope, sign_envelope, verify_envelope,
+    decode_envelope, sign_envelope, verify_envelope,
 )
-from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT, SasakiGame
+from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT
 from p2p_sasaki.protocol.transcript import (
     KIND_ENVELOPE, KIND_EVIDENCE, KIND_HEADER, encode_evidence, encode_record,
 )
@@ -77,26 +76,6 @@ __all__ = [
 MAX_UNSEATED_BUFFER = 4096
 OPEN_VERB = "lead"        # the opening slot's answers: the holder shows the opening card ...
 DECLINE_VERB = "decline"  # ... and every other seat declines
-
-
-def game_of(config: TableConfig) -> Game:
-    """The table's game: ``config.game``, or Sasaki with ``config.options``."""
-    return config.game if config.game is not None else SasakiGame(config.options)
-
-
-def dealer_of(config: TableConfig) -> Dealer:
-    """The table's dealer from ``config.dealer`` (b"": the mental-poker deck)."""
-    check_dealer(config.dealer)
-    if config.dealer:
-        return TrustedDealer(config.dealer)
-    return MentalPokerDeck(config.proofs, config.shuffle_rounds)
-
-
-def header_of(table_id: bytes, roster_keys: Sequence[bytes], config: TableConfig) -> TranscriptHeader:
-    """The transcript header (and the table's options frame) of a config."""
-    game = game_of(config)
-    return TranscriptHeader(bytes(table_id), tuple(bytes(k) for k in roster_keys), config.hands, game.name,
-                            game.options_bytes(), config.proofs, config.shuffle_rounds, config.dealer)
 
 
 class _Stop(Exception):

@@ -12,30 +12,24 @@ was altered and no signer can be named).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from p2p_sasaki.options import TableOptions
-from p2p_sasaki.protocol.dealing import Dealer, RevealedKeys, TrustedDealer, check_dealer
-from p2p_sasaki.protocol.events import Record, TableConfig
-from p2p_sasaki.protocol.game import Game, GameState
+from p2p_sasaki.protocol.config import GAMES, GameFactory, config_of
+from p2p_sasaki.protocol.dealing import Dealer, RevealedKeys, TrustedDealer
+from p2p_sasaki.protocol.events import Record
+from p2p_sasaki.protocol.game import GameState
 from p2p_sasaki.protocol.messages import (
     MessageError, SignedMessage, TranscriptHeader, decode_envelope, verify_envelope,
 )
-from p2p_sasaki.protocol.sasaki_game import SASAKI, SasakiGame, SasakiState
+from p2p_sasaki.protocol.sasaki_game import SasakiState
 from p2p_sasaki.protocol.session import TableSession
 from p2p_sasaki.protocol.transcript import (
     KIND_EVIDENCE, Transcript, TranscriptError, decode_evidence, encode_record, frame_records, read_transcript,
     transcript_of,
 )
 
-__all__ = ["AuditBlame", "TableAudit", "GAMES", "audit_table", "audit_transcript", "export_records",
-           "config_of"]
-
-# The games an audit knows by the header's name: name -> game from its options bytes.
-GameFactory = Callable[[bytes], Game]
-GAMES: Mapping[str, GameFactory] = {SASAKI: SasakiGame.from_options_bytes}
-
+__all__ = ["AuditBlame", "TableAudit", "audit_table", "audit_transcript", "export_records"]
 
 @dataclass(frozen=True)
 class AuditBlame:
@@ -60,18 +54,6 @@ class TableAudit:
     @property
     def ok(self) -> bool:
         return self.blame is None
-
-
-def config_of(header: TranscriptHeader, games: Mapping[str, GameFactory] = GAMES) -> TableConfig:
-    """The table config a header stands for; ValueError for an unknown game, bad options or
-    a dealer that is not the tests' seeded one."""
-    factory = games.get(header.game)
-    if factory is None:
-        raise ValueError(f"the transcript is of a game this program does not know: {header.game!r}")
-    check_dealer(header.dealer)
-    game = factory(header.game_options)
-    return TableConfig(header.hands, TableOptions(lead_card="3H"), header.proofs, header.shuffle_rounds,
-                       game=game, dealer=header.dealer)
 
 
 def _authentic(data: bytes, header: TranscriptHeader, seat_keys: tuple[bytes, ...] | None) -> SignedMessage | None:

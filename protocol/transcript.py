@@ -23,7 +23,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from p2p_sasaki.protocol.messages import MessageError, SignedMessage, TranscriptHeader, decode_envelope
+from p2p_sasaki.protocol.messages import MessageError, TranscriptHeader
 
 KIND_HEADER = 1
 KIND_ENVELOPE = 2
