@@ -406,10 +406,10 @@ class TableSession:
         body = message.body
         if body.sender not in self._expected():
             raise _Stop(body.sender, body.slot, f"seat {body.sender} is not expected in slot {body.slot}")
-        wanted: type
+        wanted: type[Genesis] | type[SeatCommit] | type[SeatNonce] | type[TableAction] | type[KeyReveal]
         match self.phase:
             case Phase.SETUP:
-                wanted = (Genesis, SeatCommit, SeatNonce)[min(self.slot, 2)]
+                wanted = Genesis if self.slot == 0 else SeatCommit if self.slot == 1 else SeatNonce
             case Phase.OPENING | Phase.PLAY:
                 wanted = TableAction
             case _:

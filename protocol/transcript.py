@@ -70,7 +70,7 @@ class Transcript:
 
 def frame_records(data: bytes) -> tuple[list[tuple[int, bytes]], TranscriptError | None]:
     """(kind, data) of every well-framed record up to the first framing problem, and it."""
-    records = []
+    records: list[tuple[int, bytes]] = []
     offset = 0
     while offset < len(data):
         if offset + 5 > len(data):

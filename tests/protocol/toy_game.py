@@ -74,7 +74,7 @@ class HighCardState:
             for answer in answers:
                 if not isinstance(answer, Bid):
                     raise IllegalAnswer(answer.seat, f"seat {answer.seat} must bid now")
-            by_seat = {a.seat: a.tricks for a in answers}  # a function of the set of bids
+            by_seat = {a.seat: a.tricks for a in answers if isinstance(a, Bid)}  # a function of the set of bids
             self.bids = tuple(by_seat[s] for s in range(SEATS))
             return [Applied(a) for a in sorted(answers, key=lambda a: a.seat)]
         (play,) = answers
