@@ -130,7 +130,7 @@ class DeckSource:
     closes = True
 
     def __init__(self, setup: HandSetup, proofs: bool, shuffle_rounds: int,
-                 envelopes: tuple[bytes, ...] | None = None) -> None:
+                 reveals: tuple[SignedMessage, ...] | None = None) -> None:
         self.setup = setup
         self.proofs = proofs
         self.deck = DeckSession(
@@ -140,7 +140,7 @@ class DeckSource:
         )
         self.layout = self.deck.layout
         self.deck_slots = self.layout.end
-        self._envelopes = envelopes
+        self._reveals = reveals
         self._my_cards: int | None = None
         self._out: list[bytes] = []
 
@@ -201,14 +201,10 @@ class DeckSource:
     def known_deal(self) -> tuple[int, ...] | None:
         """The auditor's deal, read from the key reveals further on in the transcript (each
         key is checked again, as usual, in its own slot)."""
-        if self._envelopes is None:
+        if self._reveals is None:
             return None
         setup, keys = self.setup, {}
-        for envelope in self._envelopes:
-            try:
-                message = decode_envelope(envelope)
-            except MessageError:
-                continue  # the canonical replay blames it where it stands
+        for message in self._reveals:
             body = message.body
             if (body.table == setup.table_id and body.hand == setup.hand_no and isinstance(body.payload, KeyReveal)
                     and 0 <= body.sender < setup.seats and body.sender not in keys
@@ -256,15 +252,30 @@ class MentalPokerDeck:
 @dataclass(frozen=True)
 class RevealedKeys:
     """The auditor's dealer: the same deck, verified step by step, and the deal read from the
-    transcript's key reveals when the game needs it."""
+    transcript's key reveals when the game needs it (``reveals``: the transcript's deck/key
+    messages, decoded once; each is checked when its hand comes)."""
 
-    envelopes: tuple[bytes, ...]
+    reveals: tuple[SignedMessage, ...]
     proofs: bool = True
     shuffle_rounds: int = 64
     name: bytes = b""
 
+    @classmethod
+    def from_envelopes(cls, envelopes: Sequence[bytes], proofs: bool = True,
+                       shuffle_rounds: int = 64) -> RevealedKeys:
+        reveals = []
+        for envelope in envelopes:
+            try:
+                message = decode_envelope(envelope)
+            except MessageError:
+                continue  # the canonical replay blames it where it stands
+            if isinstance(message.body.payload, KeyReveal):
+                reveals.append(message)
+        return cls(tuple(reveals), proofs, shuffle_rounds)
+
     def hand(self, setup: HandSetup) -> DeckSource:
-        return DeckSource(setup, self.proofs, self.shuffle_rounds, self.envelopes)
+        reveals = tuple(m for m in self.reveals if m.body.hand == setup.hand_no)
+        return DeckSource(setup, self.proofs, self.shuffle_rounds, reveals)
 
 
 # ---------------------------------------------------------------------------------------

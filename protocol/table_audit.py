@@ -87,7 +87,7 @@ def _observer(transcript: Transcript, games: Mapping[str, GameFactory]) -> Table
     header = transcript.header
     config = config_of(header, games)
     dealer: Dealer = (TrustedDealer(header.dealer) if header.dealer
-                      else RevealedKeys(transcript.envelopes, header.proofs, header.shuffle_rounds))
+                      else RevealedKeys.from_envelopes(transcript.envelopes, header.proofs, header.shuffle_rounds))
     observer = TableSession(None, header.roster_keys, header.table, config, dealer=dealer)
     if observer.header != header:
         raise ValueError("the header's game options are not in their canonical form")

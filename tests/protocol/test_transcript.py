@@ -153,3 +153,18 @@ def test_a_damaged_tail_still_verifies_the_records_before_it():
     assert not audit.ok and audit.blame.seat is None and audit.blame.hand == 2
     assert audit.blame.reason == f"a record at byte {cut} has an impossible length; the records before it verify"
     assert len(audit.hands) == 1 and audit.scores[0] == audit_table(data).scores[0]
+
+
+def test_a_transcript_of_another_version_is_refused_in_one_sentence(honest):
+    from dataclasses import replace
+
+    from p2p_sasaki.protocol.messages import VERSION
+    from p2p_sasaki.protocol.transcript import TranscriptError
+
+    header = read_transcript(honest.transcript(0)).header
+    other = encode_record(KIND_HEADER, replace(header, version=VERSION + 5).encode())
+    with pytest.raises(TranscriptError, match=f"this transcript is of version {VERSION + 5}; this program "
+                                              f"reads version {VERSION} only"):
+        read_transcript(other)
+    audit = audit_table(other)
+    assert not audit.ok and audit.blame.seat is None and f"version {VERSION + 5}" in audit.blame.reason
