@@ -62,5 +62,5 @@ def config_of(header: TranscriptHeader, games: Mapping[str, GameFactory] = GAMES
         raise ValueError(f"the transcript is of a game this program does not know: {header.game!r}")
     check_dealer(header.dealer)
     game = factory(header.game_options)
-    return TableConfig(header.hands, TableOptions(lead_card="3H"), header.proofs, header.shuffle_rounds,
-                       game=game, dealer=header.dealer)
+    options = game.options if isinstance(game, SasakiGame) else TableConfig.options
+    return TableConfig(header.hands, options, header.proofs, header.shuffle_rounds, game=game, dealer=header.dealer)

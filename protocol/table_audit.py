@@ -149,7 +149,7 @@ def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableA
     try:
         transcript = transcript_of(records)
     except TranscriptError as exc:
-        return TableAudit((), (), (0, 0, 0, 0), AuditBlame(None, 0, 0, str(damage or exc)), False)
+        return TableAudit((), (), (), AuditBlame(None, 0, 0, str(damage or exc)), False)
     return audit_transcript(transcript, None if damage is None else str(damage), games)
 
 

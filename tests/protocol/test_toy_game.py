@@ -124,3 +124,21 @@ def test_an_action_verb_is_the_games_word():
     body = Body(TABLE_ID, 1, 14, 0, bytes(32), TableAction("bid-three", ()))
     key = identities(n=1)[0]
     assert decode_envelope(sign_envelope(body, key)).body.payload.verb == "bid-three"
+
+
+def test_no_command_line_option_chooses_a_dealer():
+    import argparse
+
+    from p2p_sasaki.cli.main import build_parser
+
+    def options(parser: argparse.ArgumentParser) -> set[str]:
+        found = {s for action in parser._actions for s in action.option_strings}
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    found |= options(sub)
+        return found
+
+    every = options(build_parser())
+    assert "--json" in every  # the subcommands were walked (sasaki audit --json)
+    assert not [o for o in every if "dealer" in o or "trusted" in o]
