@@ -42,7 +42,7 @@ def action_of(seat: int, verb: str, cards: Sequence[int]) -> Action:
     if cls in _NO_CARDS:
         if mask:
             raise IllegalAnswer(seat, f"{verb} takes no cards")
-        return cls(seat)  # type: ignore[call-arg]
+        return cls(seat)
     if not mask:
         raise IllegalAnswer(seat, f"{verb} needs cards")
     return cls(seat, CardSet(mask))  # type: ignore[call-arg]
