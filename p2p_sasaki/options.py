@@ -51,6 +51,11 @@ class LeadCard(Enum):
                 return member
         raise ValueError(f"the opening 3 is 3H or 3S, not {card}")
 
+    @classmethod
+    def is_opening(cls, card: Card) -> bool:
+        """True iff ``card`` is a concrete opening 3."""
+        return str(card) in (cls.THREE_HEARTS.value, cls.THREE_SPADES.value)
+
 
 LEAD_CARDS = tuple(member.value for member in LeadCard)
 THREE_HEARTS = Card.parse(LeadCard.THREE_HEARTS.value)
