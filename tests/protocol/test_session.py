@@ -245,3 +245,38 @@ def test_equivocation_is_named_by_every_honest_peer_with_both_messages():
         assert any(b.seat == seat and b.slot == LEAD_SLOT and "two different" in b.reason for b in blames)
         audit = audit_table(net.transcript(i))
         assert (audit.blame.seat, audit.blame.slot) == (seat, LEAD_SLOT)
+
+
+# -- the seams: the dealer, blame as data ------------------------------------------------------
+
+
+def test_four_peers_with_the_tests_trusted_dealer_and_its_audit():
+    from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
+
+    dealer = TrustedDealer(TEST_DEALER_PREFIX + b"sasaki")
+    net = Net(seed=3, config=TableConfig(hands=2, options=TableOptions(lead_card="3S"), dealer=dealer.name))
+    net.start()
+    net.run()
+    assert_agreed(net)
+    audit = audit_table(net.transcript(0))
+    assert audit.ok and audit.totals == net.peers[0].totals
+    order = dealer.order(2, 48)
+    assert audit.hands[1] == tuple(tuple(sorted(order[k] for k in range(s, 48, 4))) for s in range(4))
+    again = TrustedDealer.with_deals([dealer.order(1, 48), order])
+    assert [again.order(h, 48) for h in (1, 2)] == [dealer.order(1, 48), order]
+
+
+def test_an_illegal_action_carries_its_seat():
+    from p2p_sasaki.cards import CardSet
+    from p2p_sasaki.hand import Hand, IllegalActionError, Pass
+
+    hand = Hand.random(__import__("random").Random(0), lead_card="3H")
+    leader = hand.first_leader
+    hand.resolve([Decline(s) for s in range(4)])  # nobody runs
+    with pytest.raises(IllegalActionError) as caught:
+        hand.apply(Pass(leader))  # the leader cannot pass
+    assert caught.value.seat == leader
+    other = (leader + 1) % 4
+    with pytest.raises(IllegalActionError) as caught:
+        hand.apply(Play(other, CardSet(hand.cards(other).mask & -hand.cards(other).mask)))  # not its turn
+    assert caught.value.seat == other
