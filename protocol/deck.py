@@ -321,14 +321,15 @@ class DeckSession:
             self._violation(None, "internal", f"unexpected {type(exc).__name__} while handling a message")
 
     def receive_verified(self, message: SignedMessage) -> None:
-        """Take a message its caller has already decoded and verified for this table (the
-        table session: every envelope is decoded and its signature checked once)."""
+        """Take a message its caller has already decoded, verified and de-duplicated for this
+        table (the table session: every envelope is decoded and its signature checked once,
+        and equivocation is the session's to track: it passes on one body per sender and slot)."""
         try:
             body = message.body
             if body.table != self.table_id or body.hand != self.hand_no or body.sender >= self.n:
                 self._events.append(Violation(None, "envelope", "the message belongs to another hand"))
                 return
-            self._accept_authentic(message)
+            self._accept_authentic(message, deduplicated=True)
         except Exception as exc:  # a bug of ours, never the sender's fault: report, don't crash
             self._violation(None, "internal", f"unexpected {type(exc).__name__} while handling a message")
 
@@ -477,19 +478,21 @@ class DeckSession:
             return
         self._accept_authentic(message)
 
-    def _accept_authentic(self, message: SignedMessage) -> None:
+    def _accept_authentic(self, message: SignedMessage, deduplicated: bool = False) -> None:
         body = message.body
         sender, slot = body.sender, body.slot
-        seen = self._seen.get((sender, slot))
-        if seen is not None:
-            if seen != message.body_bytes:
-                self._violation(sender, "equivocation", f"seat {sender} signed two different messages for slot {slot}")
-            return  # a relayed copy
+        if not deduplicated:
+            seen = self._seen.get((sender, slot))
+            if seen is not None:
+                if seen != message.body_bytes:
+                    self._violation(sender, "equivocation", f"seat {sender} signed two different messages for slot {slot}")
+                return  # a relayed copy
         if self.failed is not None and not isinstance(body.payload, KeyReveal):
             return
         if sender == self.seat:
             return  # my own message, which I did not send in this session: ignore
-        self._seen[(sender, slot)] = message.body_bytes
+        if not deduplicated:
+            self._seen[(sender, slot)] = message.body_bytes
         self.transcript.append(message.raw)
         try:
             self._check_slot(body)

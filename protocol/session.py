@@ -217,11 +217,6 @@ class TableSession:
         return events
 
     @property
-    def hand(self) -> Any:
-        """The game's own hand object (Sasaki: the engine's ``Hand``), or None."""
-        return getattr(self.state, "hand", None)
-
-    @property
     def waiting_for(self) -> tuple[int, ...]:
         if self.finished:
             return ()

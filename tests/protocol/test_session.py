@@ -97,21 +97,21 @@ def find_race(max_seed: int = 60):
         while True:
             net.run_until_quiet()
             peer = net.peers[0]
-            if peer.finished or peer.hand is None:
+            if peer.finished or peer.state is None:
                 break
-            d = peer.hand.decision
+            d = peer.state.hand.decision
             if d.kind is DecisionKind.CHATA:
                 seats = by_seat(net)
-                single = peer.hand.top_seat
+                single = peer.state.hand.top_seat
                 nxt = next(s for s in d.seats)
-                rank_cards = 15 << (peer.hand.top_cards.mask.bit_length() - 1) // 4 * 4
+                rank_cards = 15 << (peer.state.hand.top_cards.mask.bit_length() - 1) // 4 * 4
                 for c in d.seats:
                     if c == nxt:
                         continue
                     chatas = [a for a in net.peers[seats[c]].legal_actions if isinstance(a, Chata)]
                     if not chatas:
                         continue
-                    fourth = rank_cards & ~peer.hand.top_cards.mask & ~chatas[0].cards.mask
+                    fourth = rank_cards & ~peer.state.hand.top_cards.mask & ~chatas[0].cards.mask
                     holders = [s for s in range(4) if s != c and net.peers[seats[s]].view.cards.mask & fourth]
                     if holders and len(chatas) == 1:
                         return net, single, nxt, c, chatas[0], holders[0]
@@ -135,7 +135,7 @@ def answers(net: Net, chosen: dict[int, object]) -> dict[int, bytes]:
     """Every asked seat answers (``chosen`` or decline); returns seat -> its envelope."""
     seats = by_seat(net)
     out = {}
-    for seat in net.peers[0].hand.decision.seats:
+    for seat in net.peers[0].state.hand.decision.seats:
         peer = net.peers[seats[seat]]
         peer.act(chosen.get(seat) or Decline(seat))
         (out[seat],) = peer.take_outgoing()
@@ -194,7 +194,7 @@ def test_a_kkojda_follows_the_chata_in_every_order(race):
             ahead.peers[i].receive(m, None)
         ahead.peers[i].take_outgoing()
         ahead.peers[i].take_events()
-    assert ahead.peers[0].hand.decision.kind is DecisionKind.KKOJDA
+    assert ahead.peers[0].state.hand.decision.kind is DecisionKind.KKOJDA
     seats = by_seat(net)
     kkojda = next(a for a in ahead.peers[seats[holder]].legal_actions if isinstance(a, Kkojda))
     second = answers(ahead, {holder: kkojda})
