@@ -52,7 +52,7 @@ from p2p_sasaki.scoring import match_totals
 from p2p_sasaki.protocol.chain import chain_start, next_chain, roster_hash, seat_commitment, seating_order
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.config import TableConfig, dealer_of, game_of, header_of
-from p2p_sasaki.protocol.dealing import CardsDealt, CardSource, Dealer, HandSetup, SourceError
+from p2p_sasaki.protocol.dealing import CardsDealt, CardSource, Dealer, HandSetup, SourceError, check_dealer
 from p2p_sasaki.protocol.events import (
     ActionApplied, Blame, Dealt, DealProgress, DecisionPending, Event, HandEnded, HandStarted, MatchEnded,
     Record, Seated, SessionSecrets,
@@ -112,6 +112,7 @@ class TableSession:
             raise ValueError("a match has at least one hand")
         if identity is not None and identity.public_key not in roster_keys:
             raise ValueError("my identity key is not in the roster")
+        check_dealer(config.dealer)  # a trusted dealer outside the tests' seed: refused
         self.dealer = dealer if dealer is not None else dealer_of(config)
         if self.dealer.name != config.dealer:
             raise ValueError("the dealer is not the one the config names")
