@@ -7,7 +7,8 @@ seeded bot per seat and its transcript fsync-ed record by record:
   real      ``protocol.session.TableSession``: seating, the mental-poker deal (shuffle
             proofs on, ``--rounds`` rounds, unless ``--no-proofs``), every play a signed
             ``table/action`` with its card openings (DLEQ proofs), the key reveal at the end;
-  baseline  ``DealerSession`` (below): the same session class and slot machine (the same
+  baseline  the same ``TableSession`` with a trusted test dealer
+            (``protocol.dealing.TrustedDealer``, named in the header): the same slot machine (the same
             setup slots, the same signed ``table/action`` per answer with ``prev`` = the agreed
             chain hash, relayed by every peer on first receipt, the slot complete when every
             expected signer's message is in, the records, the hidden-hand engine on every
@@ -46,6 +47,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from random import Random
 from typing import Any
@@ -54,17 +56,15 @@ from typing import Any
 import trio  # noqa: E402
 
 from p2p_sasaki.bots import HeuristicBot, RandomBot  # noqa: E402
-from p2p_sasaki.cards import CardSet, mask_indices  # noqa: E402
-from p2p_sasaki.hand import DecisionKind, Hand, IllegalActionError, opens  # noqa: E402
 from p2p_sasaki.options import TableOptions  # noqa: E402
 from p2p_sasaki.protocol.crypto import SeededEntropy  # noqa: E402
-from p2p_sasaki.protocol.messages import TableAction, decode_envelope  # noqa: E402
+from p2p_sasaki.protocol.messages import decode_envelope  # noqa: E402
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster  # noqa: E402
 from p2p_sasaki.protocol.net.table import Turn, run_table  # noqa: E402
-from p2p_sasaki.protocol.session import (  # noqa: E402
-    LEAD_SLOT, Dealt, HandEnded, HandStarted, Record, TableConfig, TableSession, _Stop, resolve_slot,
-)
-from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, audit_table, split_records  # noqa: E402
+from p2p_sasaki.protocol.dealing import TrustedDealer  # noqa: E402
+from p2p_sasaki.protocol.session import Dealt, HandEnded, Record, TableConfig, TableSession  # noqa: E402
+from p2p_sasaki.protocol.table_audit import audit_table  # noqa: E402
+from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, split_records  # noqa: E402
 
 
 def clock() -> float:
@@ -72,77 +72,6 @@ def clock() -> float:
 
 
 BOTS = {"heuristic": HeuristicBot, "random": RandomBot}
-
-# ---------------------------------------------------------------------------------------
-# The baseline session: the table's slot machine with a trusted dealer instead of the deck
-# ---------------------------------------------------------------------------------------
-
-
-class DealerSession(TableSession):
-    """``TableSession`` whose cards come from a trusted dealer (``deals[h-1][seat]``, masks).
-
-    Everything else is the real session's code: setup slots, signed actions chained on the
-    agreed hash, relays, equivocation checks, records, the hidden-hand engine per peer. Gone:
-    the deck slots, the openings and their proofs, the key-reveal slot (the dealer's deal
-    scores the hand). A benchmark baseline only: a peer trusts the dealer with every hand.
-    """
-
-    def __init__(self, identity, roster_keys, table_id, config, rng, deals: Sequence[Sequence[int]]) -> None:
-        super().__init__(identity, roster_keys, table_id, config, rng)
-        self._deals = [tuple(d) for d in deals]
-
-    def _start_hand(self, hand_no: int) -> None:
-        self.hand_no, self.slot, self.phase = hand_no, LEAD_SLOT, "lead"
-        self.hand_start = self.chain
-        self.hand = None
-        self.deck = None
-        self._deck_got, self._opened, self._slots_played, self._hashes = {}, 0, [], []
-        self._first_leader = None
-        self._events.append(HandStarted(hand_no))
-        self._my_cards = None
-        if self.my_seat is not None:
-            self._my_cards = self._deals[hand_no - 1][self.my_seat]
-            self._events.append(Dealt(hand_no, CardSet(self._my_cards)))
-        self._lead_step()
-
-    def _lead_step(self) -> None:
-        if self.identity is None or self._my_cards is None:
-            return
-        lead = self.lead_card.index
-        if self._my_cards >> lead & 1:
-            self._sign(self.hand_no, LEAD_SLOT, TableAction("lead", (lead,)))
-        else:
-            self._sign(self.hand_no, LEAD_SLOT, TableAction("decline", ()))
-
-    def _check_opens(self, seat: int, slot: int, payload: TableAction, cards: int) -> None:
-        self._opened |= cards  # the dealer vouches for every card
-
-    def act(self, action) -> None:
-        if self.pending_for_me is None or self.hand is None or self.my_seat is None:
-            raise IllegalActionError("nothing is pending for my seat")
-        if action not in self.hand.legal_actions(self.my_seat):
-            raise IllegalActionError(f"{action} is not one of my legal answers now")
-        self._sign(self.hand_no, self.slot, TableAction(action.verb, tuple(mask_indices(opens(action).mask))))
-        try:
-            self._advance()
-        except _Stop as stop:
-            self._stop(stop.seat, stop.slot, stop.reason)
-
-    def _next_decision(self) -> None:
-        assert self.hand is not None
-        if self.hand.decision.kind is not DecisionKind.OVER:
-            super()._next_decision()
-            return
-        self.slot += 1
-        full = Hand(list(self._deals[self.hand_no - 1]), self.lead_card, self.config.options)
-        for answers in self._slots_played:
-            resolve_slot(full, answers)
-        scores = full.scores
-        self.totals = tuple(t + s for t, s in zip(self.totals, scores))  # type: ignore[assignment]
-        self.hand_scores.append(scores)
-        self.finished_hands.append(full)
-        self._end_hand(HandEnded(self.hand_no, full.finish, full.red_seats, full.multiplier, scores, self.totals))
-
 
 # ---------------------------------------------------------------------------------------
 # One peer
@@ -178,10 +107,7 @@ async def play_peer(n: int, spec: dict, listener: trio.SocketListener) -> dict:
 
     def factory(identity, roster, config):
         rng = SeededEntropy(b"bench/table/%d/%d" % (spec["seed"], n))
-        if spec["deals"] is None:
-            session = TableSession(identity, roster.keys, roster.table_id, config, rng)
-        else:
-            session = DealerSession(identity, roster.keys, roster.table_id, config, rng, spec["deals"])
+        session = TableSession(identity, roster.keys, roster.table_id, config, rng)
         real_start, real_act = session.start, session.act
 
         def start() -> None:
@@ -323,14 +249,16 @@ def one_run(run: int, args: argparse.Namespace, directory: str) -> tuple[dict, d
                          shuffle_rounds=args.rounds)
     spec = {"seed": seed, "identities": identities, "config": config, "bot": args.bot, "dir": directory,
             "timeout": args.timeout}
-    real = figures(play_table(dict(spec, label=f"real-{run}", table_id=entropy(32), deals=None), args.mode))
+    real = figures(play_table(dict(spec, label=f"real-{run}", table_id=entropy(32)), args.mode))
     began = time.perf_counter()
     audit = audit_table(real["transcript"])
     real["audit"] = time.perf_counter() - began
     if not audit.ok or not audit.complete:
         raise SystemExit(f"the real transcript does not pass its audit: {audit.blame}")
-    deals = [[sum(1 << c for c in cards) for cards in hand] for hand in audit.hands]
-    base = figures(play_table(dict(spec, label=f"base-{run}", table_id=entropy(32), deals=deals), args.mode))
+    # the dealer deals the real hand's cards: position k of the order goes to seat k mod 4
+    orders = [[hand[k % 4][k // 4] for k in range(48)] for hand in audit.hands]
+    dealt = replace(config, dealer=TrustedDealer.with_deals(orders).name)
+    base = figures(play_table(dict(spec, label=f"base-{run}", table_id=entropy(32), config=dealt), args.mode))
     base["same_hand"] = base["totals"] == real["totals"] and base["plays"] == real["plays"]
     return real, base
 

@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def audit_file(path: Path) -> Any:
-    from p2p_sasaki.protocol.transcript import audit_table
+    from p2p_sasaki.protocol.table_audit import audit_table
 
     return audit_table(Path(path).read_bytes())
 

@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from p2p_sasaki.protocol.transcript import export_records
+    from p2p_sasaki.protocol.table_audit import export_records
 
     path = Path(args.file)
     try:

@@ -36,6 +36,7 @@ from p2p_sasaki.hand import (
 )
 from p2p_sasaki.protocol.net.identity import describe_key
 from p2p_sasaki.protocol.net.table import Connected, Turn, Waiting
+from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
 from p2p_sasaki.protocol.session import (
     ActionApplied, Blame, DealProgress, Dealt, HandEnded, HandStarted, MatchEnded, Seated,
 )
@@ -349,7 +350,7 @@ class Presenter:
                     self.awaited = self.awaited - {action.seat}
                     self.waiting = self.waiting_text(self.awaited, self.offline, session)
                 return self._applied(action, lead)
-            case HandEnded(hand_no=hand_no, finish=finish, red=red, multiplier=multiplier,
+            case HandEnded(hand_no=hand_no, outcome=SasakiOutcome(finish=finish, red=red, multiplier=multiplier),
                            scores=scores, totals=totals):
                 self.phase = Phase.HAND_OVER
                 self.rows.append((hand_no, tuple(scores)))

@@ -50,7 +50,7 @@ from typing import ClassVar
 
 from p2p_sasaki.cards import FULL_DECK, Card, CardSet, parse_card
 from p2p_sasaki.combos import PIG_MASK, Combo, Kind, beats, classify, legal_plays, why_not
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.options import LeadCard, TableOptions
 from p2p_sasaki.scoring import DEFAULT_SCORING, ScoringTable, score_hand
 
 __all__ = [
@@ -80,7 +80,12 @@ _NO_SETS = (CardSet(), CardSet(), CardSet(), CardSet())
 
 
 class IllegalActionError(ValueError):
-    """An action the rules do not allow now; the message names the rule broken."""
+    """An action the rules do not allow now; the message names the rule broken and ``seat``
+    the seat whose action broke it (None when no single seat did)."""
+
+    def __init__(self, message: str, seat: int | None = None) -> None:
+        super().__init__(message)
+        self.seat = seat
 
 
 class DealError(ValueError):
@@ -294,7 +299,7 @@ def _mask_of(cards: CardSet | Iterable[Card] | str) -> int:
 
 def _lead_card_of(lead_card: Card | str | None, options: TableOptions) -> Card:
     if lead_card is None:
-        if options.lead_card == "auto":
+        if options.lead is LeadCard.AUTO:
             raise ValueError("lead_card 'auto' must be resolved by the caller "
                              "(see options.resolve_lead_card)")
         lead_card = options.lead_card
@@ -302,8 +307,7 @@ def _lead_card_of(lead_card: Card | str | None, options: TableOptions) -> Card:
 
 
 def _check_lead_card(lead_card: Card) -> None:
-    if lead_card.index not in (0 * 4 + 2, 0 * 4 + 3):
-        raise ValueError(f"the opening 3 is 3H or 3S, not {lead_card}")
+    LeadCard.opening(lead_card)
 
 
 @dataclass(frozen=True, slots=True)
@@ -541,11 +545,11 @@ class Hand:
         hand = self._hands[seat]
         missing = mask & ~(hand | self._unknown)
         if missing:  # the same message in both modes (the full deal has no unknown pool)
-            raise IllegalActionError(f"S{seat} does not hold {CardSet(missing)}")
+            raise IllegalActionError(f"S{seat} does not hold {CardSet(missing)}", seat)
         free = self._sizes[seat] - hand.bit_count()
         if (mask & ~hand).bit_count() > free:  # possible only on partial information
             raise IllegalActionError(f"S{seat} does not hold {CardSet(mask & ~hand)}: only {free} of "
-                                     f"its {self._sizes[seat]} cards are unknown")
+                                     f"its {self._sizes[seat]} cards are unknown", seat)
 
     def _learn(self, seat: int, mask: int) -> None:
         """``seat`` has opened ``mask`` (already checked): unknown cards there were dealt to it.
@@ -750,7 +754,7 @@ class Hand:
         for action in ordered:
             if not isinstance(action, allowed):
                 raise IllegalActionError(
-                    f"S{action.seat} must answer {_WINDOW_NAMES[d.kind]} now, not {action.verb}")
+                    f"S{action.seat} must answer {_WINDOW_NAMES[d.kind]} now, not {action.verb}", action.seat)
         if d.kind is _TURN:
             self._turn_action(ordered[0])
         elif d.kind is _RUN:
@@ -771,13 +775,13 @@ class Hand:
         by_seat: dict[int, Action] = {}
         for action in answers:
             if action.seat in by_seat:
-                raise IllegalActionError(f"S{action.seat} answered twice")
+                raise IllegalActionError(f"S{action.seat} answered twice", action.seat)
             if action.seat not in d.seats:
-                raise IllegalActionError(self._not_asked(action.seat))
+                raise IllegalActionError(self._not_asked(action.seat), action.seat)
             by_seat[action.seat] = action
         for seat in d.seats:
             if seat not in by_seat:
-                raise IllegalActionError(f"S{seat} has not answered the {d.kind.value} decision")
+                raise IllegalActionError(f"S{seat} has not answered the {d.kind.value} decision", seat)
         return [by_seat[s] for s in d.seats]
 
     def _not_asked(self, seat: int) -> str:
@@ -789,12 +793,12 @@ class Hand:
     def _turn_action(self, action: Action) -> None:
         seat = action.seat
         if seat != self._turn or self._decision.kind is not _TURN:
-            raise IllegalActionError(self._not_asked(seat))
+            raise IllegalActionError(self._not_asked(seat), seat)
         if isinstance(action, Play):
             self._play(seat, action)
         elif isinstance(action, Pass):
             if self._top is None:
-                raise IllegalActionError(f"S{seat} leads this round and cannot pass")
+                raise IllegalActionError(f"S{seat} leads this round and cannot pass", seat)
             self._passes += 1
             self._history.append(action)
             self._advance(seat)
@@ -803,25 +807,25 @@ class Hand:
             self._resume = seat
             self._start_run(seat, action, None)
         else:
-            raise IllegalActionError(f"S{seat} must play or pass on its turn, not {action.verb}")
+            raise IllegalActionError(f"S{seat} must play or pass on its turn, not {action.verb}", seat)
 
     def _play(self, seat: int, action: Play) -> None:
         mask = action.cards.mask
         if not mask:
-            raise IllegalActionError("a play must contain at least one card")
+            raise IllegalActionError("a play must contain at least one card", seat)
         if mask & ~self._hands[seat]:  # cards known in its hand always pass
             self._check_holds(seat, mask)
         # classify() needs the whole hand only to see TH TD as the last two cards:
         # the hand size says whether the play is the whole hand.
         combo = classify(mask, mask if mask.bit_count() == self._sizes[seat] else 0)
         if combo is None:
-            raise IllegalActionError(f"{action.cards} is not a combination")
+            raise IllegalActionError(f"{action.cards} is not a combination", seat)
         top = self._top
         if top is not None and not beats(combo, top):
-            raise IllegalActionError(why_not(combo, top))
+            raise IllegalActionError(why_not(combo, top), seat)
         if not self._started and self.options.lead_must_contain_3 and not mask & self.lead_card.mask:
             raise IllegalActionError(f"the first play of the hand must contain the {self.lead_card} "
-                                     "(option lead_must_contain_3)")
+                                     "(option lead_must_contain_3)", seat)
         self._remove(seat, mask)
         self._history.append(action)
         self._started = True
@@ -917,7 +921,7 @@ class Hand:
                 mask = action.cards.mask
                 if mask.bit_count() != 2 or mask & ~(15 << shift):
                     raise IllegalActionError(
-                        f"a chata is two cards of the single's rank ({'3456789TJQKA'[self._rank]})")
+                        f"a chata is two cards of the single's rank ({'3456789TJQKA'[self._rank]})", action.seat)
                 self._check_holds(action.seat, mask)
                 if mask & claimed:  # possible only on partial information
                     raise IllegalActionError(f"{CardSet(mask & claimed)} cannot be in two hands")
@@ -948,7 +952,7 @@ class Hand:
         for action in answers:
             if isinstance(action, Kkojda):
                 if action.cards.mask != fourth:
-                    raise IllegalActionError(f"a kkojda is the fourth card of the rank, {CardSet(fourth)}")
+                    raise IllegalActionError(f"a kkojda is the fourth card of the rank, {CardSet(fourth)}", action.seat)
                 self._check_holds(action.seat, fourth)
                 if claim is not None:  # possible only on partial information
                     raise IllegalActionError(f"{CardSet(fourth)} cannot be in two hands")
@@ -971,22 +975,22 @@ class Hand:
     def _check_run(self, action: Run, at_turn: bool) -> None:
         seat = action.seat
         if self._runner >= 0:
-            raise IllegalActionError("only one run is allowed per hand")
+            raise IllegalActionError("only one run is allowed per hand", seat)
         if at_turn:
             if self.options.running != "any_own_turn":
                 raise IllegalActionError("running is allowed only before the first play "
-                                         "(option running=before_first_play)")
+                                         "(option running=before_first_play)", seat)
             if self._played & PIG_MASK:
-                raise IllegalActionError("running is allowed only while both red tens are in hands")
+                raise IllegalActionError("running is allowed only while both red tens are in hands", seat)
         cards = action.cards.mask
         known = self._hands[seat] & PIG_MASK                      # the whole hand's, in full mode
         possible = (self._hands[seat] | self._unknown) & PIG_MASK
         if not possible:
-            raise IllegalActionError(f"S{seat} holds no red ten and cannot run")
+            raise IllegalActionError(f"S{seat} holds no red ten and cannot run", seat)
         if known == PIG_MASK and cards != PIG_MASK:
-            raise IllegalActionError("a lone holder of both red tens must expose both to run")
+            raise IllegalActionError("a lone holder of both red tens must expose both to run", seat)
         if not cards or cards & ~possible or known & ~cards:
-            raise IllegalActionError(f"a run exposes the runner's own red ten ({CardSet(known or possible)})")
+            raise IllegalActionError(f"a run exposes the runner's own red ten ({CardSet(known or possible)})", seat)
         self._check_holds(seat, cards)
 
     def _resolve_run(self, answers: list[Action]) -> None:
@@ -1027,12 +1031,12 @@ class Hand:
         for action in exposed:
             if action.cards.mask != other:
                 raise IllegalActionError(f"the partner exposes the other red ten ({CardSet(other)}), "
-                                         f"not {action.cards}")
+                                         f"not {action.cards}", action.seat)
             self._check_holds(action.seat, other)
         for action in answers:
             if isinstance(action, Decline) and self._hands[action.seat] & other:
                 raise IllegalActionError(
-                    f"S{action.seat} holds the other red ten and must expose it after its partner's run")
+                    f"S{action.seat} holds the other red ten and must expose it after its partner's run", action.seat)
         if len(exposed) > 1:  # possible only on partial information
             raise IllegalActionError(f"{CardSet(other)} cannot be in two hands: "
                                      + " and ".join(f"S{a.seat}" for a in exposed) + " exposed it")

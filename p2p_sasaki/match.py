@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 from p2p_sasaki.cards import Card, CardSet, parse_card
 from p2p_sasaki.hand import Hand, random_deal
-from p2p_sasaki.options import TableOptions
-from p2p_sasaki.scoring import DEFAULT_SCORING, ScoringTable
+from p2p_sasaki.options import LeadCard, TableOptions
+from p2p_sasaki.scoring import DEFAULT_SCORING, ScoringTable, match_totals
 
 __all__ = ["Match", "random_deal"]
 
@@ -26,8 +26,7 @@ class Match:
     def __init__(self, lead_card: Card | str, options: TableOptions = TableOptions(),
                  scoring: ScoringTable = DEFAULT_SCORING) -> None:
         self.lead_card = Card.from_index(parse_card(lead_card)) if isinstance(lead_card, str) else lead_card
-        if str(self.lead_card) not in ("3H", "3S"):
-            raise ValueError(f"the opening 3 is 3H or 3S, not {self.lead_card}")
+        LeadCard.opening(self.lead_card)
         self.options = options
         self.scoring = scoring
         self.hands: list[Hand] = []
@@ -43,11 +42,7 @@ class Match:
     @property
     def totals(self) -> tuple[int, int, int, int]:
         """Cumulative scores of seats 0-3 over the finished hands."""
-        totals = [0, 0, 0, 0]
-        for hand in self.hands:
-            if hand.scores is not None:
-                for seat, score in enumerate(hand.scores):
-                    totals[seat] += score
+        totals = match_totals(hand.scores for hand in self.hands if hand.scores is not None)
         return (totals[0], totals[1], totals[2], totals[3])
 
     @property

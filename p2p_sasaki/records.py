@@ -36,7 +36,7 @@ from p2p_sasaki.hand import (
     Run,
     Stop,
 )
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.options import LeadCard, TableOptions
 
 __all__ = ["RecordError", "Record", "TagLine", "ActionLine", "parse_lines", "parse_record",
            "replay", "write_record"]
@@ -168,7 +168,7 @@ class _Header:
                 lead = Card.from_index(parse_card(tag.value))
             except CardNotationError:
                 lead = None
-            if lead is None or str(lead) not in ("3H", "3S"):
+            if lead is None or not LeadCard.is_opening(lead):
                 raise RecordError(line, f"the Lead tag is 3H or 3S, not {tag.value!r}")
             self.lead = lead
             self.options = replace(self.options, lead_card=str(lead))

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-__all__ = ["ScoringTable", "DEFAULT_SCORING", "multiplier", "score_hand"]
+__all__ = ["ScoringTable", "DEFAULT_SCORING", "multiplier", "score_hand", "match_totals"]
 
 
 @dataclass(frozen=True)
@@ -61,3 +61,17 @@ def score_hand(finish: Sequence[int], red: Iterable[int], multiplier: int,
         raise ValueError(f"the red side is one or two seats, not {sorted(red_seats)}")
     s0, s1, s2, s3 = (v * multiplier for v in values)
     return (s0, s1, s2, s3)
+
+
+def match_totals(rows: Iterable[Sequence[int]], seats: int = 4) -> tuple[int, ...]:
+    """A match's totals: each seat's scores summed over the finished hands' score rows (the
+    one place totals are added up: the engine's Match and the table session use it).
+
+    >>> match_totals([(1, -1, 0, 0), (2, 0, -2, 0)])
+    (3, -1, -2, 0)
+    """
+    totals = [0] * seats
+    for row in rows:
+        for seat, score in enumerate(row):
+            totals[seat] += score
+    return tuple(totals)

@@ -181,6 +181,17 @@ class SlotLayout:
         """The first slot after the deal (opens and key reveals go here or later)."""
         return self.first + 3 * self.n + 1
 
+    def senders(self, slot: int, proofs: bool = True) -> frozenset[int]:
+        """The seats that sign in deal ``slot`` (every seat in the commit, nonce and strip
+        slots; the hop's seat in its shuffle and proof slots, none for proofs when off)."""
+        if slot in (self.commit, self.nonce) or self.strip(1) <= slot < self.end:
+            return frozenset(range(self.n))
+        if self.hop(0) <= slot < self.proof(0):
+            return frozenset({slot - self.hop(0)})
+        if self.proof(0) <= slot < self.strip(1):
+            return frozenset({slot - self.proof(0)}) if proofs else frozenset()
+        return frozenset()
+
 
 _STEP_OF = {
     DeckCommit: "commit", DeckNonce: "nonce", ShuffleHop: "shuffle", ShuffleProof: "shuffle-proof",
@@ -309,6 +320,19 @@ class DeckSession:
         except Exception as exc:  # a bug of ours, never the sender's fault: report, don't crash
             self._violation(None, "internal", f"unexpected {type(exc).__name__} while handling a message")
 
+    def receive_verified(self, message: SignedMessage) -> None:
+        """Take a message its caller has already decoded, verified and de-duplicated for this
+        table (the table session: every envelope is decoded and its signature checked once,
+        and equivocation is the session's to track: it passes on one body per sender and slot)."""
+        try:
+            body = message.body
+            if body.table != self.table_id or body.hand != self.hand_no or body.sender >= self.n:
+                self._events.append(Violation(None, "envelope", "the message belongs to another hand"))
+                return
+            self._accept_authentic(message, deduplicated=True)
+        except Exception as exc:  # a bug of ours, never the sender's fault: report, don't crash
+            self._violation(None, "internal", f"unexpected {type(exc).__name__} while handling a message")
+
     def step(self) -> bool:
         """Do one piece of queued slow work (make or verify a shuffle proof).
 
@@ -332,6 +356,10 @@ class DeckSession:
     @property
     def pending_work(self) -> int:
         return len(self._jobs) if self.failed is None else 0
+
+    def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]:
+        """What a resume needs of this hand: my hand-id nonce, shuffle scalar, permutation."""
+        return self._nonce, self._x, self._perm
 
     def take_outgoing(self) -> list[bytes]:
         """The envelopes waiting to be sent to every other seat, oldest first."""
@@ -448,17 +476,23 @@ class DeckSession:
         if body.sender >= self.n or not verify_envelope(message, self._keys[body.sender]):
             self._events.append(Violation(from_seat, "envelope", "the signature does not verify"))
             return
+        self._accept_authentic(message)
+
+    def _accept_authentic(self, message: SignedMessage, deduplicated: bool = False) -> None:
+        body = message.body
         sender, slot = body.sender, body.slot
-        seen = self._seen.get((sender, slot))
-        if seen is not None:
-            if seen != message.body_bytes:
-                self._violation(sender, "equivocation", f"seat {sender} signed two different messages for slot {slot}")
-            return  # a relayed copy
+        if not deduplicated:
+            seen = self._seen.get((sender, slot))
+            if seen is not None:
+                if seen != message.body_bytes:
+                    self._violation(sender, "equivocation", f"seat {sender} signed two different messages for slot {slot}")
+                return  # a relayed copy
         if self.failed is not None and not isinstance(body.payload, KeyReveal):
             return
         if sender == self.seat:
             return  # my own message, which I did not send in this session: ignore
-        self._seen[(sender, slot)] = message.body_bytes
+        if not deduplicated:
+            self._seen[(sender, slot)] = message.body_bytes
         self.transcript.append(message.raw)
         try:
             self._check_slot(body)

@@ -300,7 +300,7 @@ class SeatNonce:
         return cls(_bin(nonce, NONCE_BYTES, "nonce"))
 
 
-ACTION_VERBS = ("lead", "decline", "play", "pass", "run", "expose", "stop", "chata", "kkojda")
+MAX_VERB_BYTES = 16  # a verb is the game's word (protocol/game.py): 1..16 of a-z and "-"
 MAX_ACTION_CARDS = 64
 
 
@@ -320,8 +320,8 @@ class TableAction:
     @classmethod
     def from_wire(cls, obj: Any) -> TableAction:
         verb, cards, opens = _shape(obj, 3, cls.TYPE)
-        if type(verb) is not str or verb not in ACTION_VERBS:
-            raise _fail("unknown action verb")
+        if type(verb) is not str or not 1 <= len(verb) <= MAX_VERB_BYTES or verb.strip("abcdefghijklmnopqrstuvwxyz-"):
+            raise _fail("an action verb is 1..16 of a-z and -")
         cards = tuple(_uint(c, "card", MAX_CARDS - 1) for c in _array(cards, "cards", MAX_ACTION_CARDS))
         if list(cards) != sorted(set(cards)):
             raise _fail("an action's cards must be distinct and ascending")
@@ -453,36 +453,53 @@ def verify_envelope(message: SignedMessage, public_key: bytes) -> bool:
     return verify_signature(public_key, message.body_bytes, message.signature)
 
 
+MAX_GAME_NAME = 32
+MAX_GAME_OPTIONS = 1024
+MAX_DEALER_BYTES = 1 << 16
+
+
 @dataclass(frozen=True)
 class TranscriptHeader:
     """The first record of a ``.sasaki`` transcript (protocol/transcript.py): everything
-    an auditor needs besides the envelopes. Encoded as a msgpack array, strictly."""
+    an auditor needs besides the envelopes. Encoded as a msgpack array, strictly:
+    ``[version, table, roster keys, hands, game, game options, proofs, shuffle rounds,
+    dealer]``. ``game`` names the rules (protocol/game.py), ``game_options`` are that
+    game's own bytes; ``dealer`` is empty for the mental-poker deck, else a test dealer's
+    seed (protocol/dealing.py)."""
 
     table: bytes
     roster_keys: tuple[bytes, ...]
     hands: int
-    lead_card: str
-    lead_must_contain_3: bool
-    running: str
+    game: str
+    game_options: bytes
     proofs: bool
     shuffle_rounds: int
+    dealer: bytes = b""
     version: int = VERSION
 
     def encode(self) -> bytes:
-        return _pack([self.version, self.table, list(self.roster_keys), self.hands, self.lead_card,
-                      self.lead_must_contain_3, self.running, self.proofs, self.shuffle_rounds])
+        return _pack([self.version, self.table, list(self.roster_keys), self.hands, self.game,
+                      self.game_options, self.proofs, self.shuffle_rounds, self.dealer])
 
     @classmethod
     def decode(cls, data: bytes) -> TranscriptHeader:
         obj = _unpack_canonical(data, "transcript header")
-        version, table, keys, hands, lead, must3, running, proofs, rounds = _shape(obj, 9, "header")
+        if type(obj) is list and obj and obj[0] != VERSION and type(obj[0]) is int:
+            raise _fail(f"this transcript is of version {obj[0]}; this program reads version {VERSION} only")
+        version, table, keys, hands, game, options, proofs, rounds, dealer = _shape(obj, 9, "header")
         if version != VERSION or type(version) is not int:
             raise _fail(f"the transcript version must be {VERSION}")
-        if type(lead) is not str or type(running) is not str or type(must3) is not bool or type(proofs) is not bool:
+        if type(game) is not str or not 1 <= len(game) <= MAX_GAME_NAME:
+            raise _fail("the header's game is a name of 1..32 characters")
+        if type(options) is not bytes or len(options) > MAX_GAME_OPTIONS:
+            raise _fail("the header's game options are at most 1024 bytes")
+        if type(dealer) is not bytes or len(dealer) > MAX_DEALER_BYTES:
+            raise _fail("the header's dealer is at most 65536 bytes")
+        if type(proofs) is not bool:
             raise _fail("bad table options in the header")
         return cls(_bin(table, TABLE_ID_BYTES, "table id"), _bins(keys, 32, "public key", MAX_SEATS, 2),
-                   _uint(hands, "hands", 1 << 16), lead, must3, running, proofs,
-                   _uint(rounds, "shuffle rounds", MAX_SHUFFLE_ROUNDS))
+                   _uint(hands, "hands", 1 << 16), game, options, proofs,
+                   _uint(rounds, "shuffle rounds", MAX_SHUFFLE_ROUNDS), dealer)
 
 
 # ---------------------------------------------------------------------------------------

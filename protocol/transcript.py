@@ -1,11 +1,13 @@
-"""The ``.sasaki`` transcript: encode/decode, audit, export. Pure (the file I/O is the CLI's).
+"""The ``.sasaki`` transcript file format: records, the header, evidence. Pure (the file
+I/O is the CLI's; the audit of a whole table is protocol/table_audit.py).
 
 Format (docs/protocol.md, "Transcript"): a sequence of records, each
 
     u32be(length) ‖ u8(kind) ‖ data        (length counts the kind byte and the data)
 
-  kind 1  header    :class:`protocol.messages.TranscriptHeader` (version, table id, the four
-                    roster keys in join order, the table config); always the first record
+  kind 1  header    :class:`protocol.messages.TranscriptHeader` (version, table id, the
+                    roster keys in join order, the game and its options, the deck's
+                    settings, the dealer); always the first record
   kind 2  envelope  one signed envelope, verbatim, in canonical order: per completed slot,
                     slots in order, each slot's messages in sender order (hand 0: roster
                     index; later hands: seat)
@@ -13,12 +15,7 @@ Format (docs/protocol.md, "Transcript"): a sequence of records, each
                     bodies: ``u32be(len(a)) ‖ a ‖ b``, a < b bytewise
 
 A seat's :class:`protocol.session.TableSession` emits exactly these records as
-``Record`` events, so four honest peers write byte-identical files.
-
-:func:`audit_table` replays the envelopes through an observer ``TableSession`` (the same
-code the seats ran: signatures, the prev chain, slot rules, the deck's proofs and keys, every
-play through the engine with the full deal) and checks that the file is exactly the
-canonical record sequence that replay produces.
+``Record`` events, so honest peers write byte-identical files.
 """
 
 from __future__ import annotations
@@ -26,7 +23,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from p2p_sasaki.protocol.messages import MessageError, SignedMessage, TranscriptHeader, decode_envelope
+from p2p_sasaki.protocol.messages import MessageError, TranscriptHeader
 
 KIND_HEADER = 1
 KIND_ENVELOPE = 2
@@ -71,9 +68,9 @@ class Transcript:
         return tuple(decode_evidence(data) for kind, data in self.records if kind == KIND_EVIDENCE)
 
 
-def _frame(data: bytes) -> tuple[list[tuple[int, bytes]], TranscriptError | None]:
+def frame_records(data: bytes) -> tuple[list[tuple[int, bytes]], TranscriptError | None]:
     """(kind, data) of every well-framed record up to the first framing problem, and it."""
-    records = []
+    records: list[tuple[int, bytes]] = []
     offset = 0
     while offset < len(data):
         if offset + 5 > len(data):
@@ -90,17 +87,17 @@ def _frame(data: bytes) -> tuple[list[tuple[int, bytes]], TranscriptError | None
 
 def split_records(data: bytes) -> list[tuple[int, bytes]]:
     """(kind, data) of every record, strictly framed."""
-    records, problem = _frame(data)
+    records, problem = frame_records(data)
     if problem is not None:
         raise problem
     return records
 
 
 def read_transcript(data: bytes) -> Transcript:
-    return _transcript(split_records(data))
+    return transcript_of(split_records(data))
 
 
-def _transcript(records: list[tuple[int, bytes]]) -> Transcript:
+def transcript_of(records: list[tuple[int, bytes]]) -> Transcript:
     if not records or records[0][0] != KIND_HEADER:
         raise TranscriptError("a transcript starts with its header record")
     if any(kind == KIND_HEADER for kind, _ in records[1:]):
@@ -110,71 +107,3 @@ def _transcript(records: list[tuple[int, bytes]]) -> Transcript:
     except MessageError as exc:
         raise TranscriptError(str(exc)) from exc
     return Transcript(header, tuple(records[1:]))
-
-
-# ---------------------------------------------------------------------------------------
-# Audit
-# ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AuditBlame:
-    seat: int | None
-    hand: int
-    slot: int
-    reason: str
-
-
-@dataclass(frozen=True)
-class TableAudit:
-    """``hands[h-1][seat]``: the cards dealt to each seat in hand h (as card-index tuples);
-    ``scores[h-1]`` that hand's scores; ``blame`` the first violation, or None."""
-
-    hands: tuple[tuple[tuple[int, ...], ...], ...]
-    scores: tuple[tuple[int, int, int, int], ...]
-    totals: tuple[int, int, int, int]
-    blame: AuditBlame | None
-    complete: bool = True                       # every configured hand was played out
-
-    @property
-    def ok(self) -> bool:
-        return self.blame is None
-
-
-def _authentic(data: bytes, header: TranscriptHeader, seat_keys: tuple[bytes, ...] | None) -> SignedMessage | None:
-    from p2p_sasaki.protocol.messages import verify_envelope
-
-    try:
-        message = decode_envelope(data)
-    except MessageError:
-        return None
-    body = message.body
-    keys = header.roster_keys if body.hand == 0 else seat_keys
-    if body.table != header.table or keys is None or body.sender >= len(keys):
-        return None
-    return message if verify_envelope(message, keys[body.sender]) else None
-
-
-def audit_table(data: bytes) -> TableAudit:
-    """Check a whole table transcript; the first violation names the seat to blame
-    (``seat=None`` when the file itself was altered and no signer can be named)."""
-    from p2p_sasaki.protocol.session import TableObserver  # the observer imports this module's framing
-
-    records, damage = _frame(data)  # a damaged tail: the records before it are still checked
-    try:
-        transcript = _transcript(records)
-    except TranscriptError as exc:
-        return TableAudit((), (), (0, 0, 0, 0), AuditBlame(None, 0, 0, str(damage or exc)), False)
-    observer = TableObserver(transcript.header)
-    return observer.audit(transcript, None if damage is None else str(damage))
-
-
-def export_records(data: bytes) -> list[str]:
-    """One game record per finished hand (p2p_sasaki.records format), from an audited file."""
-    from p2p_sasaki.records import write_record
-    from p2p_sasaki.protocol.session import TableObserver
-
-    transcript = read_transcript(data)
-    observer = TableObserver(transcript.header)
-    observer.audit(transcript)
-    return [write_record(hand) for hand in observer.finished_hands]

@@ -93,3 +93,74 @@ def test_crypto_and_wire_libraries_stay_in_their_one_module():
             for library, owner in owners.items():
                 if library in imported_modules(path):
                     assert path == SOURCE["p2p_sasaki.protocol"] / owner, (path, library)
+
+
+def project_module(path: Path) -> str:
+    """The installed name of a project source file."""
+    for package, folder in sorted(SOURCE.items(), key=lambda item: -len(str(item[1]))):
+        if path.is_relative_to(folder):
+            parts = path.relative_to(folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            return ".".join((package, *parts))
+    raise AssertionError(path)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every project module -> the project modules it imports, anywhere in it (inside
+    functions too). ``from package import name`` counts name as a module when it is one."""
+    files = {project_module(path): path for folder in SOURCE.values() for path in folder.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        edges: set[str] = set()
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                edges.update(alias.name for alias in node.names if alias.name in files)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                if node.module in files:
+                    edges.add(node.module)
+                edges.update(f"{node.module}.{alias.name}" for alias in node.names
+                             if f"{node.module}.{alias.name}" in files)
+        edges.discard(module)
+        graph[module] = edges
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle (a list of modules, the first repeated at the end), or None."""
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+    stack: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        stack.append(module)
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == 1:
+                return stack[stack.index(target):] + [target]
+            if target not in state:
+                found = visit(target)
+                if found:
+                    return found
+        stack.pop()
+        state[module] = 2
+        return None
+
+    for module in sorted(graph):
+        if module not in state:
+            found = visit(module)
+            if found:
+                return found
+    return None
+
+
+def test_no_import_cycle_among_project_modules():
+    """Imports run one way: any cycle among the project's modules fails, including an
+    import inside a function (a lazy import does not make a cycle acceptable)."""
+    cycle = find_cycle(import_graph())
+    assert cycle is None, " -> ".join(cycle or ())
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None

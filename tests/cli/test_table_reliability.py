@@ -19,7 +19,7 @@ from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net import framing
 from p2p_sasaki.protocol.net import table as table_module
 from p2p_sasaki.protocol.net.table import BotPlayer, Waiting, run_table
-from p2p_sasaki.protocol.transcript import audit_table
+from p2p_sasaki.protocol.table_audit import audit_table
 
 from p2p_sasaki.cli.common import TableConfig, decode_config, encode_config
 

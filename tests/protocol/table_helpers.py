@@ -1,4 +1,4 @@
-"""Four TableSessions over a seeded hostile in-memory network (reorder, duplicate, delay)."""
+"""A table's TableSessions (four for Sasaki) over a seeded hostile in-memory network (reorder, duplicate, delay)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from collections.abc import Callable
 
 from p2p_sasaki.options import TableOptions
 from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy
-from p2p_sasaki.protocol.session import Blame, Record, TableConfig, TableSession
+from p2p_sasaki.protocol.session import Blame, Record, TableConfig, TableSession, game_of
 
 TABLE_ID = bytes(range(100, 132))
 
 
-def identities(seed: bytes = b"table-keys") -> list[IdentityKey]:
+def identities(seed: bytes = b"table-keys", n: int = 4) -> list[IdentityKey]:
     entropy = SeededEntropy(seed)
-    return [IdentityKey.generate(entropy) for _ in range(4)]
+    return [IdentityKey.generate(entropy) for _ in range(n)]
 
 
 # what a peer sends: (sender index, envelope) -> list of (destination index, envelope)
@@ -30,12 +30,13 @@ class Net:
                  keys_seed: bytes = b"table-keys", tamper: Tamper | None = None, bot=None) -> None:
         self.rng = random.Random(seed)
         self.hostile = hostile
-        self.keys = identities(keys_seed)
         self.config = config or TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
+        self.n = n = game_of(self.config).seats
+        self.keys = identities(keys_seed, n)
         roster = [k.public_key for k in self.keys]
         self.peers = [TableSession(self.keys[i], roster, TABLE_ID, self.config,
-                                   rng=SeededEntropy(b"peer%d-%d" % (i, seed))) for i in range(4)]
-        self.events: list[list] = [[] for _ in range(4)]
+                                   rng=SeededEntropy(b"peer%d-%d" % (i, seed))) for i in range(n)]
+        self.events: list[list] = [[] for _ in range(n)]
         self.queue: list[tuple[int, int, bytes]] = []   # (from, to, envelope)
         self.tamper = tamper
         self.bot = bot if bot is not None else random_bot
@@ -51,7 +52,7 @@ class Net:
             for envelope in peer.take_outgoing():
                 sends = self.tamper(i, envelope) if self.tamper else None
                 if sends is None:
-                    sends = [(j, envelope) for j in range(4) if j != i]
+                    sends = [(j, envelope) for j in range(self.n) if j != i]
                 for j, data in sends:
                     self.queue.append((i, j, data))
             self.events[i].extend(peer.take_events())
@@ -76,7 +77,7 @@ class Net:
                 continue
             if self.act_bots():
                 continue
-            order = list(range(4))
+            order = list(range(self.n))
             if self.hostile:
                 self.rng.shuffle(order)
             if any(self.peers[i].step() for i in order):

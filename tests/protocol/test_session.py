@@ -15,7 +15,7 @@ from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sig
 from p2p_sasaki.protocol.session import (
     LEAD_SLOT, ActionApplied, Blame, HandEnded, MatchEnded, Seated, TableConfig, seating_order,
 )
-from p2p_sasaki.protocol.transcript import audit_table
+from p2p_sasaki.protocol.table_audit import audit_table
 from tests.protocol.table_helpers import TABLE_ID, Net
 
 FAST = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
@@ -97,21 +97,21 @@ def find_race(max_seed: int = 60):
         while True:
             net.run_until_quiet()
             peer = net.peers[0]
-            if peer.finished or peer.hand is None:
+            if peer.finished or peer.state is None:
                 break
-            d = peer.hand.decision
+            d = peer.state.hand.decision
             if d.kind is DecisionKind.CHATA:
                 seats = by_seat(net)
-                single = peer.hand.top_seat
+                single = peer.state.hand.top_seat
                 nxt = next(s for s in d.seats)
-                rank_cards = 15 << (peer.hand.top_cards.mask.bit_length() - 1) // 4 * 4
+                rank_cards = 15 << (peer.state.hand.top_cards.mask.bit_length() - 1) // 4 * 4
                 for c in d.seats:
                     if c == nxt:
                         continue
                     chatas = [a for a in net.peers[seats[c]].legal_actions if isinstance(a, Chata)]
                     if not chatas:
                         continue
-                    fourth = rank_cards & ~peer.hand.top_cards.mask & ~chatas[0].cards.mask
+                    fourth = rank_cards & ~peer.state.hand.top_cards.mask & ~chatas[0].cards.mask
                     holders = [s for s in range(4) if s != c and net.peers[seats[s]].view.cards.mask & fourth]
                     if holders and len(chatas) == 1:
                         return net, single, nxt, c, chatas[0], holders[0]
@@ -135,7 +135,7 @@ def answers(net: Net, chosen: dict[int, object]) -> dict[int, bytes]:
     """Every asked seat answers (``chosen`` or decline); returns seat -> its envelope."""
     seats = by_seat(net)
     out = {}
-    for seat in net.peers[0].hand.decision.seats:
+    for seat in net.peers[0].state.hand.decision.seats:
         peer = net.peers[seats[seat]]
         peer.act(chosen.get(seat) or Decline(seat))
         (out[seat],) = peer.take_outgoing()
@@ -172,7 +172,7 @@ def test_a_chata_beats_the_next_players_normal_play_in_every_order(race):
     b = net.peers[seats[nxt]]
     card = min(c.index for c in b.view.cards)
     early = sign_envelope(Body(TABLE_ID, b.hand_no, slot + 1, nxt, b.chain,
-                               TableAction("play", (card,), (b.deck.prove_open(card),))), net.keys[seats[nxt]])
+                               TableAction("play", (card,), (b.source.prove_open(card),))), net.keys[seats[nxt]])
     key_messages = [window[claimant], window[nxt], early]
     rest = [m for s, m in window.items() if s not in (claimant, nxt)]
     own = [{s: (chata if s == claimant else None) for s in window}]
@@ -194,7 +194,7 @@ def test_a_kkojda_follows_the_chata_in_every_order(race):
             ahead.peers[i].receive(m, None)
         ahead.peers[i].take_outgoing()
         ahead.peers[i].take_events()
-    assert ahead.peers[0].hand.decision.kind is DecisionKind.KKOJDA
+    assert ahead.peers[0].state.hand.decision.kind is DecisionKind.KKOJDA
     seats = by_seat(net)
     kkojda = next(a for a in ahead.peers[seats[holder]].legal_actions if isinstance(a, Kkojda))
     second = answers(ahead, {holder: kkojda})
@@ -245,3 +245,38 @@ def test_equivocation_is_named_by_every_honest_peer_with_both_messages():
         assert any(b.seat == seat and b.slot == LEAD_SLOT and "two different" in b.reason for b in blames)
         audit = audit_table(net.transcript(i))
         assert (audit.blame.seat, audit.blame.slot) == (seat, LEAD_SLOT)
+
+
+# -- the seams: the dealer, blame as data ------------------------------------------------------
+
+
+def test_four_peers_with_the_tests_trusted_dealer_and_its_audit():
+    from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
+
+    dealer = TrustedDealer(TEST_DEALER_PREFIX + b"sasaki")
+    net = Net(seed=3, config=TableConfig(hands=2, options=TableOptions(lead_card="3S"), dealer=dealer.name))
+    net.start()
+    net.run()
+    assert_agreed(net)
+    audit = audit_table(net.transcript(0))
+    assert audit.ok and audit.totals == net.peers[0].totals
+    order = dealer.order(2, 48)
+    assert audit.hands[1] == tuple(tuple(sorted(order[k] for k in range(s, 48, 4))) for s in range(4))
+    again = TrustedDealer.with_deals([dealer.order(1, 48), order])
+    assert [again.order(h, 48) for h in (1, 2)] == [dealer.order(1, 48), order]
+
+
+def test_an_illegal_action_carries_its_seat():
+    from p2p_sasaki.cards import CardSet
+    from p2p_sasaki.hand import Hand, IllegalActionError, Pass
+
+    hand = Hand.random(__import__("random").Random(0), lead_card="3H")
+    leader = hand.first_leader
+    hand.resolve([Decline(s) for s in range(4)])  # nobody runs
+    with pytest.raises(IllegalActionError) as caught:
+        hand.apply(Pass(leader))  # the leader cannot pass
+    assert caught.value.seat == leader
+    other = (leader + 1) % 4
+    with pytest.raises(IllegalActionError) as caught:
+        hand.apply(Play(other, CardSet(hand.cards(other).mask & -hand.cards(other).mask)))  # not its turn
+    assert caught.value.seat == other

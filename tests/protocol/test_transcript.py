@@ -1,4 +1,4 @@
-"""protocol/transcript.py: the .sasaki format, audit_table, export_records."""
+"""protocol/transcript.py: the .sasaki format; protocol/table_audit.py: audit_table, export_records."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from p2p_sasaki.options import TableOptions
 from p2p_sasaki.records import replay
 from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.session import LEAD_SLOT, TableConfig
-from p2p_sasaki.protocol.transcript import (
-    KIND_ENVELOPE, KIND_HEADER, audit_table, encode_record, export_records, read_transcript, split_records,
-)
+from p2p_sasaki.protocol.table_audit import audit_table, export_records
+from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, KIND_HEADER, encode_record, read_transcript, split_records
 from tests.protocol.table_helpers import Net
 
 FAST = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
@@ -109,8 +108,8 @@ def test_export_records_replay(honest):
     assert hand.is_over and hand.scores == audit_table(honest.transcript(0)).scores[0]
 
 
-VECTOR_DIGEST = "71ac3be1b860b3c10bd02fc1c3b455bfcbf73609992f36746304e2488c80c1a8"
-VECTOR_LENGTH = 52959
+VECTOR_DIGEST = "7865515ea1e95ff78cfc65269945c5588893bfd00fcd582d2b707abd1f263db3"
+VECTOR_LENGTH = 52951
 
 
 def test_a_resigned_wrong_key_names_its_signer(honest):
@@ -154,3 +153,18 @@ def test_a_damaged_tail_still_verifies_the_records_before_it():
     assert not audit.ok and audit.blame.seat is None and audit.blame.hand == 2
     assert audit.blame.reason == f"a record at byte {cut} has an impossible length; the records before it verify"
     assert len(audit.hands) == 1 and audit.scores[0] == audit_table(data).scores[0]
+
+
+def test_a_transcript_of_another_version_is_refused_in_one_sentence(honest):
+    from dataclasses import replace
+
+    from p2p_sasaki.protocol.messages import VERSION
+    from p2p_sasaki.protocol.transcript import TranscriptError
+
+    header = read_transcript(honest.transcript(0)).header
+    other = encode_record(KIND_HEADER, replace(header, version=VERSION + 5).encode())
+    with pytest.raises(TranscriptError, match=f"this transcript is of version {VERSION + 5}; this program "
+                                              f"reads version {VERSION} only"):
+        read_transcript(other)
+    audit = audit_table(other)
+    assert not audit.ok and audit.blame.seat is None and f"version {VERSION + 5}" in audit.blame.reason

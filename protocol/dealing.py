@@ -1,0 +1,395 @@
+"""Where a hand's cards come from: the seam between the session and the deck.
+
+A :class:`Dealer` (one per table, named by the transcript header's ``dealer`` field) gives
+each hand a :class:`CardSource`. The session (protocol/session.py) asks the source for its
+own slots at the start of the hand (the deck's pipelined block), for the card openings that
+prove an action's cards, and for the deal once the hand is over; it never reaches inside.
+
+  :class:`MentalPokerDeck`  the real one: protocol/deck.py's DeckSession (``dealer`` b"")
+  :class:`RevealedKeys`     the auditor's: the same deck, and the deal read in advance from
+                            the transcript's key reveals (the audit replays the game with it)
+  :class:`TrustedDealer`    tests and benchmarks only: the deal is a function of a public
+                            seed in the header (``dealer`` = the seed), so anyone can see it.
+                            No command chooses it; peers and the audit refuse a header whose
+                            dealer does not start with :data:`TEST_DEALER_PREFIX`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, Union
+
+from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.crypto import CryptoError, Entropy, IdentityKey, SeededEntropy, u32
+from p2p_sasaki.protocol.deck import (
+    DeckSession, HandDealt, HandIdAgreed, KeyMismatch, ShuffleAccepted, ShuffleVerified, Violation,
+)
+from p2p_sasaki.protocol.events import DealProgress
+from p2p_sasaki.protocol.messages import (
+    CardOpen, DeckCommit, DeckNonce, KeyReveal, MessageError, Payload, ShuffleHop, ShuffleProof, SignedMessage,
+    StripRound, decode_envelope, verify_envelope,
+)
+
+__all__ = [
+    "TEST_DEALER_PREFIX", "HandSetup", "CardsDealt", "SourceError", "CardSource", "Dealer", "MentalPokerDeck",
+    "RevealedKeys", "TrustedDealer", "check_dealer",
+]
+
+TEST_DEALER_PREFIX = b"p2p-sasaki/test-dealer/"
+_DEALS = b"deals/"
+
+
+class SourceError(Exception):
+    """The cards' source found a violation: ``seat`` to blame (None: nobody can be named)."""
+
+    def __init__(self, seat: int | None, reason: str) -> None:
+        super().__init__(reason)
+        self.seat, self.reason = seat, reason
+
+
+def check_dealer(dealer: bytes) -> None:
+    """Raise ValueError unless ``dealer`` names the mental-poker deck (b"") or a test dealer."""
+    if dealer and not dealer.startswith(TEST_DEALER_PREFIX):
+        raise ValueError("the table names a trusted dealer that is not the tests' seeded one: refused")
+
+
+@dataclass(frozen=True)
+class HandSetup:
+    """What a hand's source is given. ``prev_for_slot(slot)``: the chain hash a message of
+    one of the source's slots signs over (the hash before the hand)."""
+
+    my_seat: int | None
+    seats: int
+    n_cards: int
+    identity: IdentityKey | None
+    seat_keys: tuple[bytes, ...]
+    table_id: bytes
+    hand_no: int
+    rng: Entropy
+    prev_for_slot: Callable[[int], bytes]
+
+
+@dataclass(frozen=True)
+class CardsDealt:
+    """My cards (a mask) are known."""
+
+    cards: int
+
+
+SourceEvent = Union[DealProgress, CardsDealt]
+
+
+class CardSource(Protocol):
+    """One hand's cards, as the session sees them (see the module docstring)."""
+
+    deck_slots: int      # slots 0 .. deck_slots-1 of the hand are the source's (0: none)
+    proves: bool         # an action must carry a proven opening of each card it shows
+    closes: bool         # a closing slot (every seat's key reveal) ends the hand
+
+    def start(self) -> None: ...
+    def accepts(self, payload: Payload) -> bool: ...
+    def expected(self, slot: int) -> frozenset[int]: ...
+    def receive(self, message: SignedMessage) -> None: ...
+    def step(self) -> bool: ...
+    def take_outgoing(self) -> list[bytes]: ...
+    def take_events(self) -> list[SourceEvent]: ...
+    def ready(self) -> bool: ...
+    def my_cards(self) -> int | None: ...
+    def waiting_for(self) -> tuple[int, ...]: ...
+    def prove_open(self, card: int) -> CardOpen | None: ...
+    def accept_open(self, seat: int, opening: CardOpen) -> str | None: ...
+    def known_deal(self) -> tuple[int, ...] | None: ...
+    def close(self, slot: int) -> None: ...
+    def accept_close(self, message: SignedMessage) -> None: ...
+    def final_deal(self) -> tuple[int, ...] | None: ...
+    def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]: ...
+
+
+class Dealer(Protocol):
+    """A table's source of cards: one :class:`CardSource` per hand."""
+
+    name: bytes          # the transcript header's ``dealer`` field
+
+    def hand(self, setup: HandSetup) -> CardSource: ...
+
+
+def _masks(hands: Sequence[Sequence[int]]) -> tuple[int, ...]:
+    return tuple(sum(1 << c for c in cards) for cards in hands)
+
+
+# ---------------------------------------------------------------------------------------
+# The mental-poker deck
+# ---------------------------------------------------------------------------------------
+
+
+class DeckSource:
+    """A hand's cards from protocol/deck.py (``envelopes``: the auditor's whole transcript)."""
+
+    proves = True
+    closes = True
+
+    def __init__(self, setup: HandSetup, proofs: bool, shuffle_rounds: int,
+                 reveals: tuple[SignedMessage, ...] | None = None) -> None:
+        self.setup = setup
+        self.proofs = proofs
+        self.deck = DeckSession(
+            setup.my_seat, setup.seats, setup.n_cards, setup.identity, setup.seat_keys, setup.table_id,
+            setup.hand_no, rng=setup.rng, proofs=proofs, shuffle_rounds=shuffle_rounds, first_slot=0,
+            prev_for_slot=setup.prev_for_slot,
+        )
+        self.layout = self.deck.layout
+        self.deck_slots = self.layout.end
+        self._reveals = reveals
+        self._my_cards: int | None = None
+        self._out: list[bytes] = []
+
+    def start(self) -> None:
+        if self.setup.my_seat is not None:
+            self._out += self.deck.start()
+
+    def accepts(self, payload: Payload) -> bool:
+        return isinstance(payload, (DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound))
+
+    def expected(self, slot: int) -> frozenset[int]:
+        return self.layout.senders(slot, self.proofs)
+
+    def receive(self, message: SignedMessage) -> None:
+        self.deck.receive_verified(message)
+
+    def step(self) -> bool:
+        return self.deck.step()
+
+    def take_outgoing(self) -> list[bytes]:
+        out, self._out = self._out + self.deck.take_outgoing(), []
+        return out
+
+    def take_events(self) -> list[SourceEvent]:
+        events: list[SourceEvent] = []
+        n = self.setup.seats
+        for event in self.deck.take_events():
+            match event:
+                case Violation(seat=seat, step=step, reason=reason):
+                    raise SourceError(seat, f"deck {step}: {reason}")
+                case HandIdAgreed():
+                    events.append(DealProgress("hand-id", 1, 1))
+                case ShuffleAccepted(hop=hop):
+                    events.append(DealProgress("shuffle", hop + 1, n))
+                case ShuffleVerified(hop=hop):
+                    events.append(DealProgress("proof", hop + 1, n))
+                case HandDealt(cards=cards):
+                    self._my_cards = sum(1 << c for c in cards)
+                    events.append(DealProgress("deal", 1, 1))
+                    events.append(CardsDealt(self._my_cards))
+        return events
+
+    def ready(self) -> bool:
+        return self.deck.deal_verified and (self.deck.seat is None or self.deck.hand is not None)
+
+    def my_cards(self) -> int | None:
+        return self._my_cards
+
+    def waiting_for(self) -> tuple[int, ...]:
+        return tuple(sorted({seat for seat, _ in self.deck.waiting_for()}))
+
+    def prove_open(self, card: int) -> CardOpen | None:
+        return self.deck.prove_open(card)
+
+    def accept_open(self, seat: int, opening: CardOpen) -> str | None:
+        return self.deck.accept_open(seat, opening)
+
+    def known_deal(self) -> tuple[int, ...] | None:
+        """The auditor's deal, read from the key reveals further on in the transcript (each
+        key is checked again, as usual, in its own slot)."""
+        if self._reveals is None:
+            return None
+        setup, keys = self.setup, {}
+        for message in self._reveals:
+            body = message.body
+            if (body.table == setup.table_id and body.hand == setup.hand_no and isinstance(body.payload, KeyReveal)
+                    and 0 <= body.sender < setup.seats and body.sender not in keys
+                    and verify_envelope(message, setup.seat_keys[body.sender])):
+                try:
+                    keys[body.sender] = crypto.scalar_from_bytes(body.payload.key)
+                except CryptoError as exc:
+                    raise SourceError(body.sender, f"deck key: {exc}") from None
+        missing = [seat for seat in range(setup.seats) if seat not in keys]
+        if missing:
+            raise SourceError(missing[0], f"seat {missing[0]} never revealed its key for hand {setup.hand_no}")
+        try:
+            return _masks(self.deck.hands_from_keys(keys))
+        except KeyMismatch as exc:
+            raise SourceError(exc.seat, f"deck key: {exc}") from None
+        except CryptoError as exc:
+            raise SourceError(None, f"deck key: {exc}") from None
+
+    def close(self, slot: int) -> None:
+        if self.setup.my_seat is not None:
+            self._out += self.deck.reveal_key(slot)
+
+    def accept_close(self, message: SignedMessage) -> None:
+        self.deck.receive_verified(message)
+
+    def final_deal(self) -> tuple[int, ...] | None:
+        return None if self.deck.hands is None else _masks(self.deck.hands)
+
+    def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]:
+        return self.deck.secrets()
+
+
+@dataclass(frozen=True)
+class MentalPokerDeck:
+    """The real dealer: every hand is dealt by the peers' mental-poker deck."""
+
+    proofs: bool = True
+    shuffle_rounds: int = 64
+    name: bytes = b""
+
+    def hand(self, setup: HandSetup) -> DeckSource:
+        return DeckSource(setup, self.proofs, self.shuffle_rounds)
+
+
+@dataclass(frozen=True)
+class RevealedKeys:
+    """The auditor's dealer: the same deck, verified step by step, and the deal read from the
+    transcript's key reveals when the game needs it (``reveals``: the transcript's deck/key
+    messages, decoded once; each is checked when its hand comes)."""
+
+    reveals: tuple[SignedMessage, ...]
+    proofs: bool = True
+    shuffle_rounds: int = 64
+    name: bytes = b""
+
+    @classmethod
+    def from_envelopes(cls, envelopes: Sequence[bytes], proofs: bool = True,
+                       shuffle_rounds: int = 64) -> RevealedKeys:
+        reveals = []
+        for envelope in envelopes:
+            try:
+                message = decode_envelope(envelope)
+            except MessageError:
+                continue  # the canonical replay blames it where it stands
+            if isinstance(message.body.payload, KeyReveal):
+                reveals.append(message)
+        return cls(tuple(reveals), proofs, shuffle_rounds)
+
+    def hand(self, setup: HandSetup) -> DeckSource:
+        reveals = tuple(m for m in self.reveals if m.body.hand == setup.hand_no)
+        return DeckSource(setup, self.proofs, self.shuffle_rounds, reveals)
+
+
+# ---------------------------------------------------------------------------------------
+# The trusted (test) dealer
+# ---------------------------------------------------------------------------------------
+
+
+class TrustedSource:
+    """A hand dealt by a trusted dealer: no deck slots, no openings, no key reveal."""
+
+    deck_slots = 0
+    proves = False
+    closes = False
+
+    def __init__(self, setup: HandSetup, deal: tuple[int, ...]) -> None:
+        self.setup, self.deal = setup, deal
+        self._events: list[SourceEvent] = []
+
+    def start(self) -> None:
+        if self.setup.my_seat is not None:
+            self._events.append(CardsDealt(self.deal[self.setup.my_seat]))
+
+    def accepts(self, payload: Payload) -> bool:
+        return False
+
+    def expected(self, slot: int) -> frozenset[int]:
+        return frozenset()
+
+    def receive(self, message: SignedMessage) -> None:
+        raise SourceError(message.body.sender, "a trusted dealer's hand has no deck messages")
+
+    def step(self) -> bool:
+        return False
+
+    def take_outgoing(self) -> list[bytes]:
+        return []
+
+    def take_events(self) -> list[SourceEvent]:
+        events, self._events = self._events, []
+        return events
+
+    def ready(self) -> bool:
+        return True
+
+    def my_cards(self) -> int | None:
+        return None if self.setup.my_seat is None else self.deal[self.setup.my_seat]
+
+    def waiting_for(self) -> tuple[int, ...]:
+        return ()
+
+    def prove_open(self, card: int) -> CardOpen | None:
+        return None
+
+    def accept_open(self, seat: int, opening: CardOpen) -> str | None:
+        return "a trusted dealer's table opens no cards"
+
+    def known_deal(self) -> tuple[int, ...] | None:
+        return self.deal if self.setup.my_seat is None else None
+
+    def close(self, slot: int) -> None:
+        return None
+
+    def accept_close(self, message: SignedMessage) -> None:
+        raise SourceError(message.body.sender, "a trusted dealer's hand has no key reveal")
+
+    def final_deal(self) -> tuple[int, ...] | None:
+        return self.deal
+
+    def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]:
+        return None, None, None
+
+
+@dataclass(frozen=True)
+class TrustedDealer:
+    """A dealer everyone must trust, for tests and benchmarks: the deal of hand h is a
+    function of the public seed ``name`` (docs/protocol.md, "Test dealer"):
+
+    - ``name`` = TEST_DEALER_PREFIX ‖ "deals/" ‖ orders: the card order of each hand in
+      turn, one byte per card (:meth:`with_deals`);
+    - any other ``name`` under the prefix: the order is a Fisher-Yates shuffle of
+      0..n_cards-1 (i from n_cards-1 down to 1, j = random_below(i + 1)) drawn from
+      SeededEntropy(name ‖ u32(hand)).
+
+    Position k of the order goes to seat k mod seats, as the deck deals.
+    """
+
+    name: bytes
+
+    def __post_init__(self) -> None:
+        if not self.name.startswith(TEST_DEALER_PREFIX):
+            raise ValueError(f"a trusted dealer's seed starts with {TEST_DEALER_PREFIX!r}")
+
+    @classmethod
+    def with_deals(cls, orders: Sequence[Sequence[int]]) -> TrustedDealer:
+        """A dealer that deals the given card orders, hand after hand (cards < 256)."""
+        return cls(TEST_DEALER_PREFIX + _DEALS + b"".join(bytes(order) for order in orders))
+
+    def order(self, hand_no: int, n_cards: int) -> list[int]:
+        body = self.name[len(TEST_DEALER_PREFIX):]
+        if body.startswith(_DEALS):
+            orders = body[len(_DEALS):]
+            order = list(orders[(hand_no - 1) * n_cards : hand_no * n_cards])
+            if sorted(order) != list(range(n_cards)):
+                raise SourceError(None, f"the test dealer has no deal of {n_cards} cards for hand {hand_no}")
+            return order
+        entropy = SeededEntropy(self.name + u32(hand_no))
+        order = list(range(n_cards))
+        for i in range(n_cards - 1, 0, -1):
+            j = crypto.random_below(entropy, i + 1)
+            order[i], order[j] = order[j], order[i]
+        return order
+
+    def hand(self, setup: HandSetup) -> TrustedSource:
+        order = self.order(setup.hand_no, setup.n_cards)
+        deal = tuple(sum(1 << order[k] for k in range(seat, setup.n_cards, setup.seats))
+                     for seat in range(setup.seats))
+        return TrustedSource(setup, deal)

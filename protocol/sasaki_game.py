@@ -1,0 +1,183 @@
+"""Sasaki behind the game interface (protocol/game.py): the engine (p2p_sasaki.hand) as
+the session sees it. Every Sasaki rule the protocol used to know lives here or in the
+engine: four seats, 48 cards, the opening 3, the verbs, how a slot's answers resolve and
+whom an illegal slot blames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from p2p_sasaki.cards import FULL_DECK, Card, CardSet, mask_indices
+from p2p_sasaki.hand import (
+    SEATS, Action, AuditNeededError, Chata, DealError, Decision, DecisionKind, Decline, Expose, Hand,
+    IllegalActionError, Kkojda, Pass, Play, Run, Stop, opens,
+)
+from p2p_sasaki.options import TableOptions
+from p2p_sasaki.protocol.deck import SlotLayout
+from p2p_sasaki.protocol.game import Applied, IllegalAnswer, Slot, SlotKind
+
+__all__ = ["SASAKI", "LEAD_SLOT", "SasakiGame", "SasakiState", "SasakiOutcome", "VERBS", "action_of", "resolve_slot"]
+
+SASAKI = "sasaki"
+N_CARDS = FULL_DECK.bit_length()
+LEAD_SLOT = SlotLayout(0, SEATS).end  # with the deck: the opening slot follows the deal's 3n+1 slots
+
+# The verbs of Sasaki's answers (table/action carries them), from the engine's action classes.
+VERBS: dict[str, type[Action]] = {cls.verb: cls for cls in (Play, Pass, Run, Expose, Stop, Chata, Kkojda, Decline)}
+_NO_CARDS = (Pass, Stop, Decline)
+
+
+def action_of(seat: int, verb: str, cards: Sequence[int]) -> Action:
+    """The engine action a table/action stands for; raises IllegalAnswer(seat) if none."""
+    cls = VERBS.get(verb)
+    if cls is None:
+        raise IllegalAnswer(seat, f"{verb!r} is not an answer to a game decision")
+    mask = 0
+    for card in cards:
+        if card >= N_CARDS:
+            raise IllegalAnswer(seat, f"there is no card {card}")
+        mask |= 1 << card
+    if cls in _NO_CARDS:
+        if mask:
+            raise IllegalAnswer(seat, f"{verb} takes no cards")
+        return cls(seat)
+    if not mask:
+        raise IllegalAnswer(seat, f"{verb} needs cards")
+    return cls(seat, CardSet(mask))  # type: ignore[call-arg]
+
+
+def resolve_slot(hand: Hand, answers: Sequence[Action]) -> None:
+    """Apply one slot's answers to ``hand``; raises IllegalAnswer naming the seat at fault
+    (None if no single answer is: an audit is needed)."""
+    d = hand.decision
+    try:
+        if d.kind is DecisionKind.TURN:
+            hand.apply(answers[0])
+        else:
+            hand.resolve(answers)
+    except AuditNeededError as exc:
+        raise IllegalAnswer(None, str(exc)) from exc
+    except IllegalActionError as exc:
+        seat = answers[0].seat if d.kind is DecisionKind.TURN else _culprit(hand, answers)
+        raise IllegalAnswer(seat, str(exc)) from exc
+
+
+def _culprit(hand: Hand, answers: Sequence[Action]) -> int | None:
+    """The first seat (in the window's order) whose answer is illegal with all others declining."""
+    for answer in answers:
+        if isinstance(answer, Decline):
+            continue
+        trial = hand.copy()
+        try:
+            trial.resolve([answer if a.seat == answer.seat else Decline(a.seat) for a in answers])
+        except AuditNeededError:
+            continue
+        except IllegalActionError:
+            return answer.seat
+    trial = hand.copy()  # a decline that must not be (the holder of the other red ten)
+    try:
+        trial.resolve([Decline(a.seat) for a in answers])
+    except AuditNeededError:
+        return None
+    except IllegalActionError as exc:
+        return exc.seat
+    return None
+
+
+@dataclass(frozen=True)
+class SasakiOutcome:
+    """A finished hand: the finishing order, the red team, the multiplier."""
+
+    finish: tuple[int, ...]
+    red: tuple[int, ...]
+    multiplier: int
+
+
+class SasakiState:
+    """A Sasaki hand behind :class:`~p2p_sasaki.protocol.game.GameState`."""
+
+    def __init__(self, hand: Hand) -> None:
+        self.hand = hand
+
+    def slot(self) -> Slot | None:
+        d: Decision = self.hand.decision
+        if d.kind is DecisionKind.OVER:
+            return None
+        return Slot(SlotKind.TURN if d.kind is DecisionKind.TURN else SlotKind.WINDOW, d.seats, d)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        return self.hand.legal_actions(seat)
+
+    def apply(self, answers: Sequence[Action]) -> list[Applied]:
+        hand = self.hand
+        before, top_was_empty = len(hand.history), hand.top is None
+        resolve_slot(hand, answers)
+        return [Applied(action, lead=top_was_empty and i == 0 and isinstance(action, Play))
+                for i, action in enumerate(hand.history[before:])]
+
+    def state_hash(self) -> str:
+        return self.hand.state_hash()
+
+    def scores(self) -> tuple[int, ...] | None:
+        return self.hand.scores if self.hand.is_over else None
+
+    def outcome(self) -> SasakiOutcome:
+        return SasakiOutcome(self.hand.finish, self.hand.red_seats, self.hand.multiplier)
+
+    def view(self, seat: int) -> object:
+        return self.hand.view(seat)
+
+
+class SasakiGame:
+    """Sasaki's rules with a table's options (the lead card resolved to 3H or 3S)."""
+
+    name = SASAKI
+    seats = SEATS
+    n_cards = N_CARDS
+
+    def __init__(self, options: TableOptions) -> None:
+        if options.lead.card is None:
+            raise ValueError("resolve options.lead_card to 3H or 3S before creating the table")
+        self.options = options
+        self.lead_card = options.lead.card
+
+    def options_bytes(self) -> bytes:
+        return self.options.to_bytes()
+
+    @classmethod
+    def from_options_bytes(cls, data: bytes) -> SasakiGame:
+        return cls(TableOptions.from_bytes(data))
+
+    def opening_card(self) -> int:
+        return self.lead_card.index
+
+    def new_state(self, hands: Sequence[int | None], opener: int | None) -> SasakiState:
+        if len(hands) != SEATS or opener is None:
+            raise ValueError("a Sasaki hand has four seats and an opener")
+        try:
+            if all(h is not None for h in hands):
+                hand = Hand([h or 0 for h in hands], self.lead_card, self.options)
+                if hand.first_leader != opener:
+                    raise ValueError(f"seat {opener} showed a {self.lead_card} it was not dealt")  # (checked before)
+                return SasakiState(hand)
+            known = [(s, h) for s, h in enumerate(hands) if h is not None]
+            if len(known) != 1:
+                raise ValueError("a peer's hand knows one seat's cards")
+            seat, mine = known[0]
+            return SasakiState(Hand.for_peer(seat, mine, opener, self.lead_card, self.options))
+        except DealError as exc:
+            raise ValueError(str(exc)) from exc
+
+    def card_name(self, card: int) -> str:
+        return str(Card.from_index(card))
+
+    def encode_action(self, action: Action) -> tuple[str, tuple[int, ...]]:
+        return action.verb, tuple(mask_indices(action.cards.mask))
+
+    def decode_action(self, seat: int, verb: str, cards: Sequence[int]) -> Action:
+        return action_of(seat, verb, cards)
+
+    def shows(self, action: Action) -> int:
+        return opens(action).mask
