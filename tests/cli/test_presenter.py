@@ -8,6 +8,7 @@ import trio.testing
 from p2p_sasaki.cards import CardSet
 from p2p_sasaki.hand import Decision, DecisionKind, Decline, Hand, Pass, Play, Stop
 from p2p_sasaki.protocol.net.table import Turn, Waiting
+from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
 from p2p_sasaki.protocol.session import ActionApplied, HandEnded, HandStarted, MatchEnded, Seated
 
 from p2p_sasaki.cli.presenter import NoteKind, Phase, Presenter, Refusal, card_words
@@ -75,11 +76,11 @@ def test_waiting_is_told_once_per_change_with_what_is_awaited():
 def test_scores_mark_you_and_the_winner_and_totals_are_told_once():
     presenter = Presenter(hands=2)
     texts(presenter, Seated(KEYS, 2), HandStarted(1))
-    first = texts(presenter, HandEnded(1, (0, 1, 2, 3), (0, 3), 1, (2, -1, 1, -2), (2, -1, 1, -2)))
+    first = texts(presenter, HandEnded(1, (2, -1, 1, -2), (2, -1, 1, -2), SasakiOutcome((0, 1, 2, 3), (0, 3), 1)))
     assert first == ["Hand 1 is over: S0 1st, S1 2nd, you (S2) 3rd, S3 4th. Red team: S0, S3; multiplier x1.",
                      "Hand 1 scores: S0 +2, S1 -1, you (S2) +1, S3 -2.",
                      "Match totals: S0 +2, S1 -1, you (S2) +1, S3 -2."]
-    last = texts(presenter, HandStarted(2), HandEnded(2, (2, 1, 0, 3), (2,), 2, (4, 0, 0, -4), (6, -1, 1, -6)),
+    last = texts(presenter, HandStarted(2), HandEnded(2, (4, 0, 0, -4), (6, -1, 1, -6), SasakiOutcome((2, 1, 0, 3), (2,), 2)),
                  MatchEnded((6, -1, 1, -6)))
     assert "Match totals" not in " ".join(last)
     assert last[-1] == "The match is over: S0 wins with +6. You: +1."
