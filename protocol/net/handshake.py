@@ -10,7 +10,7 @@ from typing import TypeVar
 
 import trio
 
-from p2p_sasaki.protocol.messages import HandshakeDecodeError, Refusal, decode_handshake, encode_handshake
+from p2p_sasaki.protocol.messages import HandshakeMessage, MessageError, Refusal, decode_handshake, encode_handshake
 from p2p_sasaki.protocol.net.framing import FramedStream, FrameError
 
 Message = TypeVar("Message")
@@ -30,9 +30,9 @@ class RefusedError(HandshakeError):
         self.reason = reason
 
 
-async def send_message(framed: FramedStream, message: object) -> bytes:
+async def send_message(framed: FramedStream, message: HandshakeMessage) -> bytes:
     """Send a handshake message; returns the exact bytes sent."""
-    data = encode_handshake(message)  # type: ignore[arg-type]
+    data = encode_handshake(message)
     try:
         await framed.send(data)
     except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
@@ -54,7 +54,7 @@ async def receive_message(framed: FramedStream, expected: type[Message]) -> tupl
         raise HandshakeError(str(exc)) from exc
     try:
         message = decode_handshake(data)
-    except HandshakeDecodeError as exc:
+    except MessageError as exc:
         raise HandshakeError(f"{framed.peer} sent a malformed handshake message ({exc})") from None
     if isinstance(message, Refusal):
         raise RefusedError(framed.peer, message.kind, message.reason)

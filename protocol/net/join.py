@@ -52,12 +52,10 @@ from spake2.spake2 import SPAKEError
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.messages import (
-    HandshakeDecodeError,
     JoinGreeting,
     JoinIdentity,
-    JoinRoster,
+    MessageError,
     PakeMessage,
-    RosterMember,
     Sealed,
     decode_handshake,
     encode_handshake,
@@ -209,7 +207,7 @@ def _open_identity(key: bytes, counter: int, sealed: Sealed) -> JoinIdentity | N
     """The JoinIdentity inside ``sealed``, or None if it does not open (wrong code)."""
     try:
         inner = decode_handshake(crypto.unseal(key, counter, sealed.data))
-    except (crypto.SealError, HandshakeDecodeError):
+    except (crypto.SealError, MessageError):
         return None
     return inner if isinstance(inner, JoinIdentity) else None
 
@@ -356,7 +354,7 @@ async def _admit_joiner(
     try:
         with trio.fail_after(timeout):
             if state.closed == "table-full":
-                wire = JoinRoster(table_id, tuple(RosterMember(m.key, m.host, m.port) for m in state.roster.members))
+                wire = state.roster
                 await send_message(framed, Sealed(crypto.seal(channel.to_joiner, 1, encode_handshake(wire))))
             else:
                 await refuse(framed, _BURNT, kind="code-burnt")
@@ -448,11 +446,11 @@ async def join_table(
         sealed, _ = await receive_message(framed, Sealed)
         try:
             wire = decode_handshake(crypto.unseal(channel.to_joiner, 1, sealed.data))
-        except (crypto.SealError, HandshakeDecodeError):
+        except (crypto.SealError, MessageError):
             wire = None
-        if not isinstance(wire, JoinRoster) or not wire.members or wire.members[0].key != creator.key:
+        if not isinstance(wire, TableRoster) or not wire.members or wire.members[0].key != creator.key:
             raise JoinError(f"{framed.peer} sent a roster that does not open or does not start with its creator")
-        members = (creator, *(TableMember(m.key, m.host, m.port) for m in wire.members[1:]))
+        members = (creator, *wire.members[1:])
         if identity.public_key not in (m.key for m in members):
             raise JoinError(f"{framed.peer} sent a roster without this peer in it")
         return TableRoster(wire.table_id, members)

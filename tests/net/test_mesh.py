@@ -28,7 +28,7 @@ async def make_table(n: int = 4) -> tuple[list[Identity], TableRoster, list[list
     members = tuple(
         TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1]) for i, ls in zip(identities, listeners)
     )
-    return identities, TableRoster(secrets.token_bytes(16), members), listeners
+    return identities, TableRoster(secrets.token_bytes(32), members), listeners
 
 
 async def receive_n(mesh: Mesh, n: int) -> list[tuple[bytes, bytes]]:
@@ -154,7 +154,7 @@ async def test_impostors_are_refused_and_the_table_goes_on():
         reason = await handshake_as(port, roster.table_id, mallory.public_key, mallory)
         assert reason.endswith(f"peer {mallory.public_key[:4].hex()} is not a member of this table")
         # the right key, but for another table
-        reason = await handshake_as(port, secrets.token_bytes(16), low.public_key, low)
+        reason = await handshake_as(port, secrets.token_bytes(32), low.public_key, low)
         assert reason.endswith("it belongs to another table")
         stats = meshes[2].statistics()
         assert stats.refused == 3

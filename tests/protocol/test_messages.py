@@ -19,6 +19,8 @@ from p2p_sasaki.protocol.messages import (
     ShuffleHop,
     ShuffleProof,
     StripRound,
+    VERSION,
+    VersionMismatchError,
     decode_body,
     decode_envelope,
     decode_permutation,
@@ -82,7 +84,7 @@ def test_permutation_encoding():
 
 
 def _raw_body(**changes):
-    fields = {"version": 1, "table": TABLE, "hand": 3, "slot": 9, "sender": 2, "prev": b"\xaa" * 32,
+    fields = {"version": VERSION, "table": TABLE, "hand": 3, "slot": 9, "sender": 2, "prev": b"\xaa" * 32,
               "type": "deck/commit", "payload": [bytes(32)]}
     fields.update(changes)
     return msgpack.packb(fields, use_bin_type=True)
@@ -91,8 +93,7 @@ def _raw_body(**changes):
 @pytest.mark.parametrize(
     "data, reason",
     [
-        (_raw_body(version=2), "the version must be 1"),
-        (_raw_body(version=True), "the version must be 1"),
+        (_raw_body(version=True), f"the version must be {VERSION}"),
         (_raw_body(hand=True), "hand number must be an integer in 0..4294967295"),
         (_raw_body(hand=-1), "hand number must be an integer in 0..4294967295"),
         (_raw_body(sender=16), "sender must be an integer in 0..15"),
@@ -103,7 +104,7 @@ def _raw_body(**changes):
         (_raw_body(payload=[bytes(31)]), "commitment must be 32 bytes"),
         (_raw_body(payload=[bytes(32), 1]), "the deck/commit payload must be an array of 1 fields"),
         (_raw_body(extra=1), "the body must be a map of version, table, hand, slot, sender, prev, type, payload in that order"),
-        (msgpack.packb({"table": TABLE, "version": 1}), "the body must be a map of version, table, hand, slot, sender, prev, type, payload in that order"),
+        (msgpack.packb({"table": TABLE, "version": VERSION}), "the body must be a map of version, table, hand, slot, sender, prev, type, payload in that order"),
         (_raw_body().replace(b"\xa4hand\x03", b"\xa4hand\xcc\x03"), "the body is not canonically encoded"),
         (_raw_body() + b"\x00", "the body is not valid msgpack"),
         (b"\xc1", "the body is not valid msgpack"),
@@ -170,3 +171,12 @@ def test_tampered_envelopes_are_refused_or_fail_verification(payload, data):
     except MessageError:
         return
     assert not verify_envelope(message, KEY.public_key)
+
+
+def test_another_version_is_named_not_malformed():
+    for data in (_raw_body(version=VERSION + 1), msgpack.packb({"version": VERSION + 1, "whatever": 1})):
+        with pytest.raises(VersionMismatchError) as info:
+            decode_body(data)
+        assert info.value.version == VERSION + 1
+        assert str(info.value) == (f"this message's sender speaks protocol version {VERSION + 1}, we speak version "
+                                   f"{VERSION}; both need the same p2p-sasaki release")
