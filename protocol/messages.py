@@ -48,7 +48,7 @@ from p2p_sasaki.protocol.crypto import (
 # 1. Errors, the protocol version and the codec
 # ---------------------------------------------------------------------------------------
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 """The one version of the wire: envelopes, transcript headers, the join and mesh
 handshakes and the mDNS hint all carry it, and two peers must speak the same one."""
 VERSION = PROTOCOL_VERSION  # the name the envelope and header fields use
@@ -73,18 +73,18 @@ class MessageError(ValueError):
 class VersionMismatchError(MessageError):
     """A well-formed message of another protocol version (``version``: the one it speaks)."""
 
-    def __init__(self, version: object, what: str = "peer") -> None:
-        super().__init__(version_sentence(version, what))
+    def __init__(self, version: object, who: str = "this peer") -> None:
+        super().__init__(version_sentence(version, who))
         self.version = version
 
 
-def version_sentence(version: object, what: str = "peer") -> str:
-    """The one sentence said when two versions differ.
+def version_sentence(version: object, who: str = "this peer") -> str:
+    """The one sentence said when two versions differ (``who`` speaks ``version``).
 
     >>> version_sentence(0)  # doctest: +ELLIPSIS
     'this peer speaks protocol version 0, we speak version ...; both need the same p2p-sasaki release'
     """
-    return (f"this {what} speaks protocol version {version}, we speak version {PROTOCOL_VERSION}; "
+    return (f"{who} speaks protocol version {version}, we speak version {PROTOCOL_VERSION}; "
             "both need the same p2p-sasaki release")
 
 
@@ -525,7 +525,7 @@ def decode_body(data: bytes) -> Body:
     """The body in ``data``; :class:`VersionMismatchError` if it is another version's."""
     obj = _unpack_canonical(data, "body")
     if type(obj) is dict and "version" in obj:
-        _check_version(obj["version"], "message's sender")
+        _check_version(obj["version"], "this message's sender")
     if type(obj) is not dict or tuple(obj) != BODY_KEYS:
         raise _fail("the body must be a map of " + ", ".join(BODY_KEYS) + " in that order")
     kind = obj["type"]
@@ -592,7 +592,7 @@ class TranscriptHeader(WireStruct):
         """The header in ``data``; :class:`VersionMismatchError` for another version's."""
         obj = _unpack_canonical(data, "transcript header")
         if type(obj) is list and obj:
-            _check_version(obj[0], "transcript")
+            _check_version(obj[0], "this transcript")
         return cls.from_wire(obj)
 
 
@@ -794,5 +794,5 @@ def decode_handshake(data: bytes) -> HandshakeMessage:
     if type(values) is not list or not values or type(values[0]) is not str or values[0] not in HANDSHAKE_TYPES:
         raise _fail("not a known handshake message")
     if values[0] in _VERSIONED and len(values) > 1:
-        _check_version(values[1], "peer")
+        _check_version(values[1], "this peer")
     return HANDSHAKE_TYPES[values[0]].from_wire(values[1:])  # type: ignore[return-value]

@@ -109,7 +109,7 @@ def test_export_records_replay(honest):
     assert hand.is_over and hand.scores == audit_table(honest.transcript(0)).scores[0]
 
 
-VECTOR_DIGEST = "71ac3be1b860b3c10bd02fc1c3b455bfcbf73609992f36746304e2488c80c1a8"
+VECTOR_DIGEST = "d9247b4bd21af319d1e3b1e22386b5cf8c72b76179a15256205fcb723075050a"
 VECTOR_LENGTH = 52959
 
 
