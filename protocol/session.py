@@ -51,7 +51,20 @@ from p2p_sasaki.hand import (
 )
 from p2p_sasaki.options import TableOptions
 from p2p_sasaki.protocol import crypto
-from p2p_sasaki.protocol.crypto import CryptoError, Entropy, IdentityKey, system_entropy, u32
+from p2p_sasaki.protocol.crypto import (
+    TAG_BODY,
+    TAG_CHAIN_START,
+    TAG_ROSTER,
+    TAG_SEAT_CARD,
+    TAG_SEAT_COMMIT,
+    TAG_SEATING,
+    TAG_SLOT,
+    CryptoError,
+    Entropy,
+    IdentityKey,
+    system_entropy,
+    u32,
+)
 from p2p_sasaki.protocol.deck import (
     DeckSession, HandDealt, HandIdAgreed, KeyMismatch, ShuffleAccepted, ShuffleVerified, SlotLayout, Violation,
 )
@@ -68,13 +81,6 @@ DECK_SLOTS = 3 * SEATS + 1
 LEAD_SLOT = DECK_SLOTS
 MAX_UNSEATED_BUFFER = 4096
 
-TAG_ROSTER = b"p2p-sasaki/v1/roster"
-TAG_CHAIN_START = b"p2p-sasaki/v1/chain-start"
-TAG_SLOT = b"p2p-sasaki/v1/slot"
-TAG_BODY = b"p2p-sasaki/v1/body"
-TAG_SEAT_COMMIT = b"p2p-sasaki/v1/seat-commit"
-TAG_SEATING = b"p2p-sasaki/v1/seating"
-TAG_SEAT_CARD = b"p2p-sasaki/v1/seat-card"
 
 # ---------------------------------------------------------------------------------------
 # Config and events
