@@ -225,15 +225,15 @@ class MeshHandshake(_Machine):
         return self._refuse_mesh(version_sentence(version, "it"), kind="version")
 
     def _hello_problem(self, hello: MeshHello) -> str | None:
+        if self.dialing is not None and hello.key != self.dialing:
+            member = self.roster.member(self.dialing)
+            return f"{member.host}:{member.port} answered as {describe_key(hello.key)}"
         if hello.table_id != self.roster.table_id:
             return "it belongs to another table"
         if hello.key not in self.roster or hello.key == self.identity.public_key:
             return f"{describe_key(hello.key)} is not a member of this table"
         if not crypto.is_acceptable_identity_key(hello.key):
             return f"{describe_key(hello.key)} is a weak key"
-        if self.dialing is not None and hello.key != self.dialing:
-            member = self.roster.member(self.dialing)
-            return f"{member.host}:{member.port} answered as {describe_key(hello.key)}"
         if self.dialing is None and not hello.key < self.identity.public_key:
             return f"{describe_key(hello.key)} should wait for this peer to dial it (the lower key dials)"
         return None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 import secrets
 from contextlib import AsyncExitStack
@@ -10,6 +9,7 @@ from contextlib import AsyncExitStack
 import pytest
 import trio
 
+from p2p_sasaki.protocol.crypto import mesh_transcript
 from p2p_sasaki.protocol.messages import MeshHello, MeshProof
 from p2p_sasaki.protocol.net.framing import FramedStream
 from p2p_sasaki.protocol.net.handshake import RefusedError, receive_message, send_message
@@ -127,7 +127,7 @@ async def handshake_as(listener_port: int, table_id: bytes, claimed_key: bytes, 
     try:
         _, theirs = await receive_message(framed, MeshHello)
         await receive_message(framed, MeshProof)
-        transcript = b"sasaki/v1 mesh-auth\0dialer" + hashlib.sha256(mine).digest() + hashlib.sha256(theirs).digest()
+        transcript = mesh_transcript("dialer", mine, theirs)
         await send_message(framed, MeshProof(signer.sign(transcript)))
         await receive_message(framed, MeshProof)  # a welcome would fail here too; we expect a refusal
     except RefusedError as exc:
