@@ -117,6 +117,8 @@ class Narrator:
             say(f"Scores: {places_text(event.scores)}.  Totals: {places_text(event.totals)}.")
         elif kind == "MatchEnded":
             say(f"The match is over. Totals: {places_text(event.totals)}.")
+        elif kind == "VersionMismatch":
+            say(f"A peer runs another release: {event.reason}.")
         elif kind == "Blame":
             who = "nobody" if event.seat is None else f"S{event.seat}"
             say(f"VIOLATION: {who} is blamed: {event.reason}. The table stops.")

@@ -71,7 +71,7 @@ from p2p_sasaki.protocol.deck import (
 from p2p_sasaki.protocol.messages import (
     Body, DeckCommit, DeckNonce, Genesis, KeyReveal, MessageError, SeatCommit, SeatNonce, ShuffleHop,
     ShuffleProof, SignedMessage, StripRound, TableAction, TranscriptHeader, decode_envelope, sign_envelope,
-    verify_envelope,
+    VersionMismatchError, verify_envelope,
 )
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, KIND_EVIDENCE, KIND_HEADER, encode_evidence, encode_record
 
@@ -168,8 +168,18 @@ class Blame:
     hand: int = -1
 
 
+@dataclass(frozen=True)
+class VersionMismatch:
+    """A message of another protocol version arrived: it cannot be read, so the table
+    cannot go on with its sender until both run the same release. ``reason`` is the one
+    sentence (messages.version_sentence); reported once per version seen."""
+
+    version: int
+    reason: str
+
+
 Event = Union[Seated, HandStarted, DealProgress, Dealt, DecisionPending, ActionApplied, HandEnded, MatchEnded,
-              Record, Blame]
+              Record, Blame, VersionMismatch]
 
 
 @dataclass(frozen=True)
@@ -365,6 +375,7 @@ class TableSession:
         self._my_cards: int | None = None
         self._outbox: list[bytes] = []
         self._events: deque[Event] = deque()
+        self._versions_seen: set[int] = set()
 
     # -- public API ----------------------------------------------------------------------
 
@@ -468,6 +479,11 @@ class TableSession:
     def _receive(self, data: bytes) -> None:
         try:
             message = decode_envelope(data)
+        except VersionMismatchError as exc:  # never dropped silently: say why the table stalls
+            if exc.version not in self._versions_seen and isinstance(exc.version, int):
+                self._versions_seen.add(exc.version)
+                self._events.append(VersionMismatch(exc.version, str(exc)))
+            return
         except MessageError:
             return
         body = message.body

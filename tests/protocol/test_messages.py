@@ -180,3 +180,20 @@ def test_another_version_is_named_not_malformed():
         assert info.value.version == VERSION + 1
         assert str(info.value) == (f"this message's sender speaks protocol version {VERSION + 1}, we speak version "
                                    f"{VERSION}; both need the same p2p-sasaki release")
+
+
+def test_a_session_reports_an_envelope_of_another_version_once():
+    from p2p_sasaki.protocol.session import TableSession, VersionMismatch
+
+    keys = [IdentityKey(bytes([i]) * 32) for i in range(1, 5)]
+    session = TableSession(keys[0], [k.public_key for k in keys], TABLE)
+    session.start()
+    session.take_events()
+    old_body = _raw_body(version=VERSION - 1)
+    old_envelope = msgpack.packb([old_body, keys[1].sign(old_body)])
+    session.receive(old_envelope)
+    session.receive(old_envelope)
+    reports = [e for e in session.take_events() if isinstance(e, VersionMismatch)]
+    assert reports == [VersionMismatch(VERSION - 1, f"this message's sender speaks protocol version {VERSION - 1}, "
+                                                    f"we speak version {VERSION}; both need the same p2p-sasaki "
+                                                    "release")]
