@@ -95,6 +95,27 @@ class TableConfig:
     shuffle_rounds: int = 64
 
 
+def table_header(table_id: bytes, roster_keys: Sequence[bytes], config: TableConfig) -> TranscriptHeader:
+    """The transcript header of a table: its id, its keys and its options. Its bytes are
+    also the frame in which the creator sends the options to the joiners."""
+    o = config.options
+    return TranscriptHeader(bytes(table_id), tuple(bytes(k) for k in roster_keys), config.hands, o.lead_card,
+                            o.lead_must_contain_3, o.running, config.proofs, config.shuffle_rounds)
+
+
+def config_from_header(header: TranscriptHeader, table_id: bytes | None = None,
+                       roster_keys: Sequence[bytes] | None = None) -> TableConfig:
+    """The options in ``header`` (the inverse of :func:`table_header`); with ``table_id``
+    and ``roster_keys``, first check that the header is this table's."""
+    if table_id is not None and header.table != table_id:
+        raise ValueError("the table options name another table")
+    if roster_keys is not None and header.roster_keys != tuple(roster_keys):
+        raise ValueError("the table options name other members than this table's roster")
+    options = TableOptions(lead_card=header.lead_card, lead_must_contain_3=header.lead_must_contain_3,
+                           running=header.running)
+    return TableConfig(header.hands, options, header.proofs, header.shuffle_rounds)
+
+
 @dataclass(frozen=True)
 class Seated:
     seat_keys: tuple[bytes, ...]
@@ -343,10 +364,7 @@ class TableSession:
         self.finished = False
         self.blame: Blame | None = None
 
-        self.header = TranscriptHeader(
-            self.table_id, self.roster_keys, config.hands, config.options.lead_card,
-            config.options.lead_must_contain_3, config.options.running, config.proofs, config.shuffle_rounds,
-        )
+        self.header = table_header(self.table_id, self.roster_keys, config)
         self.roster_hash = roster_hash(self.header)
         self.chain = chain_start(self.header)
         self.hand_no = 0
@@ -863,10 +881,7 @@ class TableObserver(TableSession):
     """
 
     def __init__(self, header: TranscriptHeader) -> None:
-        options = TableOptions(lead_card=header.lead_card, lead_must_contain_3=header.lead_must_contain_3,
-                               running=header.running)
-        config = TableConfig(header.hands, options, header.proofs, header.shuffle_rounds)
-        super().__init__(None, header.roster_keys, header.table, config)
+        super().__init__(None, header.roster_keys, header.table, config_from_header(header))
         self.header = header
         self._envelopes: tuple[bytes, ...] = ()
 

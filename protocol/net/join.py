@@ -336,7 +336,8 @@ async def _admission(
             return None
         case CodeConfirmed(member=joiner):
             if joiner.key == state.creator.key or any(m.key == joiner.key for m in state.joined):
-                await run_step(framed, machine.refuse("refused", f"{describe_key(joiner.key)} is already at this table"))
+                already = f"{describe_key(joiner.key)} is already at this table"
+                await run_step(framed, machine.refuse("refused", already))
                 return None
             member = TableMember(joiner.key, joiner.host or address, joiner.port)
             await run_step(framed, machine.admit())
