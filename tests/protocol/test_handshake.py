@@ -289,3 +289,23 @@ def test_join_creator_rejects_a_weak_key_even_with_a_valid_transcript(monkeypatc
     creator_events, joiner_events, _ = pump(creator, joiner, creator.start())
     assert creator_events == [Failed(f"peer {WEAK[:4].hex()} is a weak identity key", "refused", True)]
     assert joiner_events == [RefusedByPeer("refused", f"peer {WEAK[:4].hex()} is a weak identity key")]
+
+
+# docs/protocol.md, "Handshake test vectors": SHA-256 of every frame of a seeded run,
+# concatenated in the order sent.
+MESH_VECTOR = (400, "41b81c1529c7069ec85e22871f5f3370a1d7dae66c129b3592c63d86894fe7c3")
+JOIN_VECTOR = (576, "2c17a08e4113fa13a04cb670eec36dfe4653984e2f1265adee2d9b023e93a3b4")
+
+
+def test_vector_seeded_handshakes():
+    import hashlib
+
+    d, ls = mesh_pair()
+    wire = b"".join(pump(d, ls, d.start(), ls.start())[2])
+    assert (len(wire), hashlib.sha256(wire).hexdigest()) == MESH_VECTOR
+    creator, joiner = join_pair()
+    frames = pump(creator, joiner, creator.start())[2] + pump(creator, joiner, creator.admit())[2]
+    roster = TableRoster(TABLE, (TableMember(CREATOR.public_key, "", 5000), TableMember(JOINER.public_key, "", 6000)))
+    frames += pump(creator, joiner, creator.send_roster(roster))[2]
+    wire = b"".join(frames)
+    assert (len(wire), hashlib.sha256(wire).hexdigest()) == JOIN_VECTOR
