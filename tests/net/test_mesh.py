@@ -214,3 +214,21 @@ async def test_a_silent_peer_is_declared_dead_and_redialled():
             with trio.fail_after(5):  # the dialer noticed the close and came back
                 await high.wait_connected()
             assert low.statistics().peers[identities[1].public_key].connections >= 2
+
+
+async def test_a_peer_of_another_version_is_refused_with_one_sentence():
+    import msgpack
+
+    identities, roster, listeners = await make_table(2)
+    low, high = identities
+    async with open_mesh(high, roster, listeners[1], **FAST) as mesh:
+        stream = await trio.open_tcp_stream("127.0.0.1", roster.members[1].port)
+        framed = FramedStream(stream, "the listener")
+        await framed.send(msgpack.packb(["mesh-hello", 1, roster.table_id, low.public_key, secrets.token_bytes(32)]))
+        with pytest.raises(RefusedError) as info:
+            await receive_message(framed, MeshHello)
+        await framed.aclose()
+        assert info.value.kind == "version"
+        assert info.value.reason == (f"refused by peer {high.public_key[:4].hex()}: it speaks protocol version 1, we "
+                                     f"speak version {PROTOCOL_VERSION}; both need the same p2p-sasaki release")
+        assert mesh.statistics().refused == 1
