@@ -513,7 +513,7 @@ def _check_version(version: Any, what: str) -> None:
 
 
 def encode_body(body: Body) -> bytes:
-    fields = {"version": body.version}
+    fields: dict[str, Any] = {"version": body.version}
     fields.update({f.name: f.spec.pack(getattr(body, f.name)) for f in BODY_FIELDS})
     fields.update({"type": body.type, "payload": body.payload.to_wire()})
     data = _pack(fields)

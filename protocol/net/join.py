@@ -247,7 +247,7 @@ async def host_table(
     async with trio.open_nursery() as handlers:
         async with trio.open_nursery() as accepting:
             accepting.start_soon(
-                functools.partial(trio.serve_listeners, admit, listeners, handler_nursery=handlers)
+                functools.partial(trio.serve_listeners, admit, list(listeners), handler_nursery=handlers)
             )
             await state.done.wait()
             accepting.cancel_scope.cancel()  # stop listening: the code is burnt either way
@@ -281,6 +281,7 @@ async def _admit_joiner(
                 await refuse(framed, _FULL if state.closed == "table-full" else _BURNT, kind=state.closed)
                 return
             event = await drive(framed, machine, machine.start(), until=(CodeConfirmed, WrongCode))
+            assert isinstance(event, (CodeConfirmed, WrongCode))
             async with state.lock:
                 member = await _admission(framed, address, state, machine, event)
             if member is None:
