@@ -2,9 +2,11 @@
 
 The creator of a table shows a code such as ``7-purple-sausage``: a nameplate
 (which table, also advertised over mDNS) and two words from a list of 256 (16
-secret bits). Each joiner connects over TCP to the creator and both run SPAKE2
-(``spake2``, sides A = joiner and B = creator, identities bound to the table id)
-with the whole code as the password::
+secret bits). Each joiner connects over TCP to the creator and both run the join
+handshake, whose protocol lives in :mod:`p2p_sasaki.protocol.handshake`
+(``JoinCreator``, ``JoinJoiner``; docs/protocol.md, "Network"); this module only
+moves its frames, keeps the creator's count of seats and wrong codes, and maps
+refusals to errors::
 
     creator -> joiner   JoinGreeting(version, nameplate, table_id)      in clear
     joiner  -> creator  PakeMessage(A)
@@ -12,14 +14,14 @@ with the whole code as the password::
     joiner  -> creator  Sealed(JoinIdentity(key_J, host, port, sig_J))  key confirmation
     creator -> joiner   Sealed(JoinIdentity(key_C, host, port, sig_C))  key confirmation
     ... the joiner waits while the table fills ...
-    creator -> joiner   Sealed(JoinRoster(table_id, members))
+    creator -> joiner   Sealed(TableRoster(table_id, members))
 
 "Sealed" is ChaCha20-Poly1305 under a key derived (HKDF) from the SPAKE2 key,
 one key per direction. The joiner seals first: a creator that cannot open it
 knows the code was wrong, says so (``Refusal("wrong-code")``) and reveals
 nothing. Each signature binds the signer's Ed25519 identity key to this SPAKE2
-run (table id and both SPAKE2 messages), so the keys learnt are the keys of the
-person who typed, or showed, the code.
+run (the greeting, with the version and table id, and both SPAKE2 messages), so the
+keys learnt are the keys of the person who typed, or showed, the code.
 
 **One code per table.** The design says "a one-time table code, burnt after use
 or after three failures". Here one code admits the joiners of one table, and is
