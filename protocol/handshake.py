@@ -454,3 +454,92 @@ def _open(key: bytes, counter: int, sealed: Sealed, expected: type[_Inner]) -> _
     except (crypto.SealError, MessageError):
         return None
     return inner if isinstance(inner, expected) else None
+
+
+# ---------------------------------------------------------------------------------------
+# The creator's admissions: seats and wrong codes for one table code
+# ---------------------------------------------------------------------------------------
+
+FULL_SENTENCE = "this table is full"
+BURNT_SENTENCE = "this table's code was burnt after three wrong codes; ask for a new code"
+
+
+@dataclass(frozen=True)
+class Admit:
+    """Seat this member (its host filled in): answer with :meth:`JoinCreator.admit`."""
+
+    member: TableMember
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """Refuse the joiner: answer with :meth:`JoinCreator.refuse` (``kind``, ``reason``)."""
+
+    kind: str
+    reason: str
+
+
+class JoinAdmissions:
+    """What one table code has admitted so far (sans-IO, one per table).
+
+    The code is burnt when the table is full (``closed == "table-full"``) or after
+    ``max_failures`` wrong codes in total (``"code-burnt"``); then everybody is refused.
+    A joiner that leaves before the table is full frees its seat (:meth:`leave`).
+    """
+
+    def __init__(self, table_id: bytes, creator: TableMember, seats: int, max_failures: int = 3) -> None:
+        if seats < 2:
+            raise ValueError("a table needs at least two seats")
+        self.table_id = table_id
+        self.creator = creator
+        self.seats = seats
+        self.max_failures = max_failures
+        self.joined: list[TableMember] = []
+        self.failures = 0
+        self.closed: str | None = None  # "table-full" or "code-burnt"
+
+    @property
+    def seats_taken(self) -> int:
+        return 1 + len(self.joined)
+
+    @property
+    def roster(self) -> TableRoster:
+        return TableRoster(self.table_id, (self.creator, *self.joined))
+
+    def close(self, kind: str) -> None:
+        self.closed = kind
+
+    def refusal_if_closed(self) -> Refuse | None:
+        """The refusal every newcomer gets once the code is burnt, else None."""
+        if self.closed is None:
+            return None
+        return Refuse(self.closed, FULL_SENTENCE if self.closed == "table-full" else BURNT_SENTENCE)
+
+    def decide(self, event: CodeConfirmed | WrongCode, address: str) -> Admit | Refuse:
+        """The answer to a joiner's key confirmation; ``address`` fills an empty host."""
+        closed = self.refusal_if_closed()
+        if closed is not None:
+            return closed
+        match event:
+            case WrongCode():
+                self.failures += 1
+                if self.failures >= self.max_failures:
+                    self.close("code-burnt")
+                    return Refuse("wrong-code", f"wrong code; {BURNT_SENTENCE}")
+                return Refuse("wrong-code", "wrong code")
+            case CodeConfirmed(member=joiner):
+                if joiner.key == self.creator.key or any(m.key == joiner.key for m in self.joined):
+                    return Refuse("refused", f"{describe_key(joiner.key)} is already at this table")
+                member = replace(joiner, host=joiner.host or address)
+                self.joined.append(member)
+                if self.seats_taken == self.seats:
+                    self.close("table-full")
+                return Admit(member)
+        raise AssertionError(event)  # pragma: no cover
+
+    def leave(self, member: TableMember) -> bool:
+        """``member`` left before the table was full: free its seat (False if too late)."""
+        if self.closed is not None or member not in self.joined:
+            return False
+        self.joined.remove(member)
+        return True

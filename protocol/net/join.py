@@ -50,10 +50,14 @@ from dataclasses import dataclass
 import trio
 
 from p2p_sasaki.protocol.handshake import (
+    BURNT_SENTENCE,
+    Admit,
     CodeConfirmed,
     CreatorConfirmed,
     JoinCreator,
+    JoinAdmissions,
     JoinJoiner,
+    Refuse,
     RosterReceived,
     Step,
     WrongCode,
@@ -61,7 +65,7 @@ from p2p_sasaki.protocol.handshake import (
 from p2p_sasaki.protocol.net.discovery import Interfaces, TableAd, browse_tables
 from p2p_sasaki.protocol.net.framing import FramedStream
 from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusedError, RefusingError, drive, refuse, run_step
-from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster, describe_key
+from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.words import WORDS
 
 log = logging.getLogger(__name__)
@@ -178,33 +182,21 @@ HostEvent = MemberJoined | MemberLeft | WrongCodeTried
 # -- the creator's side -------------------------------------------------------------
 
 
-class _HostState:
+class _HostState(JoinAdmissions):
+    """The admissions (protocol/handshake.py) plus what the concurrent connections share."""
+
     def __init__(self, table_id: bytes, creator: TableMember, seats: int, max_failures: int,
                  on_event: Callable[[HostEvent], None] | None) -> None:
-        self.table_id = table_id
-        self.creator = creator
-        self.seats = seats
-        self.max_failures = max_failures
+        super().__init__(table_id, creator, seats, max_failures)
         self.on_event = on_event or (lambda event: None)
-        self.joined: list[TableMember] = []
-        self.failures = 0
-        self.closed: str | None = None  # "table-full" or "code-burnt"
         self.done = trio.Event()
         self.answered = 0  # admitted joiners sent the roster (or told the code is burnt)
         self.all_answered = trio.Event()
         self.lock = trio.Lock()  # one admission at a time
         self.waiting: list[trio.CancelScope] = []  # admitted joiners watching for a disconnect
 
-    @property
-    def seats_taken(self) -> int:
-        return 1 + len(self.joined)
-
-    @property
-    def roster(self) -> TableRoster:
-        return TableRoster(self.table_id, (self.creator, *self.joined))
-
     def close(self, kind: str) -> None:
-        self.closed = kind
+        super().close(kind)
         self.done.set()
         if not self.joined:
             self.all_answered.set()
@@ -238,8 +230,6 @@ async def host_table(
     called with each :data:`HostEvent` (e.g. to update the mDNS seats hint).
     The listeners are closed on return: the code admits nobody any more.
     """
-    if seats < 2:
-        raise ValueError("a table needs at least two seats")
     me = TableMember(identity.public_key, mesh_host, mesh_port)
     state = _HostState(table_id or secrets.token_bytes(32), me, seats, max_failures, on_event)
 
@@ -265,10 +255,6 @@ async def host_table(
     return state.roster
 
 
-_BURNT = "this table's code was burnt after three wrong codes; ask for a new code"
-_FULL = "this table is full"
-
-
 async def _admit_joiner(
     stream: trio.SocketStream, identity: Identity, code: TableCode, state: _HostState, timeout: float
 ) -> None:
@@ -279,8 +265,9 @@ async def _admit_joiner(
     member: TableMember | None = None
     try:
         with trio.fail_after(timeout):
-            if state.closed:
-                await refuse(framed, _FULL if state.closed == "table-full" else _BURNT, kind=state.closed)
+            closed = state.refusal_if_closed()
+            if closed is not None:
+                await refuse(framed, closed.reason, kind=closed.kind)
                 return
             event = await drive(framed, machine, machine.start(), until=(CodeConfirmed, WrongCode))
             assert isinstance(event, (CodeConfirmed, WrongCode))
@@ -300,8 +287,7 @@ async def _admit_joiner(
         if isinstance(exc, trio.TooSlowError):
             exc = HandshakeError(f"{framed.peer} did not finish joining within {timeout} s")
         log.info("%s", exc)
-        if member is not None and not state.done.is_set():
-            state.joined.remove(member)
+        if member is not None and state.leave(member):
             state.on_event(MemberLeft(member, state.seats_taken))
         return
     # The table is full (send the roster) or the code was burnt.
@@ -310,7 +296,7 @@ async def _admit_joiner(
             if state.closed == "table-full":
                 await run_step(framed, machine.send_roster(state.roster))
             else:
-                await run_step(framed, machine.refuse("code-burnt", _BURNT))
+                await run_step(framed, machine.refuse("code-burnt", BURNT_SENTENCE))
     except (HandshakeError, trio.TooSlowError) as exc:  # it left just now; the mesh will show it missing
         if not isinstance(exc, RefusingError):
             log.warning("could not send the roster to %s: %s", member, exc)
@@ -322,34 +308,21 @@ async def _admission(
     framed: FramedStream, address: str, state: _HostState, machine: JoinCreator, event: CodeConfirmed | WrongCode
 ) -> TableMember | None:
     """Seat the joiner whose code was right, or refuse it (returns None; raises RefusingError)."""
-    if state.closed:
-        await run_step(framed, machine.refuse(state.closed, _FULL if state.closed == "table-full" else _BURNT))
-        return None
-    match event:
-        case WrongCode():
-            state.failures += 1
-            wrong = WrongCodeTried(address, state.failures, state.max_failures)
-            log.info("%s", wrong)  # reported through on_event; a warning here printed it twice in `sasaki host`
-            state.on_event(wrong)
-            if state.failures >= state.max_failures:
-                state.close("code-burnt")
-                await run_step(framed, machine.refuse("wrong-code", f"wrong code; {_BURNT}"))
-            else:
-                await run_step(framed, machine.refuse("wrong-code", "wrong code"))
+    was_closed = state.closed is not None
+    decision = state.decide(event, address)
+    if isinstance(event, WrongCode) and not was_closed:
+        wrong = WrongCodeTried(address, state.failures, state.max_failures)
+        log.info("%s", wrong)  # reported through on_event; a warning here printed it twice in `sasaki host`
+        state.on_event(wrong)
+    match decision:
+        case Refuse(kind=kind, reason=reason):
+            await run_step(framed, machine.refuse(kind, reason))
             return None
-        case CodeConfirmed(member=joiner):
-            if joiner.key == state.creator.key or any(m.key == joiner.key for m in state.joined):
-                already = f"{describe_key(joiner.key)} is already at this table"
-                await run_step(framed, machine.refuse("refused", already))
-                return None
-            member = TableMember(joiner.key, joiner.host or address, joiner.port)
+        case Admit(member=member):
             await run_step(framed, machine.admit())
     framed.peer = str(member)
-    state.joined.append(member)
     log.info("%s joined (%d/%d seats)", member, state.seats_taken, state.seats)
     state.on_event(MemberJoined(member, state.seats_taken))
-    if state.seats_taken == state.seats:
-        state.close("table-full")
     return member
 
 

@@ -309,3 +309,40 @@ def test_vector_seeded_handshakes():
     frames += pump(creator, joiner, creator.send_roster(roster))[2]
     wire = b"".join(frames)
     assert (len(wire), hashlib.sha256(wire).hexdigest()) == JOIN_VECTOR
+
+
+# -- the creator's admissions ---------------------------------------------------------
+
+
+def joiner(i: int, host: str = "") -> CodeConfirmed:
+    return CodeConfirmed(TableMember(KEYS[i].public_key, host, 6000 + i))
+
+
+def test_admissions_seat_joiners_until_full_then_refuse_everybody():
+    from p2p_sasaki.protocol.handshake import FULL_SENTENCE, Admit, JoinAdmissions, Refuse
+
+    book = JoinAdmissions(TABLE, TableMember(CREATOR.public_key, "", 5000), seats=3)
+    assert book.decide(joiner(1), "10.0.0.2") == Admit(TableMember(KEYS[1].public_key, "10.0.0.2", 6001))
+    assert book.decide(joiner(1), "10.0.0.9") == Refuse("refused", f"peer {KEYS[1].public_key[:4].hex()} is already "
+                                                                   "at this table")
+    assert book.decide(joiner(0), "10.0.0.9").kind == "refused"  # the creator's own key
+    assert book.decide(joiner(2, "h"), "10.0.0.3") == Admit(TableMember(KEYS[2].public_key, "h", 6002))
+    assert book.closed == "table-full" and book.roster.keys == (CREATOR.public_key, KEYS[1].public_key,
+                                                                KEYS[2].public_key)
+    assert book.decide(joiner(3), "10.0.0.4") == Refuse("table-full", FULL_SENTENCE)
+    assert book.decide(WrongCode(), "10.0.0.4") == Refuse("table-full", FULL_SENTENCE) and book.failures == 0
+    assert not book.leave(book.joined[0])  # too late: the roster is out
+
+
+def test_admissions_burn_the_code_after_three_wrong_codes_and_free_a_left_seat():
+    from p2p_sasaki.protocol.handshake import BURNT_SENTENCE, Admit, JoinAdmissions, Refuse
+
+    book = JoinAdmissions(TABLE, TableMember(CREATOR.public_key, "", 5000), seats=4)
+    admitted = book.decide(joiner(1), "10.0.0.2")
+    assert isinstance(admitted, Admit) and book.leave(admitted.member) and book.seats_taken == 1
+    assert book.decide(WrongCode(), "x") == Refuse("wrong-code", "wrong code")
+    assert book.decide(WrongCode(), "x") == Refuse("wrong-code", "wrong code")
+    assert book.decide(WrongCode(), "x") == Refuse("wrong-code", f"wrong code; {BURNT_SENTENCE}")
+    assert book.closed == "code-burnt" and book.failures == 3
+    assert book.decide(joiner(2), "y") == Refuse("code-burnt", BURNT_SENTENCE)
+    assert book.refusal_if_closed() == Refuse("code-burnt", BURNT_SENTENCE)
