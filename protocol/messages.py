@@ -221,8 +221,17 @@ class Record:
         return [f.spec.pack(getattr(value, f.name)) for f in self.fields]
 
     def unpack(self, obj: Any, what: str) -> Any:
-        values = _shape(obj, len(self.fields), self.name)
-        return self.cls(*(f.spec.unpack(v, f.label or f.name) for f, v in zip(self.fields, values)))
+        return _build(self.cls, self.fields, _shape(obj, len(self.fields), self.name))
+
+
+def _build(cls: Any, fields: tuple[F, ...], values: list[Any]) -> Any:
+    """``cls`` from its checked fields (error label: the field's, else its name), then
+    its cross-field ``check`` if it has one."""
+    value = cls(**{f.name: f.spec.unpack(v, f.label or f.name.replace("_", " ")) for f, v in zip(fields, values)})
+    check = getattr(value, "check", None)
+    if check is not None:
+        check()
+    return value
 
 
 class WireStruct:
@@ -239,10 +248,7 @@ class WireStruct:
 
     @classmethod
     def from_wire(cls, obj: Any) -> Self:
-        values = _shape(obj, len(cls.FIELDS), cls.WHAT)
-        message = cls(**{f.name: f.spec.unpack(v, f.label or f.name.replace("_", " "))
-                         for f, v in zip(cls.FIELDS, values)})
-        message.check()
+        message: Self = _build(cls, cls.FIELDS, _shape(obj, len(cls.FIELDS), cls.WHAT))
         return message
 
     def check(self) -> None:
