@@ -87,7 +87,8 @@ def test_avahi_browse_sees_the_table_sasaki_host_advertises(table_report):
     # =;interface;protocol;name;type;domain;host;address;port;txt
     assert fields[1:6] == ["lo", "IPv4", table["name"], "_sasaki._tcp", "local"]
     assert fields[7:9] == ["127.0.0.1", port]
-    assert sorted(fields[9].split(" ")) == sorted([f'"n={nameplate}"', f'"p={port}"', '"s=1"', '"v=1"'])
+    assert sorted(fields[9].split(" ")) == sorted([f'"n={nameplate}"', f'"p={port}"', '"s=1"',
+                                                   f'"v={PROTOCOL_VERSION}"'])
 
 
 def test_tables_with_nothing_advertised_and_host_with_three_bot_processes(tmp_path):
