@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, replace
-from typing import TypeVar, Union
+from typing import TypeVar
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
@@ -123,7 +123,7 @@ class RefusedByPeer:
     reason: str
 
 
-Event = Union[Authenticated, CodeConfirmed, WrongCode, CreatorConfirmed, RosterReceived, Failed, RefusedByPeer]
+Event = Authenticated | CodeConfirmed | WrongCode | CreatorConfirmed | RosterReceived | Failed | RefusedByPeer
 
 
 @dataclass(frozen=True)

@@ -227,7 +227,8 @@ class Record:
 def _build(cls: Any, fields: tuple[F, ...], values: list[Any]) -> Any:
     """``cls`` from its checked fields (error label: the field's, else its name), then
     its cross-field ``check`` if it has one."""
-    value = cls(**{f.name: f.spec.unpack(v, f.label or f.name.replace("_", " ")) for f, v in zip(fields, values)})
+    value = cls(**{f.name: f.spec.unpack(v, f.label or f.name.replace("_", " "))
+                   for f, v in zip(fields, values, strict=True)})
     check = getattr(value, "check", None)
     if check is not None:
         check()
@@ -772,8 +773,8 @@ class TableRoster(_Handshake):
 
 JoinRoster = TableRoster  # its name as a join message
 
-HandshakeMessage = Union[MeshHello, MeshProof, MeshWelcome, Refusal, JoinGreeting, PakeMessage, Sealed, JoinIdentity,
-                         TableRoster]
+HandshakeMessage = (MeshHello | MeshProof | MeshWelcome | Refusal | JoinGreeting | PakeMessage | Sealed | JoinIdentity
+                    | TableRoster)
 HANDSHAKE_TYPES: dict[str, type[_Handshake]] = {
     cls.TAG: cls
     for cls in (MeshHello, MeshProof, MeshWelcome, Refusal, JoinGreeting, PakeMessage, Sealed, JoinIdentity,

@@ -75,7 +75,8 @@ def test_malformed_is_refused(data, message):
 
 
 def test_another_version_is_named():
-    for data in (msgpack.packb(["mesh-hello", PROTOCOL_VERSION + 1, b"t", b"k"]), msgpack.packb(["join-greeting", 7, "7"])):
+    newer = PROTOCOL_VERSION + 1
+    for data in (msgpack.packb(["mesh-hello", newer, b"t", b"k"]), msgpack.packb(["join-greeting", 7, "7"])):
         with pytest.raises(VersionMismatchError) as info:
             decode_handshake(data)
         assert info.value.version in (PROTOCOL_VERSION + 1, 7)

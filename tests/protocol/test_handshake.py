@@ -47,7 +47,10 @@ WEAK = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792
 Machine = MeshHandshake | JoinCreator | JoinJoiner
 
 
-def pump(a: Machine, b: Machine, first: Step, second: Step = Step()) -> tuple[list[object], list[object], list[bytes]]:
+QUIET = Step()
+
+
+def pump(a: Machine, b: Machine, first: Step, second: Step = QUIET) -> tuple[list[object], list[object], list[bytes]]:
     """Deliver ``first`` (a's output) to b and ``second`` (b's) to a, and so on, until
     quiet or a side has ended. Returns (a's events, b's events, every frame in order)."""
     events: tuple[list[object], list[object]] = ([*first.events], [*second.events])
