@@ -1,6 +1,7 @@
 """All the cryptography of the table, as small pure functions.
 
-This is the only module that imports ``nacl`` or ``cryptography`` (tests/test_layers.py).
+This is the only module that imports ``nacl``, ``cryptography`` or ``spake2``
+(tests/test_layers.py), and it defines every domain tag of the protocol (section 1).
 Randomness is injected as an *entropy function* ``entropy(n) -> n bytes`` (like the
 ``entropy_f`` of python-spake2): production code passes :func:`system_entropy`, tests
 pass a :class:`SeededEntropy` so every output is byte-identical from a seed.
@@ -11,7 +12,8 @@ Sections:
   3. hash commitments
   4. Chaum-Pedersen DLEQ proofs
   5. the cut-and-choose shuffle proof
-  6. Ed25519 identities and signatures (``cryptography``)
+  6. Ed25519 identities and signatures (``cryptography``), weak-key check
+  7. the join channel (SPAKE2, HKDF, ChaCha20-Poly1305) and the handshake transcripts
 
 Encodings (docs/protocol.md, "Encodings"): points are 32-byte canonical Ed25519
 encodings; scalars are 32-byte little-endian integers < L; every hash input is framed as
@@ -564,6 +566,9 @@ from cryptography.exceptions import InvalidTag as _InvalidTag  # noqa: E402
 from cryptography.hazmat.primitives import hashes as _hashes  # noqa: E402
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305 as _ChaCha20Poly1305  # noqa: E402
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF as _HKDF  # noqa: E402
+from spake2 import SPAKE2_A as _SPAKE2_A  # noqa: E402
+from spake2 import SPAKE2_B as _SPAKE2_B  # noqa: E402
+from spake2.spake2 import SPAKEError as _SPAKEError  # noqa: E402
 
 
 class SealError(ValueError):
@@ -626,17 +631,13 @@ class Pake:
     """
 
     def __init__(self, password: bytes, table_id: bytes, joiner: bool, entropy: Entropy = system_entropy) -> None:
-        from spake2 import SPAKE2_A, SPAKE2_B
-
         id_a, id_b = join_pake_ids(table_id)
-        side = SPAKE2_A if joiner else SPAKE2_B
+        side = _SPAKE2_A if joiner else _SPAKE2_B
         self._run = side(password, idA=id_a, idB=id_b, entropy_f=entropy)
         self.message: bytes = self._run.start()
 
     def finish(self, theirs: bytes) -> bytes:
-        from spake2.spake2 import SPAKEError
-
         try:
             return bytes(self._run.finish(theirs))
-        except (SPAKEError, ValueError, AssertionError) as exc:
+        except (_SPAKEError, ValueError, AssertionError) as exc:
             raise PakeError(f"a malformed SPAKE2 message ({exc or type(exc).__name__})") from None
