@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import random
 import subprocess
@@ -21,7 +20,8 @@ import trio
 from p2p_sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
 from p2p_sasaki.protocol.net import ALL_INTERFACES, Identity, TableRoster
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
-from p2p_sasaki.protocol.session import TableConfig
+from p2p_sasaki.protocol.messages import TranscriptHeader
+from p2p_sasaki.protocol.config import TableConfig, config_of, header_of
 
 from p2p_sasaki.cli.render import places_text
 
@@ -29,20 +29,20 @@ from p2p_sasaki.cli.render import places_text
 # -- the table config ----------------------------------------------------------------
 
 
-
-def encode_config(config: Any) -> bytes:
-    o = config.options
-    return json.dumps({"hands": config.hands, "lead_card": o.lead_card,
-                       "lead_must_contain_3": o.lead_must_contain_3, "running": o.running,
-                       "proofs": config.proofs, "shuffle_rounds": config.shuffle_rounds}).encode()
+def encode_config(roster: TableRoster, config: Any) -> bytes:
+    """The creator's table options frame: the table's transcript header, its own bytes."""
+    return header_of(roster.table_id, roster.keys, config).encode()
 
 
-def decode_config(data: bytes) -> Any:
-    m = json.loads(data)
-    return TableConfig(hands=int(m["hands"]),
-                       options=TableOptions(lead_card=m["lead_card"], lead_must_contain_3=bool(m["lead_must_contain_3"]),
-                                            running=m["running"]),
-                       proofs=bool(m["proofs"]), shuffle_rounds=int(m["shuffle_rounds"]))
+def decode_config(roster: TableRoster, data: bytes) -> Any:
+    """The options in the creator's frame; MessageError if it is not a header (an
+    envelope), VersionMismatchError for another release's, ValueError for another table's."""
+    header = TranscriptHeader.decode(data)
+    if header.table != roster.table_id:
+        raise ValueError("the table options name another table")
+    if header.roster_keys != tuple(roster.keys):
+        raise ValueError("the table options name other members than this table's roster")
+    return config_of(header)
 
 
 def config_from_args(args: argparse.Namespace) -> Any:

@@ -37,8 +37,8 @@ from p2p_sasaki.hand import (
 from p2p_sasaki.protocol.net.identity import describe_key
 from p2p_sasaki.protocol.net.table import Connected, Turn, Waiting
 from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
-from p2p_sasaki.protocol.session import (
-    ActionApplied, Blame, DealProgress, Dealt, HandEnded, HandStarted, MatchEnded, Seated,
+from p2p_sasaki.protocol.events import (
+    ActionApplied, Blame, DealProgress, Dealt, HandEnded, HandStarted, MatchEnded, Seated, VersionMismatch,
 )
 
 from p2p_sasaki.cli.render import action_text
@@ -369,6 +369,8 @@ class Presenter:
                 self.phase = Phase.STOPPED
                 who = "nobody can be named" if seat is None else f"{self.who(seat)} is blamed"
                 return [Note(f"The table stops: {who}: {reason}.", NoteKind.ALERT)]
+            case VersionMismatch(reason=reason):
+                return [Note(f"A peer runs another release: {reason}.", NoteKind.ALERT)]
         return []
 
     def winner_text(self) -> str:

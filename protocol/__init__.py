@@ -1,4 +1,4 @@
-"""The table protocol, sans-IO: messages, cryptography, deck, consensus, audit.
+"""The table protocol, sans-IO: messages, cryptography, handshakes, deck, consensus, audit.
 
 Nothing here touches a socket or a clock; ``protocol.net`` is the only I/O.
 """

@@ -11,16 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from p2p_sasaki.protocol import crypto
-from p2p_sasaki.protocol.crypto import u32
+from p2p_sasaki.protocol.crypto import (
+    TAG_BODY, TAG_CHAIN_START, TAG_ROSTER, TAG_SEAT_CARD, TAG_SEAT_COMMIT, TAG_SEATING, TAG_SLOT, u32,
+)
 from p2p_sasaki.protocol.messages import TranscriptHeader
-
-TAG_ROSTER = b"p2p-sasaki/v1/roster"
-TAG_CHAIN_START = b"p2p-sasaki/v1/chain-start"
-TAG_SLOT = b"p2p-sasaki/v1/slot"
-TAG_BODY = b"p2p-sasaki/v1/body"
-TAG_SEAT_COMMIT = b"p2p-sasaki/v1/seat-commit"
-TAG_SEATING = b"p2p-sasaki/v1/seating"
-TAG_SEAT_CARD = b"p2p-sasaki/v1/seat-card"
 
 
 def roster_hash(header: TranscriptHeader) -> bytes:

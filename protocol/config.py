@@ -62,5 +62,7 @@ def config_of(header: TranscriptHeader, games: Mapping[str, GameFactory] = GAMES
         raise ValueError(f"the transcript is of a game this program does not know: {header.game!r}")
     check_dealer(header.dealer)
     game = factory(header.game_options)
-    options = game.options if isinstance(game, SasakiGame) else TableConfig.options
-    return TableConfig(header.hands, options, header.proofs, header.shuffle_rounds, game=game, dealer=header.dealer)
+    if isinstance(game, SasakiGame):  # Sasaki is the config's default game: its options say it all
+        return TableConfig(header.hands, game.options, header.proofs, header.shuffle_rounds, dealer=header.dealer)
+    return TableConfig(header.hands, TableConfig.options, header.proofs, header.shuffle_rounds, game=game,
+                       dealer=header.dealer)

@@ -1,6 +1,7 @@
 """All the cryptography of the table, as small pure functions.
 
-This is the only module that imports ``nacl`` or ``cryptography`` (tests/test_layers.py).
+This is the only module that imports ``nacl``, ``cryptography`` or ``spake2``
+(tests/test_layers.py), and it defines every domain tag of the protocol (section 1).
 Randomness is injected as an *entropy function* ``entropy(n) -> n bytes`` (like the
 ``entropy_f`` of python-spake2): production code passes :func:`system_entropy`, tests
 pass a :class:`SeededEntropy` so every output is byte-identical from a seed.
@@ -11,7 +12,8 @@ Sections:
   3. hash commitments
   4. Chaum-Pedersen DLEQ proofs
   5. the cut-and-choose shuffle proof
-  6. Ed25519 identities and signatures (``cryptography``)
+  6. Ed25519 identities and signatures (``cryptography``), weak-key check
+  7. the join channel (SPAKE2, HKDF, ChaCha20-Poly1305) and the handshake transcripts
 
 Encodings (docs/protocol.md, "Encodings"): points are 32-byte canonical Ed25519
 encodings; scalars are 32-byte little-endian integers < L; every hash input is framed as
@@ -73,8 +75,6 @@ class SeededEntropy:
         return out
 
 
-TAG_TEST_ENTROPY = b"p2p-sasaki/v1/test-entropy"
-
 
 def u32(value: int) -> bytes:
     """A non-negative integer as a hash part: 4 bytes big-endian."""
@@ -97,6 +97,49 @@ def hash_parts(tag: bytes, *parts: bytes) -> bytes:
 def hash32(tag: bytes, *parts: bytes) -> bytes:
     """The first 32 bytes of :func:`hash_parts` (commitments, ids)."""
     return hash_parts(tag, *parts)[:32]
+
+
+# Domain tags: every tag of the protocol, here and nowhere else (docs/protocol.md,
+# "Hash inputs"). They are fixed strings: the "v1" in them names the tag scheme, not the
+# protocol version (PROTOCOL_VERSION, messages.py), which the transcript header, the
+# envelopes and the handshake messages carry and the hashes bind through them. A
+# change of meaning gets a new tag, never a reused one.
+
+TAG_PREFIX = b"p2p-sasaki/v1/"
+
+
+def domain_tag(name: str) -> bytes:
+    """``p2p-sasaki/v1/<name>``."""
+    return TAG_PREFIX + name.encode("ascii")
+
+
+TAG_TEST_ENTROPY = domain_tag("test-entropy")
+# the deck (protocol/deck.py, sections 2-5 below)
+TAG_CARD = domain_tag("card")
+TAG_BASE = domain_tag("base")
+TAG_NONCE_COMMIT = domain_tag("nonce-commit")
+TAG_HAND_ID = domain_tag("hand-id")
+TAG_DLEQ = domain_tag("dleq")
+TAG_DLEQ_NONCE = domain_tag("dleq-nonce")
+TAG_SHUFFLE_COMMIT = domain_tag("shuffle-commit")
+TAG_SHUFFLE_CHALLENGE = domain_tag("shuffle-challenge")
+# the table (protocol/session.py)
+TAG_ROSTER = domain_tag("roster")
+TAG_CHAIN_START = domain_tag("chain-start")
+TAG_SLOT = domain_tag("slot")
+TAG_BODY = domain_tag("body")
+TAG_SEAT_COMMIT = domain_tag("seat-commit")
+TAG_SEATING = domain_tag("seating")
+TAG_SEAT_CARD = domain_tag("seat-card")
+# the join and mesh handshakes (protocol/handshake.py, section 7 below)
+TAG_JOIN_PAKE_JOINER = domain_tag("join/pake-joiner")
+TAG_JOIN_PAKE_CREATOR = domain_tag("join/pake-creator")
+TAG_JOIN_KEY_TO_CREATOR = domain_tag("join/key-to-creator")
+TAG_JOIN_KEY_TO_JOINER = domain_tag("join/key-to-joiner")
+TAG_JOIN_TRANSCRIPT = domain_tag("join/transcript")
+TAG_MESH_TRANSCRIPT = domain_tag("mesh/transcript")
+# (p2p_sasaki/hand.py, which may not import this module, hashes the engine's hidden
+# state with the fixed prefix b"p2p-sasaki/hand/v1\x00"; docs/protocol.md lists it.)
 
 
 def random_below(entropy: Entropy, bound: int) -> int:
@@ -250,17 +293,6 @@ def check_distinct_elements(elements: Sequence[bytes], what: str = "element") ->
         check_element(element, what)
     if len(set(elements)) != len(elements):
         raise CryptoError(f"two {what}s are equal")
-
-
-# Domain tags (docs/protocol.md, "Hash inputs").
-TAG_CARD = b"p2p-sasaki/v1/card"
-TAG_BASE = b"p2p-sasaki/v1/base"
-TAG_NONCE_COMMIT = b"p2p-sasaki/v1/nonce-commit"
-TAG_HAND_ID = b"p2p-sasaki/v1/hand-id"
-TAG_DLEQ = b"p2p-sasaki/v1/dleq"
-TAG_DLEQ_NONCE = b"p2p-sasaki/v1/dleq-nonce"
-TAG_SHUFFLE_COMMIT = b"p2p-sasaki/v1/shuffle-commit"
-TAG_SHUFFLE_CHALLENGE = b"p2p-sasaki/v1/shuffle-challenge"
 
 
 @dataclass(frozen=True)
@@ -507,16 +539,36 @@ def verify_signature(public_key: bytes, data: bytes, signature: bytes) -> bool:
     return True
 
 
+def is_acceptable_identity_key(public_key: bytes) -> bool:
+    """True iff ``public_key`` is a canonical Ed25519 point of the prime-order subgroup,
+    not the identity and not of small order (a weak key would let one signature verify
+    for many messages). Every key is checked when it joins a table. Never raises.
+
+    >>> is_acceptable_identity_key(IdentityKey(bytes(32)).public_key)
+    True
+    >>> is_acceptable_identity_key(bytes([1]) + bytes(31))  # the identity point
+    False
+    """
+    if type(public_key) is not bytes or len(public_key) != PUBLIC_KEY_BYTES:
+        return False
+    return bool(_sodium.crypto_core_ed25519_is_valid_point(public_key))
+
+
 # ---------------------------------------------------------------------------------------
-# 7. The join channel (protocol/net/join.py)
+# 7. The join channel and the handshake transcripts (protocol/handshake.py)
 # ---------------------------------------------------------------------------------------
 # A SPAKE2 run between a table's creator and a joiner yields a shared secret; HKDF-SHA256
-# derives one key per direction and ChaCha20-Poly1305 seals the messages on it.
+# derives one key per direction and ChaCha20-Poly1305 seals the messages on it. Each side
+# signs a hash of the run (the transcript) with its identity key; the mesh handshake signs
+# a hash of both hellos.
 
 from cryptography.exceptions import InvalidTag as _InvalidTag  # noqa: E402
 from cryptography.hazmat.primitives import hashes as _hashes  # noqa: E402
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305 as _ChaCha20Poly1305  # noqa: E402
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF as _HKDF  # noqa: E402
+from spake2 import SPAKE2_A as _SPAKE2_A  # noqa: E402
+from spake2 import SPAKE2_B as _SPAKE2_B  # noqa: E402
+from spake2.spake2 import SPAKEError as _SPAKEError  # noqa: E402
 
 
 class SealError(ValueError):
@@ -543,3 +595,49 @@ def unseal(key: bytes, counter: int, sealed: bytes, associated: bytes = b"") -> 
         return _ChaCha20Poly1305(key).decrypt(_seal_nonce(counter), sealed, associated)
     except _InvalidTag:
         raise SealError("the sealed message did not open") from None
+
+
+def join_pake_ids(table_id: bytes) -> tuple[bytes, bytes]:
+    """The SPAKE2 identities (idA: the joiner, idB: the creator), bound to the table id."""
+    return TAG_JOIN_PAKE_JOINER + b"\0" + table_id, TAG_JOIN_PAKE_CREATOR + b"\0" + table_id
+
+
+def join_channel_keys(pake_key: bytes) -> tuple[bytes, bytes]:
+    """The two sealing keys of a join, (joiner to creator, creator to joiner)."""
+    return derive_key(pake_key, TAG_JOIN_KEY_TO_CREATOR), derive_key(pake_key, TAG_JOIN_KEY_TO_JOINER)
+
+
+def join_transcript(role: str, greeting: bytes, message_a: bytes, message_b: bytes) -> bytes:
+    """What ``role`` ("joiner" or "creator") signs: the greeting's exact bytes (protocol
+    version, nameplate, table id) and both SPAKE2 messages."""
+    return hash32(TAG_JOIN_TRANSCRIPT, role.encode("ascii"), greeting, message_a, message_b)
+
+
+def mesh_transcript(role: str, dialer_hello: bytes, listener_hello: bytes) -> bytes:
+    """What ``role`` ("dialer" or "listener") signs in the mesh handshake: both hellos'
+    exact bytes (each with its sender's fresh nonce)."""
+    return hash32(TAG_MESH_TRANSCRIPT, role.encode("ascii"), dialer_hello, listener_hello)
+
+
+class PakeError(ValueError):
+    """A SPAKE2 message that is not acceptable."""
+
+
+class Pake:
+    """One side of a SPAKE2 run (python-spake2, Ed25519 group) with injected entropy.
+
+    ``joiner=True`` is side A. ``message`` is ours; :meth:`finish` takes theirs and
+    returns the 32-byte shared key (equal on both sides iff the passwords were equal).
+    """
+
+    def __init__(self, password: bytes, table_id: bytes, joiner: bool, entropy: Entropy = system_entropy) -> None:
+        id_a, id_b = join_pake_ids(table_id)
+        side = _SPAKE2_A if joiner else _SPAKE2_B
+        self._run = side(password, idA=id_a, idB=id_b, entropy_f=entropy)
+        self.message: bytes = self._run.start()
+
+    def finish(self, theirs: bytes) -> bytes:
+        try:
+            return bytes(self._run.finish(theirs))
+        except (_SPAKEError, ValueError, AssertionError) as exc:
+            raise PakeError(f"a malformed SPAKE2 message ({exc or type(exc).__name__})") from None

@@ -89,8 +89,18 @@ class Blame:
     hand: int = -1
 
 
+@dataclass(frozen=True)
+class VersionMismatch:
+    """A message of another protocol version arrived: it cannot be read, so the table
+    cannot go on with its sender until both run the same release. ``reason`` is the one
+    sentence (messages.version_sentence); reported once per version seen."""
+
+    version: int
+    reason: str
+
+
 Event = Union[Seated, HandStarted, DealProgress, Dealt, DecisionPending, ActionApplied, HandEnded, MatchEnded,
-              Record, Blame]
+              Record, Blame, VersionMismatch]
 
 
 @dataclass(frozen=True)

@@ -13,22 +13,30 @@ forwarded or stored. Decoding is strict: exact types, byte lengths, counts, and 
 canonical encoding (decoding then encoding gives back the same bytes), so one body has
 exactly one byte string. Anything else raises :class:`MessageError`.
 
+One codec does all of this. Every message class declares its fields once, in order, as
+``FIELDS`` (a tuple of :class:`F`: attribute name, wire spec such as ``Bin(32)``,
+``UInt(15)``, ``Str(255)``, ``Array(spec, max_count)`` or a nested ``Record``), and the
+class's ``to_wire``/``from_wire`` (from :class:`WireStruct`) encode it as a msgpack array
+of those fields and check every type, length and count on the way in.
+
 Sections:
-  1. errors and field checks
+  1. errors, the protocol version and the codec (field specs)
   2. deck payloads
   2b. table payloads (genesis, seating, game actions)
   3. body and envelope (and the transcript header)
+  4. connection handshakes (mesh authentication, join) and the table's members
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar, Protocol, Self, Union
 
 import msgpack
 
 from p2p_sasaki.protocol.crypto import (
     DLEQ_BYTES,
+    PUBLIC_KEY_BYTES,
     SIGNATURE_BYTES,
     IdentityKey,
     ShuffleOpening,
@@ -37,10 +45,14 @@ from p2p_sasaki.protocol.crypto import (
 )
 
 # ---------------------------------------------------------------------------------------
-# 1. Errors and field checks
+# 1. Errors, the protocol version and the codec
 # ---------------------------------------------------------------------------------------
 
-VERSION = 1
+PROTOCOL_VERSION = 2
+"""The one version of the wire: envelopes, transcript headers, the join and mesh
+handshakes and the mDNS hint all carry it, and two peers must speak the same one."""
+VERSION = PROTOCOL_VERSION  # the name the envelope and header fields use
+
 MAX_ENVELOPE_BYTES = 1 << 20
 TABLE_ID_BYTES = 32
 PREV_BYTES = 32
@@ -58,90 +70,205 @@ class MessageError(ValueError):
     """A message is malformed: wrong type, length, size, count or encoding."""
 
 
+class VersionMismatchError(MessageError):
+    """A well-formed message of another protocol version (``version``: the one it speaks)."""
+
+    def __init__(self, version: object, who: str = "this peer") -> None:
+        super().__init__(version_sentence(version, who))
+        self.version = version
+
+
+def version_sentence(version: object, who: str = "this peer") -> str:
+    """The one sentence said when two versions differ (``who`` speaks ``version``).
+
+    >>> version_sentence(0)  # doctest: +ELLIPSIS
+    'this peer speaks protocol version 0, we speak version ...; both need the same p2p-sasaki release'
+    """
+    return (f"{who} speaks protocol version {version}, we speak version {PROTOCOL_VERSION}; "
+            "both need the same p2p-sasaki release")
+
+
 def _fail(what: str) -> MessageError:
     return MessageError(f"malformed message: {what}")
 
 
-def _uint(value: Any, what: str, maximum: int = MAX_UINT) -> int:
-    if type(value) is not int or not 0 <= value <= maximum:
-        raise _fail(f"{what} must be an integer in 0..{maximum}")
-    return value
+class Spec(Protocol):
+    """How one field travels: ``pack`` gives the msgpack value, ``unpack`` checks one."""
+
+    def pack(self, value: Any) -> Any: ...
+
+    def unpack(self, obj: Any, what: str) -> Any: ...
 
 
-def _bin(value: Any, size: int, what: str) -> bytes:
-    if type(value) is not bytes or len(value) != size:
-        raise _fail(f"{what} must be {size} bytes")
-    return value
+@dataclass(frozen=True)
+class Bin:
+    """Exactly ``size`` bytes (msgpack bin)."""
+
+    size: int
+
+    def pack(self, value: Any) -> Any:
+        return value
+
+    def unpack(self, obj: Any, what: str) -> bytes:
+        if type(obj) is not bytes or len(obj) != self.size:
+            raise _fail(f"{what} must be {self.size} bytes")
+        return obj
 
 
-def _array(value: Any, what: str, max_count: int, min_count: int = 0) -> list[Any]:
-    if type(value) is not list or not min_count <= len(value) <= max_count:
-        raise _fail(f"{what} must be an array of {min_count}..{max_count} items")
-    return value
+@dataclass(frozen=True)
+class Bytes:
+    """``min_size``..``max_size`` bytes (msgpack bin)."""
+
+    max_size: int
+    min_size: int = 0
+
+    def pack(self, value: Any) -> Any:
+        return value
+
+    def unpack(self, obj: Any, what: str) -> bytes:
+        if type(obj) is not bytes or not self.min_size <= len(obj) <= self.max_size:
+            raise _fail(f"{what} must be {self.min_size}..{self.max_size} bytes")
+        return obj
 
 
-def _bins(value: Any, size: int, what: str, max_count: int, min_count: int = 1) -> tuple[bytes, ...]:
-    return tuple(_bin(item, size, what) for item in _array(value, what + "s", max_count, min_count))
+@dataclass(frozen=True)
+class UInt:
+    """An integer in 0..``maximum`` (never a bool or a float)."""
+
+    maximum: int = MAX_UINT
+
+    def pack(self, value: Any) -> Any:
+        return value
+
+    def unpack(self, obj: Any, what: str) -> int:
+        if type(obj) is not int or not 0 <= obj <= self.maximum:
+            raise _fail(f"{what} must be an integer in 0..{self.maximum}")
+        return obj
+
+
+@dataclass(frozen=True)
+class Str:
+    """UTF-8 text of at most ``max_bytes`` bytes; with ``choices``, one of them."""
+
+    max_bytes: int
+    choices: tuple[str, ...] | None = None
+
+    def pack(self, value: Any) -> Any:
+        return value
+
+    def unpack(self, obj: Any, what: str) -> str:
+        if type(obj) is not str or len(obj.encode()) > self.max_bytes:
+            raise _fail(f"{what} must be text of at most {self.max_bytes} bytes")
+        if self.choices is not None and obj not in self.choices:
+            raise _fail(f"unknown {what}")
+        return obj
+
+
+@dataclass(frozen=True)
+class Bool:
+    """``true`` or ``false``."""
+
+    def pack(self, value: Any) -> Any:
+        return value
+
+    def unpack(self, obj: Any, what: str) -> bool:
+        if type(obj) is not bool:
+            raise _fail(f"{what} must be true or false")
+        return obj
+
+
+@dataclass(frozen=True)
+class Array:
+    """``min_count``..``max_count`` items of ``item``, as a tuple (label: the item's, plus "s")."""
+
+    item: Spec
+    max_count: int
+    min_count: int = 0
+
+    def pack(self, value: Any) -> Any:
+        return [self.item.pack(v) for v in value]
+
+    def unpack(self, obj: Any, what: str) -> tuple[Any, ...]:
+        if type(obj) is not list or not self.min_count <= len(obj) <= self.max_count:
+            raise _fail(f"{what}s must be an array of {self.min_count}..{self.max_count} items")
+        return tuple(self.item.unpack(v, what) for v in obj)
+
+
+@dataclass(frozen=True)
+class F:
+    """One declared field: the attribute, its spec, and its name in error messages."""
+
+    name: str
+    spec: Spec
+    label: str = ""
 
 
 def _shape(value: Any, count: int, what: str) -> list[Any]:
     if type(value) is not list or len(value) != count:
-        raise _fail(f"the {what} payload must be an array of {count} fields")
+        raise _fail(f"the {what} must be an array of {count} fields")
     return value
 
 
-# ---------------------------------------------------------------------------------------
-# 2. Deck payloads (protocol/deck.py)
-# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Record:
+    """A nested value (any class built from its fields in order) as an array of its fields."""
+
+    cls: Any
+    fields: tuple[F, ...]
+    name: str
+
+    def pack(self, value: Any) -> Any:
+        return [f.spec.pack(getattr(value, f.name)) for f in self.fields]
+
+    def unpack(self, obj: Any, what: str) -> Any:
+        return _build(self.cls, self.fields, _shape(obj, len(self.fields), self.name))
+
+
+def _build(cls: Any, fields: tuple[F, ...], values: list[Any]) -> Any:
+    """``cls`` from its checked fields (error label: the field's, else its name), then
+    its cross-field ``check`` if it has one."""
+    value = cls(**{f.name: f.spec.unpack(v, f.label or f.name.replace("_", " "))
+                   for f, v in zip(fields, values, strict=True)})
+    check = getattr(value, "check", None)
+    if check is not None:
+        check()
+    return value
+
+
+class WireStruct:
+    """A message declared by ``FIELDS``: encoded as the array of its fields, in order.
+
+    ``check`` (optional) tests what relates several fields, after each field's own checks.
+    """
+
+    FIELDS: ClassVar[tuple[F, ...]] = ()
+    WHAT: ClassVar[str] = ""
+
+    def to_wire(self) -> list[Any]:
+        return [f.spec.pack(getattr(self, f.name)) for f in self.FIELDS]
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> Self:
+        message: Self = _build(cls, cls.FIELDS, _shape(obj, len(cls.FIELDS), cls.WHAT))
+        return message
+
+    def check(self) -> None:
+        """Raise :class:`MessageError` if the fields do not fit together."""
+
+
+def _nested(cls: type[WireStruct]) -> Record:
+    return Record(cls, cls.FIELDS, cls.WHAT)
 
 
 @dataclass(frozen=True)
-class DeckCommit:
-    """A seat's commitment to its hand-id nonce."""
+class Permutation:
+    """A permutation of 0..n-1: one byte per index for n <= 256, else two bytes big-endian."""
 
-    TYPE: ClassVar[str] = "deck/commit"
-    commitment: bytes
+    def pack(self, value: Any) -> Any:
+        return encode_permutation(value)
 
-    def to_wire(self) -> list[Any]:
-        return [self.commitment]
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> DeckCommit:
-        (commitment,) = _shape(obj, 1, cls.TYPE)
-        return cls(_bin(commitment, HASH_BYTES, "commitment"))
-
-
-@dataclass(frozen=True)
-class DeckNonce:
-    """The nonce revealed once every commitment is in."""
-
-    TYPE: ClassVar[str] = "deck/nonce"
-    nonce: bytes
-
-    def to_wire(self) -> list[Any]:
-        return [self.nonce]
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> DeckNonce:
-        (nonce,) = _shape(obj, 1, cls.TYPE)
-        return cls(_bin(nonce, NONCE_BYTES, "nonce"))
-
-
-@dataclass(frozen=True)
-class ShuffleHop:
-    """One shuffle hop: the re-keyed, permuted deck and the re-keyed base."""
-
-    TYPE: ClassVar[str] = "deck/shuffle"
-    deck: tuple[bytes, ...]
-    base: bytes
-
-    def to_wire(self) -> list[Any]:
-        return [list(self.deck), self.base]
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> ShuffleHop:
-        deck, base = _shape(obj, 2, cls.TYPE)
-        return cls(_bins(deck, ELEMENT_BYTES, "deck element", MAX_CARDS), _bin(base, ELEMENT_BYTES, "base"))
+    def unpack(self, obj: Any, what: str) -> tuple[int, ...]:
+        return decode_permutation(obj)
 
 
 def encode_permutation(perm: tuple[int, ...]) -> bytes:
@@ -165,86 +292,122 @@ def decode_permutation(data: Any) -> tuple[int, ...]:
     return perm
 
 
+def _pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def _unpack_canonical(data: Any, what: str) -> Any:
+    if type(data) is not bytes:
+        raise _fail(f"the {what} must be bytes")
+    if len(data) > MAX_ENVELOPE_BYTES:
+        raise _fail(f"the {what} is larger than {MAX_ENVELOPE_BYTES} bytes")
+    try:
+        obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True)
+    except Exception as exc:  # msgpack raises many types on hostile input
+        raise _fail(f"the {what} is not valid msgpack") from exc
+    try:
+        canonical = _pack(obj) == data
+    except Exception as exc:  # e.g. an extension type
+        raise _fail(f"the {what} holds an unsupported type") from exc
+    if not canonical:
+        raise _fail(f"the {what} is not canonically encoded")
+    return obj
+
+
+# ---------------------------------------------------------------------------------------
+# 2. Deck payloads (protocol/deck.py)
+# ---------------------------------------------------------------------------------------
+
+
+class _Payload(WireStruct):
+    TYPE: ClassVar[str]
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        cls.WHAT = f"{cls.TYPE} payload"
+
+
 @dataclass(frozen=True)
-class ShuffleProof:
+class DeckCommit(_Payload):
+    """A seat's commitment to its hand-id nonce."""
+
+    TYPE: ClassVar[str] = "deck/commit"
+    FIELDS = (F("commitment", Bin(HASH_BYTES)),)
+    commitment: bytes
+
+
+@dataclass(frozen=True)
+class DeckNonce(_Payload):
+    """The nonce revealed once every commitment is in."""
+
+    TYPE: ClassVar[str] = "deck/nonce"
+    FIELDS = (F("nonce", Bin(NONCE_BYTES)),)
+    nonce: bytes
+
+
+@dataclass(frozen=True)
+class ShuffleHop(_Payload):
+    """One shuffle hop: the re-keyed, permuted deck and the re-keyed base."""
+
+    TYPE: ClassVar[str] = "deck/shuffle"
+    FIELDS = (F("deck", Array(Bin(ELEMENT_BYTES), MAX_CARDS, 1), "deck element"), F("base", Bin(ELEMENT_BYTES)))
+    deck: tuple[bytes, ...]
+    base: bytes
+
+
+OPENING = Record(ShuffleOpening, (F("scalar", Bin(SCALAR_BYTES), "opening scalar"), F("perm", Permutation())),
+                 "opening payload")
+
+
+@dataclass(frozen=True)
+class ShuffleProof(_Payload):
     """The cut-and-choose proof of one hop, sent after the hop (so the next one can start)."""
 
     TYPE: ClassVar[str] = "deck/shuffle-proof"
+    FIELDS = (F("commitments", Array(Bin(HASH_BYTES), MAX_SHUFFLE_ROUNDS, 1), "round commitment"),
+              F("openings", Array(OPENING, MAX_SHUFFLE_ROUNDS, 1), "opening"))
     commitments: tuple[bytes, ...]
     openings: tuple[ShuffleOpening, ...]
 
-    def to_wire(self) -> list[Any]:
-        return [list(self.commitments), [[o.scalar, encode_permutation(o.perm)] for o in self.openings]]
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> ShuffleProof:
-        commitments, openings = _shape(obj, 2, cls.TYPE)
-        commitments = _bins(commitments, HASH_BYTES, "round commitment", MAX_SHUFFLE_ROUNDS)
-        decoded = []
-        for item in _array(openings, "openings", MAX_SHUFFLE_ROUNDS, 1):
-            scalar, perm = _shape(item, 2, "opening")
-            decoded.append(ShuffleOpening(_bin(scalar, SCALAR_BYTES, "opening scalar"), decode_permutation(perm)))
-        if len(decoded) != len(commitments) or len({len(o.perm) for o in decoded}) != 1:
+    def check(self) -> None:
+        if len(self.openings) != len(self.commitments) or len({len(o.perm) for o in self.openings}) != 1:
             raise _fail("a shuffle proof needs one opening per commitment, all of one length")
-        return cls(commitments, tuple(decoded))
 
 
 @dataclass(frozen=True)
-class StripRound:
+class StripRound(_Payload):
     """A seat's public strips of one owner's positions in one round, with DLEQ proofs."""
 
     TYPE: ClassVar[str] = "deck/strip"
+    FIELDS = (F("round", UInt(MAX_SEATS)), F("values", Array(Bin(ELEMENT_BYTES), MAX_CARDS, 1), "stripped value"),
+              F("proofs", Array(Bin(DLEQ_BYTES), MAX_CARDS, 1), "strip proof"))
     round: int
     values: tuple[bytes, ...]
     proofs: tuple[bytes, ...]
 
-    def to_wire(self) -> list[Any]:
-        return [self.round, list(self.values), list(self.proofs)]
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> StripRound:
-        round_, values, proofs = _shape(obj, 3, cls.TYPE)
-        values = _bins(values, ELEMENT_BYTES, "stripped value", MAX_CARDS)
-        proofs = _bins(proofs, DLEQ_BYTES, "strip proof", MAX_CARDS)
-        if len(values) != len(proofs):
+    def check(self) -> None:
+        if len(self.values) != len(self.proofs):
             raise _fail("a strip round needs one proof per value")
-        return cls(_uint(round_, "round", MAX_SEATS), values, proofs)
 
 
 @dataclass(frozen=True)
-class CardOpen:
+class CardOpen(_Payload):
     """The owner shows the card at one of its positions, with one DLEQ proof."""
 
     TYPE: ClassVar[str] = "deck/open"
+    FIELDS = (F("position", UInt(MAX_CARDS - 1)), F("card", UInt(MAX_CARDS - 1)), F("proof", Bin(DLEQ_BYTES)))
     position: int
     card: int
     proof: bytes
 
-    def to_wire(self) -> list[Any]:
-        return [self.position, self.card, self.proof]
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> CardOpen:
-        position, card, proof = _shape(obj, 3, cls.TYPE)
-        return cls(
-            _uint(position, "position", MAX_CARDS - 1), _uint(card, "card", MAX_CARDS - 1), _bin(proof, DLEQ_BYTES, "proof")
-        )
-
 
 @dataclass(frozen=True)
-class KeyReveal:
+class KeyReveal(_Payload):
     """The end-of-hand reveal of a seat's shuffle scalar."""
 
     TYPE: ClassVar[str] = "deck/key"
+    FIELDS = (F("key", Bin(SCALAR_BYTES)),)
     key: bytes
-
-    def to_wire(self) -> list[Any]:
-        return [self.key]
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> KeyReveal:
-        (key,) = _shape(obj, 1, cls.TYPE)
-        return cls(_bin(key, SCALAR_BYTES, "key"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -253,51 +416,30 @@ class KeyReveal:
 
 
 @dataclass(frozen=True)
-class Genesis:
+class Genesis(_Payload):
     """Hand 0, slot 0: a roster member signs the roster hash (table id and the keys)."""
 
     TYPE: ClassVar[str] = "table/genesis"
+    FIELDS = (F("roster_hash", Bin(HASH_BYTES)),)
     roster_hash: bytes
-
-    def to_wire(self) -> list[Any]:
-        return [self.roster_hash]
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> Genesis:
-        (roster_hash,) = _shape(obj, 1, cls.TYPE)
-        return cls(_bin(roster_hash, HASH_BYTES, "roster hash"))
 
 
 @dataclass(frozen=True)
-class SeatCommit:
+class SeatCommit(_Payload):
     """Hand 0, slot 1: a commitment to the member's seating nonce."""
 
     TYPE: ClassVar[str] = "table/seat-commit"
+    FIELDS = (F("commitment", Bin(HASH_BYTES)),)
     commitment: bytes
-
-    def to_wire(self) -> list[Any]:
-        return [self.commitment]
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> SeatCommit:
-        (commitment,) = _shape(obj, 1, cls.TYPE)
-        return cls(_bin(commitment, HASH_BYTES, "commitment"))
 
 
 @dataclass(frozen=True)
-class SeatNonce:
+class SeatNonce(_Payload):
     """Hand 0, slot 2: the seating nonce, revealed once every commitment is in."""
 
     TYPE: ClassVar[str] = "table/seat-nonce"
+    FIELDS = (F("nonce", Bin(NONCE_BYTES)),)
     nonce: bytes
-
-    def to_wire(self) -> list[Any]:
-        return [self.nonce]
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> SeatNonce:
-        (nonce,) = _shape(obj, 1, cls.TYPE)
-        return cls(_bin(nonce, NONCE_BYTES, "nonce"))
 
 
 MAX_VERB_BYTES = 16  # a verb is the game's word (protocol/game.py): 1..16 of a-z and "-"
@@ -305,36 +447,32 @@ MAX_ACTION_CARDS = 64
 
 
 @dataclass(frozen=True)
-class TableAction:
+class TableAction(_Payload):
     """A seat's answer in a game slot: a verb, its cards, and one deck opening (with its
     DLEQ proof) for each of those cards that no earlier action of the hand has opened."""
 
     TYPE: ClassVar[str] = "table/action"
+    FIELDS = (F("verb", Str(MAX_VERB_BYTES), "action verb"),
+              F("cards", Array(UInt(MAX_CARDS - 1), MAX_ACTION_CARDS), "card"),
+              F("opens", Array(_nested(CardOpen), MAX_ACTION_CARDS), "open"))
     verb: str
     cards: tuple[int, ...]
     opens: tuple[CardOpen, ...] = ()
 
-    def to_wire(self) -> list[Any]:
-        return [self.verb, list(self.cards), [o.to_wire() for o in self.opens]]
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> TableAction:
-        verb, cards, opens = _shape(obj, 3, cls.TYPE)
-        if type(verb) is not str or not 1 <= len(verb) <= MAX_VERB_BYTES or verb.strip("abcdefghijklmnopqrstuvwxyz-"):
+    def check(self) -> None:
+        if not 1 <= len(self.verb) <= MAX_VERB_BYTES or self.verb.strip("abcdefghijklmnopqrstuvwxyz-"):
             raise _fail("an action verb is 1..16 of a-z and -")
-        cards = tuple(_uint(c, "card", MAX_CARDS - 1) for c in _array(cards, "cards", MAX_ACTION_CARDS))
-        if list(cards) != sorted(set(cards)):
+        if list(self.cards) != sorted(set(self.cards)):
             raise _fail("an action's cards must be distinct and ascending")
-        decoded = tuple(CardOpen.from_wire(o) for o in _array(opens, "opens", MAX_ACTION_CARDS))
-        if [o.card for o in decoded] != sorted({o.card for o in decoded}) or not {o.card for o in decoded} <= set(cards):
+        opened = [o.card for o in self.opens]
+        if opened != sorted(set(opened)) or not set(opened) <= set(self.cards):
             raise _fail("an action opens some of its own cards, each once, ascending")
-        return cls(verb, cards, decoded)
 
 
 Payload = Union[DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal,
                 Genesis, SeatCommit, SeatNonce, TableAction]
 
-PAYLOAD_TYPES: dict[str, type] = {
+PAYLOAD_TYPES: dict[str, type[_Payload]] = {
     cls.TYPE: cls for cls in (DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal,
                               Genesis, SeatCommit, SeatNonce, TableAction)
 }
@@ -344,6 +482,8 @@ PAYLOAD_TYPES: dict[str, type] = {
 # ---------------------------------------------------------------------------------------
 
 BODY_KEYS = ("version", "table", "hand", "slot", "sender", "prev", "type", "payload")
+BODY_FIELDS = (F("table", Bin(TABLE_ID_BYTES), "table id"), F("hand", UInt(), "hand number"), F("slot", UInt()),
+               F("sender", UInt(MAX_SEATS - 1)), F("prev", Bin(PREV_BYTES)))
 
 
 @dataclass(frozen=True)
@@ -373,61 +513,35 @@ class SignedMessage:
     raw: bytes
 
 
-def _pack(obj: Any) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)
-
-
-def _unpack_canonical(data: Any, what: str) -> Any:
-    if type(data) is not bytes:
-        raise _fail(f"the {what} must be bytes")
-    if len(data) > MAX_ENVELOPE_BYTES:
-        raise _fail(f"the {what} is larger than {MAX_ENVELOPE_BYTES} bytes")
-    try:
-        obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True)
-    except Exception as exc:  # msgpack raises many types on hostile input
-        raise _fail(f"the {what} is not valid msgpack") from exc
-    try:
-        canonical = _pack(obj) == data
-    except Exception as exc:  # e.g. an extension type
-        raise _fail(f"the {what} holds an unsupported type") from exc
-    if not canonical:
-        raise _fail(f"the {what} is not canonically encoded")
-    return obj
+def _check_version(version: Any, what: str) -> None:
+    """A version that is an integer but not ours is another release, not noise."""
+    if type(version) is int and version != VERSION:
+        raise VersionMismatchError(version, what)
+    if type(version) is not int:
+        raise _fail(f"the version must be {VERSION}")
 
 
 def encode_body(body: Body) -> bytes:
-    fields = {
-        "version": body.version,
-        "table": body.table,
-        "hand": body.hand,
-        "slot": body.slot,
-        "sender": body.sender,
-        "prev": body.prev,
-        "type": body.type,
-        "payload": body.payload.to_wire(),
-    }
+    fields: dict[str, Any] = {"version": body.version}
+    fields.update({f.name: f.spec.pack(getattr(body, f.name)) for f in BODY_FIELDS})
+    fields.update({"type": body.type, "payload": body.payload.to_wire()})
     data = _pack(fields)
     decode_body(data)  # never emit what we would refuse
     return data
 
 
 def decode_body(data: bytes) -> Body:
+    """The body in ``data``; :class:`VersionMismatchError` if it is another version's."""
     obj = _unpack_canonical(data, "body")
+    if type(obj) is dict and "version" in obj:
+        _check_version(obj["version"], "this message's sender")
     if type(obj) is not dict or tuple(obj) != BODY_KEYS:
         raise _fail("the body must be a map of " + ", ".join(BODY_KEYS) + " in that order")
-    if obj["version"] != VERSION or type(obj["version"]) is not int:
-        raise _fail(f"the version must be {VERSION}")
     kind = obj["type"]
     if type(kind) is not str or kind not in PAYLOAD_TYPES:
         raise _fail("unknown message type")
-    return Body(
-        table=_bin(obj["table"], TABLE_ID_BYTES, "table id"),
-        hand=_uint(obj["hand"], "hand number"),
-        slot=_uint(obj["slot"], "slot"),
-        sender=_uint(obj["sender"], "sender", MAX_SEATS - 1),
-        prev=_bin(obj["prev"], PREV_BYTES, "prev"),
-        payload=PAYLOAD_TYPES[kind].from_wire(obj["payload"]),
-    )
+    values = {f.name: f.spec.unpack(obj[f.name], f.label or f.name) for f in BODY_FIELDS}
+    return Body(**values, payload=PAYLOAD_TYPES[kind].from_wire(obj["payload"]))  # type: ignore[arg-type]
 
 
 def sign_envelope(body: Body, identity: IdentityKey) -> bytes:
@@ -437,7 +551,10 @@ def sign_envelope(body: Body, identity: IdentityKey) -> bytes:
 
 
 def decode_envelope(data: bytes) -> SignedMessage:
-    """Parse an envelope strictly (the signature is not checked: see verify_envelope)."""
+    """Parse an envelope strictly (the signature is not checked: see verify_envelope).
+
+    An envelope of another protocol version raises :class:`VersionMismatchError` (a
+    :class:`MessageError`) whose text says so, so the table can tell the person why."""
     obj = _unpack_canonical(data, "envelope")
     if type(obj) is not list or len(obj) != 2:
         raise _fail("an envelope is an array of body bytes and a signature")
@@ -445,7 +562,7 @@ def decode_envelope(data: bytes) -> SignedMessage:
     if type(body_bytes) is not bytes:
         raise _fail("the body must be bytes")
     body = decode_body(body_bytes)
-    return SignedMessage(body, body_bytes, _bin(signature, SIGNATURE_BYTES, "signature"), data)
+    return SignedMessage(body, body_bytes, Bin(SIGNATURE_BYTES).unpack(signature, "signature"), data)
 
 
 def verify_envelope(message: SignedMessage, public_key: bytes) -> bool:
@@ -459,7 +576,7 @@ MAX_DEALER_BYTES = 1 << 16
 
 
 @dataclass(frozen=True)
-class TranscriptHeader:
+class TranscriptHeader(WireStruct):
     """The first record of a ``.sasaki`` transcript (protocol/transcript.py): everything
     an auditor needs besides the envelopes. Encoded as a msgpack array, strictly:
     ``[version, table, roster keys, hands, game, game options, proofs, shuffle rounds,
@@ -467,6 +584,13 @@ class TranscriptHeader:
     game's own bytes; ``dealer`` is empty for the mental-poker deck, else a test dealer's
     seed (protocol/dealing.py)."""
 
+    WHAT: ClassVar[str] = "header"
+    FIELDS = (F("version", UInt()), F("table", Bin(TABLE_ID_BYTES), "table id"),
+              F("roster_keys", Array(Bin(PUBLIC_KEY_BYTES), MAX_SEATS, 2), "public key"),
+              F("hands", UInt(1 << 16)), F("game", Str(MAX_GAME_NAME), "game"),
+              F("game_options", Bytes(MAX_GAME_OPTIONS), "game options"),
+              F("proofs", Bool(), "proofs option"), F("shuffle_rounds", UInt(MAX_SHUFFLE_ROUNDS), "shuffle rounds"),
+              F("dealer", Bytes(MAX_DEALER_BYTES), "dealer"))
     table: bytes
     roster_keys: tuple[bytes, ...]
     hands: int
@@ -478,201 +602,220 @@ class TranscriptHeader:
     version: int = VERSION
 
     def encode(self) -> bytes:
-        return _pack([self.version, self.table, list(self.roster_keys), self.hands, self.game,
-                      self.game_options, self.proofs, self.shuffle_rounds, self.dealer])
+        data = _pack(self.to_wire())
+        TranscriptHeader.decode(data)  # never emit what we would refuse
+        return data
 
     @classmethod
     def decode(cls, data: bytes) -> TranscriptHeader:
+        """The header in ``data``; :class:`VersionMismatchError` for another version's."""
         obj = _unpack_canonical(data, "transcript header")
-        if type(obj) is list and obj and obj[0] != VERSION and type(obj[0]) is int:
-            raise _fail(f"this transcript is of version {obj[0]}; this program reads version {VERSION} only")
-        version, table, keys, hands, game, options, proofs, rounds, dealer = _shape(obj, 9, "header")
-        if version != VERSION or type(version) is not int:
-            raise _fail(f"the transcript version must be {VERSION}")
-        if type(game) is not str or not 1 <= len(game) <= MAX_GAME_NAME:
+        if type(obj) is list and obj:
+            _check_version(obj[0], "this transcript")
+        return cls.from_wire(obj)
+
+    def check(self) -> None:
+        if not self.game:
             raise _fail("the header's game is a name of 1..32 characters")
-        if type(options) is not bytes or len(options) > MAX_GAME_OPTIONS:
-            raise _fail("the header's game options are at most 1024 bytes")
-        if type(dealer) is not bytes or len(dealer) > MAX_DEALER_BYTES:
-            raise _fail("the header's dealer is at most 65536 bytes")
-        if type(proofs) is not bool:
-            raise _fail("bad table options in the header")
-        return cls(_bin(table, TABLE_ID_BYTES, "table id"), _bins(keys, 32, "public key", MAX_SEATS, 2),
-                   _uint(hands, "hands", 1 << 16), game, options, proofs,
-                   _uint(rounds, "shuffle rounds", MAX_SHUFFLE_ROUNDS), dealer)
 
 
 # ---------------------------------------------------------------------------------------
-# 4. Connection handshakes (protocol/net: mesh authentication and the join)
+# 4. Connection handshakes (the join and the mesh's authentication) and the members
 #
-# The few messages two peers exchange before any game message: the mesh's
-# mutual authentication and the join handshake run under a table code. Each is
-# a frozen dataclass encoded as a msgpack array ``[tag, field, ...]`` (arrays,
-# never maps, so the bytes are canonical); decoding checks every field's type.
-# ---------------------------------------------------------------------------
+# The few messages two peers exchange before any game message (protocol/handshake.py
+# runs them). Each is encoded as a msgpack array ``[tag, field, ...]`` with the same
+# field specs and the same strictness as the payloads above.
+# ---------------------------------------------------------------------------------------
 
-from dataclasses import dataclass as _dataclass
-from dataclasses import fields as _fields
-from typing import Any as _Any
-from typing import ClassVar as _ClassVar
-
-import msgpack as _msgpack
+MAX_HOST_BYTES = 255
+PAKE_MESSAGE_BYTES = 33  # SPAKE2 over Ed25519: a side byte and a point
+MAX_SEALED_BYTES = 16 * 1024
+MAX_REASON_BYTES = 1024
 
 
-class HandshakeDecodeError(ValueError):
-    """Bytes that are not a well-formed handshake message."""
+def describe_key(key: bytes) -> str:
+    """A short, stable name for a public key in messages: ``peer 1a2b3c4d``."""
+    return f"peer {key[:4].hex()}"
 
 
-@_dataclass(frozen=True)
-class MeshHello:
+class _Handshake(WireStruct):
+    TAG: ClassVar[str]
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        cls.WHAT = f"{cls.TAG} message"
+
+
+@dataclass(frozen=True)
+class TableMember:
+    """One member of a table: public key and the address its mesh listens on (an empty
+    ``host`` in a join message means "the address you see me connecting from")."""
+
+    FIELDS: ClassVar[tuple[F, ...]] = (F("key", Bin(PUBLIC_KEY_BYTES), "public key"), F("host", Str(MAX_HOST_BYTES)),
+                                        F("port", UInt(65535)))
+    key: bytes
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"{describe_key(self.key)} ({self.host}:{self.port})"
+
+
+MEMBER = Record(TableMember, TableMember.FIELDS, "member")
+
+
+@dataclass(frozen=True)
+class MeshHello(_Handshake):
     """First message each way on a mesh connection: who I am, and a fresh challenge."""
 
-    TAG: _ClassVar[str] = "mesh-hello"
+    TAG: ClassVar[str] = "mesh-hello"
+    FIELDS = (F("version", UInt()), F("table_id", Bin(TABLE_ID_BYTES), "table id"),
+              F("key", Bin(PUBLIC_KEY_BYTES), "public key"), F("nonce", Bin(NONCE_BYTES)))
     version: int
     table_id: bytes
     key: bytes
     nonce: bytes
 
 
-@_dataclass(frozen=True)
-class MeshProof:
-    """Second message each way: a signature over both hellos (see protocol.net.mesh)."""
+@dataclass(frozen=True)
+class MeshProof(_Handshake):
+    """Second message each way: a signature over both hellos (protocol/handshake.py)."""
 
-    TAG: _ClassVar[str] = "mesh-proof"
+    TAG: ClassVar[str] = "mesh-proof"
+    FIELDS = (F("signature", Bin(SIGNATURE_BYTES)),)
     signature: bytes
 
 
-@_dataclass(frozen=True)
-class MeshWelcome:
+@dataclass(frozen=True)
+class MeshWelcome(_Handshake):
     """Last message of the mesh handshake, listener to dialer: you are authenticated."""
 
-    TAG: _ClassVar[str] = "mesh-welcome"
+    TAG: ClassVar[str] = "mesh-welcome"
 
 
-@_dataclass(frozen=True)
-class Refusal:
+REFUSAL_KINDS = ("refused", "wrong-code", "table-full", "code-burnt", "version")
+
+
+@dataclass(frozen=True)
+class Refusal(_Handshake):
     """The sender refuses the connection, in one human sentence; it closes next.
 
     ``kind`` lets a program tell refusals apart: ``"refused"`` (mesh handshake),
-    ``"wrong-code"``, ``"table-full"``, ``"code-burnt"``."""
+    ``"wrong-code"``, ``"table-full"``, ``"code-burnt"``, ``"version"``."""
 
-    TAG: _ClassVar[str] = "refusal"
+    TAG: ClassVar[str] = "refusal"
+    FIELDS = (F("kind", Str(32, REFUSAL_KINDS), "refusal kind"), F("reason", Str(MAX_REASON_BYTES)))
     kind: str
     reason: str
 
 
-@_dataclass(frozen=True)
-class JoinGreeting:
+@dataclass(frozen=True)
+class JoinGreeting(_Handshake):
     """A table's creator greets a joiner: protocol version, nameplate, table id."""
 
-    TAG: _ClassVar[str] = "join-greeting"
+    TAG: ClassVar[str] = "join-greeting"
+    FIELDS = (F("version", UInt()), F("nameplate", Str(3)), F("table_id", Bin(TABLE_ID_BYTES), "table id"))
     version: int
     nameplate: str
     table_id: bytes
 
 
-@_dataclass(frozen=True)
-class PakeMessage:
+@dataclass(frozen=True)
+class PakeMessage(_Handshake):
     """One SPAKE2 message."""
 
-    TAG: _ClassVar[str] = "pake"
+    TAG: ClassVar[str] = "pake"
+    FIELDS = (F("data", Bin(PAKE_MESSAGE_BYTES), "SPAKE2 message"),)
     data: bytes
 
 
-@_dataclass(frozen=True)
-class Sealed:
+@dataclass(frozen=True)
+class Sealed(_Handshake):
     """Bytes sealed under the key of the SPAKE2 run (the first one confirms the key)."""
 
-    TAG: _ClassVar[str] = "sealed"
+    TAG: ClassVar[str] = "sealed"
+    FIELDS = (F("data", Bytes(MAX_SEALED_BYTES, 16), "sealed data"),)
     data: bytes
 
 
-@_dataclass(frozen=True)
-class JoinIdentity:
+@dataclass(frozen=True)
+class JoinIdentity(_Handshake):
     """Inside a Sealed: the sender's identity key, its mesh address and a signature
     binding that key to this SPAKE2 run. An empty ``host`` means "the address you
     see me connecting from"."""
 
-    TAG: _ClassVar[str] = "join-identity"
+    TAG: ClassVar[str] = "join-identity"
+    FIELDS = (*TableMember.FIELDS, F("signature", Bin(SIGNATURE_BYTES)))
     key: bytes
     host: str
     port: int
     signature: bytes
 
-
-@_dataclass(frozen=True)
-class RosterMember:
-    key: bytes
-    host: str
-    port: int
+    @property
+    def member(self) -> TableMember:
+        return TableMember(self.key, self.host, self.port)
 
 
-@_dataclass(frozen=True)
-class JoinRoster:
-    """Inside a Sealed: the table is full; every member's key and mesh address,
-    the creator first, then the joiners in the order they were admitted."""
+@dataclass(frozen=True)
+class TableRoster(_Handshake):
+    """Every member of a table: the creator first, then the joiners in join order. Sent
+    sealed to each joiner when the table is full (the join's last message).
 
-    TAG: _ClassVar[str] = "join-roster"
+    Seating is decided later by the protocol (joint randomness); this order only
+    records who joined when."""
+
+    TAG: ClassVar[str] = "join-roster"
+    FIELDS = (F("table_id", Bin(TABLE_ID_BYTES), "table id"), F("members", Array(MEMBER, MAX_SEATS, 1), "member"))
     table_id: bytes
-    members: tuple[RosterMember, ...]
+    members: tuple[TableMember, ...]
+
+    def check(self) -> None:
+        if len({m.key for m in self.members}) != len(self.members):
+            raise _fail("a roster names each member once")
+
+    def member(self, key: bytes) -> TableMember:
+        for member in self.members:
+            if member.key == key:
+                return member
+        raise KeyError(describe_key(key))
+
+    def __contains__(self, key: object) -> bool:
+        return any(member.key == key for member in self.members)
+
+    @property
+    def keys(self) -> tuple[bytes, ...]:
+        return tuple(member.key for member in self.members)
 
 
-HandshakeMessage = MeshHello | MeshProof | MeshWelcome | Refusal | JoinGreeting | PakeMessage | Sealed | JoinIdentity | JoinRoster
-_HANDSHAKE_TYPES: dict[str, type] = {
+JoinRoster = TableRoster  # its name as a join message
+
+HandshakeMessage = (MeshHello | MeshProof | MeshWelcome | Refusal | JoinGreeting | PakeMessage | Sealed | JoinIdentity
+                    | TableRoster)
+HANDSHAKE_TYPES: dict[str, type[_Handshake]] = {
     cls.TAG: cls
-    for cls in (MeshHello, MeshProof, MeshWelcome, Refusal, JoinGreeting, PakeMessage, Sealed, JoinIdentity, JoinRoster)
+    for cls in (MeshHello, MeshProof, MeshWelcome, Refusal, JoinGreeting, PakeMessage, Sealed, JoinIdentity,
+                TableRoster)
 }
-_PLAIN = {"int": int, "bytes": bytes, "str": str}
+_VERSIONED = ("mesh-hello", "join-greeting")  # their first field is the protocol version
 
 
 def encode_handshake(message: HandshakeMessage) -> bytes:
-    """The wire bytes of a handshake message.
+    """The wire bytes of a handshake message (refuses to emit what it would not accept).
 
-    >>> decode_handshake(encode_handshake(PakeMessage(b"x")))
-    PakeMessage(data=b'x')
+    >>> encode_handshake(MeshWelcome())
+    b'\\x91\\xacmesh-welcome'
     """
-    values: list[_Any] = [message.TAG]
-    for field in _fields(message):
-        value = getattr(message, field.name)
-        if field.name == "members":
-            value = [[m.key, m.host, m.port] for m in value]
-        values.append(value)
-    return _msgpack.packb(values, use_bin_type=True)
+    data = _pack([message.TAG, *message.to_wire()])
+    decode_handshake(data)
+    return data
 
 
 def decode_handshake(data: bytes) -> HandshakeMessage:
-    """The message in ``data``; raises :class:`HandshakeDecodeError` if malformed."""
-    try:
-        values = _msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True)
-    except Exception as exc:  # msgpack raises several unrelated exception types
-        raise HandshakeDecodeError(f"not msgpack ({exc.__class__.__name__})") from None
-    if not isinstance(values, list) or not values or values[0] not in _HANDSHAKE_TYPES:
-        raise HandshakeDecodeError("not a known handshake message")
-    cls = _HANDSHAKE_TYPES[values[0]]
-    specs = _fields(cls)
-    if len(values) != len(specs) + 1:
-        raise HandshakeDecodeError(f"{cls.TAG} has {len(values) - 1} fields, expected {len(specs)}")
-    arguments: list[_Any] = []
-    for spec, value in zip(specs, values[1:]):
-        if spec.name == "members":
-            arguments.append(_decode_members(value))
-            continue
-        expected = _PLAIN[str(spec.type)]
-        if type(value) is not expected:
-            raise HandshakeDecodeError(f"{cls.TAG}.{spec.name} is not {spec.type}")
-        arguments.append(value)
-    return cls(*arguments)
-
-
-def _decode_members(value: _Any) -> tuple[RosterMember, ...]:
-    if not isinstance(value, list):
-        raise HandshakeDecodeError("join-roster.members is not a list")
-    members = []
-    for item in value:
-        if (not isinstance(item, list) or len(item) != 3 or type(item[0]) is not bytes
-                or type(item[1]) is not str or type(item[2]) is not int):
-            raise HandshakeDecodeError("join-roster.members has a malformed member")
-        members.append(RosterMember(item[0], item[1], item[2]))
-    return tuple(members)
-
-
+    """The message in ``data``; raises :class:`MessageError` if malformed, and
+    :class:`VersionMismatchError` for a hello or greeting of another protocol version."""
+    values = _unpack_canonical(data, "handshake message")
+    if type(values) is not list or not values or type(values[0]) is not str or values[0] not in HANDSHAKE_TYPES:
+        raise _fail("not a known handshake message")
+    if values[0] in _VERSIONED and len(values) > 1:
+        _check_version(values[1], "this peer")
+    return HANDSHAKE_TYPES[values[0]].from_wire(values[1:])  # type: ignore[return-value]

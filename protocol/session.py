@@ -55,12 +55,12 @@ from p2p_sasaki.protocol.config import TableConfig, dealer_of, game_of, header_o
 from p2p_sasaki.protocol.dealing import CardsDealt, CardSource, Dealer, HandSetup, SourceError, check_dealer
 from p2p_sasaki.protocol.events import (
     ActionApplied, Blame, Dealt, DealProgress, DecisionPending, Event, HandEnded, HandStarted, MatchEnded,
-    Record, Seated, SessionSecrets,
+    Record, Seated, SessionSecrets, VersionMismatch,
 )
 from p2p_sasaki.protocol.game import GameState, IllegalAnswer, Slot
 from p2p_sasaki.protocol.messages import (
     Body, Genesis, KeyReveal, MessageError, Payload, SeatCommit, SeatNonce, SignedMessage, TableAction,
-    decode_envelope, sign_envelope, verify_envelope,
+    VersionMismatchError, decode_envelope, sign_envelope, verify_envelope,
 )
 from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT
 from p2p_sasaki.protocol.transcript import (
@@ -158,6 +158,7 @@ class TableSession:
         self._my_cards: int | None = None
         self._outbox: list[bytes] = []
         self._events: deque[Event] = deque()
+        self._versions_seen: set[object] = set()
 
     # -- public API ----------------------------------------------------------------------
 
@@ -277,6 +278,11 @@ class TableSession:
     def _receive(self, data: bytes) -> None:
         try:
             message = decode_envelope(data)
+        except VersionMismatchError as exc:  # never dropped silently: say why the table stalls
+            if exc.version not in self._versions_seen:
+                self._versions_seen.add(exc.version)
+                self._events.append(VersionMismatch(exc.version, str(exc)))
+            return
         except MessageError:
             return
         body = message.body

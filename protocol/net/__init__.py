@@ -24,8 +24,9 @@ Modules:
 
 - :mod:`~protocol.net.framing`: ``encode_frame``, ``FrameDecoder`` (sans-IO),
   ``FramedStream`` (trio), ``FrameError``, ``MAX_FRAME_SIZE``.
-- :mod:`~protocol.net.identity`: ``Identity`` (Ed25519 key), ``TableMember``,
-  ``TableRoster``, ``PROTOCOL_VERSION``.
+- :mod:`~protocol.net.identity`: ``Identity`` (Ed25519 key); it re-exports
+  ``TableMember``, ``TableRoster`` and ``PROTOCOL_VERSION``, defined once in
+  :mod:`p2p_sasaki.protocol.messages`.
 - :mod:`~protocol.net.mesh`: ``Mesh`` (``run`` via ``nursery.start``, ``send``,
   ``broadcast``, ``received``, ``wait_connected``, ``statistics``, ``close``),
   ``open_mesh``, ``Backoff``.
@@ -33,7 +34,8 @@ Modules:
   ``TableAd``, ``SERVICE_TYPE``, ``ALL_INTERFACES``.
 - :mod:`~protocol.net.join`: ``TableCode``, ``host_table``, ``join_table``,
   ``find_and_join_table``, events and errors.
-- :mod:`~protocol.net.handshake`: the refusal/handshake helpers both use.
+- :mod:`~protocol.net.handshake`: ``drive`` feeds a sans-IO handshake machine
+  (:mod:`p2p_sasaki.protocol.handshake`) from a framed stream; errors and refusals.
 
 Tests, demos and CI pass ``interfaces=["127.0.0.1"]`` or run inside a network
 namespace they create; only a person's ``sasaki play/host/join/tables`` uses

@@ -3,7 +3,7 @@
 A table's creator advertises one service instance named ``<nameplate>-<random>``
 with small TXT hints only::
 
-    v=1          network protocol version
+    v=2          protocol version (messages.PROTOCOL_VERSION)
     n=7          the table's nameplate (the first part of its code)
     s=2          seats taken (the creator counts)
     p=40123      the join port (also in the SRV record)

@@ -2,9 +2,11 @@
 
 The creator of a table shows a code such as ``7-purple-sausage``: a nameplate
 (which table, also advertised over mDNS) and two words from a list of 256 (16
-secret bits). Each joiner connects over TCP to the creator and both run SPAKE2
-(``spake2``, sides A = joiner and B = creator, identities bound to the table id)
-with the whole code as the password::
+secret bits). Each joiner connects over TCP to the creator and both run the join
+handshake, whose protocol lives in :mod:`p2p_sasaki.protocol.handshake`
+(``JoinCreator``, ``JoinJoiner``; docs/protocol.md, "Network"); this module only
+moves its frames, keeps the creator's count of seats and wrong codes, and maps
+refusals to errors::
 
     creator -> joiner   JoinGreeting(version, nameplate, table_id)      in clear
     joiner  -> creator  PakeMessage(A)
@@ -12,14 +14,14 @@ with the whole code as the password::
     joiner  -> creator  Sealed(JoinIdentity(key_J, host, port, sig_J))  key confirmation
     creator -> joiner   Sealed(JoinIdentity(key_C, host, port, sig_C))  key confirmation
     ... the joiner waits while the table fills ...
-    creator -> joiner   Sealed(JoinRoster(table_id, members))
+    creator -> joiner   Sealed(TableRoster(table_id, members))
 
 "Sealed" is ChaCha20-Poly1305 under a key derived (HKDF) from the SPAKE2 key,
 one key per direction. The joiner seals first: a creator that cannot open it
 knows the code was wrong, says so (``Refusal("wrong-code")``) and reveals
 nothing. Each signature binds the signer's Ed25519 identity key to this SPAKE2
-run (table id and both SPAKE2 messages), so the keys learnt are the keys of the
-person who typed, or showed, the code.
+run (the greeting, with the version and table id, and both SPAKE2 messages), so the
+keys learnt are the keys of the person who typed, or showed, the code.
 
 **One code per table.** The design says "a one-time table code, burnt after use
 or after three failures". Here one code admits the joiners of one table, and is
@@ -39,7 +41,6 @@ come from, so nobody needs to know their own LAN address.
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import random
 import secrets
@@ -47,31 +48,29 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import trio
-from spake2 import SPAKE2_A, SPAKE2_B
-from spake2.spake2 import SPAKEError
 
-from p2p_sasaki.protocol import crypto
-from p2p_sasaki.protocol.messages import (
-    HandshakeDecodeError,
-    JoinGreeting,
-    JoinIdentity,
-    JoinRoster,
-    PakeMessage,
-    RosterMember,
-    Sealed,
-    decode_handshake,
-    encode_handshake,
+from p2p_sasaki.protocol.handshake import (
+    BURNT_SENTENCE,
+    Admit,
+    CodeConfirmed,
+    CreatorConfirmed,
+    JoinCreator,
+    JoinAdmissions,
+    JoinJoiner,
+    Refuse,
+    RosterReceived,
+    Step,
+    WrongCode,
 )
 from p2p_sasaki.protocol.net.discovery import Interfaces, TableAd, browse_tables
 from p2p_sasaki.protocol.net.framing import FramedStream
-from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusedError, receive_message, refuse, send_message
-from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster, describe_key
+from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusedError, RefusingError, drive, refuse, run_step
+from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.words import WORDS
 
 log = logging.getLogger(__name__)
 
 JOIN_FRAME_LIMIT = 64 * 1024
-_SIGN_DOMAIN = b"sasaki/v1 join\0"
 
 
 # -- table codes ---------------------------------------------------------------
@@ -180,70 +179,24 @@ class WrongCodeTried:
 HostEvent = MemberJoined | MemberLeft | WrongCodeTried
 
 
-# -- the SPAKE2 run, shared by both sides ---------------------------------------------
-
-
-def _pake_ids(table_id: bytes) -> dict[str, bytes]:
-    return {"idA": b"sasaki/v1 joiner " + table_id, "idB": b"sasaki/v1 creator " + table_id}
-
-
-def _transcript(role: bytes, table_id: bytes, message_a: bytes, message_b: bytes) -> bytes:
-    return (_SIGN_DOMAIN + role + b"\0" + hashlib.sha256(table_id).digest()
-            + hashlib.sha256(message_a).digest() + hashlib.sha256(message_b).digest())
-
-
-@dataclass(frozen=True)
-class _Channel:
-    """The two directions of a SPAKE2-keyed channel."""
-
-    to_creator: bytes
-    to_joiner: bytes
-
-    @classmethod
-    def from_pake_key(cls, key: bytes) -> _Channel:
-        return cls(crypto.derive_key(key, b"sasaki/v1 join: joiner to creator"),
-                   crypto.derive_key(key, b"sasaki/v1 join: creator to joiner"))
-
-
-def _open_identity(key: bytes, counter: int, sealed: Sealed) -> JoinIdentity | None:
-    """The JoinIdentity inside ``sealed``, or None if it does not open (wrong code)."""
-    try:
-        inner = decode_handshake(crypto.unseal(key, counter, sealed.data))
-    except (crypto.SealError, HandshakeDecodeError):
-        return None
-    return inner if isinstance(inner, JoinIdentity) else None
-
-
 # -- the creator's side -------------------------------------------------------------
 
 
-class _HostState:
+class _HostState(JoinAdmissions):
+    """The admissions (protocol/handshake.py) plus what the concurrent connections share."""
+
     def __init__(self, table_id: bytes, creator: TableMember, seats: int, max_failures: int,
                  on_event: Callable[[HostEvent], None] | None) -> None:
-        self.table_id = table_id
-        self.creator = creator
-        self.seats = seats
-        self.max_failures = max_failures
+        super().__init__(table_id, creator, seats, max_failures)
         self.on_event = on_event or (lambda event: None)
-        self.joined: list[TableMember] = []
-        self.failures = 0
-        self.closed: str | None = None  # "table-full" or "code-burnt"
         self.done = trio.Event()
         self.answered = 0  # admitted joiners sent the roster (or told the code is burnt)
         self.all_answered = trio.Event()
         self.lock = trio.Lock()  # one admission at a time
         self.waiting: list[trio.CancelScope] = []  # admitted joiners watching for a disconnect
 
-    @property
-    def seats_taken(self) -> int:
-        return 1 + len(self.joined)
-
-    @property
-    def roster(self) -> TableRoster:
-        return TableRoster(self.table_id, (self.creator, *self.joined))
-
     def close(self, kind: str) -> None:
-        self.closed = kind
+        super().close(kind)
         self.done.set()
         if not self.joined:
             self.all_answered.set()
@@ -277,8 +230,6 @@ async def host_table(
     called with each :data:`HostEvent` (e.g. to update the mDNS seats hint).
     The listeners are closed on return: the code admits nobody any more.
     """
-    if seats < 2:
-        raise ValueError("a table needs at least two seats")
     me = TableMember(identity.public_key, mesh_host, mesh_port)
     state = _HostState(table_id or secrets.token_bytes(32), me, seats, max_failures, on_event)
 
@@ -288,7 +239,7 @@ async def host_table(
     async with trio.open_nursery() as handlers:
         async with trio.open_nursery() as accepting:
             accepting.start_soon(
-                functools.partial(trio.serve_listeners, admit, listeners, handler_nursery=handlers)
+                functools.partial(trio.serve_listeners, admit, list(listeners), handler_nursery=handlers)
             )
             await state.done.wait()
             accepting.cancel_scope.cancel()  # stop listening: the code is burnt either way
@@ -304,36 +255,24 @@ async def host_table(
     return state.roster
 
 
-_BURNT = "this table's code was burnt after three wrong codes; ask for a new code"
-_FULL = "this table is full"
-
-
 async def _admit_joiner(
     stream: trio.SocketStream, identity: Identity, code: TableCode, state: _HostState, timeout: float
 ) -> None:
     """One joiner's connection, from greeting to roster (trio closes the stream after)."""
     address = stream.socket.getpeername()[0]
     framed = FramedStream(stream, f"the joiner at {address}", JOIN_FRAME_LIMIT)
-    table_id = state.table_id
+    machine = JoinCreator(identity, state.creator, code.password, code.nameplate, state.table_id, peer=framed.peer)
     member: TableMember | None = None
     try:
         with trio.fail_after(timeout):
-            if state.closed:
-                await refuse(framed, _FULL if state.closed == "table-full" else _BURNT, kind=state.closed)
+            closed = state.refusal_if_closed()
+            if closed is not None:
+                await refuse(framed, closed.reason, kind=closed.kind)
                 return
-            await send_message(framed, JoinGreeting(PROTOCOL_VERSION, code.nameplate, table_id))
-            theirs, _ = await receive_message(framed, PakeMessage)
-            pake = SPAKE2_B(code.password, **_pake_ids(table_id))
-            mine = await trio.to_thread.run_sync(pake.start)
-            await send_message(framed, PakeMessage(mine))
-            try:
-                pake_key = await trio.to_thread.run_sync(pake.finish, theirs.data)
-            except SPAKEError as exc:
-                raise HandshakeError(f"{framed.peer} sent a malformed SPAKE2 message ({exc})") from None
-            channel = _Channel.from_pake_key(pake_key)
-            sealed, _ = await receive_message(framed, Sealed)
+            event = await drive(framed, machine, machine.start(), until=(CodeConfirmed, WrongCode))
+            assert isinstance(event, (CodeConfirmed, WrongCode))
             async with state.lock:
-                member = await _admission(framed, address, identity, state, channel, sealed, theirs.data, mine)
+                member = await _admission(framed, address, state, machine, event)
             if member is None:
                 return
         # Until the table is full, notice a joiner who leaves and free its seat.
@@ -348,70 +287,42 @@ async def _admit_joiner(
         if isinstance(exc, trio.TooSlowError):
             exc = HandshakeError(f"{framed.peer} did not finish joining within {timeout} s")
         log.info("%s", exc)
-        if member is not None and not state.done.is_set():
-            state.joined.remove(member)
+        if member is not None and state.leave(member):
             state.on_event(MemberLeft(member, state.seats_taken))
         return
     # The table is full (send the roster) or the code was burnt.
     try:
         with trio.fail_after(timeout):
             if state.closed == "table-full":
-                wire = JoinRoster(table_id, tuple(RosterMember(m.key, m.host, m.port) for m in state.roster.members))
-                await send_message(framed, Sealed(crypto.seal(channel.to_joiner, 1, encode_handshake(wire))))
+                await run_step(framed, machine.send_roster(state.roster))
             else:
-                await refuse(framed, _BURNT, kind="code-burnt")
+                await run_step(framed, machine.refuse("code-burnt", BURNT_SENTENCE))
     except (HandshakeError, trio.TooSlowError) as exc:  # it left just now; the mesh will show it missing
-        log.warning("could not send the roster to %s: %s", member, exc)
+        if not isinstance(exc, RefusingError):
+            log.warning("could not send the roster to %s: %s", member, exc)
     finally:
         state.answer()
 
 
 async def _admission(
-    framed: FramedStream,
-    address: str,
-    identity: Identity,
-    state: _HostState,
-    channel: _Channel,
-    sealed: Sealed,
-    message_a: bytes,
-    message_b: bytes,
+    framed: FramedStream, address: str, state: _HostState, machine: JoinCreator, event: CodeConfirmed | WrongCode
 ) -> TableMember | None:
-    """Open the joiner's key confirmation and seat it, or refuse it (returns None)."""
-    if state.closed:
-        await refuse(framed, _FULL if state.closed == "table-full" else _BURNT, kind=state.closed)
-        return None
-    joiner = _open_identity(channel.to_creator, 0, sealed)
-    if joiner is None:
-        state.failures += 1
-        event = WrongCodeTried(address, state.failures, state.max_failures)
-        log.info("%s", event)  # reported through on_event; a warning here printed it twice in `sasaki host`
-        state.on_event(event)
-        if state.failures >= state.max_failures:
-            state.close("code-burnt")
-            await refuse(framed, f"wrong code; {_BURNT}", kind="wrong-code")
-        else:
-            await refuse(framed, "wrong code", kind="wrong-code")
-        return None
-    if not crypto.verify_signature(
-            joiner.key, _transcript(b"joiner", state.table_id, message_a, message_b), joiner.signature):
-        await refuse(framed, "the identity signature does not match this join")
-        return None
-    if joiner.key == state.creator.key or any(m.key == joiner.key for m in state.joined):
-        await refuse(framed, f"{describe_key(joiner.key)} is already at this table")
-        return None
-    if not 0 < joiner.port < 65536:
-        await refuse(framed, f"{joiner.port} is not a port")
-        return None
-    member = TableMember(joiner.key, joiner.host or address, joiner.port)
-    signature = identity.sign(_transcript(b"creator", state.table_id, message_a, message_b))
-    reply = JoinIdentity(state.creator.key, state.creator.host, state.creator.port, signature)
-    await send_message(framed, Sealed(crypto.seal(channel.to_joiner, 0, encode_handshake(reply))))
+    """Seat the joiner whose code was right, or refuse it (returns None; raises RefusingError)."""
+    was_closed = state.closed is not None
+    decision = state.decide(event, address)
+    if isinstance(event, WrongCode) and not was_closed:
+        wrong = WrongCodeTried(address, state.failures, state.max_failures)
+        log.info("%s", wrong)  # reported through on_event; a warning here printed it twice in `sasaki host`
+        state.on_event(wrong)
+    match decision:
+        case Refuse(kind=kind, reason=reason):
+            await run_step(framed, machine.refuse(kind, reason))
+            return None
+        case Admit(member=member):
+            await run_step(framed, machine.admit())
     framed.peer = str(member)
-    state.joined.append(member)
     log.info("%s joined (%d/%d seats)", member, state.seats_taken, state.seats)
     state.on_event(MemberJoined(member, state.seats_taken))
-    if state.seats_taken == state.seats:
-        state.close("table-full")
     return member
 
 
@@ -441,21 +352,13 @@ async def join_table(
     except (OSError, trio.TooSlowError) as exc:
         raise JoinError(f"could not reach a table at {host}:{port} ({exc or 'timed out'})") from None
     framed = FramedStream(stream, f"the table at {host}:{port}", JOIN_FRAME_LIMIT)
+    machine = JoinJoiner(identity, TableMember(identity.public_key, mesh_host, mesh_port), code.password,
+                         code.nameplate, creator_host=host, peer=framed.peer, code_text=str(code))
     try:
         with trio.fail_after(handshake_timeout):
-            creator, channel = await _joiner_handshake(framed, identity, code, mesh_host, mesh_port)
-        creator = TableMember(creator.key, creator.host or host, creator.port)
-        sealed, _ = await receive_message(framed, Sealed)
-        try:
-            wire = decode_handshake(crypto.unseal(channel.to_joiner, 1, sealed.data))
-        except (crypto.SealError, HandshakeDecodeError):
-            wire = None
-        if not isinstance(wire, JoinRoster) or not wire.members or wire.members[0].key != creator.key:
-            raise JoinError(f"{framed.peer} sent a roster that does not open or does not start with its creator")
-        members = (creator, *(TableMember(m.key, m.host, m.port) for m in wire.members[1:]))
-        if identity.public_key not in (m.key for m in members):
-            raise JoinError(f"{framed.peer} sent a roster without this peer in it")
-        return TableRoster(wire.table_id, members)
+            await _joiner_handshake(framed, machine)
+        done = await drive(framed, machine, Step(), until=(RosterReceived,))
+        return done.roster
     except trio.TooSlowError:
         raise JoinError(f"{framed.peer} did not finish the join handshake within {handshake_timeout} s") from None
     except RefusedError as exc:
@@ -472,35 +375,9 @@ async def join_table(
         await trio.aclose_forcefully(stream)
 
 
-async def _joiner_handshake(
-    framed: FramedStream, identity: Identity, code: TableCode, mesh_host: str, mesh_port: int
-) -> tuple[JoinIdentity, _Channel]:
-    greeting, _ = await receive_message(framed, JoinGreeting)
-    if greeting.version != PROTOCOL_VERSION:
-        raise JoinError(f"{framed.peer} speaks protocol version {greeting.version}, this peer {PROTOCOL_VERSION}")
-    if greeting.nameplate != code.nameplate:
-        raise JoinError(f"{framed.peer} is table {greeting.nameplate}, but the code {code} is for table "
-                        f"{code.nameplate}")
-    pake = SPAKE2_A(code.password, **_pake_ids(greeting.table_id))
-    mine = await trio.to_thread.run_sync(pake.start)
-    await send_message(framed, PakeMessage(mine))
-    theirs, _ = await receive_message(framed, PakeMessage)
-    try:
-        pake_key = await trio.to_thread.run_sync(pake.finish, theirs.data)
-    except SPAKEError as exc:
-        raise JoinError(f"{framed.peer} sent a malformed SPAKE2 message ({exc})") from None
-    channel = _Channel.from_pake_key(pake_key)
-    signature = identity.sign(_transcript(b"joiner", greeting.table_id, mine, theirs.data))
-    me = JoinIdentity(identity.public_key, mesh_host, mesh_port, signature)
-    await send_message(framed, Sealed(crypto.seal(channel.to_creator, 0, encode_handshake(me))))
-    sealed, _ = await receive_message(framed, Sealed)
-    creator = _open_identity(channel.to_joiner, 0, sealed)
-    if creator is None:
-        raise JoinError(f"{framed.peer} answered under another key: someone may be between you and the table")
-    if not crypto.verify_signature(
-            creator.key, _transcript(b"creator", greeting.table_id, mine, theirs.data), creator.signature):
-        raise JoinError(f"{framed.peer} sent an identity signature that does not match this join")
-    return creator, channel
+async def _joiner_handshake(framed: FramedStream, machine: JoinJoiner) -> CreatorConfirmed:
+    """From the greeting to the creator's key confirmation."""
+    return await drive(framed, machine, machine.start(), until=(CreatorConfirmed,))
 
 
 async def find_and_join_table(

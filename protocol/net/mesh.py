@@ -3,12 +3,14 @@
 Every member listens on the port its roster entry gives. Between two members
 exactly one connection is wanted, and the member with the lower public key
 (bytewise) dials; the other only accepts. A connection carries frames
-(:mod:`protocol.net.framing`) and starts with a four-message handshake::
+(:mod:`protocol.net.framing`) and starts with the mesh handshake, whose protocol is
+the sans-IO :class:`~p2p_sasaki.protocol.handshake.MeshHandshake` (this module only
+moves its frames)::
 
     dialer   -> listener   MeshHello(version, table_id, key_D, nonce_D)
     listener -> dialer     MeshHello(version, table_id, key_L, nonce_L)
-                           MeshProof(sign_L("listener" | H(hello_D) | H(hello_L)))
-    dialer   -> listener   MeshProof(sign_D("dialer"   | H(hello_D) | H(hello_L)))
+                           MeshProof(sign_L(mesh_transcript("listener", hello_D, hello_L)))
+    dialer   -> listener   MeshProof(sign_D(mesh_transcript("dialer", hello_D, hello_L)))
     listener -> dialer     MeshWelcome()
 
 Each side signs the other's fresh nonce with the key it claims, so a peer is
@@ -40,7 +42,6 @@ Usage::
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 import random
@@ -48,26 +49,17 @@ import secrets
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import NoReturn
 
 import trio
 
-from p2p_sasaki.protocol import crypto
-from p2p_sasaki.protocol.messages import MeshHello, MeshProof, MeshWelcome
+from p2p_sasaki.protocol.handshake import Authenticated, MeshHandshake
 from p2p_sasaki.protocol.net.framing import HEADER_SIZE, MAX_FRAME_SIZE, FramedStream, FrameError
-from p2p_sasaki.protocol.net.handshake import HandshakeError, receive_message, refuse, send_message
-from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster, describe_key
+from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusingError, drive
+from p2p_sasaki.protocol.net.identity import Identity, TableMember, TableRoster, describe_key
 
 log = logging.getLogger(__name__)
 
-_AUTH_DOMAIN = b"sasaki/v1 mesh-auth\0"
-_NONCE_SIZE = 32
 _CONNECTION_ERRORS = (trio.BrokenResourceError, trio.ClosedResourceError, trio.EndOfChannel, FrameError, OSError)
-
-
-def _auth_transcript(role: bytes, dialer_hello: bytes, listener_hello: bytes) -> bytes:
-    return (_AUTH_DOMAIN + role + hashlib.sha256(dialer_hello).digest()
-            + hashlib.sha256(listener_hello).digest())
 
 
 @dataclass(frozen=True)
@@ -339,65 +331,27 @@ class Mesh:
             return
         await self._run_connection(link, framed)
 
-    def _hello(self) -> MeshHello:
-        return MeshHello(PROTOCOL_VERSION, self.roster.table_id, self.key, secrets.token_bytes(_NONCE_SIZE))
-
-    def _hello_problem(self, hello: MeshHello) -> str | None:
-        if hello.version != PROTOCOL_VERSION:
-            return f"it speaks protocol version {hello.version}, this peer speaks {PROTOCOL_VERSION}"
-        if hello.table_id != self.roster.table_id:
-            return "it belongs to another table"
-        if len(hello.nonce) != _NONCE_SIZE:
-            return "its challenge is malformed"
-        if hello.key not in self._links:
-            return f"{describe_key(hello.key)} is not a member of this table"
-        return None
-
-    async def _refuse(self, framed: FramedStream, problem: str) -> NoReturn:
-        self._refused += 1
-        await refuse(framed, f"refused by {describe_key(self.key)}: {problem}")
-        raise HandshakeError(f"refused {framed.peer}: {problem}")
-
-    async def _authenticate_as_dialer(self, framed: FramedStream, link: _Link) -> None:
-        with trio.move_on_after(self.handshake_timeout) as timeout:
-            mine = await send_message(framed, self._hello())
-            theirs, their_bytes = await receive_message(framed, MeshHello)
-            problem = self._hello_problem(theirs)
-            if theirs.key != link.member.key:
-                problem = f"{link.member.host}:{link.member.port} answered as {describe_key(theirs.key)}"
-            if problem is not None:
-                await self._refuse(framed, problem)
-            proof, _ = await receive_message(framed, MeshProof)
-            if not crypto.verify_signature(
-                theirs.key, _auth_transcript(b"listener", mine, their_bytes), proof.signature):
-                problem = f"its signature does not match {describe_key(theirs.key)}"
-                await self._refuse(framed, problem)
-            await send_message(framed, MeshProof(self.identity.sign(_auth_transcript(b"dialer", mine, their_bytes))))
-            await receive_message(framed, MeshWelcome)
-        if timeout.cancelled_caught:
-            raise HandshakeError(f"{framed.peer} did not complete the handshake within {self.handshake_timeout} s")
-
-    async def _authenticate_as_listener(self, framed: FramedStream) -> _Link:
+    async def _authenticate(self, framed: FramedStream, dialing: bytes | None) -> _Link:
+        """Run the mesh handshake (protocol/handshake.py) on ``framed``; the link it authenticated."""
+        machine = MeshHandshake(self.identity, self.roster, dialing=dialing, peer=framed.peer)
         with trio.move_on_after(self.handshake_timeout):
-            theirs, their_bytes = await receive_message(framed, MeshHello)
-            problem = self._hello_problem(theirs)
-            if problem is None and not theirs.key < self.key:
-                problem = f"{describe_key(theirs.key)} should wait for this peer to dial it (the lower key dials)"
-            if problem is not None:
-                await self._refuse(framed, problem)
-            framed.peer = f"{framed.peer} (claiming to be {describe_key(theirs.key)})"
-            mine = await send_message(framed, self._hello())
-            await send_message(framed, MeshProof(self.identity.sign(_auth_transcript(b"listener", their_bytes, mine))))
-            proof, _ = await receive_message(framed, MeshProof)
-            if not crypto.verify_signature(
-                theirs.key, _auth_transcript(b"dialer", their_bytes, mine), proof.signature):
-                problem = f"its signature does not match {describe_key(theirs.key)}"
-                await self._refuse(framed, problem)
-            await send_message(framed, MeshWelcome())
-            link = self._links[theirs.key]
+            try:
+                done = await drive(framed, machine, machine.start(), until=(Authenticated,))
+            except RefusingError:
+                self._refused += 1
+                raise
+            finally:
+                framed.peer = machine.peer
+            link = self._links[done.peer]
             framed.peer = str(link.member)
             return link
         raise HandshakeError(f"{framed.peer} did not complete the handshake within {self.handshake_timeout} s")
+
+    async def _authenticate_as_dialer(self, framed: FramedStream, link: _Link) -> None:
+        await self._authenticate(framed, link.member.key)
+
+    async def _authenticate_as_listener(self, framed: FramedStream) -> _Link:
+        return await self._authenticate(framed, None)
 
     async def _run_connection(self, link: _Link, framed: FramedStream) -> None:
         if self._offline:  # went offline during the handshake

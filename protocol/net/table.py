@@ -85,7 +85,7 @@ from typing import Any, Protocol
 
 import trio
 
-from p2p_sasaki.protocol.messages import MessageError, decode_envelope
+from p2p_sasaki.protocol.messages import MessageError, VersionMismatchError, decode_envelope
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
 from p2p_sasaki.protocol.net.mesh import Mesh
 
@@ -226,7 +226,7 @@ async def run_table(
     mesh_options: dict[str, Any] | None = None,
     connect_timeout: float = 60.0,
     linger: float = 1.5,
-    config_codec: tuple[Callable[[Any], bytes], Callable[[bytes], Any]] | None = None,
+    config_codec: tuple[Callable[[TableRoster, Any], bytes], Callable[[TableRoster, bytes], Any]] | None = None,
     stall_after: float = 3.0,
     on_mesh: Callable[[Mesh], None] | None = None,
 ) -> TableResult:
@@ -236,8 +236,9 @@ async def run_table(
     record, if any, is on disk) and for the driver's :class:`Waiting` /
     :class:`Connected`.
 
-    With ``config_codec`` (encode, decode) the table's creator (the roster's first
-    member) sends its ``config`` to the joiners as the first frame on the mesh and
+    With ``config_codec`` (encode, decode; each given the roster) the table's creator
+    (the roster's first member) sends its ``config`` to the joiners as the first frame
+    on the mesh, the bytes of the table's transcript header, and
     the joiners (whose ``config`` is ignored) use it: the table options are the
     creator's choice. The session's genesis signatures then bind every peer to
     the same config. Raises ``trio.TooSlowError`` if the mesh does not connect
@@ -278,28 +279,29 @@ async def run_table(
     return result
 
 
-CONFIG_MAGIC = b"sasaki/v1 table config\0"
-
-
 async def _agree_config(mesh: Mesh, roster: TableRoster, identity: Identity, config: Any,
-                        codec: tuple[Callable[[Any], bytes], Callable[[bytes], Any]],
+                        codec: tuple[Callable[[TableRoster, Any], bytes], Callable[[TableRoster, bytes], Any]],
                         early: list[tuple[bytes, bytes]], log: SentLog) -> Any:
+    """The creator sends the table options as the table's transcript header (its own
+    bytes, no prefix: a header is not an envelope); the joiners take them from it."""
     encode, decode = codec
     creator = roster.members[0].key
     if identity.public_key == creator:
-        frame = CONFIG_MAGIC + encode(config)
+        frame = encode(roster, config)
         log.pinned.append(frame)  # re-sent like the envelopes: its first copy may be lost
         await mesh.broadcast(frame)
         return config
     async for peer, frame in mesh.received:
-        if not frame.startswith(CONFIG_MAGIC):
-            # Another joiner's session is already talking, or the creator's first copy
-            # of the options was lost in a broken link and its re-send is on the way.
-            early.append((peer, frame))
-            continue
-        if peer != creator:
-            raise ValueError("a member other than the table's creator sent table options")
-        return decode(frame[len(CONFIG_MAGIC):])
+        if peer == creator:
+            try:
+                return decode(roster, frame)
+            except VersionMismatchError:
+                raise
+            except MessageError:
+                pass  # an envelope: the creator's session is already talking
+        # Another joiner's session is already talking, or the creator's first copy
+        # of the options was lost in a broken link and its re-send is on the way.
+        early.append((peer, frame))
     raise ValueError("the mesh closed before the table's creator sent the table options")
 
 

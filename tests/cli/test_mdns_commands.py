@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from p2p_sasaki.protocol.messages import PROTOCOL_VERSION
 from tests import namespace
 
 pytestmark = pytest.mark.slow
@@ -46,7 +47,7 @@ def test_hosted_table_is_listed_refuses_a_wrong_code_and_is_joined_by_three_comm
     [table] = json.loads(report["tables_json"]["stdout"])
     assert table["nameplate"] == nameplate and table["name"].startswith(f"{nameplate}-")
     assert table == {"name": table["name"], "nameplate": nameplate, "seats_taken": 1, "port": int(port),
-                     "addresses": ["127.0.0.1"], "version": 1}
+                     "addresses": ["127.0.0.1"], "version": PROTOCOL_VERSION}
     assert report["tables_text"]["rc"] == 0
     assert report["tables_text"]["stdout"] == f"table {nameplate}: 1 of 4 seats taken, at 127.0.0.1:{port}\n"
 
@@ -86,7 +87,8 @@ def test_avahi_browse_sees_the_table_sasaki_host_advertises(table_report):
     # =;interface;protocol;name;type;domain;host;address;port;txt
     assert fields[1:6] == ["lo", "IPv4", table["name"], "_sasaki._tcp", "local"]
     assert fields[7:9] == ["127.0.0.1", port]
-    assert sorted(fields[9].split(" ")) == sorted([f'"n={nameplate}"', f'"p={port}"', '"s=1"', '"v=1"'])
+    assert sorted(fields[9].split(" ")) == sorted([f'"n={nameplate}"', f'"p={port}"', '"s=1"',
+                                                   f'"v={PROTOCOL_VERSION}"'])
 
 
 def test_tables_with_nothing_advertised_and_host_with_three_bot_processes(tmp_path):

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import trio
 
+from p2p_sasaki.protocol.messages import PROTOCOL_VERSION
 from p2p_sasaki.protocol.net.discovery import advertise_table, browse_tables
 from p2p_sasaki.protocol.net.identity import Identity
 from p2p_sasaki.protocol.net.join import HostEvent, MemberJoined, TableCode, WrongCodeError, find_and_join_table, host_table
@@ -195,7 +196,7 @@ async def avahi_scenario(workdir: Path) -> dict[str, object]:
             report["avahi_browse_rc"] = result.returncode
             report["avahi_browse"] = result.stdout.decode().splitlines()
         publisher = await trio.lowlevel.open_process(
-            ["avahi-publish-service", "9-avahi", "_sasaki._tcp", "40009", "v=1", "n=9", "s=3", "p=40009"], env=env
+            ["avahi-publish-service", "9-avahi", "_sasaki._tcp", "40009", f"v={PROTOCOL_VERSION}", "n=9", "s=3", "p=40009"], env=env
         )
         try:
             tables = await browse_tables(6, interfaces=LOOPBACK, stop_when=lambda ad: ad.name == "9-avahi")

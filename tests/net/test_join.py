@@ -244,3 +244,33 @@ async def test_a_joiner_who_leaves_early_frees_its_seat():
     assert table.roster is not None
     assert sorted(table.roster.keys[1:]) == sorted(i.public_key for i in stayers)
     assert len(rosters) == 2 and all(r.keys == table.roster.keys for r in rosters)
+
+
+async def test_a_creator_of_another_version_is_named_in_one_sentence():
+    """A creator that greets with protocol version 1: the joiner says so, and tells it why."""
+    import msgpack
+
+    from p2p_sasaki.protocol.messages import PROTOCOL_VERSION, Refusal, decode_handshake
+    from p2p_sasaki.protocol.net.framing import FramedStream
+
+    listeners, address = await listen()
+    told: list[object] = []
+    answered = trio.Event()
+
+    async def old_creator(stream: trio.SocketStream) -> None:
+        framed = FramedStream(stream, "the joiner")
+        await framed.send(msgpack.packb(["join-greeting", 1, "7", bytes(32)]))
+        told.append(decode_handshake(await framed.receive()))
+        answered.set()
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.serve_listeners, old_creator, listeners)
+            with pytest.raises(JoinError) as info:
+                await join_table(Identity.generate(), CODE, address, 6000)
+            await answered.wait()
+            nursery.cancel_scope.cancel()
+    assert str(info.value) == (f"the table at {address[0]}:{address[1]} speaks protocol version 1, we speak version "
+                               f"{PROTOCOL_VERSION}; both need the same p2p-sasaki release")
+    assert told == [Refusal("version", f"this peer speaks protocol version {PROTOCOL_VERSION}, you speak version 1; "
+                                       "both need the same p2p-sasaki release")]

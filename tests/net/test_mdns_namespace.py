@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from p2p_sasaki.protocol.messages import PROTOCOL_VERSION
 from tests import namespace
 
 pytestmark = pytest.mark.slow
@@ -31,7 +32,7 @@ def test_table_is_found_refuses_a_wrong_code_and_seats_three_joiners(tmp_path):
     [table] = report["browsed"]
     assert table["name"] == report["advertised"]
     assert table["nameplate"] == nameplate and table["addresses"] == ["127.0.0.1"]
-    assert table["seats_taken"] == 1 and table["version"] == 1
+    assert table["seats_taken"] == 1 and table["version"] == PROTOCOL_VERSION
     assert report["wrong_code"].startswith(f"the table at 127.0.0.1:{table['port']} refused the code {nameplate}-")
     assert report["wrong_code"].endswith(": wrong code")
     assert report["rosters_agree"] and report["roster_size"] == 4
@@ -54,7 +55,7 @@ def test_avahi_browse_sees_the_table_and_zeroconf_sees_avahi(tmp_path):
     # =;interface;protocol;name;type;domain;host;address;port;txt
     assert fields[1:6] == ["lo", "IPv4", report["advertised"], "_sasaki._tcp", "local"]
     assert fields[7:9] == ["127.0.0.1", "40042"]
-    assert sorted(fields[9].split(" ")) == ['"n=42"', '"p=40042"', '"s=2"', '"v=1"']
+    assert sorted(fields[9].split(" ")) == ['"n=42"', '"p=40042"', '"s=2"', f'"v={PROTOCOL_VERSION}"']
     assert report["zeroconf_saw"] == [
         {"name": "9-avahi", "nameplate": "9", "port": 40009, "seats_taken": 3, "addresses": ["127.0.0.1"]}
     ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 import secrets
 from contextlib import AsyncExitStack
@@ -10,6 +9,7 @@ from contextlib import AsyncExitStack
 import pytest
 import trio
 
+from p2p_sasaki.protocol.crypto import mesh_transcript
 from p2p_sasaki.protocol.messages import MeshHello, MeshProof
 from p2p_sasaki.protocol.net.framing import FramedStream
 from p2p_sasaki.protocol.net.handshake import RefusedError, receive_message, send_message
@@ -28,7 +28,7 @@ async def make_table(n: int = 4) -> tuple[list[Identity], TableRoster, list[list
     members = tuple(
         TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1]) for i, ls in zip(identities, listeners)
     )
-    return identities, TableRoster(secrets.token_bytes(16), members), listeners
+    return identities, TableRoster(secrets.token_bytes(32), members), listeners
 
 
 async def receive_n(mesh: Mesh, n: int) -> list[tuple[bytes, bytes]]:
@@ -127,7 +127,7 @@ async def handshake_as(listener_port: int, table_id: bytes, claimed_key: bytes, 
     try:
         _, theirs = await receive_message(framed, MeshHello)
         await receive_message(framed, MeshProof)
-        transcript = b"sasaki/v1 mesh-auth\0dialer" + hashlib.sha256(mine).digest() + hashlib.sha256(theirs).digest()
+        transcript = mesh_transcript("dialer", mine, theirs)
         await send_message(framed, MeshProof(signer.sign(transcript)))
         await receive_message(framed, MeshProof)  # a welcome would fail here too; we expect a refusal
     except RefusedError as exc:
@@ -154,7 +154,7 @@ async def test_impostors_are_refused_and_the_table_goes_on():
         reason = await handshake_as(port, roster.table_id, mallory.public_key, mallory)
         assert reason.endswith(f"peer {mallory.public_key[:4].hex()} is not a member of this table")
         # the right key, but for another table
-        reason = await handshake_as(port, secrets.token_bytes(16), low.public_key, low)
+        reason = await handshake_as(port, secrets.token_bytes(32), low.public_key, low)
         assert reason.endswith("it belongs to another table")
         stats = meshes[2].statistics()
         assert stats.refused == 3
@@ -214,3 +214,21 @@ async def test_a_silent_peer_is_declared_dead_and_redialled():
             with trio.fail_after(5):  # the dialer noticed the close and came back
                 await high.wait_connected()
             assert low.statistics().peers[identities[1].public_key].connections >= 2
+
+
+async def test_a_peer_of_another_version_is_refused_with_one_sentence():
+    import msgpack
+
+    identities, roster, listeners = await make_table(2)
+    low, high = identities
+    async with open_mesh(high, roster, listeners[1], **FAST) as mesh:
+        stream = await trio.open_tcp_stream("127.0.0.1", roster.members[1].port)
+        framed = FramedStream(stream, "the listener")
+        await framed.send(msgpack.packb(["mesh-hello", 1, roster.table_id, low.public_key, secrets.token_bytes(32)]))
+        with pytest.raises(RefusedError) as info:
+            await receive_message(framed, MeshHello)
+        await framed.aclose()
+        assert info.value.kind == "version"
+        assert info.value.reason == (f"refused by peer {high.public_key[:4].hex()}: it speaks protocol version 1, we "
+                                     f"speak version {PROTOCOL_VERSION}; both need the same p2p-sasaki release")
+        assert mesh.statistics().refused == 1

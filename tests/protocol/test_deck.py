@@ -98,7 +98,7 @@ def test_a_seeded_hand_is_byte_identical():
     assert one.sessions[0].hand == HAND_VECTOR_SEAT0
 
 
-HAND_VECTOR_SHA256 = "b12cb3845cd154adee5570a6556273c95e63659f4a491ffff6b801c486e1da82"
+HAND_VECTOR_SHA256 = "827d602ab0f67f4d91cc53c79d8606a2c09f11213afc3f484a1faade81842e37"
 HAND_VECTOR_SEAT0 = (4, 6, 3)
 
 

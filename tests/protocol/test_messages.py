@@ -19,6 +19,8 @@ from p2p_sasaki.protocol.messages import (
     ShuffleHop,
     ShuffleProof,
     StripRound,
+    VERSION,
+    VersionMismatchError,
     decode_body,
     decode_envelope,
     decode_permutation,
@@ -51,7 +53,7 @@ def body(payload, **changes) -> Body:
 
 
 # The exact envelope of a commit (docs/protocol.md, "Test vectors").
-COMMIT_ENVELOPE = "92c4a988a776657273696f6e01a57461626c65c420000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1fa468616e6403a4736c6f7409a673656e64657202a470726576c420aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa474797065ab6465636b2f636f6d6d6974a77061796c6f616491c4200000000000000000000000000000000000000000000000000000000000000000c4400283231bbb2e41dcdc72addfb713336d4c137edc4d2bde1e9fda4534b5962340d40f00ed843fd43d124248d1e0bd98ceddda4152276d039318abfcc982a18900"
+COMMIT_ENVELOPE = "92c4a988a776657273696f6e02a57461626c65c420000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1fa468616e6403a4736c6f7409a673656e64657202a470726576c420aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa474797065ab6465636b2f636f6d6d6974a77061796c6f616491c4200000000000000000000000000000000000000000000000000000000000000000c4403a865baa7ba270599d3424d00cad74cb2c591e67b1163468d9498db60e305e2820d28f31fda231e4aa28e509179fdc1c87fcb879b1efef78eafa482fc3a3d501"
 
 
 def test_commit_envelope_exact_bytes():
@@ -82,7 +84,7 @@ def test_permutation_encoding():
 
 
 def _raw_body(**changes):
-    fields = {"version": 1, "table": TABLE, "hand": 3, "slot": 9, "sender": 2, "prev": b"\xaa" * 32,
+    fields = {"version": VERSION, "table": TABLE, "hand": 3, "slot": 9, "sender": 2, "prev": b"\xaa" * 32,
               "type": "deck/commit", "payload": [bytes(32)]}
     fields.update(changes)
     return msgpack.packb(fields, use_bin_type=True)
@@ -91,8 +93,7 @@ def _raw_body(**changes):
 @pytest.mark.parametrize(
     "data, reason",
     [
-        (_raw_body(version=2), "the version must be 1"),
-        (_raw_body(version=True), "the version must be 1"),
+        (_raw_body(version=True), f"the version must be {VERSION}"),
         (_raw_body(hand=True), "hand number must be an integer in 0..4294967295"),
         (_raw_body(hand=-1), "hand number must be an integer in 0..4294967295"),
         (_raw_body(sender=16), "sender must be an integer in 0..15"),
@@ -103,7 +104,7 @@ def _raw_body(**changes):
         (_raw_body(payload=[bytes(31)]), "commitment must be 32 bytes"),
         (_raw_body(payload=[bytes(32), 1]), "the deck/commit payload must be an array of 1 fields"),
         (_raw_body(extra=1), "the body must be a map of version, table, hand, slot, sender, prev, type, payload in that order"),
-        (msgpack.packb({"table": TABLE, "version": 1}), "the body must be a map of version, table, hand, slot, sender, prev, type, payload in that order"),
+        (msgpack.packb({"table": TABLE, "version": VERSION}), "the body must be a map of version, table, hand, slot, sender, prev, type, payload in that order"),
         (_raw_body().replace(b"\xa4hand\x03", b"\xa4hand\xcc\x03"), "the body is not canonically encoded"),
         (_raw_body() + b"\x00", "the body is not valid msgpack"),
         (b"\xc1", "the body is not valid msgpack"),
@@ -170,3 +171,29 @@ def test_tampered_envelopes_are_refused_or_fail_verification(payload, data):
     except MessageError:
         return
     assert not verify_envelope(message, KEY.public_key)
+
+
+def test_another_version_is_named_not_malformed():
+    for data in (_raw_body(version=VERSION + 1), msgpack.packb({"version": VERSION + 1, "whatever": 1})):
+        with pytest.raises(VersionMismatchError) as info:
+            decode_body(data)
+        assert info.value.version == VERSION + 1
+        assert str(info.value) == (f"this message's sender speaks protocol version {VERSION + 1}, we speak version "
+                                   f"{VERSION}; both need the same p2p-sasaki release")
+
+
+def test_a_session_reports_an_envelope_of_another_version_once():
+    from p2p_sasaki.protocol.session import TableSession, VersionMismatch
+
+    keys = [IdentityKey(bytes([i]) * 32) for i in range(1, 5)]
+    session = TableSession(keys[0], [k.public_key for k in keys], TABLE)
+    session.start()
+    session.take_events()
+    old_body = _raw_body(version=VERSION - 1)
+    old_envelope = msgpack.packb([old_body, keys[1].sign(old_body)])
+    session.receive(old_envelope)
+    session.receive(old_envelope)
+    reports = [e for e in session.take_events() if isinstance(e, VersionMismatch)]
+    assert reports == [VersionMismatch(VERSION - 1, f"this message's sender speaks protocol version {VERSION - 1}, "
+                                                    f"we speak version {VERSION}; both need the same p2p-sasaki "
+                                                    "release")]
