@@ -18,7 +18,7 @@ from typing import Any
 from p2p_sasaki.cards import CardSet
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "audit", help="verify a table transcript (.sasaki) and name any cheater",
         description="Check a table's transcript end to end: every signature, the shuffles and "

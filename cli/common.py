@@ -156,7 +156,7 @@ def load_identity(directory: Path) -> Identity:
 
 def transcript_path(args: argparse.Namespace, directory: Path, roster: TableRoster) -> Path:
     if args.transcript:
-        return args.transcript
+        return Path(args.transcript)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     return directory / "transcripts" / f"{stamp}-{roster.table_id.hex()[:8]}.sasaki"
 
@@ -325,7 +325,8 @@ def run_async(function: Any, *args: Any) -> int:
     from p2p_sasaki.cli.tui import LeftTable
 
     try:
-        return trio.run(function, *args)
+        status: int = trio.run(function, *args)
+        return status
     except CliError as error:
         print(f"sasaki: {error}.", file=sys.stderr)
         return 1

@@ -28,7 +28,7 @@ from p2p_sasaki.cli.common import add_web_options, positive
 from p2p_sasaki.cli.simulate import add_seat_options
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "demo", help="four bot peers play over the real protocol on this machine",
         description="Start four sasaki peers as separate processes on 127.0.0.1 (one creates a "

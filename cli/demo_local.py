@@ -24,7 +24,7 @@ from p2p_sasaki.cli.render import deal_lines, outcome_lines, places_text, play_s
 from p2p_sasaki.cli.simulate import add_seat_options, make_bots
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "demo", help="watch four bots play a hand, play by play",
         description="Four bots play one hand (or --hands N for a short match) in this "

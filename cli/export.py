@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "export", help="write each hand of a transcript as a game record for 'sasaki replay'",
         description="Read a table transcript (.sasaki) and write each hand as a plain-text game "

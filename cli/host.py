@@ -19,7 +19,7 @@ from p2p_sasaki.cli.common import (add_peer_options, add_table_options, bind_hos
                         report, run_async, spawn_bot_peers, table_page)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "host", help="create a table: show its code, wait for three players, play",
         description="Create a table: pick a one-time table code and show it, advertise the table on "

@@ -12,7 +12,7 @@ from p2p_sasaki.cli.common import (CliError, add_peer_options, bind_host, data_d
                         make_ui, parse_code, play_roster, report, run_async, table_page)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "join", help="join a table with the code its creator shows",
         description="Join the table whose code you were given (like 7-purple-sausage): find it on "

@@ -11,7 +11,7 @@ from p2p_sasaki.cli.common import CliError, add_peer_options, add_table_options,
 from p2p_sasaki.cli.tables import browse, table_line
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "play", help="find a table on the LAN and join it, or create one (the default)",
         description="List the tables advertised on the LAN, then ask for a table code to join "

@@ -17,7 +17,7 @@ from p2p_sasaki.records import RecordError, replay
 from p2p_sasaki.cli.render import deal_lines, outcome_lines, seats_text
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "replay", help="check a game record and summarise the hand",
         description="Check every line of a game record against the rules and print the "

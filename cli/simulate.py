@@ -42,7 +42,7 @@ def add_seat_options(parser: argparse.ArgumentParser, default_seats: str) -> Non
                         help="the opening 3 whose holder plays first (default 3H)")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "simulate", help="let bots play many hands and compare them",
         description="Play N hands between four bots in this process (engine only, random "

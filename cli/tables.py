@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from p2p_sasaki.protocol.net import PROTOCOL_VERSION, browse_tables
+from p2p_sasaki.protocol.net import PROTOCOL_VERSION, TableAd, browse_tables
 
 from p2p_sasaki.cli.common import interfaces, run_async
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "tables", help="list the tables advertised on the local network",
         description="Browse the LAN (mDNS, _sasaki._tcp) for a few seconds and list the tables "
@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-async def browse(args: argparse.Namespace) -> list:
+async def browse(args: argparse.Namespace) -> list[TableAd]:
     return await browse_tables(args.timeout, interfaces=interfaces(args))
 
 

@@ -109,7 +109,9 @@ class CardSource(Protocol):
 class Dealer(Protocol):
     """A table's source of cards: one :class:`CardSource` per hand."""
 
-    name: bytes          # the transcript header's ``dealer`` field
+    @property
+    def name(self) -> bytes:
+        """The transcript header's ``dealer`` field."""
 
     def hand(self, setup: HandSetup) -> CardSource: ...
 

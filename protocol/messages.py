@@ -293,7 +293,8 @@ def decode_permutation(data: Any) -> tuple[int, ...]:
 
 
 def _pack(obj: Any) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)
+    data: bytes = msgpack.packb(obj, use_bin_type=True)
+    return data
 
 
 def _unpack_canonical(data: Any, what: str) -> Any:

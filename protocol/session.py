@@ -158,7 +158,7 @@ class TableSession:
         self._my_cards: int | None = None
         self._outbox: list[bytes] = []
         self._events: deque[Event] = deque()
-        self._versions_seen: set[object] = set()
+        self._versions_seen: set[int] = set()
 
     # -- public API ----------------------------------------------------------------------
 
@@ -279,7 +279,7 @@ class TableSession:
         try:
             message = decode_envelope(data)
         except VersionMismatchError as exc:  # never dropped silently: say why the table stalls
-            if exc.version not in self._versions_seen:
+            if isinstance(exc.version, int) and exc.version not in self._versions_seen:
                 self._versions_seen.add(exc.version)
                 self._events.append(VersionMismatch(exc.version, str(exc)))
             return
