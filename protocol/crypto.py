@@ -1,36 +1,37 @@
 """All the cryptography of the table, as small pure functions.
 
-This is the only module that imports ``nacl`` or ``cryptography`` (tests/test_layers.py).
+This is the only module that imports ``rbcl`` or ``cryptography`` (tests/test_layers.py).
 Randomness is injected as an *entropy function* ``entropy(n) -> n bytes`` (like the
 ``entropy_f`` of python-spake2): production code passes :func:`system_entropy`, tests
 pass a :class:`SeededEntropy` so every output is byte-identical from a seed.
 
 Sections:
   1. errors, entropy, hashing with domain separation
-  2. the group (Ed25519 prime-order subgroup through PyNaCl), behind ``Group``
+  2. the group (ristretto255 through libsodium, bundled by rbcl), behind ``Group``
   3. hash commitments
   4. Chaum-Pedersen DLEQ proofs
   5. the cut-and-choose shuffle proof
   6. Ed25519 identities and signatures (``cryptography``)
 
-Encodings (docs/protocol.md, "Encodings"): points are 32-byte canonical Ed25519
-encodings; scalars are 32-byte little-endian integers < L; every hash input is framed as
+Encodings (docs/protocol.md, "Encodings"): points are 32-byte canonical ristretto255
+encodings (never the identity); scalars are 32-byte little-endian integers < L; every hash input is framed as
 ``u8(len(tag)) || tag || (u32be(len(part)) || part)*``.
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-import nacl.bindings as _sodium
-import nacl.exceptions as _nacl_exceptions
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from rbcl import _sodium as _ristretto  # libsodium's ctypes handle, loaded (bundled) by rbcl
 
 # ---------------------------------------------------------------------------------------
 # 1. Errors, entropy, hashing
@@ -54,10 +55,10 @@ class SeededEntropy:
     """A deterministic entropy stream for tests and test vectors, never for play.
 
     Block i is ``SHA-512(u8(len(tag)) || tag || u32be(len(seed)) || seed || u32be(8) ||
-    u64be(i))`` with tag ``p2p-sasaki/v1/test-entropy``; the stream is the concatenation.
+    u64be(i))`` with tag ``p2p-sasaki/v2/test-entropy``; the stream is the concatenation.
 
     >>> SeededEntropy(b"seed")(4).hex()
-    'f2a0e5b2'
+    '804e25b5'
     """
 
     def __init__(self, seed: bytes) -> None:
@@ -73,7 +74,7 @@ class SeededEntropy:
         return out
 
 
-TAG_TEST_ENTROPY = b"p2p-sasaki/v1/test-entropy"
+TAG_TEST_ENTROPY = b"p2p-sasaki/v2/test-entropy"
 
 
 def u32(value: int) -> bytes:
@@ -141,17 +142,34 @@ def is_permutation(perm: Sequence[int], n: int) -> bool:
 # ---------------------------------------------------------------------------------------
 # 2. The group
 # ---------------------------------------------------------------------------------------
+# ristretto255 (RFC 9496) through libsodium as bundled by ``rbcl``: wheels for Linux,
+# macOS and Windows carry their own libsodium, so no system library is needed (pysodium
+# would need one; PyNaCl has no ristretto255). The hot calls go straight to rbcl's
+# ctypes handle on libsodium; rbcl's own wrappers add argument checks we do here once.
 
 L = 2**252 + 27742317777372353535851937790883648493
-"""The order of the Ed25519 prime-order subgroup."""
+"""The order of the ristretto255 group."""
+
+IDENTITY = bytes(32)
+"""The encoding of the identity element: valid for libsodium, never accepted from a peer."""
+
+
+def _well_formed(element: bytes) -> bool:
+    """32 bytes with the top bit clear. libsodium 1.0.18 (rbcl's) ignores that bit when it
+    decodes, so an encoding with it set would be a second, non-canonical name of a point."""
+    return isinstance(element, bytes) and len(element) == 32 and element[31] < 0x80
+
+
+def _buffer() -> Any:
+    return ctypes.create_string_buffer(32)
 
 
 class Group:
-    """The prime-order group the deck works in: the Ed25519 subgroup of order L.
+    """The prime-order group the deck works in: ristretto255, of order L.
 
-    Elements are 32-byte canonical encodings; scalars are Python ints in [1, L).
-    Every function here that takes a received element validates it; anything libsodium
-    refuses becomes a :class:`CryptoError`. Another group could replace this class.
+    Elements are 32-byte canonical encodings; scalars are Python ints. Every function
+    here that takes a received element validates it; anything libsodium refuses becomes
+    a :class:`CryptoError`. Another group could replace this class.
     """
 
     ELEMENT_BYTES = 32
@@ -160,62 +178,80 @@ class Group:
 
     @staticmethod
     def is_valid(element: bytes) -> bool:
-        """Canonical, on the curve, in the prime-order subgroup and not the identity."""
+        """A canonical ristretto255 encoding and not the identity."""
         return (
-            isinstance(element, bytes)
-            and len(element) == 32
-            and bool(_sodium.crypto_core_ed25519_is_valid_point(element))
+            _well_formed(element)
+            and element != IDENTITY
+            and _ristretto.crypto_core_ristretto255_is_valid_point(element) == 1
         )
 
     @staticmethod
     def mul(scalar: int, element: bytes) -> bytes:
-        """scalar * element. libsodium re-checks the element and refuses the identity."""
-        try:
-            return _sodium.crypto_scalarmult_ed25519_noclamp(scalar.to_bytes(32, "little"), element)
-        except (_nacl_exceptions.CryptoError, TypeError, ValueError) as exc:
-            raise CryptoError("scalar multiplication refused an element") from exc
+        """scalar * element, scalar taken mod L. libsodium decodes the element (refusing a
+        non-canonical encoding) and refuses an identity result (so a zero scalar too)."""
+        if not _well_formed(element):
+            raise CryptoError("an element is 32 bytes, top bit clear")
+        out = _buffer()
+        if _ristretto.crypto_scalarmult_ristretto255(out, (scalar % L).to_bytes(32, "little"), element) != 0:
+            raise CryptoError("scalar multiplication refused an element")
+        return out.raw
 
     @staticmethod
     def base_mul(scalar: int) -> bytes:
-        try:
-            return _sodium.crypto_scalarmult_ed25519_base_noclamp(scalar.to_bytes(32, "little"))
-        except (_nacl_exceptions.CryptoError, TypeError, ValueError) as exc:
-            raise CryptoError("base multiplication gave the identity") from exc
+        out = _buffer()
+        if _ristretto.crypto_scalarmult_ristretto255_base(out, (scalar % L).to_bytes(32, "little")) != 0:
+            raise CryptoError("base multiplication gave the identity")
+        return out.raw
 
     @staticmethod
     def add(a: bytes, b: bytes) -> bytes:
-        try:
-            return _sodium.crypto_core_ed25519_add(a, b)
-        except (_nacl_exceptions.CryptoError, TypeError, ValueError) as exc:
-            raise CryptoError("point addition refused an element") from exc
+        """a + b (the identity, 32 zero bytes, is a valid operand and result here)."""
+        if not (_well_formed(a) and _well_formed(b)):
+            raise CryptoError("an element is 32 bytes, top bit clear")
+        out = _buffer()
+        if _ristretto.crypto_core_ristretto255_add(out, a, b) != 0:
+            raise CryptoError("point addition refused an element")
+        return out.raw
 
     @staticmethod
-    def from_uniform(data32: bytes) -> bytes:
-        """Elligator 2 onto the curve, cofactor cleared (libsodium from_uniform)."""
-        element = _sodium.crypto_core_ed25519_from_uniform(data32)
-        if not Group.is_valid(element):  # the identity, with negligible probability
+    def msm(terms: Iterable[tuple[int, bytes]]) -> bytes:
+        """sum(s * P) over the terms, scalars mod L; zero scalars are skipped and the empty
+        sum is :data:`IDENTITY` (libsodium has no multi-scalar multiplication)."""
+        acc = IDENTITY
+        for scalar, element in terms:
+            if scalar % L:
+                acc = Group.add(acc, Group.mul(scalar, element))
+        return acc
+
+    @staticmethod
+    def from_hash(data64: bytes) -> bytes:
+        """ristretto255 from_hash (RFC 9496 one-way map) of 64 uniform bytes."""
+        if len(data64) != 64:
+            raise ValueError("from_hash takes 64 bytes")
+        out = _buffer()
+        _ristretto.crypto_core_ristretto255_from_hash(out, data64)
+        if not Group.is_valid(out.raw):  # the identity, with negligible probability
             raise CryptoError("hash to group gave an invalid element")
-        return element
+        return out.raw
 
 
 G = Group
 
 
 def hash_to_group(tag: bytes, *parts: bytes) -> bytes:
-    """``from_uniform(SHA-512(framed tag and parts)[:32])``: nobody knows its logarithm."""
-    return G.from_uniform(hash_parts(tag, *parts)[:32])
+    """``from_hash(SHA-512(framed tag and parts))``: nobody knows its logarithm."""
+    return G.from_hash(hash_parts(tag, *parts))
 
 
 def hash_to_scalar(tag: bytes, *parts: bytes) -> int:
-    """The 64-byte framed SHA-512 reduced mod L (``crypto_core_ed25519_scalar_reduce``)."""
-    reduced = _sodium.crypto_core_ed25519_scalar_reduce(hash_parts(tag, *parts))
-    return int.from_bytes(reduced, "little")
+    """The 64-byte framed SHA-512 read little-endian and reduced mod L."""
+    return int.from_bytes(hash_parts(tag, *parts), "little") % L
 
 
 def random_scalar(entropy: Entropy) -> int:
     """A uniform nonzero scalar: 64 entropy bytes reduced mod L (retry on zero)."""
     while True:
-        value = int.from_bytes(_sodium.crypto_core_ed25519_scalar_reduce(entropy(64)), "little")
+        value = int.from_bytes(entropy(64), "little") % L
         if value:
             return value
 
@@ -253,14 +289,14 @@ def check_distinct_elements(elements: Sequence[bytes], what: str = "element") ->
 
 
 # Domain tags (docs/protocol.md, "Hash inputs").
-TAG_CARD = b"p2p-sasaki/v1/card"
-TAG_BASE = b"p2p-sasaki/v1/base"
-TAG_NONCE_COMMIT = b"p2p-sasaki/v1/nonce-commit"
-TAG_HAND_ID = b"p2p-sasaki/v1/hand-id"
-TAG_DLEQ = b"p2p-sasaki/v1/dleq"
-TAG_DLEQ_NONCE = b"p2p-sasaki/v1/dleq-nonce"
-TAG_SHUFFLE_COMMIT = b"p2p-sasaki/v1/shuffle-commit"
-TAG_SHUFFLE_CHALLENGE = b"p2p-sasaki/v1/shuffle-challenge"
+TAG_CARD = b"p2p-sasaki/v2/card"
+TAG_BASE = b"p2p-sasaki/v2/base"
+TAG_NONCE_COMMIT = b"p2p-sasaki/v2/nonce-commit"
+TAG_HAND_ID = b"p2p-sasaki/v2/hand-id"
+TAG_DLEQ = b"p2p-sasaki/v2/dleq"
+TAG_DLEQ_NONCE = b"p2p-sasaki/v2/dleq-nonce"
+TAG_SHUFFLE_COMMIT = b"p2p-sasaki/v2/shuffle-commit"
+TAG_SHUFFLE_CHALLENGE = b"p2p-sasaki/v2/shuffle-challenge"
 
 
 @dataclass(frozen=True)
