@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from p2p_sasaki.protocol.crypto import DEFAULT_SHUFFLE_ROUNDS
 from p2p_sasaki.protocol.deck import CardOpened, DeckSession, Violation
 
 
@@ -37,7 +36,7 @@ def audit_hand(
     table_id: bytes,
     hand_no: int,
     proofs: bool = True,
-    shuffle_rounds: int = DEFAULT_SHUFFLE_ROUNDS,
+    shuffle_rounds: int = 0,  # ignored since version 2 (kept for callers of version 1)
     first_slot: int = 0,
 ) -> AuditResult:
     """Check a finished hand. Envelopes may come in any order a peer could have logged them.

@@ -10,7 +10,8 @@ Sections:
   2. the group (ristretto255 through libsodium, bundled by rbcl), behind ``Group``
   3. hash commitments
   4. Chaum-Pedersen DLEQ proofs
-  5. the cut-and-choose shuffle proof
+  5. the shuffle argument (the hop's proof; the old cut-and-choose proof is a test
+     oracle in tests/protocol/cut_and_choose.py, not on the wire)
   6. Ed25519 identities and signatures (``cryptography``)
 
 Encodings (docs/protocol.md, "Encodings"): points are 32-byte canonical ristretto255
@@ -21,7 +22,9 @@ encodings (never the identity); scalars are 32-byte little-endian integers < L; 
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
+import itertools
 import os
 import struct
 from collections.abc import Callable, Iterable, Sequence
@@ -295,8 +298,6 @@ TAG_NONCE_COMMIT = b"p2p-sasaki/v2/nonce-commit"
 TAG_HAND_ID = b"p2p-sasaki/v2/hand-id"
 TAG_DLEQ = b"p2p-sasaki/v2/dleq"
 TAG_DLEQ_NONCE = b"p2p-sasaki/v2/dleq-nonce"
-TAG_SHUFFLE_COMMIT = b"p2p-sasaki/v2/shuffle-commit"
-TAG_SHUFFLE_CHALLENGE = b"p2p-sasaki/v2/shuffle-challenge"
 
 
 @dataclass(frozen=True)
@@ -383,61 +384,114 @@ def dleq_verify(ctx: ProofContext, g: bytes, gx: bytes, h: bytes, hx: bytes, pro
 
 
 # ---------------------------------------------------------------------------------------
-# 5. The cut-and-choose shuffle proof
+# 5. The shuffle argument
 # ---------------------------------------------------------------------------------------
-# Statement: out_deck[i] == x * in_deck[pi[i]] for all i and out_base == x * in_base.
-# Round r: the prover draws y_r, sigma_r and commits by hash to the intermediate deck
-# E_r = y_r * permute(in_deck, sigma_r) with base y_r * in_base. The challenge bits are
-# hashed over the context, the statement and all k commitments at once. Bit 0 opens
-# (y_r, sigma_r), checked from the input side; bit 1 opens (z_r = y_r / x,
-# tau_r = pi^-1 o sigma_r), checked from the output side: E_r = z_r * permute(out, tau_r).
+# Statement: T_i = x * M_p[i] (i = 0..n-1) and B' = x * B, for one secret x and one
+# permutation p (a gather). A Bayer-Groth (EUROCRYPT 2012) shuffle argument adapted to
+# this same-scalar exponent shuffle; docs/protocol.md, "Shuffle argument", has the
+# equations, the soundness argument and the references. com(v; r) = sum v_i*G_i + r*H is a
+# Pedersen vector commitment under generators nobody knows a relation between.
+#   1. c_A = com(p; r_A)                       the permutation, fixed before any challenge
+#   2. a_j = challenges;  c_B = com(b; r_B), b_i = a_p[i]    the challenges, permuted
+#   3. y, z: d_i = y*p[i] + b_i - z, committed in c_D = y*c_A + c_B - z*sum(G), and
+#      prod d_i = prod_j (y*j + a_j - z)      (Bayer-Groth single-value product argument)
+#      together with sum b_i*T_i = x * sum a_j*M_j and B' = x*B   (a linear sigma protocol
+#      on the witness (b, r_B, x))
+#   4. u: the responses of both.
+# Sizes: 8 elements and 3n + 2 scalars; about 7n multiplications to prove, 5n to verify.
 
-DEFAULT_SHUFFLE_ROUNDS = 64
+TAG_SHUFFLE_GENERATOR = b"p2p-sasaki/v2/shuffle-generator"
+TAG_SHUFFLE_NONCE = b"p2p-sasaki/v2/shuffle-nonce"
+TAG_SHUFFLE_STATEMENT = b"p2p-sasaki/v2/shuffle-statement"
+TAG_SHUFFLE_CHALLENGE_A = b"p2p-sasaki/v2/shuffle-challenge-a"
+TAG_SHUFFLE_CHALLENGE_YZ = b"p2p-sasaki/v2/shuffle-challenge-yz"
+TAG_SHUFFLE_CHALLENGE_U = b"p2p-sasaki/v2/shuffle-challenge-u"
+
+SHUFFLE_ARGUMENT_ELEMENTS = 8
+
+
+def shuffle_argument_scalars(n: int) -> int:
+    """The number of scalars in the argument for an n-card deck: 3n + 2."""
+    return 3 * n + 2
 
 
 @dataclass(frozen=True)
-class ShuffleOpening:
-    """One round's opening: a scalar and a permutation (gather) of deck positions."""
+class ShuffleArgument:
+    """The argument for one hop, in wire form (32-byte elements and scalars).
 
-    scalar: bytes
-    perm: tuple[int, ...]
+    ``elements``: c_A, c_B, c_f, c_delta, c_Delta, K_1, K_2, K_3.
+    ``scalars``: a~_0..a~_{n-1}, b~_1..b~_{n-2}, s_0..s_{n-1}, r~, s~, s_r, s_x.
+    """
+
+    elements: tuple[bytes, ...]
+    scalars: tuple[bytes, ...]
+
+    @property
+    def n(self) -> int:
+        """The deck size the argument is for (from its length; checked on verification)."""
+        return (len(self.scalars) - 2) // 3
 
 
-def _shuffle_commitment(deck: Sequence[bytes], base: bytes) -> bytes:
-    return hash32(TAG_SHUFFLE_COMMIT, base, *deck)
+@functools.lru_cache(maxsize=16)
+def shuffle_generators(n: int) -> tuple[tuple[bytes, ...], bytes, bytes]:
+    """(G_0..G_{n-1}, H, sum G_i): G_i = HG(generator tag, u32(i)), H = HG(generator tag,
+    "h"). Hash to group, so nobody knows a relation between them."""
+    gens = tuple(hash_to_group(TAG_SHUFFLE_GENERATOR, u32(i)) for i in range(n))
+    h = hash_to_group(TAG_SHUFFLE_GENERATOR, b"h")
+    return gens, h, G.msm((1, g) for g in gens)
 
 
-def _reencrypt(scalar: int, deck: Sequence[bytes], base: bytes, perm: Sequence[int]) -> tuple[tuple[bytes, ...], bytes]:
-    return tuple(G.mul(scalar, deck[p]) for p in perm), G.mul(scalar, base)
+def _commit(gens: Sequence[bytes], h: bytes, values: Sequence[int], blind: int) -> bytes:
+    return G.msm([*zip(values, gens), (blind, h)])
 
 
-def shuffle_challenge_bits(
-    ctx: ProofContext,
-    in_deck: Sequence[bytes],
-    in_base: bytes,
-    out_deck: Sequence[bytes],
-    out_base: bytes,
-    commitments: Sequence[bytes],
-) -> list[int]:
-    """k challenge bits: bit r is bit (r mod 8) of byte r // 8 of the challenge hash."""
-    k = len(commitments)
-    stream = b""
-    counter = 0
-    while len(stream) * 8 < k:
-        stream += hash_parts(
-            TAG_SHUFFLE_CHALLENGE, *ctx.parts(), u32(len(in_deck)), in_base, *in_deck,
-            out_base, *out_deck, u32(k), *commitments, u32(counter),
-        )
-        counter += 1
-    return [(stream[r // 8] >> (r % 8)) & 1 for r in range(k)]
+def _read_scalar(data: bytes) -> int:
+    """A received response scalar: 32 bytes, canonical (< L); zero is allowed."""
+    if not isinstance(data, bytes) or len(data) != 32:
+        raise CryptoError("a scalar is 32 bytes")
+    value = int.from_bytes(data, "little")
+    if value >= L:
+        raise CryptoError("a scalar must be below the group order")
+    return value
+
+
+def _statement_hash(
+    ctx: ProofContext, in_deck: Sequence[bytes], in_base: bytes, out_deck: Sequence[bytes], out_base: bytes,
+    c_perm: bytes,
+) -> bytes:
+    gens, h, _ = shuffle_generators(len(in_deck))
+    return hash_parts(
+        TAG_SHUFFLE_STATEMENT, *ctx.parts(), u32(len(in_deck)), in_base, *in_deck, out_base, *out_deck,
+        h, *gens, c_perm,
+    )
+
+
+def _challenges_a(t1: bytes, n: int) -> list[int]:
+    return [hash_to_scalar(TAG_SHUFFLE_CHALLENGE_A, t1, u32(j)) for j in range(n)]
+
+
+def _challenges_yz(t1: bytes, c_keys: bytes) -> tuple[bytes, int, int]:
+    t2 = hash_parts(TAG_SHUFFLE_CHALLENGE_YZ, t1, c_keys)
+    return t2, int.from_bytes(t2[:32], "little") % L, int.from_bytes(t2[32:], "little") % L
+
+
+def _challenge_u(t2: bytes, elements: Sequence[bytes]) -> int:
+    return hash_to_scalar(TAG_SHUFFLE_CHALLENGE_U, t2, *elements)
+
+
+def _target_product(a: Sequence[int], y: int, z: int) -> int:
+    product = 1
+    for j, a_j in enumerate(a):
+        product = product * ((y * j + a_j - z) % L) % L
+    return product
 
 
 def shuffle(x: int, perm: Sequence[int], deck: Sequence[bytes], base: bytes) -> tuple[tuple[bytes, ...], bytes]:
     """One shuffle hop: ``(x * permute(deck, perm), x * base)``."""
-    return _reencrypt(x, deck, base, perm)
+    return tuple(G.mul(x, deck[p]) for p in perm), G.mul(x, base)
 
 
-def shuffle_prove(
+def shuffle_argument_prove(
     ctx: ProofContext,
     x: int,
     perm: Sequence[int],
@@ -446,58 +500,122 @@ def shuffle_prove(
     out_deck: Sequence[bytes],
     out_base: bytes,
     entropy: Entropy,
-    rounds: int = DEFAULT_SHUFFLE_ROUNDS,
-) -> tuple[tuple[bytes, ...], tuple[ShuffleOpening, ...]]:
-    """The commitments and openings proving ``out = x * permute(in, perm)``."""
+) -> ShuffleArgument:
+    """The argument that ``out = x * permute(in, perm)`` and ``out_base = x * in_base``.
+
+    Its random scalars are hedged: hashed from x, 32 fresh entropy bytes and the statement.
+    """
     n = len(in_deck)
-    secrets_ = []
-    commitments = []
-    for _ in range(rounds):
-        y = random_scalar(entropy)
-        sigma = random_permutation(entropy, n)
-        e_deck, e_base = _reencrypt(y, in_deck, in_base, sigma)
-        secrets_.append((y, sigma))
-        commitments.append(_shuffle_commitment(e_deck, e_base))
-    bits = shuffle_challenge_bits(ctx, in_deck, in_base, out_deck, out_base, commitments)
-    x_inv = scalar_inverse(x)
-    perm_inv = invert_permutation(perm)
-    openings = []
-    for (y, sigma), bit in zip(secrets_, bits):
-        if bit == 0:
-            openings.append(ShuffleOpening(scalar_bytes(y), sigma))
-        else:
-            tau = tuple(perm_inv[s] for s in sigma)
-            openings.append(ShuffleOpening(scalar_bytes(y * x_inv % L), tau))
-    return tuple(commitments), tuple(openings)
+    if n < 2 or len(out_deck) != n or not is_permutation(perm, n):
+        raise ValueError("a shuffle argument needs n >= 2 cards and a permutation of them")
+    return _prove_any(ctx, x, perm, in_deck, in_base, out_deck, out_base, entropy)
 
 
-def shuffle_verify(
+def _prove_any(
+    ctx: ProofContext, x: int, perm: Sequence[int], in_deck: Sequence[bytes], in_base: bytes,
+    out_deck: Sequence[bytes], out_base: bytes, entropy: Entropy,
+) -> ShuffleArgument:
+    """The prover's steps for any index vector ``perm`` (tests run it as a cheater would,
+    with a vector that is not a permutation)."""
+    n = len(in_deck)
+    gens, h, _ = shuffle_generators(n)
+    seed = hash_parts(TAG_SHUFFLE_NONCE, scalar_bytes(x), entropy(32), *ctx.parts(), in_base, out_base, *out_deck)
+    counter = itertools.count()
+
+    def rand() -> int:
+        return hash_to_scalar(TAG_SHUFFLE_NONCE, seed, u32(next(counter)))
+
+    # 1. the permutation
+    r_perm = rand()
+    c_perm = _commit(gens, h, perm, r_perm)
+    t1 = _statement_hash(ctx, in_deck, in_base, out_deck, out_base, c_perm)
+    # 2. the permuted challenges
+    a = _challenges_a(t1, n)
+    b = [a[p] for p in perm]
+    r_keys = rand()
+    c_keys = _commit(gens, h, b, r_keys)
+    t2, y, z = _challenges_yz(t1, c_keys)
+    # 3a. single-value product argument for d = y*perm + b - z under c_D
+    d = [(y * p + b_i - z) % L for p, b_i in zip(perm, b)]
+    r_d = (y * r_perm + r_keys) % L
+    running = list(itertools.accumulate(d, lambda acc, v: acc * v % L))
+    f = [rand() for _ in range(n)]
+    r_f = rand()
+    delta = [f[0], *(rand() for _ in range(n - 2)), 0]
+    s_1, s_x_blind = rand(), rand()
+    c_blind = _commit(gens, h, f, r_f)
+    c_delta = _commit(gens, h, [-delta[i] * f[i + 1] % L for i in range(n - 1)], s_1)
+    c_diff = _commit(
+        gens, h, [(delta[i + 1] - d[i + 1] * delta[i] - running[i] * f[i + 1]) % L for i in range(n - 1)], s_x_blind
+    )
+    # 3b. same-scalar sigma protocol: c_B = com(b; r_B), sum b_i*T_i = x*A, B' = x*B
+    a_sum = G.msm(zip(a, in_deck))
+    beta = [rand() for _ in range(n)]
+    rho, xi = rand(), rand()
+    k_commit = _commit(gens, h, beta, rho)
+    k_deck = G.msm([*zip(beta, out_deck), (-xi, a_sum)])
+    k_base = G.mul(xi, in_base)
+    elements = (c_perm, c_keys, c_blind, c_delta, c_diff, k_commit, k_deck, k_base)
+    # 4. responses
+    u = _challenge_u(t2, elements)
+    a_tilde = [(u * d_i + f_i) % L for d_i, f_i in zip(d, f)]
+    b_tilde = [(u * running[i] + delta[i]) % L for i in range(1, n - 1)]
+    s_vec = [(beta_i + u * b_i) % L for beta_i, b_i in zip(beta, b)]
+    tail = [(u * r_d + r_f) % L, (u * s_x_blind + s_1) % L, (rho + u * r_keys) % L, (xi + u * x) % L]
+    return ShuffleArgument(elements, tuple(scalar_bytes(v) for v in (*a_tilde, *b_tilde, *s_vec, *tail)))
+
+
+def shuffle_argument_verify(
     ctx: ProofContext,
     in_deck: Sequence[bytes],
     in_base: bytes,
     out_deck: Sequence[bytes],
     out_base: bytes,
-    commitments: Sequence[bytes],
-    openings: Sequence[ShuffleOpening],
-    min_rounds: int = DEFAULT_SHUFFLE_ROUNDS,
+    argument: ShuffleArgument,
 ) -> bool:
-    """True iff the proof shows ``out`` is a re-keyed permutation of ``in``. Never raises.
-
-    The decks themselves must already have been validated (valid, distinct elements).
-    """
+    """True iff ``argument`` shows ``out`` is ``in`` permuted and raised to one scalar, for
+    this context. Never raises. The decks must already be valid, distinct elements; the
+    argument's lengths must be exactly those for this deck (8 elements, 3n + 2 scalars)."""
     try:
         n = len(in_deck)
-        if len(out_deck) != n or len(commitments) != len(openings) or len(commitments) < min_rounds:
+        if (
+            n < 2
+            or len(out_deck) != n
+            or len(argument.elements) != SHUFFLE_ARGUMENT_ELEMENTS
+            or len(argument.scalars) != shuffle_argument_scalars(n)
+        ):
             return False
-        bits = shuffle_challenge_bits(ctx, in_deck, in_base, out_deck, out_base, commitments)
-        for commitment, opening, bit in zip(commitments, openings, bits):
-            scalar = scalar_from_bytes(opening.scalar)
-            if not is_permutation(opening.perm, n):
-                return False
-            source, source_base = (in_deck, in_base) if bit == 0 else (out_deck, out_base)
-            e_deck, e_base = _reencrypt(scalar, source, source_base, opening.perm)
-            if _shuffle_commitment(e_deck, e_base) != commitment:
-                return False
+        for element in argument.elements:
+            check_element(element, "argument element")
+        values = [_read_scalar(s) for s in argument.scalars]
+        a_tilde, b_mid, s_vec = values[:n], values[n : 2 * n - 2], values[2 * n - 2 : 3 * n - 2]
+        r_tilde, s_tilde, s_r, s_x = values[3 * n - 2 :]
+        c_perm, c_keys, c_blind, c_delta, c_diff, k_commit, k_deck, k_base = argument.elements
+        gens, h, g_sum = shuffle_generators(n)
+
+        t1 = _statement_hash(ctx, in_deck, in_base, out_deck, out_base, c_perm)
+        a = _challenges_a(t1, n)
+        t2, y, z = _challenges_yz(t1, c_keys)
+        u = _challenge_u(t2, argument.elements)
+        target = _target_product(a, y, z)
+        b_tilde = [a_tilde[0], *b_mid, u * target % L]
+
+        # single-value product argument on c_D = y*c_A + c_B - z*sum(G)
+        #   u*c_D + c_f == com(a~; r~)
+        if G.msm([(u * y, c_perm), (u, c_keys), (-u * z, g_sum), (1, c_blind)]) != _commit(gens, h, a_tilde, r_tilde):
+            return False
+        #   u*c_Delta + c_delta == com(u*b~_{i+1} - b~_i*a~_{i+1}; s~)
+        diffs = [(u * b_tilde[i + 1] - b_tilde[i] * a_tilde[i + 1]) % L for i in range(n - 1)]
+        if G.msm([(u, c_diff), (1, c_delta)]) != _commit(gens, h, diffs, s_tilde):
+            return False
+        # same-scalar sigma protocol
+        if G.msm([(1, k_commit), (u, c_keys)]) != _commit(gens, h, s_vec, s_r):
+            return False
+        a_sum = G.msm(zip(a, in_deck))
+        if k_deck != G.msm([*zip(s_vec, out_deck), (-s_x, a_sum)]):
+            return False
+        if G.msm([(1, k_base), (u, out_base)]) != G.msm([(s_x, in_base)]):
+            return False
     except CryptoError:
         return False
     return True

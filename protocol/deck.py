@@ -1,14 +1,14 @@
 """The per-hand deck: a dealer-less shuffle and deal as a sans-IO state machine.
 
-The scheme is Wei & Wang's layered commutative deck (ia.cr/2009/439) in the Ed25519
-prime-order subgroup; docs/protocol.md describes every message, step and check. For n
+The scheme is Wei & Wang's layered commutative deck (ia.cr/2009/439) in the ristretto255
+prime-order group; docs/protocol.md describes every message, step and check. For n
 seats and N cards, one hand goes:
 
   1. commit   every seat commits to a 32-byte nonce              (slot first+0)
   2. nonce    every seat reveals it; hand id = hash of all nonces  (slot first+1)
   3. shuffle  seat a publishes D_{a+1} = x_a * permute(D_a, pi_a), B_{a+1} = x_a * B_a,
               a = 0 .. n-1 in turn                                   (slot first+2+a)
-  4. proof    seat a publishes the cut-and-choose proof of its hop, computed while the
+  4. proof    seat a publishes the shuffle argument of its hop, computed while the
               next seats shuffle                                     (slot first+2+n+a)
   5. strip    rounds t = 1 .. n-1: seat a strips its layer from the positions of seat
               (a - t) mod n, one DLEQ proof per position            (slot first+2+2n+t-1)
@@ -36,7 +36,6 @@ from typing import Union
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import (
-    DEFAULT_SHUFFLE_ROUNDS,
     G,
     CryptoError,
     Entropy,
@@ -221,7 +220,7 @@ class DeckSession:
         hand_no: int,
         rng: Entropy = system_entropy,
         proofs: bool = True,
-        shuffle_rounds: int = DEFAULT_SHUFFLE_ROUNDS,
+        shuffle_rounds: int = 0,
         first_slot: int = 0,
         prev_for_slot: Callable[[int], bytes] | None = None,
         overlap_strips: bool = False,
@@ -233,15 +232,13 @@ class DeckSession:
         if seat is not None:
             if not 0 <= seat < n or identity_key is None or identity_key.public_key != peer_public_keys[seat]:
                 raise ValueError("a seat needs its own identity key, matching the roster")
-        if not 1 <= shuffle_rounds <= 512:
-            raise ValueError("shuffle_rounds must be in 1..512")
         self.seat = seat
         self.n = n
         self.n_cards = n_cards
         self.table_id = bytes(table_id)
         self.hand_no = hand_no
         self.proofs = proofs
-        self.shuffle_rounds = shuffle_rounds
+        self.shuffle_rounds = shuffle_rounds  # ignored since version 2 (the shuffle argument has no rounds)
         self.overlap_strips = overlap_strips
         self.layout = SlotLayout(first_slot, n)
         self._identity = identity_key
@@ -579,9 +576,8 @@ class DeckSession:
 
     def _verify_proof(self, hop: int, proof: ShuffleProof) -> None:
         (in_deck, in_base), (out_deck, out_base) = self._decks[hop], self._decks[hop + 1]
-        ok = len(proof.commitments) == self.shuffle_rounds and crypto.shuffle_verify(
-            self._ctx(f"shuffle/{hop}", hop), in_deck, in_base, out_deck, out_base,
-            proof.commitments, proof.openings, min_rounds=self.shuffle_rounds,
+        ok = crypto.shuffle_argument_verify(
+            self._ctx(f"shuffle/{hop}", hop), in_deck, in_base, out_deck, out_base, proof.argument
         )
         if not ok:
             self._violation(hop, "shuffle-proof", f"seat {hop}'s shuffle proof does not verify")
@@ -733,11 +729,10 @@ class DeckSession:
     def _prove_shuffle(self) -> None:
         me = self.seat
         (in_deck, in_base), (out_deck, out_base) = self._decks[me], self._decks[me + 1]
-        commitments, openings = crypto.shuffle_prove(
-            self._ctx(f"shuffle/{me}", me), self._x, self._perm, in_deck, in_base, out_deck, out_base,
-            self._rng, self.shuffle_rounds,
+        argument = crypto.shuffle_argument_prove(
+            self._ctx(f"shuffle/{me}", me), self._x, self._perm, in_deck, in_base, out_deck, out_base, self._rng
         )
-        self._send(ShuffleProof(commitments, openings), self.layout.proof(me))
+        self._send(ShuffleProof(argument), self.layout.proof(me))
         self._verified.add(me)
         self._events.append(ShuffleVerified(me))
 

@@ -30,9 +30,10 @@ import msgpack
 from p2p_sasaki.protocol.crypto import (
     DLEQ_BYTES,
     SIGNATURE_BYTES,
+    SHUFFLE_ARGUMENT_ELEMENTS,
     IdentityKey,
-    ShuffleOpening,
-    is_permutation,
+    ShuffleArgument,
+    shuffle_argument_scalars,
     verify_signature,
 )
 
@@ -144,49 +145,25 @@ class ShuffleHop:
         return cls(_bins(deck, ELEMENT_BYTES, "deck element", MAX_CARDS), _bin(base, ELEMENT_BYTES, "base"))
 
 
-def encode_permutation(perm: tuple[int, ...]) -> bytes:
-    """One byte per index for decks of up to 256, else two bytes big-endian per index."""
-    if len(perm) <= 256:
-        return bytes(perm)
-    return b"".join(i.to_bytes(2, "big") for i in perm)
-
-
-def decode_permutation(data: Any) -> tuple[int, ...]:
-    if type(data) is not bytes:
-        raise _fail("a permutation must be bytes")
-    if 0 < len(data) <= 256:
-        perm = tuple(data)
-    elif len(data) > 512 and len(data) % 2 == 0 and len(data) <= 2 * MAX_CARDS:
-        perm = tuple(int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2))
-    else:
-        raise _fail("a permutation has an impossible length")
-    if not is_permutation(perm, len(perm)):
-        raise _fail("a permutation must list every position once")
-    return perm
-
-
 @dataclass(frozen=True)
 class ShuffleProof:
-    """The cut-and-choose proof of one hop, sent after the hop (so the next one can start)."""
+    """The shuffle argument of one hop (protocol/crypto.py), sent after the hop (so the
+    next one can start): 8 elements and 3N + 2 scalars for an N-card deck."""
 
     TYPE: ClassVar[str] = "deck/shuffle-proof"
-    commitments: tuple[bytes, ...]
-    openings: tuple[ShuffleOpening, ...]
+    argument: ShuffleArgument
 
     def to_wire(self) -> list[Any]:
-        return [list(self.commitments), [[o.scalar, encode_permutation(o.perm)] for o in self.openings]]
+        return [list(self.argument.elements), list(self.argument.scalars)]
 
     @classmethod
     def from_wire(cls, obj: Any) -> ShuffleProof:
-        commitments, openings = _shape(obj, 2, cls.TYPE)
-        commitments = _bins(commitments, HASH_BYTES, "round commitment", MAX_SHUFFLE_ROUNDS)
-        decoded = []
-        for item in _array(openings, "openings", MAX_SHUFFLE_ROUNDS, 1):
-            scalar, perm = _shape(item, 2, "opening")
-            decoded.append(ShuffleOpening(_bin(scalar, SCALAR_BYTES, "opening scalar"), decode_permutation(perm)))
-        if len(decoded) != len(commitments) or len({len(o.perm) for o in decoded}) != 1:
-            raise _fail("a shuffle proof needs one opening per commitment, all of one length")
-        return cls(commitments, tuple(decoded))
+        elements, scalars = _shape(obj, 2, cls.TYPE)
+        elements = _bins(elements, ELEMENT_BYTES, "argument element", SHUFFLE_ARGUMENT_ELEMENTS, SHUFFLE_ARGUMENT_ELEMENTS)
+        scalars = _bins(scalars, SCALAR_BYTES, "argument scalar", shuffle_argument_scalars(MAX_CARDS), shuffle_argument_scalars(2))
+        if (len(scalars) - 2) % 3:
+            raise _fail("a shuffle argument has 3N + 2 scalars")
+        return cls(ShuffleArgument(elements, scalars))
 
 
 @dataclass(frozen=True)

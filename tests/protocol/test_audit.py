@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from functools import lru_cache
 
 from hypothesis import HealthCheck, given, settings
@@ -10,6 +12,7 @@ from hypothesis import strategies as st
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.audit import AuditResult, audit_hand
 from p2p_sasaki.protocol.deck import CardOpened, Violation
+from p2p_sasaki.protocol.crypto import ShuffleArgument
 from p2p_sasaki.protocol.messages import KeyReveal, ShuffleHop, StripRound, decode_envelope
 from tests.protocol.helpers import TABLE, Table, payload_of, resign
 
@@ -112,22 +115,25 @@ def test_resigned_random_tampering_is_blamed_on_its_signer(data):
     index = data.draw(st.integers(0, len(envelopes) - 1))
     message = decode_envelope(envelopes[index])
     payload = message.body.payload
-    fields = [name for name, value in vars(payload).items() if isinstance(value, (bytes, tuple))]
+    fields = [name for name, value in vars(payload).items() if isinstance(value, (bytes, tuple, ShuffleArgument))]
     name = data.draw(st.sampled_from(fields))
     value = getattr(payload, name)
-    if isinstance(value, tuple):
-        item = data.draw(st.integers(0, len(value) - 1))
-        target = value[item]
-        if not isinstance(target, bytes):  # a shuffle opening: tamper its scalar
-            pos, xor = data.draw(st.integers(0, 31)), data.draw(st.integers(1, 255))
-            scalar = target.scalar[:pos] + bytes([target.scalar[pos] ^ xor]) + target.scalar[pos + 1 :]
-            new_value = (*value[:item], type(target)(scalar, target.perm), *value[item + 1 :])
-        else:
-            pos, xor = data.draw(st.integers(0, len(target) - 1)), data.draw(st.integers(1, 255))
-            new_value = (*value[:item], target[:pos] + bytes([target[pos] ^ xor]) + target[pos + 1 :], *value[item + 1 :])
+
+    def flip(target: bytes) -> bytes:
+        pos, xor = data.draw(st.integers(0, len(target) - 1)), data.draw(st.integers(1, 255))
+        return target[:pos] + bytes([target[pos] ^ xor]) + target[pos + 1 :]
+
+    def flip_one(items: tuple[bytes, ...]) -> tuple[bytes, ...]:
+        item = data.draw(st.integers(0, len(items) - 1))
+        return (*items[:item], flip(items[item]), *items[item + 1 :])
+
+    if isinstance(value, ShuffleArgument):  # tamper one element or one scalar of the argument
+        part = data.draw(st.sampled_from(["elements", "scalars"]))
+        new_value = dataclasses.replace(value, **{part: flip_one(getattr(value, part))})
+    elif isinstance(value, tuple):
+        new_value = flip_one(value)
     else:
-        pos, xor = data.draw(st.integers(0, len(value) - 1)), data.draw(st.integers(1, 255))
-        new_value = value[:pos] + bytes([value[pos] ^ xor]) + value[pos + 1 :]
+        new_value = flip(value)
     sender = message.body.sender
     forged = resign(envelopes[index], keys[sender], payload=type(payload)(**{**vars(payload), name: new_value}))
     result = run_audit(envelopes[:index] + (forged,) + envelopes[index + 1 :])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,12 +15,10 @@ from p2p_sasaki.protocol.crypto import (
     IdentityKey,
     ProofContext,
     SeededEntropy,
-    ShuffleOpening,
     dleq_prove,
     dleq_verify,
     shuffle,
-    shuffle_prove,
-    shuffle_verify,
+    shuffle_argument_prove,
     verify_signature,
 )
 
@@ -34,8 +34,9 @@ VECTORS = {
     "base": "02d00fb90517dc7f708be2d6c33970c34b8f90630124bbc7abb4372763b8e071",
     "nonce_commitment": "20c9c02d4e852c4c320df504961de53db8637402c4a4c597d206ab727cdcaec7",
     "hand_id": "40934f241b3fbb636f62f595aefc983b8db340515abcb3ff44ba20db1b8d2188",
-    "dleq": "df41b72f4cc0cedd262645a3b6d9cca9aea7120b89e0ad729429748f29de2108323d7eef3a87f8a7ad485c26bf588763a1339240b8f354478cdda7a19adfa40d",
-    "shuffle_proof_commitment0": "dc9a3b828c2d6c2df2664d4f0efc03209b2e05b2774ea9ed59d957e3fa77ac51",
+    "dleq": "18800788eb0b5150cc079a1c5d11b54c67ba0e28813d13cb6b2e2126987dad0bcd83fdb2c8e9f1bc9972073da9354232d827df7bf18179cc64dd0f57a24f2a0e",
+    "shuffle_argument_c_perm": "1caebd9e50ed6d50fef5a3323a2e0b366096b4e71bd7bf933151e9fea6748128",
+    "shuffle_argument_sha256": "f9850a7281d1c013bf530f2fb512f7f0cf8fb02ddf95222543e537b325ba50be",
     "public_key": "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8",
     "signature": "c5194979237b8bb07f71159ab6520eb80cfdafaad7ce5d52169f50c8453f787d944e9b79baf5430e990203248c6a0cf8fab832def50b4ef87e41b06a9ac42d0a",
 }
@@ -49,7 +50,7 @@ def compute_vectors() -> dict[str, str]:
     perm = crypto.random_permutation(entropy, 4)
     out, out_base = shuffle(x, perm, cards, base)
     ctx = ProofContext(TABLE, HAND, "shuffle/0", 0)
-    commitments, _ = shuffle_prove(ctx, x, perm, cards, base, out, out_base, entropy, rounds=4)
+    argument = shuffle_argument_prove(ctx, x, perm, cards, base, out, out_base, entropy)
     dleq = dleq_prove(CTX, x, base, out_base, cards[0], G.mul(x, cards[0]), entropy)
     key = IdentityKey(bytes(range(32)))
     return {
@@ -60,7 +61,8 @@ def compute_vectors() -> dict[str, str]:
         "nonce_commitment": crypto.nonce_commitment(TABLE, 1, 2, bytes(32)).hex(),
         "hand_id": crypto.joint_hand_id(TABLE, 1, 4, 48, [bytes([s]) * 32 for s in range(4)]).hex(),
         "dleq": dleq.hex(),
-        "shuffle_proof_commitment0": commitments[0].hex(),
+        "shuffle_argument_c_perm": argument.elements[0].hex(),
+        "shuffle_argument_sha256": hashlib.sha256(b"".join(argument.elements + argument.scalars)).hexdigest(),
         "public_key": key.public_key.hex(),
         "signature": key.sign(b"p2p-sasaki").hex(),
     }
@@ -199,96 +201,15 @@ def test_dleq_tampered_bytes_never_verify(index, xor):
     assert not dleq_verify(CTX, g, gx, h, hx, tampered)
 
 
-# -- the shuffle proof ----------------------------------------------------------------------
-
-N = 6
-ROUNDS = 16
-SCTX = ProofContext(TABLE, HAND, "shuffle/2", 2)
-
-
-def _shuffle_statement(seed: bytes = b"shuffle"):
-    entropy = SeededEntropy(seed)
-    deck = crypto.card_points(TABLE, HAND, N)
-    base = crypto.base_point(TABLE, HAND)
-    x = crypto.random_scalar(entropy)
-    perm = crypto.random_permutation(entropy, N)
-    out, out_base = shuffle(x, perm, deck, base)
-    return x, perm, deck, base, out, out_base, entropy
+# -- the shuffle hop (its argument: tests/protocol/test_shuffle_argument.py) -----------------
 
 
 def test_shuffle_hop_is_a_rekeyed_permutation():
-    x, perm, deck, base, out, out_base, _ = _shuffle_statement()
+    entropy = SeededEntropy(b"shuffle")
+    deck, base = crypto.card_points(TABLE, HAND, 6), crypto.base_point(TABLE, HAND)
+    x, perm = crypto.random_scalar(entropy), crypto.random_permutation(entropy, 6)
+    out, out_base = shuffle(x, perm, deck, base)
     assert out == tuple(G.mul(x, deck[p]) for p in perm) and out_base == G.mul(x, base)
-
-
-def test_shuffle_proof_verifies_only_its_own_statement_and_context():
-    x, perm, deck, base, out, out_base, entropy = _shuffle_statement()
-    commitments, openings = shuffle_prove(SCTX, x, perm, deck, base, out, out_base, entropy, ROUNDS)
-    assert len(commitments) == ROUNDS and all(len(c) == 32 for c in commitments)
-    assert shuffle_verify(SCTX, deck, base, out, out_base, commitments, openings, ROUNDS)
-    swapped = (out[1], out[0], *out[2:])
-    assert not shuffle_verify(SCTX, deck, base, swapped, out_base, commitments, openings, ROUNDS)
-    assert not shuffle_verify(SCTX, deck, base, out, G.mul(2, out_base), commitments, openings, ROUNDS)
-    assert not shuffle_verify(SCTX, deck, base, out, out_base, commitments, openings, ROUNDS + 1)
-    for ctx in [
-        ProofContext(bytes(32), HAND, SCTX.step, SCTX.sender),
-        ProofContext(TABLE, b"\x01" * 32, SCTX.step, SCTX.sender),
-        ProofContext(TABLE, HAND, "shuffle/1", SCTX.sender),
-        ProofContext(TABLE, HAND, SCTX.step, 1),
-    ]:
-        assert not shuffle_verify(ctx, deck, base, out, out_base, commitments, openings, ROUNDS)
-
-
-def test_a_deck_that_is_not_a_permutation_cannot_be_proven():
-    x, perm, deck, base, out, out_base, entropy = _shuffle_statement()
-    ghost = crypto.hash_to_group(b"p2p-sasaki/v2/test", b"ghost")
-    forged_out = (ghost, *out[1:])
-    # the cheater proves with the witness it has; half the rounds open on the forged side
-    commitments, openings = shuffle_prove(SCTX, x, perm, deck, base, forged_out, out_base, entropy, ROUNDS)
-    assert not shuffle_verify(SCTX, deck, base, forged_out, out_base, commitments, openings, ROUNDS)
-
-
-def test_shuffle_proof_with_a_bad_opening_fails():
-    x, perm, deck, base, out, out_base, entropy = _shuffle_statement()
-    commitments, openings = shuffle_prove(SCTX, x, perm, deck, base, out, out_base, entropy, ROUNDS)
-    o = openings[0]
-    for bad in [
-        ShuffleOpening(o.scalar, o.perm[::-1]),
-        ShuffleOpening(crypto.scalar_bytes(1), o.perm),
-        ShuffleOpening(bytes(32), o.perm),
-        ShuffleOpening(L.to_bytes(32, "little"), o.perm),
-        ShuffleOpening(o.scalar, (0,) * N),
-    ]:
-        assert not shuffle_verify(SCTX, deck, base, out, out_base, commitments, (bad, *openings[1:]), ROUNDS)
-    assert not shuffle_verify(SCTX, deck, base, out, out_base, (bytes(32), *commitments[1:]), openings, ROUNDS)
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, ROUNDS - 1), st.integers(0, 31), st.integers(1, 255), st.booleans())
-def test_shuffle_proof_tampered_bytes_never_verify(round_, index, xor, in_commitment):
-    x, perm, deck, base, out, out_base, entropy = _shuffle_statement()
-    commitments, openings = shuffle_prove(SCTX, x, perm, deck, base, out, out_base, entropy, ROUNDS)
-    flip = lambda b: b[:index] + bytes([b[index] ^ xor]) + b[index + 1 :]  # noqa: E731
-    if in_commitment:
-        commitments = (*commitments[:round_], flip(commitments[round_]), *commitments[round_ + 1 :])
-    else:
-        o = openings[round_]
-        openings = (*openings[:round_], ShuffleOpening(flip(o.scalar), o.perm), *openings[round_ + 1 :])
-    assert not shuffle_verify(SCTX, deck, base, out, out_base, commitments, openings, ROUNDS)
-
-
-def test_shuffle_challenge_uses_every_commitment_at_once():
-    x, perm, deck, base, out, out_base, entropy = _shuffle_statement()
-    commitments, _ = shuffle_prove(SCTX, x, perm, deck, base, out, out_base, entropy, 64)
-    bits = crypto.shuffle_challenge_bits(SCTX, deck, base, out, out_base, commitments)
-    assert len(bits) == 64 and 16 < sum(bits) < 48
-    # changing the last commitment re-draws the first round's bits too (no per-round hashing)
-    changed = [
-        crypto.shuffle_challenge_bits(SCTX, deck, base, out, out_base, (*commitments[:-1], bytes([i]) * 32))[:8]
-        for i in range(8)
-    ]
-    assert len({tuple(c) for c in changed}) > 1
-    assert len(crypto.shuffle_challenge_bits(SCTX, deck, base, out, out_base, commitments * 10)) == 640
 
 
 # -- signatures --------------------------------------------------------------------------------

@@ -98,7 +98,7 @@ def test_a_seeded_hand_is_byte_identical():
     assert one.sessions[0].hand == HAND_VECTOR_SEAT0
 
 
-HAND_VECTOR_SHA256 = "11b01753d016d6b99d0afe3f219b70cd4bfa73f09557d18e4ea85fea777f774f"
+HAND_VECTOR_SHA256 = "b92bf29d831b5b738f2231f7013f3f1758de64b20c840fa25e67dcd3f903739e"
 HAND_VECTOR_SEAT0 = (6, 11, 9)
 
 
@@ -267,9 +267,9 @@ def test_tampered_strip_proof():
 
 def test_tampered_shuffle_proof():
     def forge(proof: ShuffleProof) -> ShuffleProof:
-        opening = proof.openings[3]
-        other = crypto.ShuffleOpening(opening.scalar, opening.perm[1:] + opening.perm[:1])
-        return ShuffleProof(proof.commitments, (*proof.openings[:3], other, *proof.openings[4:]))
+        scalars = proof.argument.scalars  # swap two responses: each is right, in the wrong place
+        swapped = (scalars[1], scalars[0], *scalars[2:])
+        return ShuffleProof(crypto.ShuffleArgument(proof.argument.elements, swapped))
 
     table = Table(tamper=cheat(2, ShuffleProof, forge), **FAST)
     table.start()

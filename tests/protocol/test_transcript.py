@@ -109,8 +109,8 @@ def test_export_records_replay(honest):
     assert hand.is_over and hand.scores == audit_table(honest.transcript(0)).scores[0]
 
 
-VECTOR_DIGEST = "71ac3be1b860b3c10bd02fc1c3b455bfcbf73609992f36746304e2488c80c1a8"
-VECTOR_LENGTH = 52959
+VECTOR_DIGEST = "67f5d30e2b2f6f4cbba0f1ba55eccef2135c1e510824380f8d96982df93b5274"
+VECTOR_LENGTH = 57562
 
 
 def test_a_resigned_wrong_key_names_its_signer(honest):
