@@ -147,6 +147,45 @@ class KeyMismatch(ValueError):
 
 
 # ---------------------------------------------------------------------------------------
+# A hop checked from its revealed key
+# ---------------------------------------------------------------------------------------
+
+
+class HopMismatch(ValueError):
+    """A key that does not explain a hop: ``part`` is "base" or "shuffle"."""
+
+    def __init__(self, part: str) -> None:
+        super().__init__(f"the key does not match the hop's {part}")
+        self.part = part
+
+
+def hop_permutation(
+    key: int, in_deck: Sequence[bytes], in_base: bytes, out_deck: Sequence[bytes], out_base: bytes
+) -> tuple[int, ...]:
+    """The permutation p with ``out_deck[i] == key * in_deck[p[i]]`` and ``out_base ==
+    key * in_base``, found with N + 1 multiplications (49 for 48 cards); raises
+    :class:`HopMismatch` when the key explains no such hop.
+
+    Pure: once a seat's key is out this replaces its shuffle argument (it proves more: the
+    exact permutation), so an audit of a hand whose keys are all revealed need not verify
+    any argument. The decks must hold valid elements (the output's distinctness is checked
+    here).
+    """
+    if len(in_deck) != len(out_deck) or len(set(out_deck)) != len(out_deck):
+        raise HopMismatch("shuffle")
+    if G.mul(key, in_base) != out_base:
+        raise HopMismatch("base")
+    where = {value: i for i, value in enumerate(out_deck)}
+    perm = [0] * len(out_deck)
+    for i, value in enumerate(in_deck):
+        j = where.pop(G.mul(key, value), None)
+        if j is None:
+            raise HopMismatch("shuffle")
+        perm[j] = i
+    return tuple(perm)
+
+
+# ---------------------------------------------------------------------------------------
 # Slots
 # ---------------------------------------------------------------------------------------
 
@@ -224,6 +263,7 @@ class DeckSession:
         first_slot: int = 0,
         prev_for_slot: Callable[[int], bytes] | None = None,
         overlap_strips: bool = False,
+        defer_shuffle_arguments: bool = False,
     ) -> None:
         if not 2 <= n <= MAX_SEATS or not n <= n_cards <= MAX_CARDS:
             raise ValueError(f"need 2..{MAX_SEATS} seats and n..{MAX_CARDS} cards")
@@ -232,6 +272,8 @@ class DeckSession:
         if seat is not None:
             if not 0 <= seat < n or identity_key is None or identity_key.public_key != peer_public_keys[seat]:
                 raise ValueError("a seat needs its own identity key, matching the roster")
+        if defer_shuffle_arguments and seat is not None:
+            raise ValueError("only an observer (an auditor) defers the shuffle arguments to the keys")
         self.seat = seat
         self.n = n
         self.n_cards = n_cards
@@ -240,6 +282,10 @@ class DeckSession:
         self.proofs = proofs
         self.shuffle_rounds = shuffle_rounds  # ignored since version 2 (the shuffle argument has no rounds)
         self.overlap_strips = overlap_strips
+        # Auditor mode: hold each shuffle argument back; a revealed key that explains the hop
+        # replaces it (hop_permutation). verify_deferred() checks the ones still held.
+        self.defer_shuffle_arguments = defer_shuffle_arguments
+        self._deferred: dict[int, ShuffleProof] = {}
         self.layout = SlotLayout(first_slot, n)
         self._identity = identity_key
         self._keys = tuple(peer_public_keys)
@@ -321,6 +367,14 @@ class DeckSession:
             self._violation(None, "internal", f"unexpected {type(exc).__name__} in queued work")
         return True
 
+    def verify_deferred(self) -> None:
+        """Queue the verification of every shuffle argument still held back (auditor mode),
+        in hop order, and do it: for a hand whose keys did not all come."""
+        for hop in sorted(self._deferred):
+            proof = self._deferred.pop(hop)
+            self._queue(1, lambda hop=hop, proof=proof: self._verify_proof(hop, proof))
+        self.run_pending()
+
     def run_pending(self) -> None:
         """Do all queued work."""
         while self.step():
@@ -349,10 +403,12 @@ class DeckSession:
 
     @property
     def deal_verified(self) -> bool:
-        """Every hop checked, every proof verified, every public strip verified."""
+        """Every hop checked, every proof verified, every public strip verified (an auditor
+        that defers the arguments counts a held argument: the keys will check its hop)."""
         return (
             len(self._final) == self.n_cards
-            and (not self.proofs or len(self._verified) == self.n)
+            and (not self.proofs or len(self._verified) == self.n
+                 or (self.defer_shuffle_arguments and len(self._verified) + len(self._deferred) == self.n))
             and self.failed is None
         )
 
@@ -369,8 +425,8 @@ class DeckSession:
             return [(s, "nonce") for s in seats if s not in self._nonces]
         if len(self._decks) <= n:
             return [(len(self._decks) - 1, "shuffle")]
-        if self.proofs and len(self._verified) < n:
-            return [(s, "shuffle-proof") for s in seats if s not in self._verified]
+        if self.proofs and len(self._verified) + len(self._deferred) < n:
+            return [(s, "shuffle-proof") for s in seats if s not in self._verified and s not in self._deferred]
         for round_ in range(1, n):
             missing = [(s, "strip") for s in seats if (round_, s) not in self._strips]
             if missing:
@@ -535,7 +591,10 @@ class DeckSession:
         elif isinstance(payload, ShuffleHop):
             self._handle_hop(sender, payload)
         elif isinstance(payload, ShuffleProof):
-            self._queue(1, lambda: self._verify_proof(sender, payload))
+            if self.defer_shuffle_arguments:
+                self._deferred[sender] = payload
+            else:
+                self._queue(1, lambda: self._verify_proof(sender, payload))
         elif isinstance(payload, StripRound):
             self._handle_strip(sender, payload)
         elif isinstance(payload, CardOpen):
@@ -630,21 +689,18 @@ class DeckSession:
     def _hop_permutation(self, seat: int, key: int) -> tuple[int, ...]:
         """The permutation of seat's hop that ``key`` explains; _Reject if it explains none."""
         (in_deck, in_base), (out_deck, out_base) = self._decks[seat], self._decks[seat + 1]
-        if G.mul(key, in_base) != out_base:
-            raise _Reject("key", f"seat {seat}'s revealed key does not match its base")
-        where = {value: i for i, value in enumerate(out_deck)}
-        perm = [0] * self.n_cards
-        for i, value in enumerate(in_deck):
-            j = where.get(G.mul(key, value))
-            if j is None:
-                raise _Reject("key", f"seat {seat}'s revealed key does not match its shuffle")
-            perm[j] = i
-        return tuple(perm)
+        try:
+            return hop_permutation(key, in_deck, in_base, out_deck, out_base)
+        except HopMismatch as exc:
+            raise _Reject("key", f"seat {seat}'s revealed key does not match its {exc.part}") from None
 
     def _apply_key(self, seat: int, key: int) -> None:
         self._hop_perms[seat] = self._hop_permutation(seat, key)
         self._revealed[seat] = key
         self._events.append(KeyRevealed(seat))
+        if self._deferred.pop(seat, None) is not None:  # the key checked the hop: no argument needed
+            self._verified.add(seat)
+            self._events.append(ShuffleVerified(seat))
         if len(self._revealed) == self.n:
             self._reveal_hands()
 

@@ -6,6 +6,7 @@ import dataclasses
 
 from functools import lru_cache
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +14,7 @@ from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.audit import AuditResult, audit_hand
 from p2p_sasaki.protocol.deck import CardOpened, Violation
 from p2p_sasaki.protocol.crypto import ShuffleArgument
-from p2p_sasaki.protocol.messages import KeyReveal, ShuffleHop, StripRound, decode_envelope
+from p2p_sasaki.protocol.messages import KeyReveal, ShuffleHop, ShuffleProof, StripRound, decode_envelope
 from tests.protocol.helpers import TABLE, Table, payload_of, resign
 
 FAST = dict(n_cards=12, shuffle_rounds=8)
@@ -136,6 +137,79 @@ def test_resigned_random_tampering_is_blamed_on_its_signer(data):
         new_value = flip(value)
     sender = message.body.sender
     forged = resign(envelopes[index], keys[sender], payload=type(payload)(**{**vars(payload), name: new_value}))
-    result = run_audit(envelopes[:index] + (forged,) + envelopes[index + 1 :])
+    tampered = envelopes[:index] + (forged,) + envelopes[index + 1 :]
+    result = run_audit(tampered, from_keys=False)
     assert result.violation is not None and result.violation.seat == sender, (payload.TYPE, name, result.violation)
     assert result.violation.step != "internal"
+    from_keys = run_audit(tampered)
+    if isinstance(payload, ShuffleProof):
+        # the keys check every hop exactly, so a hand that reached them needs no argument
+        assert from_keys == run_audit(envelopes)
+    else:
+        assert from_keys == result
+
+
+# -- the audit from the keys ----------------------------------------------------------------
+
+
+def _counting_verifications(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    verify = crypto.shuffle_argument_verify
+
+    def counted(*args):
+        calls.append(1)
+        return verify(*args)
+
+    monkeypatch.setattr(crypto, "shuffle_argument_verify", counted)
+    return calls
+
+
+def test_a_hand_with_every_key_is_audited_from_the_keys_without_the_arguments(monkeypatch):
+    envelopes, hands, _ = honest_transcript()
+    calls = _counting_verifications(monkeypatch)
+    assert run_audit(envelopes).hands == hands
+    assert calls == []
+    assert run_audit(envelopes, from_keys=False).hands == hands
+    assert len(calls) == 4
+
+
+def test_a_hand_that_stopped_is_verified_in_live_order_with_its_arguments(monkeypatch):
+    envelopes, _, _ = honest_transcript()
+    without_key_2 = tuple(e for e in envelopes
+                          if not (isinstance(decode_envelope(e).body.payload, KeyReveal) and decode_envelope(e).body.sender == 2))
+    calls = _counting_verifications(monkeypatch)
+    result = run_audit(without_key_2)
+    assert result.violation == Violation(2, "key", "seat 2's key message is missing")
+    assert len(calls) == 4  # the live replay verified every argument
+
+
+def test_a_bad_hop_with_its_keys_is_blamed_on_its_shuffler():
+    """Seat 1 replaces a card and signs a fresh argument for its forged hop: the argument
+    fails live, and the key cannot explain the hop either."""
+    envelopes, _, _ = honest_transcript()
+    keys = Table().keys
+    index = next(i for i, e in enumerate(envelopes)
+                 if isinstance(decode_envelope(e).body.payload, ShuffleHop) and decode_envelope(e).body.sender == 1)
+    hop = decode_envelope(envelopes[index]).body.payload
+    ghost = crypto.hash_to_group(b"p2p-sasaki/v2/test", b"ghost")
+    forged = resign(envelopes[index], keys[1], payload=ShuffleHop((ghost, *hop.deck[1:]), hop.base))
+    result = run_audit(envelopes[:index] + (forged,) + envelopes[index + 1 :])
+    assert result.violation is not None and result.violation.seat == 1
+    assert result.violation.step == "shuffle-proof"
+
+
+def test_hop_permutation_checks_a_hop_from_its_key():
+    from p2p_sasaki.protocol.deck import HopMismatch, hop_permutation
+
+    entropy = crypto.SeededEntropy(b"hop")
+    deck, base = crypto.card_points(TABLE, bytes(32), 12), crypto.base_point(TABLE, bytes(32))
+    x, perm = crypto.random_scalar(entropy), crypto.random_permutation(entropy, 12)
+    out, out_base = crypto.shuffle(x, perm, deck, base)
+    assert hop_permutation(x, deck, base, out, out_base) == perm
+    with pytest.raises(HopMismatch) as info:
+        hop_permutation(x + 1, deck, base, out, out_base)
+    assert info.value.part == "base"
+    for forged in [(crypto.hash_to_group(b"p2p-sasaki/v2/test", b"x"), *out[1:]), (out[1], *out[1:]), out[:-1]]:
+        with pytest.raises(HopMismatch) as info:
+            hop_permutation(x, deck, base, forged, out_base)
+        assert info.value.part == "shuffle"
