@@ -186,6 +186,67 @@ def hop_permutation(
 
 
 # ---------------------------------------------------------------------------------------
+# Proof work as pure jobs
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProveHop:
+    """Make the shuffle argument of my hop. ``entropy``: the 32 bytes the prover draws,
+    taken from the session's entropy when the job is made (so the result is the same
+    wherever it runs). Holds the secret key: hand it only to this machine's workers."""
+
+    hop: int
+    ctx: ProofContext
+    x: int
+    perm: tuple[int, ...]
+    in_deck: tuple[bytes, ...]
+    in_base: bytes
+    out_deck: tuple[bytes, ...]
+    out_base: bytes
+    entropy: bytes
+
+
+@dataclass(frozen=True)
+class VerifyHop:
+    """Verify another seat's shuffle argument for its hop."""
+
+    hop: int
+    ctx: ProofContext
+    in_deck: tuple[bytes, ...]
+    in_base: bytes
+    out_deck: tuple[bytes, ...]
+    out_base: bytes
+    argument: crypto.ShuffleArgument
+
+
+DeckJob = Union[ProveHop, VerifyHop]
+JobResult = Union[crypto.ShuffleArgument, bool]
+
+
+def run_job(job: DeckJob) -> JobResult:
+    """Do one job: pure, so any process can (protocol/net/workers.py runs them on every
+    core). A :class:`ProveHop` gives the argument, a :class:`VerifyHop` whether it holds."""
+    match job:
+        case ProveHop():
+            drawn = job.entropy
+
+            def entropy(n: int) -> bytes:
+                if n != len(drawn):
+                    raise DeckUsageError("the prover draws exactly the job's entropy")
+                return drawn
+
+            return crypto.shuffle_argument_prove(
+                job.ctx, job.x, job.perm, job.in_deck, job.in_base, job.out_deck, job.out_base, entropy
+            )
+        case VerifyHop():
+            return crypto.shuffle_argument_verify(
+                job.ctx, job.in_deck, job.in_base, job.out_deck, job.out_base, job.argument
+            )
+    raise TypeError(f"not a deck job: {job!r}")
+
+
+# ---------------------------------------------------------------------------------------
 # Slots
 # ---------------------------------------------------------------------------------------
 
@@ -319,8 +380,9 @@ class DeckSession:
 
         self._seen: dict[tuple[int, int], bytes] = {}
         self._buffer: list[SignedMessage] = []
-        self._jobs: list[tuple[int, int, Callable[[], None]]] = []
+        self._jobs: list[tuple[int, int, DeckJob]] = []  # (priority, order, job): proving first
         self._job_order = itertools.count()
+        self._jobs_out: set[DeckJob] = set()  # handed out by take_jobs, not yet finished
         self._events: deque[Event] = deque()
         self._outbox: list[bytes] = []
 
@@ -353,26 +415,77 @@ class DeckSession:
             self._violation(None, "internal", f"unexpected {type(exc).__name__} while handling a message")
 
     def step(self) -> bool:
-        """Do one piece of queued slow work (make or verify a shuffle proof).
+        """Do one piece of queued slow work (make or verify a shuffle proof) in this process.
 
         Returns False when there was nothing to do. Call it whenever no message waits.
         """
         if not self._jobs or self.failed is not None:
             return False
         _, _, job = heapq.heappop(self._jobs)
+        self._jobs_out.add(job)
         try:
-            job()
-            self._drain()
+            result = run_job(job)
         except Exception as exc:
+            self._jobs_out.discard(job)
             self._violation(None, "internal", f"unexpected {type(exc).__name__} in queued work")
+            return True
+        self.finish_job(job, result)
         return True
+
+    def take_jobs(self) -> list[DeckJob]:
+        """Hand out every queued job (proving first) to run elsewhere, e.g. on a
+        :class:`~p2p_sasaki.protocol.net.workers.ProofPool`: each is a pure
+        :func:`run_job`; give each result back with :meth:`finish_job`, in any order.
+        Meanwhile keep feeding received messages: the deck goes on (the next hop is made
+        at once; strips wait for every argument, as always)."""
+        if self.failed is not None:
+            return []
+        jobs = []
+        while self._jobs:
+            job = heapq.heappop(self._jobs)[2]
+            self._jobs_out.add(job)
+            jobs.append(job)
+        return jobs
+
+    def finish_job(self, job: DeckJob, result: JobResult) -> None:
+        """Take the result of a job from :meth:`take_jobs` (or :meth:`step`) and act on it:
+        send my argument, or record another seat's as verified (or blame it)."""
+        if job not in self._jobs_out:
+            raise DeckUsageError("finish_job takes a job this session handed out, once")
+        self._jobs_out.discard(job)
+        if self.failed is not None:
+            return
+        try:
+            match job:
+                case ProveHop():
+                    if not isinstance(result, crypto.ShuffleArgument):
+                        raise DeckUsageError("a ProveHop job gives a ShuffleArgument")
+                    self._send(ShuffleProof(result), self.layout.proof(job.hop))
+                    self._verified.add(job.hop)
+                    self._events.append(ShuffleVerified(job.hop))
+                case VerifyHop():
+                    if result is True:
+                        self._verified.add(job.hop)
+                        self._events.append(ShuffleVerified(job.hop))
+                    else:
+                        self._violation(job.hop, "shuffle-proof", f"seat {job.hop}'s shuffle proof does not verify")
+                        return
+            self._drain()
+        except DeckUsageError:
+            raise
+        except Exception as exc:
+            self._violation(None, "internal", f"unexpected {type(exc).__name__} in finished work")
+
+    @property
+    def jobs_out(self) -> int:
+        """Jobs handed out by :meth:`take_jobs` whose results have not come back."""
+        return len(self._jobs_out)
 
     def verify_deferred(self) -> None:
         """Queue the verification of every shuffle argument still held back (auditor mode),
         in hop order, and do it: for a hand whose keys did not all come."""
         for hop in sorted(self._deferred):
-            proof = self._deferred.pop(hop)
-            self._queue(1, lambda hop=hop, proof=proof: self._verify_proof(hop, proof))
+            self._queue_verify(hop, self._deferred.pop(hop))
         self.run_pending()
 
     def run_pending(self) -> None:
@@ -594,7 +707,7 @@ class DeckSession:
             if self.defer_shuffle_arguments:
                 self._deferred[sender] = payload
             else:
-                self._queue(1, lambda: self._verify_proof(sender, payload))
+                self._queue_verify(sender, payload)
         elif isinstance(payload, StripRound):
             self._handle_strip(sender, payload)
         elif isinstance(payload, CardOpen):
@@ -633,16 +746,10 @@ class DeckSession:
         self._decks.append((hop.deck, hop.base))
         self._events.append(ShuffleAccepted(sender))
 
-    def _verify_proof(self, hop: int, proof: ShuffleProof) -> None:
+    def _queue_verify(self, hop: int, proof: ShuffleProof) -> None:
         (in_deck, in_base), (out_deck, out_base) = self._decks[hop], self._decks[hop + 1]
-        ok = crypto.shuffle_argument_verify(
-            self._ctx(f"shuffle/{hop}", hop), in_deck, in_base, out_deck, out_base, proof.argument
-        )
-        if not ok:
-            self._violation(hop, "shuffle-proof", f"seat {hop}'s shuffle proof does not verify")
-            return
-        self._verified.add(hop)
-        self._events.append(ShuffleVerified(hop))
+        self._queue(1, VerifyHop(hop, self._ctx(f"shuffle/{hop}", hop), in_deck, in_base, out_deck, out_base,
+                                 proof.argument))
 
     def _strip_inputs(self, round_: int, seat: int) -> tuple[tuple[int, ...], tuple[bytes, ...]]:
         """The positions seat strips in this round and their values before the strip."""
@@ -780,17 +887,8 @@ class DeckSession:
         self._decks.append((new_deck, new_base))
         self._events.append(ShuffleAccepted(self.seat))
         if self.proofs:
-            self._queue(0, self._prove_shuffle)
-
-    def _prove_shuffle(self) -> None:
-        me = self.seat
-        (in_deck, in_base), (out_deck, out_base) = self._decks[me], self._decks[me + 1]
-        argument = crypto.shuffle_argument_prove(
-            self._ctx(f"shuffle/{me}", me), self._x, self._perm, in_deck, in_base, out_deck, out_base, self._rng
-        )
-        self._send(ShuffleProof(argument), self.layout.proof(me))
-        self._verified.add(me)
-        self._events.append(ShuffleVerified(me))
+            self._queue(0, ProveHop(self.seat, self._ctx(f"shuffle/{self.seat}", self.seat), self._x, self._perm,
+                                    deck, base, new_deck, new_base, self._rng(32)))
 
     def _strip(self, round_: int) -> None:
         me = self.seat
@@ -840,7 +938,7 @@ class DeckSession:
         self.transcript.append(envelope)
         self._outbox.append(envelope)
 
-    def _queue(self, priority: int, job: Callable[[], None]) -> None:
+    def _queue(self, priority: int, job: DeckJob) -> None:
         heapq.heappush(self._jobs, (priority, next(self._job_order), job))
 
     def _violation(self, seat: int | None, step: str, reason: str) -> None:
