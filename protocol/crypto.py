@@ -222,7 +222,10 @@ class Group:
         sum is :data:`IDENTITY` (libsodium has no multi-scalar multiplication)."""
         acc = IDENTITY
         for scalar, element in terms:
-            if scalar % L:
+            scalar %= L
+            if scalar == 1:  # no multiplication for a plain sum
+                acc = Group.add(acc, element)
+            elif scalar:
                 acc = Group.add(acc, Group.mul(scalar, element))
         return acc
 
@@ -395,10 +398,10 @@ def dleq_verify(ctx: ProofContext, g: bytes, gx: bytes, h: bytes, hx: bytes, pro
 #   2. a_j = challenges;  c_B = com(b; r_B), b_i = a_p[i]    the challenges, permuted
 #   3. y, z: d_i = y*p[i] + b_i - z, committed in c_D = y*c_A + c_B - z*sum(G), and
 #      prod d_i = prod_j (y*j + a_j - z)      (Bayer-Groth single-value product argument)
-#      together with sum b_i*T_i = x * sum a_j*M_j and B' = x*B   (a linear sigma protocol
-#      on the witness (b, r_B, x))
+#      together with sum d_i*T_i = x*W - z*sum T_i, W = sum_j (y*j + a_j)*M_j, and B' = x*B
+#      (a sigma protocol on (d, x) that reuses the product argument's opening of c_D)
 #   4. u: the responses of both.
-# Sizes: 8 elements and 3n + 2 scalars; about 7n multiplications to prove, 5n to verify.
+# Sizes: 7 elements and 2n + 1 scalars; about 7n multiplications to prove, 4n to verify.
 
 TAG_SHUFFLE_GENERATOR = b"p2p-sasaki/v2/shuffle-generator"
 TAG_SHUFFLE_NONCE = b"p2p-sasaki/v2/shuffle-nonce"
@@ -407,20 +410,20 @@ TAG_SHUFFLE_CHALLENGE_A = b"p2p-sasaki/v2/shuffle-challenge-a"
 TAG_SHUFFLE_CHALLENGE_YZ = b"p2p-sasaki/v2/shuffle-challenge-yz"
 TAG_SHUFFLE_CHALLENGE_U = b"p2p-sasaki/v2/shuffle-challenge-u"
 
-SHUFFLE_ARGUMENT_ELEMENTS = 8
+SHUFFLE_ARGUMENT_ELEMENTS = 7
 
 
 def shuffle_argument_scalars(n: int) -> int:
-    """The number of scalars in the argument for an n-card deck: 3n + 2."""
-    return 3 * n + 2
+    """The number of scalars in the argument for an n-card deck: 2n + 1."""
+    return 2 * n + 1
 
 
 @dataclass(frozen=True)
 class ShuffleArgument:
     """The argument for one hop, in wire form (32-byte elements and scalars).
 
-    ``elements``: c_A, c_B, c_f, c_delta, c_Delta, K_1, K_2, K_3.
-    ``scalars``: a~_0..a~_{n-1}, b~_1..b~_{n-2}, s_0..s_{n-1}, r~, s~, s_r, s_x.
+    ``elements``: c_A, c_B, c_f, c_delta, c_Delta, K, K_B.
+    ``scalars``: a~_0..a~_{n-1}, b~_1..b~_{n-2}, r~, s~, s_x.
     """
 
     elements: tuple[bytes, ...]
@@ -429,7 +432,7 @@ class ShuffleArgument:
     @property
     def n(self) -> int:
         """The deck size the argument is for (from its length; checked on verification)."""
-        return (len(self.scalars) - 2) // 3
+        return (len(self.scalars) - 1) // 2
 
 
 @functools.lru_cache(maxsize=16)
@@ -548,21 +551,18 @@ def _prove_any(
     c_diff = _commit(
         gens, h, [(delta[i + 1] - d[i + 1] * delta[i] - running[i] * f[i + 1]) % L for i in range(n - 1)], s_x_blind
     )
-    # 3b. same-scalar sigma protocol: c_B = com(b; r_B), sum b_i*T_i = x*A, B' = x*B
-    a_sum = G.msm(zip(a, in_deck))
-    beta = [rand() for _ in range(n)]
-    rho, xi = rand(), rand()
-    k_commit = _commit(gens, h, beta, rho)
-    k_deck = G.msm([*zip(beta, out_deck), (-xi, a_sum)])
+    # 3b. same-scalar sigma protocol on (d, x): sum d_i*T_i + z*sum T_i = x*W, B' = x*B
+    w_sum = G.msm((y * j + a_j, m) for j, (a_j, m) in enumerate(zip(a, in_deck)))
+    xi = rand()
+    k_deck = G.msm([*zip(f, out_deck), (-xi, w_sum)])
     k_base = G.mul(xi, in_base)
-    elements = (c_perm, c_keys, c_blind, c_delta, c_diff, k_commit, k_deck, k_base)
+    elements = (c_perm, c_keys, c_blind, c_delta, c_diff, k_deck, k_base)
     # 4. responses
     u = _challenge_u(t2, elements)
     a_tilde = [(u * d_i + f_i) % L for d_i, f_i in zip(d, f)]
     b_tilde = [(u * running[i] + delta[i]) % L for i in range(1, n - 1)]
-    s_vec = [(beta_i + u * b_i) % L for beta_i, b_i in zip(beta, b)]
-    tail = [(u * r_d + r_f) % L, (u * s_x_blind + s_1) % L, (rho + u * r_keys) % L, (xi + u * x) % L]
-    return ShuffleArgument(elements, tuple(scalar_bytes(v) for v in (*a_tilde, *b_tilde, *s_vec, *tail)))
+    tail = [(u * r_d + r_f) % L, (u * s_x_blind + s_1) % L, (xi + u * x) % L]
+    return ShuffleArgument(elements, tuple(scalar_bytes(v) for v in (*a_tilde, *b_tilde, *tail)))
 
 
 def shuffle_argument_verify(
@@ -575,7 +575,7 @@ def shuffle_argument_verify(
 ) -> bool:
     """True iff ``argument`` shows ``out`` is ``in`` permuted and raised to one scalar, for
     this context. Never raises. The decks must already be valid, distinct elements; the
-    argument's lengths must be exactly those for this deck (8 elements, 3n + 2 scalars)."""
+    argument's lengths must be exactly those for this deck (7 elements, 2n + 1 scalars)."""
     try:
         n = len(in_deck)
         if (
@@ -588,9 +588,9 @@ def shuffle_argument_verify(
         for element in argument.elements:
             check_element(element, "argument element")
         values = [_read_scalar(s) for s in argument.scalars]
-        a_tilde, b_mid, s_vec = values[:n], values[n : 2 * n - 2], values[2 * n - 2 : 3 * n - 2]
-        r_tilde, s_tilde, s_r, s_x = values[3 * n - 2 :]
-        c_perm, c_keys, c_blind, c_delta, c_diff, k_commit, k_deck, k_base = argument.elements
+        a_tilde, b_mid = values[:n], values[n : 2 * n - 2]
+        r_tilde, s_tilde, s_x = values[2 * n - 2 :]
+        c_perm, c_keys, c_blind, c_delta, c_diff, k_deck, k_base = argument.elements
         gens, h, g_sum = shuffle_generators(n)
 
         t1 = _statement_hash(ctx, in_deck, in_base, out_deck, out_base, c_perm)
@@ -608,11 +608,9 @@ def shuffle_argument_verify(
         diffs = [(u * b_tilde[i + 1] - b_tilde[i] * a_tilde[i + 1]) % L for i in range(n - 1)]
         if G.msm([(u, c_diff), (1, c_delta)]) != _commit(gens, h, diffs, s_tilde):
             return False
-        # same-scalar sigma protocol
-        if G.msm([(1, k_commit), (u, c_keys)]) != _commit(gens, h, s_vec, s_r):
-            return False
-        a_sum = G.msm(zip(a, in_deck))
-        if k_deck != G.msm([*zip(s_vec, out_deck), (-s_x, a_sum)]):
+        # same-scalar sigma protocol: K == sum (a~_i + u*z)*T_i - s_x*W
+        w_sum = G.msm((y * j + a_j, m) for j, (a_j, m) in enumerate(zip(a, in_deck)))
+        if k_deck != G.msm([*((a_i + u * z, t) for a_i, t in zip(a_tilde, out_deck)), (-s_x, w_sum)]):
             return False
         if G.msm([(1, k_base), (u, out_base)]) != G.msm([(s_x, in_base)]):
             return False

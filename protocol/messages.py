@@ -148,7 +148,7 @@ class ShuffleHop:
 @dataclass(frozen=True)
 class ShuffleProof:
     """The shuffle argument of one hop (protocol/crypto.py), sent after the hop (so the
-    next one can start): 8 elements and 3N + 2 scalars for an N-card deck."""
+    next one can start): 7 elements and 2N + 1 scalars for an N-card deck."""
 
     TYPE: ClassVar[str] = "deck/shuffle-proof"
     argument: ShuffleArgument
@@ -161,8 +161,8 @@ class ShuffleProof:
         elements, scalars = _shape(obj, 2, cls.TYPE)
         elements = _bins(elements, ELEMENT_BYTES, "argument element", SHUFFLE_ARGUMENT_ELEMENTS, SHUFFLE_ARGUMENT_ELEMENTS)
         scalars = _bins(scalars, SCALAR_BYTES, "argument scalar", shuffle_argument_scalars(MAX_CARDS), shuffle_argument_scalars(2))
-        if (len(scalars) - 2) % 3:
-            raise _fail("a shuffle argument has 3N + 2 scalars")
+        if (len(scalars) - 1) % 2:
+            raise _fail("a shuffle argument has 2N + 1 scalars")
         return cls(ShuffleArgument(elements, scalars))
 
 

@@ -98,7 +98,7 @@ def test_a_seeded_hand_is_byte_identical():
     assert one.sessions[0].hand == HAND_VECTOR_SEAT0
 
 
-HAND_VECTOR_SHA256 = "b92bf29d831b5b738f2231f7013f3f1758de64b20c840fa25e67dcd3f903739e"
+HAND_VECTOR_SHA256 = "34d5cf1da69ff85601bc941c114eed4c2bdc35e6f00160765fc7e3b19e7084ff"
 HAND_VECTOR_SEAT0 = (6, 11, 9)
 
 

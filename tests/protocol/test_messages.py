@@ -34,8 +34,8 @@ SAMPLES = [
     DeckCommit(bytes(32)),
     DeckNonce(b"\x07" * 32),
     ShuffleHop((P, P[::-1]), P),
-    ShuffleProof(ShuffleArgument((P,) * 8, (bytes(32),) * 8)),  # the argument for 2 cards
-    ShuffleProof(ShuffleArgument((P,) * 8, (P,) * 302)),  # for 100 cards
+    ShuffleProof(ShuffleArgument((P,) * 7, (bytes(32),) * 5)),  # the argument for 2 cards
+    ShuffleProof(ShuffleArgument((P,) * 7, (P,) * 201)),  # for 100 cards
     StripRound(2, (P,), (bytes(64),)),
     CardOpen(5, 17, bytes(64)),
     KeyReveal(b"\x01" * 32),
@@ -70,13 +70,14 @@ def test_round_trip(payload):
     assert not verify_envelope(message, IdentityKey(bytes(32)).public_key)
 
 
-@pytest.mark.parametrize("elements, scalars", [(7, 8), (9, 8), (8, 7), (8, 9), (8, 5), (8, 0)])
-def test_a_shuffle_argument_has_8_elements_and_3n_plus_2_scalars(elements, scalars):
+@pytest.mark.parametrize("elements, scalars", [(6, 5), (8, 5), (7, 4), (7, 6), (7, 3), (7, 0)])
+def test_a_shuffle_argument_has_7_elements_and_2n_plus_1_scalars(elements, scalars):
     wire = [[P] * elements, [bytes(32)] * scalars]
     with pytest.raises(MessageError):
         ShuffleProof.from_wire(wire)
     with pytest.raises(MessageError):
-        ShuffleProof.from_wire([[P] * 8, [bytes(32)] * 7 + [bytes(31)]])
+        ShuffleProof.from_wire([[P] * 7, [bytes(32)] * 4 + [bytes(31)]])
+    assert ShuffleProof.from_wire([[P] * 7, [bytes(32)] * 7]).argument.n == 3
 
 
 def _raw_body(**changes):

@@ -69,7 +69,7 @@ ARGUMENT = HOP.prove()
 def test_an_honest_hop_verifies(n):
     hop = honest_hop(n, seed=bytes([n]))
     argument = hop.prove()
-    assert len(argument.elements) == 8 and len(argument.scalars) == 3 * n + 2 and argument.n == n
+    assert len(argument.elements) == 7 and len(argument.scalars) == 2 * n + 1 and argument.n == n
     assert all(G.is_valid(e) for e in argument.elements)
     assert hop.verify(argument)
 
@@ -208,13 +208,13 @@ def test_random_tampering_of_any_proof_element_never_verifies(data):
     lambda a: ShuffleArgument((*a.elements, a.elements[0]), a.scalars),
     lambda a: ShuffleArgument(a.elements, a.scalars[:-1]),
     lambda a: ShuffleArgument(a.elements, (*a.scalars, a.scalars[0])),
-    lambda a: ShuffleArgument(a.elements, (*a.scalars, *a.scalars[:3])),
+    lambda a: ShuffleArgument(a.elements, (*a.scalars, *a.scalars[:2])),
     lambda a: ShuffleArgument((crypto.IDENTITY, *a.elements[1:]), a.scalars),
     lambda a: ShuffleArgument((a.elements[0][:31] + bytes([a.elements[0][31] | 0x80]), *a.elements[1:]), a.scalars),
     lambda a: ShuffleArgument(a.elements, ((int.from_bytes(a.scalars[0], "little") + L).to_bytes(32, "little"),
                                            *a.scalars[1:])),
     lambda a: ShuffleArgument(a.elements, (a.scalars[0][:31], *a.scalars[1:])),
-], ids=["7 elements", "9 elements", "3n+1 scalars", "3n+3 scalars", "3(n+1)+2 scalars", "identity element",
+], ids=["6 elements", "8 elements", "2n scalars", "2n+2 scalars", "2(n+1)+1 scalars", "identity element",
         "non-canonical element", "non-canonical scalar", "short scalar"])
 def test_exactly_the_agreed_shape_is_accepted(change):
     assert not HOP.verify(change(ARGUMENT))
