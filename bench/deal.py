@@ -10,6 +10,7 @@ Prints, as medians over several runs (CPU time, so a shared machine disturbs it 
   - each seat's CPU time and count of variable-base multiplications, in seconds and in
     units of one Ed25519 multiplication;
   - the bytes of the deck's messages for one hand (deal and key reveals);
+  - the audit of that hand's deck (audit_hand): from the keys, and verifying every argument;
   - how the deal grows with seats (2-8, 48 cards) and with cards (12-96, 4 seats).
 
 Usage: python bench/deal.py [--runs 3] [--cards 48] [--seats 4] [--cores 1 2] [--no-growth]
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 import nacl.bindings
 
 from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.audit import audit_hand
 from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy
 from p2p_sasaki.protocol.deck import DeckJob, DeckSession, HandDealt, JobResult, Violation, run_job
 
@@ -91,6 +93,7 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> dic
     ]
     order = 0
     sent_bytes = 0
+    sent: list[bytes] = []
 
     def measure(seat: Seat, action: Callable[[], object]) -> tuple[object, float]:
         before = MULTS[0]
@@ -107,6 +110,7 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> dic
         outgoing = (returned if isinstance(returned, list) else []) + seat.session.take_outgoing()
         for envelope in outgoing:
             sent_bytes += len(envelope)
+            sent.append(envelope)
             for other in range(n):
                 if other != index:
                     order += 1
@@ -159,10 +163,21 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> dic
         after_main(index, start + spent, returned)
     if any(seat.dealt_at is None for seat in seats):
         raise SystemExit("the hand was not dealt")
-    for seat in seats:  # the key reveals, for the hand's bytes
-        sent_bytes += sum(len(envelope) for envelope in seat.session.reveal_key())
+    for seat in seats:  # the key reveals, for the hand's bytes and the audit
+        for envelope in seat.session.reveal_key():
+            sent_bytes += len(envelope)
+            sent.append(envelope)
+    audit = {}
+    for from_keys in (True, False):
+        t0 = clock()
+        result = audit_hand(sent, n=n, n_cards=n_cards, peer_public_keys=public, table_id=bytes(32), hand_no=1,
+                            proofs=proofs, from_keys=from_keys)
+        audit[from_keys] = clock() - t0
+        if not result.ok:
+            raise SystemExit(f"the audit failed: {result.violation}")
     return {"critical": max(seat.dealt_at for seat in seats if seat.dealt_at is not None),
-            "cpu": [seat.cpu for seat in seats], "mults": [seat.mults for seat in seats], "bytes": sent_bytes}
+            "cpu": [seat.cpu for seat in seats], "mults": [seat.mults for seat in seats], "bytes": sent_bytes,
+            "audit_keys": audit[True], "audit_args": audit[False]}
 
 
 def summary(n: int, n_cards: int, proofs: bool, cores: int, runs: int) -> dict[str, float]:
@@ -172,6 +187,8 @@ def summary(n: int, n_cards: int, proofs: bool, cores: int, runs: int) -> dict[s
         "cpu": statistics.median(max(r["cpu"]) for r in results),  # type: ignore[type-var, arg-type]
         "mults": statistics.median(max(r["mults"]) for r in results),  # type: ignore[type-var, arg-type]
         "bytes": statistics.median(float(r["bytes"]) for r in results),  # type: ignore[arg-type]
+        "audit_keys": statistics.median(float(r["audit_keys"]) for r in results),  # type: ignore[arg-type]
+        "audit_args": statistics.median(float(r["audit_args"]) for r in results),  # type: ignore[arg-type]
     }
 
 
@@ -199,6 +216,10 @@ def main() -> None:
                   f"critical path {s['critical']:.3f} s = {s['critical'] / unit:,.0f} units; "
                   f"CPU per seat {s['cpu']:.3f} s = {s['cpu'] / unit:,.0f} units; "
                   f"{s['mults']:,.0f} mults per seat; deck bytes per hand {s['bytes']:,.0f}")
+            if proofs and cores == args.cores[0]:
+                print(f"  audit of the hand's deck (audit_hand, CPU): from the keys {s['audit_keys']:.3f} s = "
+                      f"{s['audit_keys'] / unit:,.0f} units; verifying every argument {s['audit_args']:.3f} s = "
+                      f"{s['audit_args'] / unit:,.0f} units")
     if not args.growth:
         return
     cores = max(args.cores)
