@@ -475,7 +475,7 @@ def _challenges_a(t1: bytes, n: int) -> list[int]:
 
 def _challenges_yz(t1: bytes, c_keys: bytes) -> tuple[bytes, int, int]:
     t2 = hash_parts(TAG_SHUFFLE_CHALLENGE_YZ, t1, c_keys)
-    return t2, int.from_bytes(t2[:32], "little") % L, int.from_bytes(t2[32:], "little") % L
+    return t2, hash_to_scalar(TAG_SHUFFLE_CHALLENGE_YZ, t2, b"y"), hash_to_scalar(TAG_SHUFFLE_CHALLENGE_YZ, t2, b"z")
 
 
 def _challenge_u(t2: bytes, elements: Sequence[bytes]) -> int:

@@ -98,7 +98,7 @@ def test_a_seeded_hand_is_byte_identical():
     assert one.sessions[0].hand == HAND_VECTOR_SEAT0
 
 
-HAND_VECTOR_SHA256 = "34d5cf1da69ff85601bc941c114eed4c2bdc35e6f00160765fc7e3b19e7084ff"
+HAND_VECTOR_SHA256 = "95edcc24800a5ea85d37a1ad6fcf4ec7c1e20c328ccc92df32e96bd23046cfa7"
 HAND_VECTOR_SEAT0 = (6, 11, 9)
 
 
