@@ -82,7 +82,17 @@ class Seat:
     dealt_at: float | None = None
 
 
-def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> dict[str, object]:
+@dataclass(frozen=True)
+class HandFigures:
+    critical: float
+    cpu: float  # the busiest seat
+    mults: float  # the busiest seat
+    bytes: float
+    audit_keys: float
+    audit_args: float
+
+
+def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> HandFigures:
     entropy = SeededEntropy(b"keys" + seed)
     keys = [IdentityKey.generate(entropy) for _ in range(n)]
     public = [k.public_key for k in keys]
@@ -167,7 +177,7 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> dic
         for envelope in seat.session.reveal_key():
             sent_bytes += len(envelope)
             sent.append(envelope)
-    audit = {}
+    audit: dict[bool, float] = {}
     for from_keys in (True, False):
         t0 = clock()
         result = audit_hand(sent, n=n, n_cards=n_cards, peer_public_keys=public, table_id=bytes(32), hand_no=1,
@@ -175,21 +185,15 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> dic
         audit[from_keys] = clock() - t0
         if not result.ok:
             raise SystemExit(f"the audit failed: {result.violation}")
-    return {"critical": max(seat.dealt_at for seat in seats if seat.dealt_at is not None),
-            "cpu": [seat.cpu for seat in seats], "mults": [seat.mults for seat in seats], "bytes": sent_bytes,
-            "audit_keys": audit[True], "audit_args": audit[False]}
+    return HandFigures(max(seat.dealt_at for seat in seats if seat.dealt_at is not None),
+                       max(seat.cpu for seat in seats), max(seat.mults for seat in seats), sent_bytes,
+                       audit[True], audit[False])
 
 
 def summary(n: int, n_cards: int, proofs: bool, cores: int, runs: int) -> dict[str, float]:
     results = [run_hand(n, n_cards, proofs, cores, bytes([r])) for r in range(runs)]
-    return {
-        "critical": statistics.median(float(r["critical"]) for r in results),  # type: ignore[arg-type]
-        "cpu": statistics.median(max(r["cpu"]) for r in results),  # type: ignore[type-var, arg-type]
-        "mults": statistics.median(max(r["mults"]) for r in results),  # type: ignore[type-var, arg-type]
-        "bytes": statistics.median(float(r["bytes"]) for r in results),  # type: ignore[arg-type]
-        "audit_keys": statistics.median(float(r["audit_keys"]) for r in results),  # type: ignore[arg-type]
-        "audit_args": statistics.median(float(r["audit_args"]) for r in results),  # type: ignore[arg-type]
-    }
+    return {name: statistics.median(getattr(r, name) for r in results)
+            for name in ("critical", "cpu", "mults", "bytes", "audit_keys", "audit_args")}
 
 
 def main() -> None:
