@@ -29,10 +29,20 @@ import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from types import TracebackType
+from typing import Protocol
 
 import trio
 
-from p2p_sasaki.protocol.deck import DeckJob, DeckSession, JobResult, run_job
+from p2p_sasaki.protocol.deck import DeckJob, JobResult, run_job
+
+
+class JobSource(Protocol):
+    """What hands out deck jobs: a DeckSession, or a table session that forwards to its
+    deck (and, in finish_job, pumps the deck's messages and events as its step() does)."""
+
+    def take_jobs(self) -> list[DeckJob]: ...
+
+    def finish_job(self, job: DeckJob, result: JobResult) -> None: ...
 
 
 def _warm_up() -> int:
@@ -76,7 +86,7 @@ class ProofPool:
         self.close()
 
 
-def start_jobs(nursery: trio.Nursery, pool: ProofPool, deck: DeckSession, on_done: Callable[[], None]) -> int:
+def start_jobs(nursery: trio.Nursery, pool: ProofPool, deck: JobSource, on_done: Callable[[], None]) -> int:
     """Start every job the deck has queued on the pool; each result goes back through
     ``deck.finish_job`` on the trio thread, followed by ``on_done()`` (the driver handles the
     deck's events and sends its outbox there). Returns how many jobs were started. Call it
@@ -87,7 +97,7 @@ def start_jobs(nursery: trio.Nursery, pool: ProofPool, deck: DeckSession, on_don
     return len(jobs)
 
 
-async def _run_one(pool: ProofPool, deck: DeckSession, job: DeckJob, on_done: Callable[[], None]) -> None:
+async def _run_one(pool: ProofPool, deck: JobSource, job: DeckJob, on_done: Callable[[], None]) -> None:
     result = await pool.run(job)
     deck.finish_job(job, result)
     on_done()
