@@ -386,6 +386,38 @@ def dleq_verify(ctx: ProofContext, g: bytes, gx: bytes, h: bytes, hx: bytes, pro
     return _dleq_challenge(ctx, g, gx, h, hx, a, b) == c
 
 
+TAG_DLEQ_BATCH = b"p2p-sasaki/v2/dleq-batch"
+
+
+def _batch(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes]) -> tuple[bytes, bytes]:
+    """(sum c_k*h_k, sum c_k*hx_k) with c_k = HS(dleq-batch, ctx, g, gx, u32(K), h..., hx..., u32(k))."""
+    if len(hs) != len(hxs) or not hs:
+        raise CryptoError("a batch needs as many h as hx, at least one")
+    for element in (*hs, *hxs):
+        check_element(element, "batched element")
+    seed = hash_parts(TAG_DLEQ_BATCH, *ctx.parts(), g, gx, u32(len(hs)), *hs, *hxs)
+    coefficients = [hash_to_scalar(TAG_DLEQ_BATCH, seed, u32(k)) for k in range(len(hs))]
+    return G.msm(zip(coefficients, hs)), G.msm(zip(coefficients, hxs))
+
+
+def dleq_batch_prove(
+    ctx: ProofContext, x: int, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes], entropy: Entropy
+) -> bytes:
+    """One DLEQ proof that log_g(gx) == log_{h_k}(hx_k) for every k: the DLEQ of the
+    hash-weighted sums (a false pair survives the weighting with probability 1/L)."""
+    h, hx = _batch(ctx, g, gx, hs, hxs)
+    return dleq_prove(ctx, x, g, gx, h, hx, entropy)
+
+
+def dleq_batch_verify(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes], proof: bytes) -> bool:
+    """True iff ``proof`` shows log_g(gx) == log_{h_k}(hx_k) for every k. Never raises."""
+    try:
+        h, hx = _batch(ctx, g, gx, hs, hxs)
+    except CryptoError:
+        return False
+    return dleq_verify(ctx, g, gx, h, hx, proof)
+
+
 # ---------------------------------------------------------------------------------------
 # 5. The shuffle argument
 # ---------------------------------------------------------------------------------------

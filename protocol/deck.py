@@ -11,7 +11,7 @@ seats and N cards, one hand goes:
   4. proof    seat a publishes the shuffle argument of its hop, computed while the
               next seats shuffle                                     (slot first+2+n+a)
   5. strip    rounds t = 1 .. n-1: seat a strips its layer from the positions of seat
-              (a - t) mod n, one DLEQ proof per position            (slot first+2+2n+t-1)
+              (a - t) mod n, one batched DLEQ proof for them all   (slot first+2+2n+t-1)
   6. deal     the owner strips its own layer privately and looks up its cards
   then, in slots the embedding layer chooses (>= first+3n+1):
   7. open     the owner shows the card at one of its positions with a DLEQ proof
@@ -765,13 +765,12 @@ class DeckSession:
         if len(strip.values) != len(positions):
             raise _Reject("strip", f"round {strip.round} needs {len(positions)} values, not {len(strip.values)}")
         base, next_base = self._decks[sender][1], self._decks[sender + 1][1]
-        for k, value_in, value_out, proof in zip(positions, inputs, strip.values, strip.proofs):
-            # dleq_verify multiplies value_out, and libsodium refuses any invalid element
-            ok = crypto.dleq_verify(
-                self._ctx(f"strip/{strip.round}/{k}", sender), base, next_base, value_out, value_in, proof
-            )
-            if not ok:
-                raise _Reject("strip", f"seat {sender}'s strip of position {k} does not verify")
+        # one batched DLEQ for the round's positions; it refuses any invalid element
+        (proof,) = strip.proofs
+        if not crypto.dleq_batch_verify(
+            self._ctx(f"strip/{strip.round}", sender), base, next_base, strip.values, inputs, proof
+        ):
+            raise _Reject("strip", f"seat {sender}'s strip round {strip.round} does not verify")
         self._record_strip(strip.round, sender, positions, strip.values)
 
     def _record_strip(self, round_: int, seat: int, positions: Sequence[int], values: tuple[bytes, ...]) -> None:
@@ -896,11 +895,9 @@ class DeckSession:
         x_inv = crypto.scalar_inverse(self._x)
         base, next_base = self._decks[me][1], self._decks[me + 1][1]
         values = tuple(G.mul(x_inv, value) for value in inputs)
-        proofs = tuple(
-            crypto.dleq_prove(self._ctx(f"strip/{round_}/{k}", me), self._x, base, next_base, out, value_in, self._rng)
-            for k, value_in, out in zip(positions, inputs, values)
-        )
-        self._send(StripRound(round_, values, proofs), self.layout.strip(round_))
+        proof = crypto.dleq_batch_prove(self._ctx(f"strip/{round_}", me), self._x, base, next_base, values, inputs,
+                                        self._rng)
+        self._send(StripRound(round_, values, (proof,)), self.layout.strip(round_))
         self._record_strip(round_, me, positions, values)
 
     def _deal(self) -> None:

@@ -168,7 +168,8 @@ class ShuffleProof:
 
 @dataclass(frozen=True)
 class StripRound:
-    """A seat's public strips of one owner's positions in one round, with DLEQ proofs."""
+    """A seat's public strips of one owner's positions in one round, with one batched DLEQ
+    proof for them all (``proofs`` holds exactly one)."""
 
     TYPE: ClassVar[str] = "deck/strip"
     round: int
@@ -182,9 +183,7 @@ class StripRound:
     def from_wire(cls, obj: Any) -> StripRound:
         round_, values, proofs = _shape(obj, 3, cls.TYPE)
         values = _bins(values, ELEMENT_BYTES, "stripped value", MAX_CARDS)
-        proofs = _bins(proofs, DLEQ_BYTES, "strip proof", MAX_CARDS)
-        if len(values) != len(proofs):
-            raise _fail("a strip round needs one proof per value")
+        proofs = _bins(proofs, DLEQ_BYTES, "strip proof", 1)  # one batched DLEQ (version 2)
         return cls(_uint(round_, "round", MAX_SEATS), values, proofs)
 
 

@@ -75,7 +75,7 @@ def test_tampered_strip_names_the_cheater():
     strip = payload_of(envelopes[index])
     forged = resign(envelopes[index], keys[1], payload=StripRound(strip.round, strip.values[::-1], strip.proofs))
     result = run_audit(envelopes[:index] + (forged,) + envelopes[index + 1 :])
-    assert result.violation == Violation(1, "strip", "seat 1's strip of position 0 does not verify")
+    assert result.violation == Violation(1, "strip", "seat 1's strip round 1 does not verify")
     assert result.hands is None
 
 

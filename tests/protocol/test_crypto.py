@@ -201,6 +201,35 @@ def test_dleq_tampered_bytes_never_verify(index, xor):
     assert not dleq_verify(CTX, g, gx, h, hx, tampered)
 
 
+def _batch_statement(k: int = 5):
+    entropy = SeededEntropy(b"batch")
+    x = crypto.random_scalar(entropy)
+    g = crypto.hash_to_group(b"p2p-sasaki/v2/test", b"g")
+    outs = [crypto.hash_to_group(b"p2p-sasaki/v2/test", crypto.u32(i)) for i in range(k)]
+    return x, g, G.mul(x, g), outs, [G.mul(x, o) for o in outs], entropy
+
+
+def test_batched_dleq_holds_for_every_pair_or_for_none():
+    x, g, gx, hs, hxs, entropy = _batch_statement()
+    proof = crypto.dleq_batch_prove(CTX, x, g, gx, hs, hxs, entropy)
+    assert len(proof) == 64 and crypto.dleq_batch_verify(CTX, g, gx, hs, hxs, proof)
+    other = crypto.hash_to_group(b"p2p-sasaki/v2/test", b"other")
+    for k in range(len(hs)):  # one false pair anywhere, even proven with the true secret
+        bad = [*hxs[:k], G.mul(x + 1, hs[k]), *hxs[k + 1 :]]
+        assert not crypto.dleq_batch_verify(CTX, g, gx, hs, bad, proof)
+        assert not crypto.dleq_batch_verify(CTX, g, gx, hs, bad, crypto.dleq_batch_prove(CTX, x, g, gx, hs, bad, entropy))
+        assert not crypto.dleq_batch_verify(CTX, g, gx, [*hs[:k], other, *hs[k + 1 :]], hxs, proof)
+    # two false pairs that cancel in a plain sum do not cancel in the hashed weighting
+    delta = G.base_mul(7)
+    cancel = [G.add(hxs[0], delta), G.add(hxs[1], G.mul(L - 1, delta)), *hxs[2:]]
+    assert not crypto.dleq_batch_verify(CTX, g, gx, hs, cancel, crypto.dleq_batch_prove(CTX, x, g, gx, hs, cancel, entropy))
+    assert not crypto.dleq_batch_verify(CTX, g, gx, hs[::-1], hxs[::-1], proof)  # order is bound
+    assert not crypto.dleq_batch_verify(CTX, g, gx, hs[:-1], hxs[:-1], proof)
+    assert not crypto.dleq_batch_verify(ProofContext(TABLE, HAND, "strip/2", 1), g, gx, hs, hxs, proof)
+    assert not crypto.dleq_batch_verify(CTX, g, gx, [*hs[:-1], crypto.IDENTITY], [*hxs[:-1], crypto.IDENTITY], proof)
+    assert not crypto.dleq_batch_verify(CTX, g, gx, [], [], proof)
+
+
 # -- the shuffle hop (its argument: tests/protocol/test_shuffle_argument.py) -----------------
 
 

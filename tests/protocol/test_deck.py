@@ -98,7 +98,7 @@ def test_a_seeded_hand_is_byte_identical():
     assert one.sessions[0].hand == HAND_VECTOR_SEAT0
 
 
-HAND_VECTOR_SHA256 = "95edcc24800a5ea85d37a1ad6fcf4ec7c1e20c328ccc92df32e96bd23046cfa7"
+HAND_VECTOR_SHA256 = "b6a0c433ccb986c18cec37853d181b8a0fa2d62cd31628f910b7eccc3cd5f984"
 HAND_VECTOR_SEAT0 = (6, 11, 9)
 
 
@@ -228,7 +228,7 @@ def test_non_canonical_or_identity_point_in_a_strip(bad):
     table = Table(tamper=cheat(3, StripRound, tampered), **FAST)
     table.start()
     honest_seats_blame(table, 3, "strip")
-    assert table.violations(0)[0].reason == "seat 3's strip of position 2 does not verify"
+    assert table.violations(0)[0].reason == "seat 3's strip round 1 does not verify"
 
 
 def _substitute(hop: ShuffleHop) -> ShuffleHop:
@@ -252,7 +252,7 @@ def test_wrong_strip():
     table = Table(tamper=cheat(2, StripRound, lambda s: StripRound(s.round, (wrong, *s.values[1:]), s.proofs)), **FAST)
     table.start()
     honest_seats_blame(table, 2, "strip")
-    assert table.violations(0)[0].reason.startswith("seat 2's strip of position")
+    assert table.violations(0)[0].reason.startswith("seat 2's strip round")
 
 
 def _flip(data: bytes, index: int = 5) -> bytes:
@@ -260,7 +260,7 @@ def _flip(data: bytes, index: int = 5) -> bytes:
 
 
 def test_tampered_strip_proof():
-    table = Table(tamper=cheat(0, StripRound, lambda s: StripRound(s.round, s.values, (_flip(s.proofs[0]), *s.proofs[1:]))), **FAST)
+    table = Table(tamper=cheat(0, StripRound, lambda s: StripRound(s.round, s.values, (_flip(s.proofs[0]),))), **FAST)
     table.start()
     honest_seats_blame(table, 0, "strip")
 

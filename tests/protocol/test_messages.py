@@ -121,7 +121,8 @@ def test_strict_body_decoding(data, reason):
     [
         ["deck/shuffle", [[], P]],
         ["deck/shuffle", [[P[:31]], P]],
-        ["deck/strip", [1, [P, P], [bytes(64)]]],
+        ["deck/strip", [1, [P, P], [bytes(64), bytes(64)]]],  # one batched proof, never one per value
+        ["deck/strip", [1, [P], []]],
         ["deck/strip", [99, [P], [bytes(64)]]],
         ["deck/open", [1, 2, bytes(63)]],
         ["deck/open", [1, 5000, bytes(64)]],

@@ -109,8 +109,8 @@ def test_export_records_replay(honest):
     assert hand.is_over and hand.scores == audit_table(honest.transcript(0)).scores[0]
 
 
-VECTOR_DIGEST = "67f5d30e2b2f6f4cbba0f1ba55eccef2135c1e510824380f8d96982df93b5274"
-VECTOR_LENGTH = 57562
+VECTOR_DIGEST = "e77342815495c5cec3181647fa14ab1984d73503869c84beb1fa1ceafc8bab5c"
+VECTOR_LENGTH = 48850
 
 
 def test_a_resigned_wrong_key_names_its_signer(honest):
