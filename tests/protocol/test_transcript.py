@@ -108,8 +108,8 @@ def test_export_records_replay(honest):
     assert hand.is_over and hand.scores == audit_table(honest.transcript(0)).scores[0]
 
 
-VECTOR_DIGEST = "38ccebe08f28b2e8fcb511370cb519a1aa2d88936af007a0810078e6c3b5322a"
-VECTOR_LENGTH = 52951
+VECTOR_DIGEST = "e77342815495c5cec3181647fa14ab1984d73503869c84beb1fa1ceafc8bab5c"
+VECTOR_LENGTH = 48850
 
 
 def test_a_resigned_wrong_key_names_its_signer(honest):
