@@ -74,12 +74,14 @@ def test_round_trip(payload):
 
 @pytest.mark.parametrize("elements, scalars", [(6, 5), (8, 5), (7, 4), (7, 6), (7, 3), (7, 0)])
 def test_a_shuffle_argument_has_7_elements_and_2n_plus_1_scalars(elements, scalars):
-    wire = [[P] * elements, [bytes(32)] * scalars]
+    wire = [[[P] * elements, [bytes(32)] * scalars]]  # the payload: [argument], argument = [elements, scalars]
     with pytest.raises(MessageError):
         ShuffleProof.from_wire(wire)
     with pytest.raises(MessageError):
-        ShuffleProof.from_wire([[P] * 7, [bytes(32)] * 4 + [bytes(31)]])
-    assert ShuffleProof.from_wire([[P] * 7, [bytes(32)] * 7]).argument.n == 3
+        ShuffleProof.from_wire([[[P] * 7, [bytes(32)] * 4 + [bytes(31)]]])
+    with pytest.raises(MessageError):
+        ShuffleProof.from_wire([[P] * 7, [bytes(32)] * 7])  # not wrapped in its record
+    assert ShuffleProof.from_wire([[[P] * 7, [bytes(32)] * 7]]).argument.n == 3
 
 
 def _raw_body(**changes):
@@ -197,3 +199,10 @@ def test_a_session_reports_an_envelope_of_another_version_once():
     assert reports == [VersionMismatch(VERSION - 1, f"this message's sender speaks protocol version {VERSION - 1}, "
                                                     f"we speak version {VERSION}; both need the same p2p-sasaki "
                                                     "release")]
+
+
+def test_a_strip_round_carries_exactly_one_batched_proof():
+    for proofs in ([], [bytes(64)] * 2):
+        with pytest.raises(MessageError):
+            StripRound.from_wire([2, [P, P], proofs])
+    assert StripRound.from_wire([2, [P, P], [bytes(64)]]).proofs == (bytes(64),)
