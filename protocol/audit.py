@@ -44,7 +44,6 @@ def audit_hand(
     table_id: bytes,
     hand_no: int,
     proofs: bool = True,
-    shuffle_rounds: int = 0,  # ignored since version 2 (kept for callers of version 1)
     first_slot: int = 0,
     from_keys: bool = True,
 ) -> AuditResult:

@@ -331,7 +331,6 @@ class DeckSession:
         hand_no: int,
         rng: Entropy = system_entropy,
         proofs: bool = True,
-        shuffle_rounds: int = 0,
         first_slot: int = 0,
         prev_for_slot: Callable[[int], bytes] | None = None,
         overlap_strips: bool = False,
@@ -352,7 +351,6 @@ class DeckSession:
         self.table_id = bytes(table_id)
         self.hand_no = hand_no
         self.proofs = proofs
-        self.shuffle_rounds = shuffle_rounds  # ignored since version 2 (the shuffle argument has no rounds)
         self.overlap_strips = overlap_strips
         # Auditor mode: hold each shuffle argument back; a revealed key that explains the hop
         # replaces it (hop_permutation). verify_deferred() checks the ones still held.

@@ -63,7 +63,6 @@ NONCE_BYTES = 32
 HASH_BYTES = 32
 MAX_SEATS = 16
 MAX_CARDS = 1024
-MAX_SHUFFLE_ROUNDS = 512
 MAX_UINT = 2**32 - 1
 
 
@@ -550,17 +549,18 @@ MAX_DEALER_BYTES = 1 << 16
 class TranscriptHeader(WireStruct):
     """The first record of a ``.sasaki`` transcript (protocol/transcript.py): everything
     an auditor needs besides the envelopes. Encoded as a msgpack array, strictly:
-    ``[version, table, roster keys, hands, game, game options, proofs, shuffle rounds,
-    dealer]``. ``game`` names the rules (protocol/game.py), ``game_options`` are that
-    game's own bytes; ``dealer`` is empty for the mental-poker deck, else a test dealer's
-    seed (protocol/dealing.py)."""
+    ``[version, table, roster keys, hands, game, game options, proofs, dealer]``. ``game``
+    names the rules (protocol/game.py), ``game_options`` are that game's own bytes;
+    ``dealer`` is empty for the mental-poker deck, else a test dealer's seed
+    (protocol/dealing.py). There is no proof parameter: the shuffle argument's are fixed
+    (version 2 dropped version 1's ``shuffle rounds`` field)."""
 
     WHAT: ClassVar[str] = "header"
     FIELDS = (F("version", UInt()), F("table", Bin(TABLE_ID_BYTES), "table id"),
               F("roster_keys", Array(Bin(PUBLIC_KEY_BYTES), MAX_SEATS, 2), "public key"),
               F("hands", UInt(1 << 16)), F("game", Str(MAX_GAME_NAME), "game"),
               F("game_options", Bytes(MAX_GAME_OPTIONS), "game options"),
-              F("proofs", Bool(), "proofs option"), F("shuffle_rounds", UInt(MAX_SHUFFLE_ROUNDS), "shuffle rounds"),
+              F("proofs", Bool(), "proofs option"),
               F("dealer", Bytes(MAX_DEALER_BYTES), "dealer"))
     table: bytes
     roster_keys: tuple[bytes, ...]
@@ -568,7 +568,6 @@ class TranscriptHeader(WireStruct):
     game: str
     game_options: bytes
     proofs: bool
-    shuffle_rounds: int
     dealer: bytes = b""
     version: int = VERSION
 

@@ -17,7 +17,7 @@ from p2p_sasaki.protocol.crypto import ShuffleArgument
 from p2p_sasaki.protocol.messages import KeyReveal, ShuffleHop, ShuffleProof, StripRound, decode_envelope
 from tests.protocol.helpers import TABLE, Table, payload_of, resign
 
-FAST = dict(n_cards=12, shuffle_rounds=8)
+FAST = dict(n_cards=12)
 
 
 def finished(**options) -> Table:
@@ -40,7 +40,7 @@ def honest_transcript() -> tuple[tuple[bytes, ...], tuple[tuple[int, ...], ...],
 def run_audit(envelopes, **options) -> AuditResult:
     _, _, keys = honest_transcript()
     return audit_hand(envelopes, n=4, n_cards=12, peer_public_keys=keys, table_id=TABLE, hand_no=1,
-                      shuffle_rounds=8, **options)
+                      **options)
 
 
 def test_audit_reproduces_every_seats_cards():

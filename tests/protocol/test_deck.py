@@ -30,7 +30,7 @@ from p2p_sasaki.protocol.messages import (
 )
 from tests.protocol.helpers import Table, payload_of, resign
 
-FAST = dict(n_cards=12, shuffle_rounds=16)  # proofs on, small enough for many tests
+FAST = dict(n_cards=12)  # proofs on, small enough for many tests
 
 
 def types_sent(table: Table) -> list[tuple[int, str]]:
@@ -98,7 +98,7 @@ def test_a_seeded_hand_is_byte_identical():
     assert one.sessions[0].hand == HAND_VECTOR_SEAT0
 
 
-HAND_VECTOR_SHA256 = "b6a0c433ccb986c18cec37853d181b8a0fa2d62cd31628f910b7eccc3cd5f984"
+HAND_VECTOR_SHA256 = "0ef3571f729bc2b593016e1787e74a4eb365d9c37135c851fd15143784d62496"
 HAND_VECTOR_SEAT0 = (6, 11, 9)
 
 
@@ -138,7 +138,7 @@ def test_proofs_off_deals_without_proof_messages():
 
 @pytest.mark.parametrize("n, n_cards", [(2, 5), (3, 36), (4, 36)])
 def test_other_table_sizes(n, n_cards):
-    table = Table(n=n, n_cards=n_cards, shuffle_rounds=8)
+    table = Table(n=n, n_cards=n_cards)
     table.start()
     hands = [table.sessions[s].hand for s in range(n)]
     assert [len(h) for h in hands] == [len(range(s, n_cards, n)) for s in range(n)]
