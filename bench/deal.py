@@ -19,13 +19,14 @@ Usage: python bench/deal.py [--runs 3] [--cards 48] [--seats 4] [--cores 1 2] [-
 from __future__ import annotations
 
 import argparse
+import ctypes
 import heapq
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import nacl.bindings
+from rbcl import _sodium as _libsodium  # the unit only: libsodium's Ed25519 multiply (no PyNaCl needed)
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.audit import audit_hand
@@ -55,10 +56,11 @@ def time_primitive(fn: Callable[..., object], *args: object, number: int = 1000)
 
 def ed25519_unit() -> float:
     """One Ed25519 scalarmult_noclamp (the unit the issue states its targets in)."""
-    point = nacl.bindings.crypto_core_ed25519_from_uniform(bytes(range(32)))
-    scalar = (0x1234567 * 2**200 + 5).to_bytes(32, "little")
+    buffer, out = ctypes.create_string_buffer(32), ctypes.create_string_buffer(32)
+    _libsodium.crypto_core_ed25519_from_uniform(buffer, bytes(range(32)))
+    point, scalar = buffer.raw, (0x1234567 * 2**200 + 5).to_bytes(32, "little")
     return statistics.median(
-        time_primitive(nacl.bindings.crypto_scalarmult_ed25519_noclamp, scalar, point) for _ in range(5)
+        time_primitive(_libsodium.crypto_scalarmult_ed25519_noclamp, out, scalar, point) for _ in range(5)
     )
 
 
