@@ -1,120 +1,201 @@
-"""Four peers shuffle and deal one hand, with shuffle proofs on and off.
+"""Seats shuffle and deal one hand, with shuffle arguments on and off: what the deal costs.
 
-Prints, as medians over several runs:
-  - the critical path: a discrete-event replay where each peer is one core (as on four
-    laptops), messages arrive the moment they are sent, a peer handles arrived messages
-    before its queued proof work, and every step costs the CPU time it took here;
-  - each peer's CPU time and count of variable-base scalar multiplications;
-  - the ratio of measured CPU to (that count x one multiplication timed in this run),
-    i.e. the protocol's overhead over its raw group operations.
+Prints, as medians over several runs (CPU time, so a shared machine disturbs it little):
+  - the unit: one Ed25519 ``crypto_scalarmult_ed25519_noclamp`` (PyNaCl), timed in this
+    run, beside one ristretto255 multiplication (the group the deck uses now);
+  - the critical path: a discrete-event replay where each seat has ``--cores`` cores (one
+    laptop each), messages arrive the moment they are sent, the session's own work is
+    sequential, and its proof jobs (DeckSession.take_jobs, what protocol/net/workers.py
+    runs) go to any free core; every step costs the CPU time it took here;
+  - each seat's CPU time and count of variable-base multiplications, in seconds and in
+    units of one Ed25519 multiplication;
+  - the bytes of the deck's messages for one hand (deal and key reveals);
+  - the audit of that hand's deck (audit_hand): from the keys, and verifying every argument;
+  - how the deal grows with seats (2-8, 48 cards) and with cards (12-96, 4 seats).
 
-Usage: python bench/deal.py [--runs 3] [--cards 48] [--seats 4] [--rounds 64]
+Usage: python bench/deal.py [--runs 3] [--cards 48] [--seats 4] [--cores 1 2] [--no-growth]
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import heapq
 import statistics
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
+from rbcl import _sodium as _libsodium  # the unit only: libsodium's Ed25519 multiply (no PyNaCl needed)
 
-from p2p_sasaki.protocol import crypto  # noqa: E402
-from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy  # noqa: E402
-from p2p_sasaki.protocol.deck import DeckSession, HandDealt, Violation  # noqa: E402
+from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.audit import audit_hand
+from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy
+from p2p_sasaki.protocol.deck import DeckJob, DeckSession, HandDealt, JobResult, Violation, run_job
 
 clock = time.thread_time  # CPU time of this thread: robust to a shared, noisy machine
 
-COUNTS = {"mul": 0, "is_valid": 0, "add": 0}
-_mul, _is_valid, _add = crypto.Group.mul, crypto.Group.is_valid, crypto.Group.add
+MULTS = [0]
+_mul = crypto.Group.mul
 
 
-def _counting(name, fn):
-    def wrapper(*args):
-        COUNTS[name] += 1
-        return fn(*args)
-    return staticmethod(wrapper)
+def _counting_mul(scalar: int, element: bytes) -> bytes:
+    MULTS[0] += 1
+    return _mul(scalar, element)
 
 
-crypto.Group.mul = _counting("mul", _mul)
-crypto.Group.is_valid = _counting("is_valid", _is_valid)
-crypto.Group.add = _counting("add", _add)
+crypto.Group.mul = staticmethod(_counting_mul)  # type: ignore[method-assign]
 
 
-def time_primitive(fn, *args, number: int = 2000) -> float:
+def time_primitive(fn: Callable[..., object], *args: object, number: int = 1000) -> float:
     start = clock()
     for _ in range(number):
         fn(*args)
     return (clock() - start) / number
 
 
-def one_mult() -> float:
+def ed25519_unit() -> float:
+    """One Ed25519 scalarmult_noclamp (the unit the issue states its targets in)."""
+    buffer, out = ctypes.create_string_buffer(32), ctypes.create_string_buffer(32)
+    _libsodium.crypto_core_ed25519_from_uniform(buffer, bytes(range(32)))
+    point, scalar = buffer.raw, (0x1234567 * 2**200 + 5).to_bytes(32, "little")
+    return statistics.median(
+        time_primitive(_libsodium.crypto_scalarmult_ed25519_noclamp, out, scalar, point) for _ in range(5)
+    )
+
+
+def ristretto_mult() -> float:
     point = crypto.hash_to_group(b"bench", b"p")
-    return statistics.median(time_primitive(_mul, 0x1234567 * 2**200 + 5, point, number=1000) for _ in range(5))
+    return statistics.median(time_primitive(_mul, 0x1234567 * 2**200 + 5, point) for _ in range(5))
 
 
-def run_hand(n: int, n_cards: int, proofs: bool, rounds: int, seed: bytes) -> dict:
+@dataclass
+class Seat:
+    """One seat's timelines in the replay: its session's own thread and its cores."""
+
+    session: DeckSession
+    cores: list[float]
+    main_free: float = 0.0
+    inbox: list[tuple[float, int, bytes, int]] = field(default_factory=list)
+    jobs: list[tuple[float, int, DeckJob]] = field(default_factory=list)
+    results: list[tuple[float, int, DeckJob, JobResult]] = field(default_factory=list)
+    cpu: float = 0.0
+    mults: int = 0
+    dealt_at: float | None = None
+
+
+@dataclass(frozen=True)
+class HandFigures:
+    critical: float
+    cpu: float  # the busiest seat
+    mults: float  # the busiest seat
+    bytes: float
+    audit_keys: float
+    audit_args: float
+
+
+def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> HandFigures:
     entropy = SeededEntropy(b"keys" + seed)
     keys = [IdentityKey.generate(entropy) for _ in range(n)]
     public = [k.public_key for k in keys]
-    table_id = bytes(32)
-    sessions = [
-        DeckSession(s, n, n_cards, keys[s], public, table_id, 1, rng=SeededEntropy(seed + bytes([s])),
-                    proofs=proofs, shuffle_rounds=rounds)
+    seats = [
+        Seat(DeckSession(s, n, n_cards, keys[s], public, bytes(32), 1, rng=SeededEntropy(seed + bytes([s])),
+                         proofs=proofs), [0.0] * cores)
         for s in range(n)
     ]
-    free_at = [0.0] * n
-    cpu = [0.0] * n
-    mults = [0] * n
-    inbox: list[list[tuple[float, int, bytes, int]]] = [[] for _ in range(n)]
-    dealt_at = [None] * n
     order = 0
+    sent_bytes = 0
+    sent: list[bytes] = []
 
-    def run(seat: int, start_time: float, action) -> None:
-        nonlocal order
-        before = COUNTS["mul"]
+    def measure(seat: Seat, action: Callable[[], object]) -> tuple[object, float]:
+        before = MULTS[0]
         t0 = clock()
-        returned = action()
+        value = action()
         spent = clock() - t0
-        mults[seat] += COUNTS["mul"] - before
-        cpu[seat] += spent
-        end = start_time + spent
-        free_at[seat] = end
-        outgoing = (returned if isinstance(returned, list) else []) + sessions[seat].take_outgoing()
+        seat.mults += MULTS[0] - before
+        seat.cpu += spent
+        return value, spent
+
+    def after_main(index: int, end: float, returned: object) -> None:
+        nonlocal order, sent_bytes
+        seat = seats[index]
+        outgoing = (returned if isinstance(returned, list) else []) + seat.session.take_outgoing()
         for envelope in outgoing:
+            sent_bytes += len(envelope)
+            sent.append(envelope)
             for other in range(n):
-                if other != seat:
+                if other != index:
                     order += 1
-                    heapq.heappush(inbox[other], (end, order, envelope, seat))
-        for event in sessions[seat].take_events():
+                    heapq.heappush(seats[other].inbox, (end, order, envelope, index))
+        for job in seat.session.take_jobs():
+            order += 1
+            heapq.heappush(seat.jobs, (end, order, job))
+        for event in seat.session.take_events():
             if isinstance(event, Violation):
                 raise SystemExit(f"unexpected violation: {event}")
             if isinstance(event, HandDealt):
-                dealt_at[seat] = end
+                seat.dealt_at = end
 
-    for seat in range(n):
-        run(seat, 0.0, sessions[seat].start)
+    def core(seat: Seat) -> int:
+        return min(range(len(seat.cores)), key=seat.cores.__getitem__)
+
+    for index, seat in enumerate(seats):
+        returned, spent = measure(seat, seat.session.start)
+        seat.main_free = seat.cores[0] = spent
+        after_main(index, spent, returned)
     while True:
-        choices = []
-        for seat in range(n):
-            if inbox[seat]:
-                arrival = inbox[seat][0][0]
-                if arrival <= free_at[seat] or not sessions[seat].pending_work:
-                    choices.append((max(arrival, free_at[seat]), 0, seat))
-                    continue
-            if sessions[seat].pending_work:
-                choices.append((free_at[seat], 1, seat))
+        choices = []  # (start time, kind: 0 result, 1 message, 2 job, seat)
+        for index, seat in enumerate(seats):
+            free = seat.cores[core(seat)]
+            if seat.results:
+                choices.append((max(seat.results[0][0], seat.main_free, free), 0, index))
+            if seat.inbox:
+                choices.append((max(seat.inbox[0][0], seat.main_free, free), 1, index))
+            if seat.jobs:
+                choices.append((max(seat.jobs[0][0], free), 2, index))
         if not choices:
             break
-        start_time, kind, seat = min(choices)
+        start, kind, index = min(choices)
+        seat = seats[index]
+        c = core(seat)
+        if kind == 2:  # a proof job on a free core, beside the session's own work
+            _, _, job = heapq.heappop(seat.jobs)
+            result, spent = measure(seat, lambda: run_job(job))
+            seat.cores[c] = start + spent
+            order += 1
+            heapq.heappush(seat.results, (start + spent, order, job, result))
+            continue
         if kind == 0:
-            _, _, envelope, sender = heapq.heappop(inbox[seat])
-            run(seat, start_time, lambda: sessions[seat].receive(envelope, from_seat=sender))
+            _, _, job, result = heapq.heappop(seat.results)
+            returned, spent = measure(seat, lambda: seat.session.finish_job(job, result))
         else:
-            run(seat, start_time, sessions[seat].step)
-    if None in dealt_at:
+            _, _, envelope, sender = heapq.heappop(seat.inbox)
+            returned, spent = measure(seat, lambda: seat.session.receive(envelope, from_seat=sender))
+        seat.main_free = seat.cores[c] = start + spent
+        after_main(index, start + spent, returned)
+    if any(seat.dealt_at is None for seat in seats):
         raise SystemExit("the hand was not dealt")
-    return {"critical": max(dealt_at), "cpu": cpu, "mults": mults}
+    for seat in seats:  # the key reveals, for the hand's bytes and the audit
+        for envelope in seat.session.reveal_key():
+            sent_bytes += len(envelope)
+            sent.append(envelope)
+    audit: dict[bool, float] = {}
+    for from_keys in (True, False):
+        t0 = clock()
+        result = audit_hand(sent, n=n, n_cards=n_cards, peer_public_keys=public, table_id=bytes(32), hand_no=1,
+                            proofs=proofs, from_keys=from_keys)
+        audit[from_keys] = clock() - t0
+        if not result.ok:
+            raise SystemExit(f"the audit failed: {result.violation}")
+    return HandFigures(max(seat.dealt_at for seat in seats if seat.dealt_at is not None),
+                       max(seat.cpu for seat in seats), max(seat.mults for seat in seats), sent_bytes,
+                       audit[True], audit[False])
+
+
+def summary(n: int, n_cards: int, proofs: bool, cores: int, runs: int) -> dict[str, float]:
+    results = [run_hand(n, n_cards, proofs, cores, bytes([r])) for r in range(runs)]
+    return {name: statistics.median(getattr(r, name) for r in results)
+            for name in ("critical", "cpu", "mults", "bytes", "audit_keys", "audit_args")}
 
 
 def main() -> None:
@@ -122,30 +203,44 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cards", type=int, default=48)
     parser.add_argument("--seats", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=64)
+    parser.add_argument("--cores", type=int, nargs="+", default=[1, 2], help="cores per seat (default: 1 2)")
+    parser.add_argument("--no-growth", dest="growth", action="store_false", help="skip the seats/cards sweeps")
     args = parser.parse_args()
 
-    mult = one_mult()
-    point = crypto.hash_to_group(b"bench", b"p")
-    print(f"baseline (this run, median of 5): one crypto_scalarmult_ed25519_noclamp = {mult * 1e6:.1f} us; "
-          f"is_valid_point = {statistics.median(time_primitive(_is_valid, point) for _ in range(5)) * 1e6:.1f} us; "
-          f"add = {statistics.median(time_primitive(_add, point, point) for _ in range(5)) * 1e6:.1f} us")
-    print(f"{args.seats} seats, {args.cards} cards, shuffle proof {args.rounds} rounds; medians of {args.runs} runs; "
-          f"CPU = thread time\n")
+    for n_cards in {12, 24, 36, 48, 72, 96, args.cards}:  # one-time per process: the generators
+        crypto.shuffle_generators(n_cards)
+    unit = ed25519_unit()
+    mult = ristretto_mult()
+    print(f"unit (this run, median of 5): one Ed25519 crypto_scalarmult_ed25519_noclamp = {unit * 1e6:.1f} us; "
+          f"one ristretto255 scalarmult = {mult * 1e6:.1f} us ({mult / unit:.2f} units)")
+    print(f"{args.seats} seats, {args.cards} cards; medians of {args.runs} runs; CPU = thread time; "
+          f"'per seat' = the busiest seat\n")
     for proofs in (False, True):
-        results = [run_hand(args.seats, args.cards, proofs, args.rounds, bytes([r])) for r in range(args.runs)]
-        critical = statistics.median(r["critical"] for r in results)
-        print(f"proofs {'on ' if proofs else 'off'}: critical path {critical:.3f} s  "
-              f"({critical / mult:,.0f} x one mult)")
-        for seat in range(args.seats):
-            seat_cpu = statistics.median(r["cpu"][seat] for r in results)
-            seat_mults = statistics.median(r["mults"][seat] for r in results)
-            ratio = seat_cpu / (seat_mults * mult)
-            print(f"  seat {seat}: CPU {seat_cpu:.3f} s, {seat_mults:,.0f} scalar mults, "
-                  f"CPU / (mults x one mult) = {ratio:.2f}")
-        total_cpu = statistics.median(sum(r["cpu"]) for r in results)
-        total_mults = statistics.median(sum(r["mults"]) for r in results)
-        print(f"  all seats: CPU {total_cpu:.3f} s, {total_mults:,.0f} mults, overhead ratio {total_cpu / (total_mults * mult):.2f}\n")
+        for cores in args.cores if proofs else args.cores[:1]:
+            s = summary(args.seats, args.cards, proofs, cores, args.runs)
+            print(f"proofs {'on ' if proofs else 'off'}, {cores} core(s) a seat: "
+                  f"critical path {s['critical']:.3f} s = {s['critical'] / unit:,.0f} units; "
+                  f"CPU per seat {s['cpu']:.3f} s = {s['cpu'] / unit:,.0f} units; "
+                  f"{s['mults']:,.0f} mults per seat; deck bytes per hand {s['bytes']:,.0f}")
+            if proofs and cores == args.cores[0]:
+                print(f"  audit of the hand's deck (audit_hand, CPU): from the keys {s['audit_keys']:.3f} s = "
+                      f"{s['audit_keys'] / unit:,.0f} units; verifying every argument {s['audit_args']:.3f} s = "
+                      f"{s['audit_args'] / unit:,.0f} units")
+    if not args.growth:
+        return
+    cores = max(args.cores)
+    print(f"\ngrowth (proofs on, {cores} core(s) a seat, 1 run each): seats at {args.cards} cards")
+    for n in range(2, 9):
+        s = summary(n, args.cards, True, cores, 1)
+        print(f"  {n} seats: critical {s['critical']:.3f} s ({s['critical'] / unit:,.0f} u), "
+              f"CPU/seat {s['cpu']:.3f} s ({s['cpu'] / unit:,.0f} u), {s['mults']:,.0f} mults/seat, "
+              f"{s['bytes']:,.0f} bytes")
+    print(f"growth: cards at {args.seats} seats")
+    for n_cards in (12, 24, 36, 48, 72, 96):
+        s = summary(args.seats, n_cards, True, cores, 1)
+        print(f"  {n_cards} cards: critical {s['critical']:.3f} s ({s['critical'] / unit:,.0f} u), "
+              f"CPU/seat {s['cpu']:.3f} s ({s['cpu'] / unit:,.0f} u), {s['mults']:,.0f} mults/seat, "
+              f"{s['bytes']:,.0f} bytes")
 
 
 if __name__ == "__main__":

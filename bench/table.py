@@ -4,8 +4,8 @@ Each run plays one hand (``TableConfig(hands=1)``, setup included) twice over th
 trio mesh on 127.0.0.1, each peer driven by ``protocol.net.table.run_table`` with a
 seeded bot per seat and its transcript fsync-ed record by record:
 
-  real      ``protocol.session.TableSession``: seating, the mental-poker deal (shuffle
-            proofs on, ``--rounds`` rounds, unless ``--no-proofs``), every play a signed
+  real      ``protocol.session.TableSession``: seating, the mental-poker deal (its
+            shuffle arguments on unless ``--no-proofs``), every play a signed
             ``table/action`` with its card openings (DLEQ proofs), the key reveal at the end;
   baseline  the same ``TableSession`` with a trusted test dealer
             (``protocol.dealing.TrustedDealer``, named in the header): the same slot machine (the same
@@ -33,7 +33,7 @@ closest to four laptops: every peer has its own interpreter and GIL, the OS sche
 on this machine's cores), or four trio tasks in this process (``--mode tasks``; one GIL).
 Timestamps are CLOCK_MONOTONIC, one clock for every process of the machine.
 
-Usage: python bench/table.py [--runs 3] [--rounds 64] [--no-proofs]
+Usage: python bench/table.py [--runs 3] [--no-proofs]
        [--bot heuristic|random] [--seed 1] [--mode processes|tasks]
 """
 
@@ -245,8 +245,7 @@ def one_run(run: int, args: argparse.Namespace, directory: str) -> tuple[dict, d
     seed = args.seed * 1000 + run
     entropy = SeededEntropy(b"bench/table/identities/%d" % seed)
     identities = [Identity(entropy(32)) for _ in range(4)]
-    config = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=args.proofs,
-                         shuffle_rounds=args.rounds)
+    config = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=args.proofs)
     spec = {"seed": seed, "identities": identities, "config": config, "bot": args.bot, "dir": directory,
             "timeout": args.timeout}
     real = figures(play_table(dict(spec, label=f"real-{run}", table_id=entropy(32)), args.mode))
@@ -266,7 +265,6 @@ def one_run(run: int, args: argparse.Namespace, directory: str) -> tuple[dict, d
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="hands of each variant (default 3); medians")
-    parser.add_argument("--rounds", type=int, default=64, help="shuffle proof rounds (default 64)")
     parser.add_argument("--no-proofs", dest="proofs", action="store_false", help="deal without shuffle proofs")
     parser.add_argument("--bot", choices=sorted(BOTS), default="heuristic")
     parser.add_argument("--seed", type=int, default=1)
@@ -277,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.runs < 1:
         parser.error("--runs must be at least 1")
 
-    proofs = f"shuffle proofs {args.rounds} rounds" if args.proofs else "no shuffle proofs"
+    proofs = "shuffle arguments" if args.proofs else "no shuffle arguments"
     print(f"One hand over the real mesh on 127.0.0.1: four peers as {args.mode}, {args.bot} bots, {proofs}; "
           f"medians of {args.runs} run(s)", flush=True)
     reals, bases = [], []

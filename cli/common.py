@@ -50,7 +50,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
     return TableConfig(hands=args.hands,
                        options=TableOptions(lead_card=lead, lead_must_contain_3=args.lead_must_contain_3,
                                             running=args.running),
-                       proofs=not args.no_proofs, shuffle_rounds=args.shuffle_rounds)
+                       proofs=not args.no_proofs)
 
 
 # -- options ---------------------------------------------------------------------------
@@ -77,11 +77,8 @@ def add_table_options(parser: argparse.ArgumentParser, creating_only: bool = Fal
     group.add_argument("--bots", type=int, default=0, metavar="N", choices=range(0, 4),
                        help="fill N of the three other seats with bots (0-3): each is a 'sasaki join "
                             "--bot' process on this machine, its identity under DATA_DIR/bots/")
-    group.add_argument("--shuffle-rounds", type=positive, default=64, metavar="K",
-                       help="rounds of each shuffle proof (default 64: a cheating shuffler passes with "
-                            "chance 2^-K); fewer are faster and weaker, for slow machines and tests")
     group.add_argument("--no-proofs", action="store_true",
-                       help="skip the shuffle proofs (strips, openings and the end-of-hand key check "
+                       help="skip the shuffle arguments (strips, openings and the end-of-hand key check "
                             "still catch every cheat, but later)")
 
 

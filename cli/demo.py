@@ -50,8 +50,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="the old demo instead: four bots in this process, engine only, no network")
     parser.add_argument("--record", metavar="FILE", help="--local only: write the game record(s) here")
     add_seat_options(parser, "heuristic,heuristic,heuristic,heuristic")
-    parser.add_argument("--shuffle-rounds", type=positive, default=None, metavar="K",
-                        help="rounds of each shuffle proof (default 64); fewer are faster and weaker")
     parser.add_argument("--no-proofs", action="store_true", help="skip the shuffle proofs (faster)")
     parser.set_defaults(func=run)
 
@@ -72,8 +70,7 @@ def run(args: argparse.Namespace) -> int:
     ready.unlink(missing_ok=True)
     ready.with_suffix(".seats").unlink(missing_ok=True)
     common = ["--interface", "127.0.0.1", "--hands", str(args.hands), "--lead", args.lead]
-    extra = (["--shuffle-rounds", str(args.shuffle_rounds)] if args.shuffle_rounds else []) + \
-        (["--no-proofs"] if args.no_proofs else [])
+    extra = ["--no-proofs"] if args.no_proofs else []
     py = [sys.executable, "-P", "-m", "p2p_sasaki"]
     print(f"Demo in {directory}: four peers on 127.0.0.1, table code {code}, bot seed {seed}.", flush=True)
     transcripts = [directory / f"peer{i}.sasaki" for i in range(4)]

@@ -2,8 +2,14 @@
 
 The audit replays the envelopes through an observer :class:`~protocol.deck.DeckSession`
 (``seat=None``), so every check is the one the seats ran, defined once: signatures,
-commitments, every hop's elements, every shuffle proof, every strip and open proof, and
-every revealed key against its hop. With all keys in, it decrypts every position.
+commitments, every hop's elements, every strip and open proof, and every revealed key
+against its hop. With all keys in, it decrypts every position.
+
+From the keys first: a hand whose keys all came is checked hop by hop from them
+(:func:`~protocol.deck.hop_permutation`, N + 1 multiplications a hop), which proves more
+than the shuffle arguments, so those are not verified. Any other hand (a violation, a
+missing message or key) is replayed again in live order with every argument verified,
+and its first violation is the one the seats saw.
 """
 
 from __future__ import annotations
@@ -11,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from p2p_sasaki.protocol.crypto import DEFAULT_SHUFFLE_ROUNDS
-from p2p_sasaki.protocol.deck import CardOpened, DeckSession, Violation
+from p2p_sasaki.protocol.deck import CardOpened, DeckSession, HopMismatch, Violation, hop_permutation
+
+__all__ = ["AuditResult", "HopMismatch", "audit_hand", "hop_permutation"]
 
 
 @dataclass(frozen=True)
@@ -37,17 +44,30 @@ def audit_hand(
     table_id: bytes,
     hand_no: int,
     proofs: bool = True,
-    shuffle_rounds: int = DEFAULT_SHUFFLE_ROUNDS,
     first_slot: int = 0,
+    from_keys: bool = True,
 ) -> AuditResult:
     """Check a finished hand. Envelopes may come in any order a peer could have logged them.
 
     A message that is not authentic for this hand is a violation (``seat=None``: the file
     does not say who inserted it); a missing message blames the seat that owed it.
+    ``from_keys=False`` verifies every shuffle argument even when the keys are all in.
     """
+    envelopes = list(envelopes)
+    if from_keys and proofs:
+        result = _replay(envelopes, n, n_cards, peer_public_keys, table_id, hand_no, proofs, first_slot, True)
+        if result.ok:
+            return result
+    return _replay(envelopes, n, n_cards, peer_public_keys, table_id, hand_no, proofs, first_slot, False)
+
+
+def _replay(
+    envelopes: Sequence[bytes], n: int, n_cards: int, peer_public_keys: Sequence[bytes], table_id: bytes,
+    hand_no: int, proofs: bool, first_slot: int, defer: bool,
+) -> AuditResult:
     observer = DeckSession(
         None, n, n_cards, None, peer_public_keys, table_id, hand_no,
-        proofs=proofs, shuffle_rounds=shuffle_rounds, first_slot=first_slot,
+        proofs=proofs, first_slot=first_slot, defer_shuffle_arguments=defer,
     )
     opened: list[CardOpened] = []
 

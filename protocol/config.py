@@ -29,7 +29,6 @@ class TableConfig:
     hands: int = 2
     options: TableOptions = TableOptions(lead_card="3H")
     proofs: bool = True
-    shuffle_rounds: int = 64
     game: Game | None = None
     dealer: bytes = b""
 
@@ -44,14 +43,14 @@ def dealer_of(config: TableConfig) -> Dealer:
     check_dealer(config.dealer)
     if config.dealer:
         return TrustedDealer(config.dealer)
-    return MentalPokerDeck(config.proofs, config.shuffle_rounds)
+    return MentalPokerDeck(config.proofs)
 
 
 def header_of(table_id: bytes, roster_keys: Sequence[bytes], config: TableConfig) -> TranscriptHeader:
     """The transcript header (and the table's options frame) of a config."""
     game = game_of(config)
     return TranscriptHeader(bytes(table_id), tuple(bytes(k) for k in roster_keys), config.hands, game.name,
-                            game.options_bytes(), config.proofs, config.shuffle_rounds, config.dealer)
+                            game.options_bytes(), config.proofs, config.dealer)
 
 
 def config_of(header: TranscriptHeader, games: Mapping[str, GameFactory] = GAMES) -> TableConfig:
@@ -63,6 +62,6 @@ def config_of(header: TranscriptHeader, games: Mapping[str, GameFactory] = GAMES
     check_dealer(header.dealer)
     game = factory(header.game_options)
     if isinstance(game, SasakiGame):  # Sasaki is the config's default game: its options say it all
-        return TableConfig(header.hands, game.options, header.proofs, header.shuffle_rounds, dealer=header.dealer)
-    return TableConfig(header.hands, TableConfig.options, header.proofs, header.shuffle_rounds, game=game,
+        return TableConfig(header.hands, game.options, header.proofs, dealer=header.dealer)
+    return TableConfig(header.hands, TableConfig.options, header.proofs, game=game,
                        dealer=header.dealer)

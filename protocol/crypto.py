@@ -1,6 +1,6 @@
 """All the cryptography of the table, as small pure functions.
 
-This is the only module that imports ``nacl``, ``cryptography`` or ``spake2``
+This is the only module that imports ``rbcl``, ``cryptography`` or ``spake2``
 (tests/test_layers.py), and it defines every domain tag of the protocol (section 1).
 Randomness is injected as an *entropy function* ``entropy(n) -> n bytes`` (like the
 ``entropy_f`` of python-spake2): production code passes :func:`system_entropy`, tests
@@ -8,31 +8,35 @@ pass a :class:`SeededEntropy` so every output is byte-identical from a seed.
 
 Sections:
   1. errors, entropy, hashing with domain separation
-  2. the group (Ed25519 prime-order subgroup through PyNaCl), behind ``Group``
+  2. the group (ristretto255 through libsodium, bundled by rbcl), behind ``Group``
   3. hash commitments
   4. Chaum-Pedersen DLEQ proofs
-  5. the cut-and-choose shuffle proof
+  5. the shuffle argument (the hop's proof; the old cut-and-choose proof is a test
+     oracle in tests/protocol/cut_and_choose.py, not on the wire)
   6. Ed25519 identities and signatures (``cryptography``), weak-key check
   7. the join channel (SPAKE2, HKDF, ChaCha20-Poly1305) and the handshake transcripts
 
-Encodings (docs/protocol.md, "Encodings"): points are 32-byte canonical Ed25519
-encodings; scalars are 32-byte little-endian integers < L; every hash input is framed as
+Encodings (docs/protocol.md, "Encodings"): points are 32-byte canonical ristretto255
+encodings (never the identity); scalars are 32-byte little-endian integers < L; every hash input is framed as
 ``u8(len(tag)) || tag || (u32be(len(part)) || part)*``.
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import hashlib
+import itertools
 import os
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-import nacl.bindings as _sodium
-import nacl.exceptions as _nacl_exceptions
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from rbcl import _sodium  # libsodium's ctypes handle, loaded (bundled) by rbcl
 
 # ---------------------------------------------------------------------------------------
 # 1. Errors, entropy, hashing
@@ -56,10 +60,10 @@ class SeededEntropy:
     """A deterministic entropy stream for tests and test vectors, never for play.
 
     Block i is ``SHA-512(u8(len(tag)) || tag || u32be(len(seed)) || seed || u32be(8) ||
-    u64be(i))`` with tag ``p2p-sasaki/v1/test-entropy``; the stream is the concatenation.
+    u64be(i))`` with tag ``p2p-sasaki/v2/test-entropy``; the stream is the concatenation.
 
     >>> SeededEntropy(b"seed")(4).hex()
-    'f2a0e5b2'
+    '804e25b5'
     """
 
     def __init__(self, seed: bytes) -> None:
@@ -100,16 +104,17 @@ def hash32(tag: bytes, *parts: bytes) -> bytes:
 
 
 # Domain tags: every tag of the protocol, here and nowhere else (docs/protocol.md,
-# "Hash inputs"). They are fixed strings: the "v1" in them names the tag scheme, not the
-# protocol version (PROTOCOL_VERSION, messages.py), which the transcript header, the
-# envelopes and the handshake messages carry and the hashes bind through them. A
-# change of meaning gets a new tag, never a reused one.
+# "Hash inputs"). They are fixed strings under one prefix, "p2p-sasaki/v2/": version 2
+# changed the group (ristretto255) and the hop's proof, so every tag moved to the new
+# prefix together. The protocol version itself (PROTOCOL_VERSION, messages.py) is also
+# carried by the transcript header, the envelopes and the handshake messages, and the
+# hashes bind it through them. A change of meaning gets a new tag, never a reused one.
 
-TAG_PREFIX = b"p2p-sasaki/v1/"
+TAG_PREFIX = b"p2p-sasaki/v2/"
 
 
 def domain_tag(name: str) -> bytes:
-    """``p2p-sasaki/v1/<name>``."""
+    """``p2p-sasaki/v2/<name>``."""
     return TAG_PREFIX + name.encode("ascii")
 
 
@@ -121,8 +126,13 @@ TAG_NONCE_COMMIT = domain_tag("nonce-commit")
 TAG_HAND_ID = domain_tag("hand-id")
 TAG_DLEQ = domain_tag("dleq")
 TAG_DLEQ_NONCE = domain_tag("dleq-nonce")
-TAG_SHUFFLE_COMMIT = domain_tag("shuffle-commit")
-TAG_SHUFFLE_CHALLENGE = domain_tag("shuffle-challenge")
+TAG_DLEQ_BATCH = domain_tag("dleq-batch")
+TAG_SHUFFLE_GENERATOR = domain_tag("shuffle-generator")
+TAG_SHUFFLE_NONCE = domain_tag("shuffle-nonce")
+TAG_SHUFFLE_STATEMENT = domain_tag("shuffle-statement")
+TAG_SHUFFLE_CHALLENGE_A = domain_tag("shuffle-challenge-a")
+TAG_SHUFFLE_CHALLENGE_YZ = domain_tag("shuffle-challenge-yz")
+TAG_SHUFFLE_CHALLENGE_U = domain_tag("shuffle-challenge-u")
 # the table (protocol/session.py)
 TAG_ROSTER = domain_tag("roster")
 TAG_CHAIN_START = domain_tag("chain-start")
@@ -184,17 +194,34 @@ def is_permutation(perm: Sequence[int], n: int) -> bool:
 # ---------------------------------------------------------------------------------------
 # 2. The group
 # ---------------------------------------------------------------------------------------
+# ristretto255 (RFC 9496) through libsodium as bundled by ``rbcl``: wheels for Linux,
+# macOS and Windows carry their own libsodium, so no system library is needed (pysodium
+# would need one; PyNaCl has no ristretto255). The hot calls go straight to rbcl's
+# ctypes handle on libsodium; rbcl's own wrappers add argument checks we do here once.
 
 L = 2**252 + 27742317777372353535851937790883648493
-"""The order of the Ed25519 prime-order subgroup."""
+"""The order of the ristretto255 group."""
+
+IDENTITY = bytes(32)
+"""The encoding of the identity element: valid for libsodium, never accepted from a peer."""
+
+
+def _well_formed(element: bytes) -> bool:
+    """32 bytes with the top bit clear. libsodium 1.0.18 (rbcl's) ignores that bit when it
+    decodes, so an encoding with it set would be a second, non-canonical name of a point."""
+    return isinstance(element, bytes) and len(element) == 32 and element[31] < 0x80
+
+
+def _buffer() -> Any:
+    return ctypes.create_string_buffer(32)
 
 
 class Group:
-    """The prime-order group the deck works in: the Ed25519 subgroup of order L.
+    """The prime-order group the deck works in: ristretto255, of order L.
 
-    Elements are 32-byte canonical encodings; scalars are Python ints in [1, L).
-    Every function here that takes a received element validates it; anything libsodium
-    refuses becomes a :class:`CryptoError`. Another group could replace this class.
+    Elements are 32-byte canonical encodings; scalars are Python ints. Every function
+    here that takes a received element validates it; anything libsodium refuses becomes
+    a :class:`CryptoError`. Another group could replace this class.
     """
 
     ELEMENT_BYTES = 32
@@ -203,62 +230,87 @@ class Group:
 
     @staticmethod
     def is_valid(element: bytes) -> bool:
-        """Canonical, on the curve, in the prime-order subgroup and not the identity."""
+        """A canonical ristretto255 encoding and not the identity."""
         return (
-            isinstance(element, bytes)
-            and len(element) == 32
-            and bool(_sodium.crypto_core_ed25519_is_valid_point(element))
+            _well_formed(element)
+            and element != IDENTITY
+            and _sodium.crypto_core_ristretto255_is_valid_point(element) == 1
         )
 
     @staticmethod
     def mul(scalar: int, element: bytes) -> bytes:
-        """scalar * element. libsodium re-checks the element and refuses the identity."""
-        try:
-            return _sodium.crypto_scalarmult_ed25519_noclamp(scalar.to_bytes(32, "little"), element)
-        except (_nacl_exceptions.CryptoError, TypeError, ValueError) as exc:
-            raise CryptoError("scalar multiplication refused an element") from exc
+        """scalar * element, scalar taken mod L. libsodium decodes the element (refusing a
+        non-canonical encoding) and refuses an identity result (so a zero scalar too)."""
+        if not _well_formed(element):
+            raise CryptoError("an element is 32 bytes, top bit clear")
+        out = _buffer()
+        if _sodium.crypto_scalarmult_ristretto255(out, (scalar % L).to_bytes(32, "little"), element) != 0:
+            raise CryptoError("scalar multiplication refused an element")
+        raw: bytes = out.raw
+        return raw
 
     @staticmethod
     def base_mul(scalar: int) -> bytes:
-        try:
-            return _sodium.crypto_scalarmult_ed25519_base_noclamp(scalar.to_bytes(32, "little"))
-        except (_nacl_exceptions.CryptoError, TypeError, ValueError) as exc:
-            raise CryptoError("base multiplication gave the identity") from exc
+        out = _buffer()
+        if _sodium.crypto_scalarmult_ristretto255_base(out, (scalar % L).to_bytes(32, "little")) != 0:
+            raise CryptoError("base multiplication gave the identity")
+        raw: bytes = out.raw
+        return raw
 
     @staticmethod
     def add(a: bytes, b: bytes) -> bytes:
-        try:
-            return _sodium.crypto_core_ed25519_add(a, b)
-        except (_nacl_exceptions.CryptoError, TypeError, ValueError) as exc:
-            raise CryptoError("point addition refused an element") from exc
+        """a + b (the identity, 32 zero bytes, is a valid operand and result here)."""
+        if not (_well_formed(a) and _well_formed(b)):
+            raise CryptoError("an element is 32 bytes, top bit clear")
+        out = _buffer()
+        if _sodium.crypto_core_ristretto255_add(out, a, b) != 0:
+            raise CryptoError("point addition refused an element")
+        raw: bytes = out.raw
+        return raw
 
     @staticmethod
-    def from_uniform(data32: bytes) -> bytes:
-        """Elligator 2 onto the curve, cofactor cleared (libsodium from_uniform)."""
-        element = _sodium.crypto_core_ed25519_from_uniform(data32)
-        if not Group.is_valid(element):  # the identity, with negligible probability
+    def msm(terms: Iterable[tuple[int, bytes]]) -> bytes:
+        """sum(s * P) over the terms, scalars mod L; zero scalars are skipped and the empty
+        sum is :data:`IDENTITY` (libsodium has no multi-scalar multiplication)."""
+        acc = IDENTITY
+        for scalar, element in terms:
+            scalar %= L
+            if scalar == 1:  # no multiplication for a plain sum
+                acc = Group.add(acc, element)
+            elif scalar:
+                acc = Group.add(acc, Group.mul(scalar, element))
+        return acc
+
+    @staticmethod
+    def from_hash(data64: bytes) -> bytes:
+        """ristretto255 from_hash (RFC 9496 one-way map) of 64 uniform bytes."""
+        if len(data64) != 64:
+            raise ValueError("from_hash takes 64 bytes")
+        out = _buffer()
+        _sodium.crypto_core_ristretto255_from_hash(out, data64)
+        if not Group.is_valid(out.raw):  # the identity, with negligible probability
             raise CryptoError("hash to group gave an invalid element")
-        return element
+        raw: bytes = out.raw
+        return raw
 
 
 G = Group
 
 
 def hash_to_group(tag: bytes, *parts: bytes) -> bytes:
-    """``from_uniform(SHA-512(framed tag and parts)[:32])``: nobody knows its logarithm."""
-    return G.from_uniform(hash_parts(tag, *parts)[:32])
+    """``from_hash(SHA-512(framed tag and parts))``: nobody knows its logarithm."""
+    return G.from_hash(hash_parts(tag, *parts))
 
 
 def hash_to_scalar(tag: bytes, *parts: bytes) -> int:
-    """The 64-byte framed SHA-512 reduced mod L (``crypto_core_ed25519_scalar_reduce``)."""
-    reduced = _sodium.crypto_core_ed25519_scalar_reduce(hash_parts(tag, *parts))
-    return int.from_bytes(reduced, "little")
+    """The 64-byte framed SHA-512 read little-endian and reduced mod L."""
+    return int.from_bytes(hash_parts(tag, *parts), "little") % L
 
 
 def random_scalar(entropy: Entropy) -> int:
     """A uniform nonzero scalar: 64 entropy bytes reduced mod L (retry on zero)."""
     while True:
-        value = int.from_bytes(_sodium.crypto_core_ed25519_scalar_reduce(entropy(64)), "little")
+        value = int.from_bytes(entropy(64), "little") % L
         if value:
             return value
 
@@ -378,62 +430,137 @@ def dleq_verify(ctx: ProofContext, g: bytes, gx: bytes, h: bytes, hx: bytes, pro
     return _dleq_challenge(ctx, g, gx, h, hx, a, b) == c
 
 
-# ---------------------------------------------------------------------------------------
-# 5. The cut-and-choose shuffle proof
-# ---------------------------------------------------------------------------------------
-# Statement: out_deck[i] == x * in_deck[pi[i]] for all i and out_base == x * in_base.
-# Round r: the prover draws y_r, sigma_r and commits by hash to the intermediate deck
-# E_r = y_r * permute(in_deck, sigma_r) with base y_r * in_base. The challenge bits are
-# hashed over the context, the statement and all k commitments at once. Bit 0 opens
-# (y_r, sigma_r), checked from the input side; bit 1 opens (z_r = y_r / x,
-# tau_r = pi^-1 o sigma_r), checked from the output side: E_r = z_r * permute(out, tau_r).
+def _batch(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes]) -> tuple[bytes, bytes]:
+    """(sum c_k*h_k, sum c_k*hx_k) with c_k = HS(dleq-batch, ctx, g, gx, u32(K), h..., hx..., u32(k))."""
+    if len(hs) != len(hxs) or not hs:
+        raise CryptoError("a batch needs as many h as hx, at least one")
+    for element in (*hs, *hxs):
+        check_element(element, "batched element")
+    seed = hash_parts(TAG_DLEQ_BATCH, *ctx.parts(), g, gx, u32(len(hs)), *hs, *hxs)
+    coefficients = [hash_to_scalar(TAG_DLEQ_BATCH, seed, u32(k)) for k in range(len(hs))]
+    return G.msm(zip(coefficients, hs)), G.msm(zip(coefficients, hxs))
 
-DEFAULT_SHUFFLE_ROUNDS = 64
+
+def dleq_batch_prove(
+    ctx: ProofContext, x: int, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes], entropy: Entropy
+) -> bytes:
+    """One DLEQ proof that log_g(gx) == log_{h_k}(hx_k) for every k: the DLEQ of the
+    hash-weighted sums (a false pair survives the weighting with probability 1/L)."""
+    h, hx = _batch(ctx, g, gx, hs, hxs)
+    return dleq_prove(ctx, x, g, gx, h, hx, entropy)
+
+
+def dleq_batch_verify(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes], proof: bytes) -> bool:
+    """True iff ``proof`` shows log_g(gx) == log_{h_k}(hx_k) for every k. Never raises."""
+    try:
+        h, hx = _batch(ctx, g, gx, hs, hxs)
+    except CryptoError:
+        return False
+    return dleq_verify(ctx, g, gx, h, hx, proof)
+
+
+# ---------------------------------------------------------------------------------------
+# 5. The shuffle argument
+# ---------------------------------------------------------------------------------------
+# Statement: T_i = x * M_p[i] (i = 0..n-1) and B' = x * B, for one secret x and one
+# permutation p (a gather). A Bayer-Groth (EUROCRYPT 2012) shuffle argument adapted to
+# this same-scalar exponent shuffle; docs/protocol.md, "Shuffle argument", has the
+# equations, the soundness argument and the references. com(v; r) = sum v_i*G_i + r*H is a
+# Pedersen vector commitment under generators nobody knows a relation between.
+#   1. c_A = com(p; r_A)                       the permutation, fixed before any challenge
+#   2. a_j = challenges;  c_B = com(b; r_B), b_i = a_p[i]    the challenges, permuted
+#   3. y, z: d_i = y*p[i] + b_i - z, committed in c_D = y*c_A + c_B - z*sum(G), and
+#      prod d_i = prod_j (y*j + a_j - z)      (Bayer-Groth single-value product argument)
+#      together with sum d_i*T_i = x*W - z*sum T_i, W = sum_j (y*j + a_j)*M_j, and B' = x*B
+#      (a sigma protocol on (d, x) that reuses the product argument's opening of c_D)
+#   4. u: the responses of both.
+# Sizes: 7 elements and 2n + 1 scalars; about 7n multiplications to prove, 4n to verify.
+
+SHUFFLE_ARGUMENT_ELEMENTS = 7
+
+
+def shuffle_argument_scalars(n: int) -> int:
+    """The number of scalars in the argument for an n-card deck: 2n + 1."""
+    return 2 * n + 1
 
 
 @dataclass(frozen=True)
-class ShuffleOpening:
-    """One round's opening: a scalar and a permutation (gather) of deck positions."""
+class ShuffleArgument:
+    """The argument for one hop, in wire form (32-byte elements and scalars).
 
-    scalar: bytes
-    perm: tuple[int, ...]
+    ``elements``: c_A, c_B, c_f, c_delta, c_Delta, K, K_B.
+    ``scalars``: a~_0..a~_{n-1}, b~_1..b~_{n-2}, r~, s~, s_x.
+    """
+
+    elements: tuple[bytes, ...]
+    scalars: tuple[bytes, ...]
+
+    @property
+    def n(self) -> int:
+        """The deck size the argument is for (from its length; checked on verification)."""
+        return (len(self.scalars) - 1) // 2
 
 
-def _shuffle_commitment(deck: Sequence[bytes], base: bytes) -> bytes:
-    return hash32(TAG_SHUFFLE_COMMIT, base, *deck)
+@functools.lru_cache(maxsize=16)
+def shuffle_generators(n: int) -> tuple[tuple[bytes, ...], bytes, bytes]:
+    """(G_0..G_{n-1}, H, sum G_i): G_i = HG(generator tag, u32(i)), H = HG(generator tag,
+    "h"). Hash to group, so nobody knows a relation between them."""
+    gens = tuple(hash_to_group(TAG_SHUFFLE_GENERATOR, u32(i)) for i in range(n))
+    h = hash_to_group(TAG_SHUFFLE_GENERATOR, b"h")
+    return gens, h, G.msm((1, g) for g in gens)
 
 
-def _reencrypt(scalar: int, deck: Sequence[bytes], base: bytes, perm: Sequence[int]) -> tuple[tuple[bytes, ...], bytes]:
-    return tuple(G.mul(scalar, deck[p]) for p in perm), G.mul(scalar, base)
+def _commit(gens: Sequence[bytes], h: bytes, values: Sequence[int], blind: int) -> bytes:
+    return G.msm([*zip(values, gens), (blind, h)])
 
 
-def shuffle_challenge_bits(
-    ctx: ProofContext,
-    in_deck: Sequence[bytes],
-    in_base: bytes,
-    out_deck: Sequence[bytes],
-    out_base: bytes,
-    commitments: Sequence[bytes],
-) -> list[int]:
-    """k challenge bits: bit r is bit (r mod 8) of byte r // 8 of the challenge hash."""
-    k = len(commitments)
-    stream = b""
-    counter = 0
-    while len(stream) * 8 < k:
-        stream += hash_parts(
-            TAG_SHUFFLE_CHALLENGE, *ctx.parts(), u32(len(in_deck)), in_base, *in_deck,
-            out_base, *out_deck, u32(k), *commitments, u32(counter),
-        )
-        counter += 1
-    return [(stream[r // 8] >> (r % 8)) & 1 for r in range(k)]
+def _read_scalar(data: bytes) -> int:
+    """A received response scalar: 32 bytes, canonical (< L); zero is allowed."""
+    if not isinstance(data, bytes) or len(data) != 32:
+        raise CryptoError("a scalar is 32 bytes")
+    value = int.from_bytes(data, "little")
+    if value >= L:
+        raise CryptoError("a scalar must be below the group order")
+    return value
+
+
+def _statement_hash(
+    ctx: ProofContext, in_deck: Sequence[bytes], in_base: bytes, out_deck: Sequence[bytes], out_base: bytes,
+    c_perm: bytes,
+) -> bytes:
+    gens, h, _ = shuffle_generators(len(in_deck))
+    return hash_parts(
+        TAG_SHUFFLE_STATEMENT, *ctx.parts(), u32(len(in_deck)), in_base, *in_deck, out_base, *out_deck,
+        h, *gens, c_perm,
+    )
+
+
+def _challenges_a(t1: bytes, n: int) -> list[int]:
+    return [hash_to_scalar(TAG_SHUFFLE_CHALLENGE_A, t1, u32(j)) for j in range(n)]
+
+
+def _challenges_yz(t1: bytes, c_keys: bytes) -> tuple[bytes, int, int]:
+    t2 = hash_parts(TAG_SHUFFLE_CHALLENGE_YZ, t1, c_keys)
+    return t2, hash_to_scalar(TAG_SHUFFLE_CHALLENGE_YZ, t2, b"y"), hash_to_scalar(TAG_SHUFFLE_CHALLENGE_YZ, t2, b"z")
+
+
+def _challenge_u(t2: bytes, elements: Sequence[bytes]) -> int:
+    return hash_to_scalar(TAG_SHUFFLE_CHALLENGE_U, t2, *elements)
+
+
+def _target_product(a: Sequence[int], y: int, z: int) -> int:
+    product = 1
+    for j, a_j in enumerate(a):
+        product = product * ((y * j + a_j - z) % L) % L
+    return product
 
 
 def shuffle(x: int, perm: Sequence[int], deck: Sequence[bytes], base: bytes) -> tuple[tuple[bytes, ...], bytes]:
     """One shuffle hop: ``(x * permute(deck, perm), x * base)``."""
-    return _reencrypt(x, deck, base, perm)
+    return tuple(G.mul(x, deck[p]) for p in perm), G.mul(x, base)
 
 
-def shuffle_prove(
+def shuffle_argument_prove(
     ctx: ProofContext,
     x: int,
     perm: Sequence[int],
@@ -442,58 +569,117 @@ def shuffle_prove(
     out_deck: Sequence[bytes],
     out_base: bytes,
     entropy: Entropy,
-    rounds: int = DEFAULT_SHUFFLE_ROUNDS,
-) -> tuple[tuple[bytes, ...], tuple[ShuffleOpening, ...]]:
-    """The commitments and openings proving ``out = x * permute(in, perm)``."""
+) -> ShuffleArgument:
+    """The argument that ``out = x * permute(in, perm)`` and ``out_base = x * in_base``.
+
+    Its random scalars are hedged: hashed from x, 32 fresh entropy bytes and the statement.
+    """
     n = len(in_deck)
-    secrets_ = []
-    commitments = []
-    for _ in range(rounds):
-        y = random_scalar(entropy)
-        sigma = random_permutation(entropy, n)
-        e_deck, e_base = _reencrypt(y, in_deck, in_base, sigma)
-        secrets_.append((y, sigma))
-        commitments.append(_shuffle_commitment(e_deck, e_base))
-    bits = shuffle_challenge_bits(ctx, in_deck, in_base, out_deck, out_base, commitments)
-    x_inv = scalar_inverse(x)
-    perm_inv = invert_permutation(perm)
-    openings = []
-    for (y, sigma), bit in zip(secrets_, bits):
-        if bit == 0:
-            openings.append(ShuffleOpening(scalar_bytes(y), sigma))
-        else:
-            tau = tuple(perm_inv[s] for s in sigma)
-            openings.append(ShuffleOpening(scalar_bytes(y * x_inv % L), tau))
-    return tuple(commitments), tuple(openings)
+    if n < 2 or len(out_deck) != n or not is_permutation(perm, n):
+        raise ValueError("a shuffle argument needs n >= 2 cards and a permutation of them")
+    return _prove_any(ctx, x, perm, in_deck, in_base, out_deck, out_base, entropy)
 
 
-def shuffle_verify(
+def _prove_any(
+    ctx: ProofContext, x: int, perm: Sequence[int], in_deck: Sequence[bytes], in_base: bytes,
+    out_deck: Sequence[bytes], out_base: bytes, entropy: Entropy,
+) -> ShuffleArgument:
+    """The prover's steps for any index vector ``perm`` (tests run it as a cheater would,
+    with a vector that is not a permutation)."""
+    n = len(in_deck)
+    gens, h, _ = shuffle_generators(n)
+    seed = hash_parts(TAG_SHUFFLE_NONCE, scalar_bytes(x), entropy(32), *ctx.parts(), in_base, out_base, *out_deck)
+    counter = itertools.count()
+
+    def rand() -> int:
+        return hash_to_scalar(TAG_SHUFFLE_NONCE, seed, u32(next(counter)))
+
+    # 1. the permutation
+    r_perm = rand()
+    c_perm = _commit(gens, h, perm, r_perm)
+    t1 = _statement_hash(ctx, in_deck, in_base, out_deck, out_base, c_perm)
+    # 2. the permuted challenges
+    a = _challenges_a(t1, n)
+    b = [a[p] for p in perm]
+    r_keys = rand()
+    c_keys = _commit(gens, h, b, r_keys)
+    t2, y, z = _challenges_yz(t1, c_keys)
+    # 3a. single-value product argument for d = y*perm + b - z under c_D
+    d = [(y * p + b_i - z) % L for p, b_i in zip(perm, b)]
+    r_d = (y * r_perm + r_keys) % L
+    running = list(itertools.accumulate(d, lambda acc, v: acc * v % L))
+    f = [rand() for _ in range(n)]
+    r_f = rand()
+    delta = [f[0], *(rand() for _ in range(n - 2)), 0]
+    s_1, s_x_blind = rand(), rand()
+    c_blind = _commit(gens, h, f, r_f)
+    c_delta = _commit(gens, h, [-delta[i] * f[i + 1] % L for i in range(n - 1)], s_1)
+    c_diff = _commit(
+        gens, h, [(delta[i + 1] - d[i + 1] * delta[i] - running[i] * f[i + 1]) % L for i in range(n - 1)], s_x_blind
+    )
+    # 3b. same-scalar sigma protocol on (d, x): sum d_i*T_i + z*sum T_i = x*W, B' = x*B
+    w_sum = G.msm((y * j + a_j, m) for j, (a_j, m) in enumerate(zip(a, in_deck)))
+    xi = rand()
+    k_deck = G.msm([*zip(f, out_deck), (-xi, w_sum)])
+    k_base = G.mul(xi, in_base)
+    elements = (c_perm, c_keys, c_blind, c_delta, c_diff, k_deck, k_base)
+    # 4. responses
+    u = _challenge_u(t2, elements)
+    a_tilde = [(u * d_i + f_i) % L for d_i, f_i in zip(d, f)]
+    b_tilde = [(u * running[i] + delta[i]) % L for i in range(1, n - 1)]
+    tail = [(u * r_d + r_f) % L, (u * s_x_blind + s_1) % L, (xi + u * x) % L]
+    return ShuffleArgument(elements, tuple(scalar_bytes(v) for v in (*a_tilde, *b_tilde, *tail)))
+
+
+def shuffle_argument_verify(
     ctx: ProofContext,
     in_deck: Sequence[bytes],
     in_base: bytes,
     out_deck: Sequence[bytes],
     out_base: bytes,
-    commitments: Sequence[bytes],
-    openings: Sequence[ShuffleOpening],
-    min_rounds: int = DEFAULT_SHUFFLE_ROUNDS,
+    argument: ShuffleArgument,
 ) -> bool:
-    """True iff the proof shows ``out`` is a re-keyed permutation of ``in``. Never raises.
-
-    The decks themselves must already have been validated (valid, distinct elements).
-    """
+    """True iff ``argument`` shows ``out`` is ``in`` permuted and raised to one scalar, for
+    this context. Never raises. The decks must already be valid, distinct elements; the
+    argument's lengths must be exactly those for this deck (7 elements, 2n + 1 scalars)."""
     try:
         n = len(in_deck)
-        if len(out_deck) != n or len(commitments) != len(openings) or len(commitments) < min_rounds:
+        if (
+            n < 2
+            or len(out_deck) != n
+            or len(argument.elements) != SHUFFLE_ARGUMENT_ELEMENTS
+            or len(argument.scalars) != shuffle_argument_scalars(n)
+        ):
             return False
-        bits = shuffle_challenge_bits(ctx, in_deck, in_base, out_deck, out_base, commitments)
-        for commitment, opening, bit in zip(commitments, openings, bits):
-            scalar = scalar_from_bytes(opening.scalar)
-            if not is_permutation(opening.perm, n):
-                return False
-            source, source_base = (in_deck, in_base) if bit == 0 else (out_deck, out_base)
-            e_deck, e_base = _reencrypt(scalar, source, source_base, opening.perm)
-            if _shuffle_commitment(e_deck, e_base) != commitment:
-                return False
+        for element in argument.elements:
+            check_element(element, "argument element")
+        values = [_read_scalar(s) for s in argument.scalars]
+        a_tilde, b_mid = values[:n], values[n : 2 * n - 2]
+        r_tilde, s_tilde, s_x = values[2 * n - 2 :]
+        c_perm, c_keys, c_blind, c_delta, c_diff, k_deck, k_base = argument.elements
+        gens, h, g_sum = shuffle_generators(n)
+
+        t1 = _statement_hash(ctx, in_deck, in_base, out_deck, out_base, c_perm)
+        a = _challenges_a(t1, n)
+        t2, y, z = _challenges_yz(t1, c_keys)
+        u = _challenge_u(t2, argument.elements)
+        target = _target_product(a, y, z)
+        b_tilde = [a_tilde[0], *b_mid, u * target % L]
+
+        # single-value product argument on c_D = y*c_A + c_B - z*sum(G)
+        #   u*c_D + c_f == com(a~; r~)
+        if G.msm([(u * y, c_perm), (u, c_keys), (-u * z, g_sum), (1, c_blind)]) != _commit(gens, h, a_tilde, r_tilde):
+            return False
+        #   u*c_Delta + c_delta == com(u*b~_{i+1} - b~_i*a~_{i+1}; s~)
+        diffs = [(u * b_tilde[i + 1] - b_tilde[i] * a_tilde[i + 1]) % L for i in range(n - 1)]
+        if G.msm([(u, c_diff), (1, c_delta)]) != _commit(gens, h, diffs, s_tilde):
+            return False
+        # same-scalar sigma protocol: K == sum (a~_i + u*z)*T_i - s_x*W
+        w_sum = G.msm((y * j + a_j, m) for j, (a_j, m) in enumerate(zip(a, in_deck)))
+        if k_deck != G.msm([*((a_i + u * z, t) for a_i, t in zip(a_tilde, out_deck)), (-s_x, w_sum)]):
+            return False
+        if G.msm([(1, k_base), (u, out_base)]) != G.msm([(s_x, in_base)]):
+            return False
     except CryptoError:
         return False
     return True
@@ -540,7 +726,8 @@ def verify_signature(public_key: bytes, data: bytes, signature: bytes) -> bool:
 
 
 def is_acceptable_identity_key(public_key: bytes) -> bool:
-    """True iff ``public_key`` is a canonical Ed25519 point of the prime-order subgroup,
+    """True iff ``public_key`` is a canonical Ed25519 point of the prime-order subgroup
+    (libsodium's check, through rbcl's handle like the group's calls),
     not the identity and not of small order (a weak key would let one signature verify
     for many messages). Every key is checked when it joins a table. Never raises.
 

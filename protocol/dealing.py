@@ -23,7 +23,8 @@ from typing import Protocol, Union
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import CryptoError, Entropy, IdentityKey, SeededEntropy, u32
 from p2p_sasaki.protocol.deck import (
-    DeckSession, HandDealt, HandIdAgreed, KeyMismatch, ShuffleAccepted, ShuffleVerified, Violation,
+    DeckJob, DeckSession, DeckUsageError, HandDealt, HandIdAgreed, JobResult, KeyMismatch, ShuffleAccepted,
+    ShuffleVerified, Violation,
 )
 from p2p_sasaki.protocol.events import DealProgress
 from p2p_sasaki.protocol.messages import (
@@ -33,7 +34,7 @@ from p2p_sasaki.protocol.messages import (
 
 __all__ = [
     "TEST_DEALER_PREFIX", "HandSetup", "CardsDealt", "SourceError", "CardSource", "Dealer", "MentalPokerDeck",
-    "RevealedKeys", "TrustedDealer", "check_dealer",
+    "RevealedKeys", "TrustedDealer", "check_dealer", "DeckJob", "JobResult", "DeckUsageError",
 ]
 
 TEST_DEALER_PREFIX = b"p2p-sasaki/test-dealer/"
@@ -92,6 +93,8 @@ class CardSource(Protocol):
     def expected(self, slot: int) -> frozenset[int]: ...
     def receive(self, message: SignedMessage) -> None: ...
     def step(self) -> bool: ...
+    def take_jobs(self) -> list[DeckJob]: ...
+    def finish_job(self, job: DeckJob, result: JobResult) -> None: ...
     def take_outgoing(self) -> list[bytes]: ...
     def take_events(self) -> list[SourceEvent]: ...
     def ready(self) -> bool: ...
@@ -126,19 +129,21 @@ def _masks(hands: Sequence[Sequence[int]]) -> tuple[int, ...]:
 
 
 class DeckSource:
-    """A hand's cards from protocol/deck.py (``envelopes``: the auditor's whole transcript)."""
+    """A hand's cards from protocol/deck.py (``reveals``: the auditor's key reveals of this
+    hand, read ahead from the transcript; ``from_keys``: the auditor holds every seat's key,
+    so each hop is checked from its key in the key slot and no shuffle argument is verified)."""
 
     proves = True
     closes = True
 
-    def __init__(self, setup: HandSetup, proofs: bool, shuffle_rounds: int,
-                 reveals: tuple[SignedMessage, ...] | None = None) -> None:
+    def __init__(self, setup: HandSetup, proofs: bool, reveals: tuple[SignedMessage, ...] | None = None,
+                 from_keys: bool = False) -> None:
         self.setup = setup
         self.proofs = proofs
         self.deck = DeckSession(
             setup.my_seat, setup.seats, setup.n_cards, setup.identity, setup.seat_keys, setup.table_id,
-            setup.hand_no, rng=setup.rng, proofs=proofs, shuffle_rounds=shuffle_rounds, first_slot=0,
-            prev_for_slot=setup.prev_for_slot,
+            setup.hand_no, rng=setup.rng, proofs=proofs, first_slot=0, prev_for_slot=setup.prev_for_slot,
+            defer_shuffle_arguments=from_keys,
         )
         self.layout = self.deck.layout
         self.deck_slots = self.layout.end
@@ -161,6 +166,12 @@ class DeckSource:
 
     def step(self) -> bool:
         return self.deck.step()
+
+    def take_jobs(self) -> list[DeckJob]:
+        return self.deck.take_jobs()
+
+    def finish_job(self, job: DeckJob, result: JobResult) -> None:
+        self.deck.finish_job(job, result)
 
     def take_outgoing(self) -> list[bytes]:
         out, self._out = self._out + self.deck.take_outgoing(), []
@@ -244,27 +255,32 @@ class MentalPokerDeck:
     """The real dealer: every hand is dealt by the peers' mental-poker deck."""
 
     proofs: bool = True
-    shuffle_rounds: int = 64
     name: bytes = b""
 
     def hand(self, setup: HandSetup) -> DeckSource:
-        return DeckSource(setup, self.proofs, self.shuffle_rounds)
+        return DeckSource(setup, self.proofs)
 
 
 @dataclass(frozen=True)
 class RevealedKeys:
     """The auditor's dealer: the same deck, verified step by step, and the deal read from the
     transcript's key reveals when the game needs it (``reveals``: the transcript's deck/key
-    messages, decoded once; each is checked when its hand comes)."""
+    messages, decoded once; each is checked when its hand comes).
+
+    ``from_keys``: a hand whose reveals hold every seat's key is checked from the keys (each
+    hop by :func:`~p2p_sasaki.protocol.deck.hop_permutation` in the key slot, which proves
+    more than its shuffle argument, so no argument is verified); any other hand (it stopped
+    before its key slot) is verified in live order, every argument included. With
+    ``from_keys=False`` every argument is verified."""
 
     reveals: tuple[SignedMessage, ...]
     proofs: bool = True
-    shuffle_rounds: int = 64
     name: bytes = b""
+    from_keys: bool = True
 
     @classmethod
     def from_envelopes(cls, envelopes: Sequence[bytes], proofs: bool = True,
-                       shuffle_rounds: int = 64) -> RevealedKeys:
+                       from_keys: bool = True) -> RevealedKeys:
         reveals = []
         for envelope in envelopes:
             try:
@@ -273,11 +289,22 @@ class RevealedKeys:
                 continue  # the canonical replay blames it where it stands
             if isinstance(message.body.payload, KeyReveal):
                 reveals.append(message)
-        return cls(tuple(reveals), proofs, shuffle_rounds)
+        return cls(tuple(reveals), proofs, from_keys=from_keys)
+
+    def from_keys_hands(self, seats: int) -> frozenset[int]:
+        """The hands this dealer checks from the keys: every seat's key reveal is in the file
+        (with ``from_keys`` and proofs on; none otherwise)."""
+        if not (self.from_keys and self.proofs):
+            return frozenset()
+        senders: dict[int, set[int]] = {}
+        for message in self.reveals:
+            senders.setdefault(message.body.hand, set()).add(message.body.sender)
+        return frozenset(hand for hand, seen in senders.items() if seen == set(range(seats)))
 
     def hand(self, setup: HandSetup) -> DeckSource:
         reveals = tuple(m for m in self.reveals if m.body.hand == setup.hand_no)
-        return DeckSource(setup, self.proofs, self.shuffle_rounds, reveals)
+        return DeckSource(setup, self.proofs, reveals,
+                          from_keys=setup.hand_no in self.from_keys_hands(setup.seats))
 
 
 # ---------------------------------------------------------------------------------------
@@ -311,6 +338,12 @@ class TrustedSource:
 
     def step(self) -> bool:
         return False
+
+    def take_jobs(self) -> list[DeckJob]:
+        return []
+
+    def finish_job(self, job: DeckJob, result: JobResult) -> None:
+        raise DeckUsageError("a trusted dealer's hand hands out no jobs")
 
     def take_outgoing(self) -> list[bytes]:
         return []

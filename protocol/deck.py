@@ -1,17 +1,17 @@
 """The per-hand deck: a dealer-less shuffle and deal as a sans-IO state machine.
 
-The scheme is Wei & Wang's layered commutative deck (ia.cr/2009/439) in the Ed25519
-prime-order subgroup; docs/protocol.md describes every message, step and check. For n
+The scheme is Wei & Wang's layered commutative deck (ia.cr/2009/439) in the ristretto255
+prime-order group; docs/protocol.md describes every message, step and check. For n
 seats and N cards, one hand goes:
 
   1. commit   every seat commits to a 32-byte nonce              (slot first+0)
   2. nonce    every seat reveals it; hand id = hash of all nonces  (slot first+1)
   3. shuffle  seat a publishes D_{a+1} = x_a * permute(D_a, pi_a), B_{a+1} = x_a * B_a,
               a = 0 .. n-1 in turn                                   (slot first+2+a)
-  4. proof    seat a publishes the cut-and-choose proof of its hop, computed while the
+  4. proof    seat a publishes the shuffle argument of its hop, computed while the
               next seats shuffle                                     (slot first+2+n+a)
   5. strip    rounds t = 1 .. n-1: seat a strips its layer from the positions of seat
-              (a - t) mod n, one DLEQ proof per position            (slot first+2+2n+t-1)
+              (a - t) mod n, one batched DLEQ proof for them all   (slot first+2+2n+t-1)
   6. deal     the owner strips its own layer privately and looks up its cards
   then, in slots the embedding layer chooses (>= first+3n+1):
   7. open     the owner shows the card at one of its positions with a DLEQ proof
@@ -36,7 +36,6 @@ from typing import Union
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import (
-    DEFAULT_SHUFFLE_ROUNDS,
     G,
     CryptoError,
     Entropy,
@@ -148,6 +147,106 @@ class KeyMismatch(ValueError):
 
 
 # ---------------------------------------------------------------------------------------
+# A hop checked from its revealed key
+# ---------------------------------------------------------------------------------------
+
+
+class HopMismatch(ValueError):
+    """A key that does not explain a hop: ``part`` is "base" or "shuffle"."""
+
+    def __init__(self, part: str) -> None:
+        super().__init__(f"the key does not match the hop's {part}")
+        self.part = part
+
+
+def hop_permutation(
+    key: int, in_deck: Sequence[bytes], in_base: bytes, out_deck: Sequence[bytes], out_base: bytes
+) -> tuple[int, ...]:
+    """The permutation p with ``out_deck[i] == key * in_deck[p[i]]`` and ``out_base ==
+    key * in_base``, found with N + 1 multiplications (49 for 48 cards); raises
+    :class:`HopMismatch` when the key explains no such hop.
+
+    Pure: once a seat's key is out this replaces its shuffle argument (it proves more: the
+    exact permutation), so an audit of a hand whose keys are all revealed need not verify
+    any argument. The decks must hold valid elements (the output's distinctness is checked
+    here).
+    """
+    if len(in_deck) != len(out_deck) or len(set(out_deck)) != len(out_deck):
+        raise HopMismatch("shuffle")
+    if G.mul(key, in_base) != out_base:
+        raise HopMismatch("base")
+    where = {value: i for i, value in enumerate(out_deck)}
+    perm = [0] * len(out_deck)
+    for i, value in enumerate(in_deck):
+        j = where.pop(G.mul(key, value), None)
+        if j is None:
+            raise HopMismatch("shuffle")
+        perm[j] = i
+    return tuple(perm)
+
+
+# ---------------------------------------------------------------------------------------
+# Proof work as pure jobs
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProveHop:
+    """Make the shuffle argument of my hop. ``entropy``: the 32 bytes the prover draws,
+    taken from the session's entropy when the job is made (so the result is the same
+    wherever it runs). Holds the secret key: hand it only to this machine's workers."""
+
+    hop: int
+    ctx: ProofContext
+    x: int
+    perm: tuple[int, ...]
+    in_deck: tuple[bytes, ...]
+    in_base: bytes
+    out_deck: tuple[bytes, ...]
+    out_base: bytes
+    entropy: bytes
+
+
+@dataclass(frozen=True)
+class VerifyHop:
+    """Verify another seat's shuffle argument for its hop."""
+
+    hop: int
+    ctx: ProofContext
+    in_deck: tuple[bytes, ...]
+    in_base: bytes
+    out_deck: tuple[bytes, ...]
+    out_base: bytes
+    argument: crypto.ShuffleArgument
+
+
+DeckJob = Union[ProveHop, VerifyHop]
+JobResult = Union[crypto.ShuffleArgument, bool]
+
+
+def run_job(job: DeckJob) -> JobResult:
+    """Do one job: pure, so any process can (protocol/net/workers.py runs them on every
+    core). A :class:`ProveHop` gives the argument, a :class:`VerifyHop` whether it holds."""
+    match job:
+        case ProveHop():
+            drawn = job.entropy
+
+            def entropy(n: int) -> bytes:
+                if n != len(drawn):
+                    raise DeckUsageError("the prover draws exactly the job's entropy")
+                return drawn
+
+            return crypto.shuffle_argument_prove(
+                job.ctx, job.x, job.perm, job.in_deck, job.in_base, job.out_deck, job.out_base, entropy
+            )
+        case VerifyHop():
+            return crypto.shuffle_argument_verify(
+                job.ctx, job.in_deck, job.in_base, job.out_deck, job.out_base, job.argument
+            )
+    raise TypeError(f"not a deck job: {job!r}")
+
+
+# ---------------------------------------------------------------------------------------
 # Slots
 # ---------------------------------------------------------------------------------------
 
@@ -232,10 +331,10 @@ class DeckSession:
         hand_no: int,
         rng: Entropy = system_entropy,
         proofs: bool = True,
-        shuffle_rounds: int = DEFAULT_SHUFFLE_ROUNDS,
         first_slot: int = 0,
         prev_for_slot: Callable[[int], bytes] | None = None,
         overlap_strips: bool = False,
+        defer_shuffle_arguments: bool = False,
     ) -> None:
         if not 2 <= n <= MAX_SEATS or not n <= n_cards <= MAX_CARDS:
             raise ValueError(f"need 2..{MAX_SEATS} seats and n..{MAX_CARDS} cards")
@@ -244,16 +343,19 @@ class DeckSession:
         if seat is not None:
             if not 0 <= seat < n or identity_key is None or identity_key.public_key != peer_public_keys[seat]:
                 raise ValueError("a seat needs its own identity key, matching the roster")
-        if not 1 <= shuffle_rounds <= 512:
-            raise ValueError("shuffle_rounds must be in 1..512")
+        if defer_shuffle_arguments and seat is not None:
+            raise ValueError("only an observer (an auditor) defers the shuffle arguments to the keys")
         self.seat = seat
         self.n = n
         self.n_cards = n_cards
         self.table_id = bytes(table_id)
         self.hand_no = hand_no
         self.proofs = proofs
-        self.shuffle_rounds = shuffle_rounds
         self.overlap_strips = overlap_strips
+        # Auditor mode: hold each shuffle argument back; a revealed key that explains the hop
+        # replaces it (hop_permutation). verify_deferred() checks the ones still held.
+        self.defer_shuffle_arguments = defer_shuffle_arguments
+        self._deferred: dict[int, ShuffleProof] = {}
         self.layout = SlotLayout(first_slot, n)
         self._identity = identity_key
         self._keys = tuple(peer_public_keys)
@@ -287,8 +389,9 @@ class DeckSession:
 
         self._seen: dict[tuple[int, int], bytes] = {}
         self._buffer: list[SignedMessage] = []
-        self._jobs: list[tuple[int, int, Callable[[], None]]] = []
+        self._jobs: list[tuple[int, int, DeckJob]] = []  # (priority, order, job): proving first
         self._job_order = itertools.count()
+        self._jobs_out: set[DeckJob] = set()  # handed out by take_jobs, not yet finished
         self._events: deque[Event] = deque()
         self._outbox: list[bytes] = []
 
@@ -334,19 +437,78 @@ class DeckSession:
             self._violation(None, "internal", f"unexpected {type(exc).__name__} while handling a message")
 
     def step(self) -> bool:
-        """Do one piece of queued slow work (make or verify a shuffle proof).
+        """Do one piece of queued slow work (make or verify a shuffle proof) in this process.
 
         Returns False when there was nothing to do. Call it whenever no message waits.
         """
         if not self._jobs or self.failed is not None:
             return False
         _, _, job = heapq.heappop(self._jobs)
+        self._jobs_out.add(job)
         try:
-            job()
-            self._drain()
+            result = run_job(job)
         except Exception as exc:
+            self._jobs_out.discard(job)
             self._violation(None, "internal", f"unexpected {type(exc).__name__} in queued work")
+            return True
+        self.finish_job(job, result)
         return True
+
+    def take_jobs(self) -> list[DeckJob]:
+        """Hand out every queued job (proving first) to run elsewhere, e.g. on a
+        :class:`~p2p_sasaki.protocol.net.workers.ProofPool`: each is a pure
+        :func:`run_job`; give each result back with :meth:`finish_job`, in any order.
+        Meanwhile keep feeding received messages: the deck goes on (the next hop is made
+        at once; strips wait for every argument, as always)."""
+        if self.failed is not None:
+            return []
+        jobs = []
+        while self._jobs:
+            job = heapq.heappop(self._jobs)[2]
+            self._jobs_out.add(job)
+            jobs.append(job)
+        return jobs
+
+    def finish_job(self, job: DeckJob, result: JobResult) -> None:
+        """Take the result of a job from :meth:`take_jobs` (or :meth:`step`) and act on it:
+        send my argument, or record another seat's as verified (or blame it)."""
+        if job not in self._jobs_out:
+            raise DeckUsageError("finish_job takes a job this session handed out, once")
+        self._jobs_out.discard(job)
+        if self.failed is not None:
+            return
+        try:
+            match job:
+                case ProveHop():
+                    if not isinstance(result, crypto.ShuffleArgument):
+                        raise DeckUsageError("a ProveHop job gives a ShuffleArgument")
+                    self._send(ShuffleProof(result), self.layout.proof(job.hop))
+                    self._verified.add(job.hop)
+                    self._events.append(ShuffleVerified(job.hop))
+                case VerifyHop():
+                    if result is True:
+                        self._verified.add(job.hop)
+                        self._events.append(ShuffleVerified(job.hop))
+                    else:
+                        self._violation(job.hop, "shuffle-proof", f"seat {job.hop}'s shuffle proof does not verify")
+                        return
+            self._drain()
+        except DeckUsageError:
+            raise
+        except Exception as exc:
+            self._violation(None, "internal", f"unexpected {type(exc).__name__} in finished work")
+
+    @property
+    def jobs_out(self) -> int:
+        """Jobs handed out by :meth:`take_jobs` whose results have not come back."""
+        return len(self._jobs_out)
+
+    def verify_deferred(self) -> None:
+        """Queue the verification of every shuffle argument still held back (auditor mode),
+        in hop order, and do it: for a hand whose keys did not all come."""
+        for hop in sorted(self._deferred):
+            self._queue_verify(hop, self._deferred.pop(hop))
+        self.run_pending()
 
     def run_pending(self) -> None:
         """Do all queued work."""
@@ -380,10 +542,12 @@ class DeckSession:
 
     @property
     def deal_verified(self) -> bool:
-        """Every hop checked, every proof verified, every public strip verified."""
+        """Every hop checked, every proof verified, every public strip verified (an auditor
+        that defers the arguments counts a held argument: the keys will check its hop)."""
         return (
             len(self._final) == self.n_cards
-            and (not self.proofs or len(self._verified) == self.n)
+            and (not self.proofs or len(self._verified) == self.n
+                 or (self.defer_shuffle_arguments and len(self._verified) + len(self._deferred) == self.n))
             and self.failed is None
         )
 
@@ -400,8 +564,8 @@ class DeckSession:
             return [(s, "nonce") for s in seats if s not in self._nonces]
         if len(self._decks) <= n:
             return [(len(self._decks) - 1, "shuffle")]
-        if self.proofs and len(self._verified) < n:
-            return [(s, "shuffle-proof") for s in seats if s not in self._verified]
+        if self.proofs and len(self._verified) + len(self._deferred) < n:
+            return [(s, "shuffle-proof") for s in seats if s not in self._verified and s not in self._deferred]
         for round_ in range(1, n):
             missing = [(s, "strip") for s in seats if (round_, s) not in self._strips]
             if missing:
@@ -572,7 +736,10 @@ class DeckSession:
         elif isinstance(payload, ShuffleHop):
             self._handle_hop(sender, payload)
         elif isinstance(payload, ShuffleProof):
-            self._queue(1, lambda: self._verify_proof(sender, payload))
+            if self.defer_shuffle_arguments:
+                self._deferred[sender] = payload
+            else:
+                self._queue_verify(sender, payload)
         elif isinstance(payload, StripRound):
             self._handle_strip(sender, payload)
         elif isinstance(payload, CardOpen):
@@ -611,17 +778,10 @@ class DeckSession:
         self._decks.append((hop.deck, hop.base))
         self._events.append(ShuffleAccepted(sender))
 
-    def _verify_proof(self, hop: int, proof: ShuffleProof) -> None:
+    def _queue_verify(self, hop: int, proof: ShuffleProof) -> None:
         (in_deck, in_base), (out_deck, out_base) = self._decks[hop], self._decks[hop + 1]
-        ok = len(proof.commitments) == self.shuffle_rounds and crypto.shuffle_verify(
-            self._ctx(f"shuffle/{hop}", hop), in_deck, in_base, out_deck, out_base,
-            proof.commitments, proof.openings, min_rounds=self.shuffle_rounds,
-        )
-        if not ok:
-            self._violation(hop, "shuffle-proof", f"seat {hop}'s shuffle proof does not verify")
-            return
-        self._verified.add(hop)
-        self._events.append(ShuffleVerified(hop))
+        self._queue(1, VerifyHop(hop, self._ctx(f"shuffle/{hop}", hop), in_deck, in_base, out_deck, out_base,
+                                 proof.argument))
 
     def _strip_inputs(self, round_: int, seat: int) -> tuple[tuple[int, ...], tuple[bytes, ...]]:
         """The positions seat strips in this round and their values before the strip."""
@@ -637,13 +797,12 @@ class DeckSession:
         if len(strip.values) != len(positions):
             raise _Reject("strip", f"round {strip.round} needs {len(positions)} values, not {len(strip.values)}")
         base, next_base = self._decks[sender][1], self._decks[sender + 1][1]
-        for k, value_in, value_out, proof in zip(positions, inputs, strip.values, strip.proofs):
-            # dleq_verify multiplies value_out, and libsodium refuses any invalid element
-            ok = crypto.dleq_verify(
-                self._ctx(f"strip/{strip.round}/{k}", sender), base, next_base, value_out, value_in, proof
-            )
-            if not ok:
-                raise _Reject("strip", f"seat {sender}'s strip of position {k} does not verify")
+        # one batched DLEQ for the round's positions; it refuses any invalid element
+        (proof,) = strip.proofs
+        if not crypto.dleq_batch_verify(
+            self._ctx(f"strip/{strip.round}", sender), base, next_base, strip.values, inputs, proof
+        ):
+            raise _Reject("strip", f"seat {sender}'s strip round {strip.round} does not verify")
         self._record_strip(strip.round, sender, positions, strip.values)
 
     def _record_strip(self, round_: int, seat: int, positions: Sequence[int], values: tuple[bytes, ...]) -> None:
@@ -668,21 +827,18 @@ class DeckSession:
     def _hop_permutation(self, seat: int, key: int) -> tuple[int, ...]:
         """The permutation of seat's hop that ``key`` explains; _Reject if it explains none."""
         (in_deck, in_base), (out_deck, out_base) = self._decks[seat], self._decks[seat + 1]
-        if G.mul(key, in_base) != out_base:
-            raise _Reject("key", f"seat {seat}'s revealed key does not match its base")
-        where = {value: i for i, value in enumerate(out_deck)}
-        perm = [0] * self.n_cards
-        for i, value in enumerate(in_deck):
-            j = where.get(G.mul(key, value))
-            if j is None:
-                raise _Reject("key", f"seat {seat}'s revealed key does not match its shuffle")
-            perm[j] = i
-        return tuple(perm)
+        try:
+            return hop_permutation(key, in_deck, in_base, out_deck, out_base)
+        except HopMismatch as exc:
+            raise _Reject("key", f"seat {seat}'s revealed key does not match its {exc.part}") from None
 
     def _apply_key(self, seat: int, key: int) -> None:
         self._hop_perms[seat] = self._hop_permutation(seat, key)
         self._revealed[seat] = key
         self._events.append(KeyRevealed(seat))
+        if self._deferred.pop(seat, None) is not None:  # the key checked the hop: no argument needed
+            self._verified.add(seat)
+            self._events.append(ShuffleVerified(seat))
         if len(self._revealed) == self.n:
             self._reveal_hands()
 
@@ -762,18 +918,8 @@ class DeckSession:
         self._decks.append((new_deck, new_base))
         self._events.append(ShuffleAccepted(self.seat))
         if self.proofs:
-            self._queue(0, self._prove_shuffle)
-
-    def _prove_shuffle(self) -> None:
-        me = self.seat
-        (in_deck, in_base), (out_deck, out_base) = self._decks[me], self._decks[me + 1]
-        commitments, openings = crypto.shuffle_prove(
-            self._ctx(f"shuffle/{me}", me), self._x, self._perm, in_deck, in_base, out_deck, out_base,
-            self._rng, self.shuffle_rounds,
-        )
-        self._send(ShuffleProof(commitments, openings), self.layout.proof(me))
-        self._verified.add(me)
-        self._events.append(ShuffleVerified(me))
+            self._queue(0, ProveHop(self.seat, self._ctx(f"shuffle/{self.seat}", self.seat), self._x, self._perm,
+                                    deck, base, new_deck, new_base, self._rng(32)))
 
     def _strip(self, round_: int) -> None:
         me = self.seat
@@ -781,11 +927,9 @@ class DeckSession:
         x_inv = crypto.scalar_inverse(self._x)
         base, next_base = self._decks[me][1], self._decks[me + 1][1]
         values = tuple(G.mul(x_inv, value) for value in inputs)
-        proofs = tuple(
-            crypto.dleq_prove(self._ctx(f"strip/{round_}/{k}", me), self._x, base, next_base, out, value_in, self._rng)
-            for k, value_in, out in zip(positions, inputs, values)
-        )
-        self._send(StripRound(round_, values, proofs), self.layout.strip(round_))
+        proof = crypto.dleq_batch_prove(self._ctx(f"strip/{round_}", me), self._x, base, next_base, values, inputs,
+                                        self._rng)
+        self._send(StripRound(round_, values, (proof,)), self.layout.strip(round_))
         self._record_strip(round_, me, positions, values)
 
     def _deal(self) -> None:
@@ -823,7 +967,7 @@ class DeckSession:
         self.transcript.append(envelope)
         self._outbox.append(envelope)
 
-    def _queue(self, priority: int, job: Callable[[], None]) -> None:
+    def _queue(self, priority: int, job: DeckJob) -> None:
         heapq.heappush(self._jobs, (priority, next(self._job_order), job))
 
     def _violation(self, seat: int | None, step: str, reason: str) -> None:

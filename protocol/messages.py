@@ -38,9 +38,10 @@ from p2p_sasaki.protocol.crypto import (
     DLEQ_BYTES,
     PUBLIC_KEY_BYTES,
     SIGNATURE_BYTES,
+    SHUFFLE_ARGUMENT_ELEMENTS,
     IdentityKey,
-    ShuffleOpening,
-    is_permutation,
+    ShuffleArgument,
+    shuffle_argument_scalars,
     verify_signature,
 )
 
@@ -62,7 +63,6 @@ NONCE_BYTES = 32
 HASH_BYTES = 32
 MAX_SEATS = 16
 MAX_CARDS = 1024
-MAX_SHUFFLE_ROUNDS = 512
 MAX_UINT = 2**32 - 1
 
 
@@ -260,38 +260,6 @@ def _nested(cls: type[WireStruct]) -> Record:
     return Record(cls, cls.FIELDS, cls.WHAT)
 
 
-@dataclass(frozen=True)
-class Permutation:
-    """A permutation of 0..n-1: one byte per index for n <= 256, else two bytes big-endian."""
-
-    def pack(self, value: Any) -> Any:
-        return encode_permutation(value)
-
-    def unpack(self, obj: Any, what: str) -> tuple[int, ...]:
-        return decode_permutation(obj)
-
-
-def encode_permutation(perm: tuple[int, ...]) -> bytes:
-    """One byte per index for decks of up to 256, else two bytes big-endian per index."""
-    if len(perm) <= 256:
-        return bytes(perm)
-    return b"".join(i.to_bytes(2, "big") for i in perm)
-
-
-def decode_permutation(data: Any) -> tuple[int, ...]:
-    if type(data) is not bytes:
-        raise _fail("a permutation must be bytes")
-    if 0 < len(data) <= 256:
-        perm = tuple(data)
-    elif len(data) > 512 and len(data) % 2 == 0 and len(data) <= 2 * MAX_CARDS:
-        perm = tuple(int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2))
-    else:
-        raise _fail("a permutation has an impossible length")
-    if not is_permutation(perm, len(perm)):
-        raise _fail("a permutation must list every position once")
-    return perm
-
-
 def _pack(obj: Any) -> bytes:
     data: bytes = msgpack.packb(obj, use_bin_type=True)
     return data
@@ -356,39 +324,41 @@ class ShuffleHop(_Payload):
     base: bytes
 
 
-OPENING = Record(ShuffleOpening, (F("scalar", Bin(SCALAR_BYTES), "opening scalar"), F("perm", Permutation())),
-                 "opening payload")
+ARGUMENT = Record(
+    ShuffleArgument,
+    (F("elements", Array(Bin(ELEMENT_BYTES), SHUFFLE_ARGUMENT_ELEMENTS, SHUFFLE_ARGUMENT_ELEMENTS), "argument element"),
+     F("scalars", Array(Bin(SCALAR_BYTES), shuffle_argument_scalars(MAX_CARDS), shuffle_argument_scalars(2)),
+       "argument scalar")),
+    "shuffle argument",
+)
 
 
 @dataclass(frozen=True)
 class ShuffleProof(_Payload):
-    """The cut-and-choose proof of one hop, sent after the hop (so the next one can start)."""
+    """The shuffle argument of one hop (protocol/crypto.py), sent after the hop (so the
+    next one can start): 7 elements and 2N + 1 scalars for an N-card deck. Whether N is
+    this deck's size is checked on verification."""
 
     TYPE: ClassVar[str] = "deck/shuffle-proof"
-    FIELDS = (F("commitments", Array(Bin(HASH_BYTES), MAX_SHUFFLE_ROUNDS, 1), "round commitment"),
-              F("openings", Array(OPENING, MAX_SHUFFLE_ROUNDS, 1), "opening"))
-    commitments: tuple[bytes, ...]
-    openings: tuple[ShuffleOpening, ...]
+    FIELDS = (F("argument", ARGUMENT),)
+    argument: ShuffleArgument
 
     def check(self) -> None:
-        if len(self.openings) != len(self.commitments) or len({len(o.perm) for o in self.openings}) != 1:
-            raise _fail("a shuffle proof needs one opening per commitment, all of one length")
+        if len(self.argument.scalars) % 2 != 1:
+            raise _fail("a shuffle argument has 2N + 1 scalars")
 
 
 @dataclass(frozen=True)
 class StripRound(_Payload):
-    """A seat's public strips of one owner's positions in one round, with DLEQ proofs."""
+    """A seat's public strips of one owner's positions in one round, with one batched DLEQ
+    proof for them all (``proofs`` holds exactly one)."""
 
     TYPE: ClassVar[str] = "deck/strip"
     FIELDS = (F("round", UInt(MAX_SEATS)), F("values", Array(Bin(ELEMENT_BYTES), MAX_CARDS, 1), "stripped value"),
-              F("proofs", Array(Bin(DLEQ_BYTES), MAX_CARDS, 1), "strip proof"))
+              F("proofs", Array(Bin(DLEQ_BYTES), 1, 1), "strip proof"))  # one batched DLEQ
     round: int
     values: tuple[bytes, ...]
     proofs: tuple[bytes, ...]
-
-    def check(self) -> None:
-        if len(self.values) != len(self.proofs):
-            raise _fail("a strip round needs one proof per value")
 
 
 @dataclass(frozen=True)
@@ -580,17 +550,18 @@ MAX_DEALER_BYTES = 1 << 16
 class TranscriptHeader(WireStruct):
     """The first record of a ``.sasaki`` transcript (protocol/transcript.py): everything
     an auditor needs besides the envelopes. Encoded as a msgpack array, strictly:
-    ``[version, table, roster keys, hands, game, game options, proofs, shuffle rounds,
-    dealer]``. ``game`` names the rules (protocol/game.py), ``game_options`` are that
-    game's own bytes; ``dealer`` is empty for the mental-poker deck, else a test dealer's
-    seed (protocol/dealing.py)."""
+    ``[version, table, roster keys, hands, game, game options, proofs, dealer]``. ``game``
+    names the rules (protocol/game.py), ``game_options`` are that game's own bytes;
+    ``dealer`` is empty for the mental-poker deck, else a test dealer's seed
+    (protocol/dealing.py). There is no proof parameter: the shuffle argument's are fixed
+    (version 2 dropped version 1's ``shuffle rounds`` field)."""
 
     WHAT: ClassVar[str] = "header"
     FIELDS = (F("version", UInt()), F("table", Bin(TABLE_ID_BYTES), "table id"),
               F("roster_keys", Array(Bin(PUBLIC_KEY_BYTES), MAX_SEATS, 2), "public key"),
               F("hands", UInt(1 << 16)), F("game", Str(MAX_GAME_NAME), "game"),
               F("game_options", Bytes(MAX_GAME_OPTIONS), "game options"),
-              F("proofs", Bool(), "proofs option"), F("shuffle_rounds", UInt(MAX_SHUFFLE_ROUNDS), "shuffle rounds"),
+              F("proofs", Bool(), "proofs option"),
               F("dealer", Bytes(MAX_DEALER_BYTES), "dealer"))
     table: bytes
     roster_keys: tuple[bytes, ...]
@@ -598,7 +569,6 @@ class TranscriptHeader(WireStruct):
     game: str
     game_options: bytes
     proofs: bool
-    shuffle_rounds: int
     dealer: bytes = b""
     version: int = VERSION
 

@@ -52,7 +52,9 @@ from p2p_sasaki.scoring import match_totals
 from p2p_sasaki.protocol.chain import chain_start, next_chain, roster_hash, seat_commitment, seating_order
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.config import TableConfig, dealer_of, game_of, header_of
-from p2p_sasaki.protocol.dealing import CardsDealt, CardSource, Dealer, HandSetup, SourceError, check_dealer
+from p2p_sasaki.protocol.dealing import (
+    CardsDealt, CardSource, Dealer, DeckJob, DeckUsageError, HandSetup, JobResult, SourceError, check_dealer,
+)
 from p2p_sasaki.protocol.events import (
     ActionApplied, Blame, Dealt, DealProgress, DecisionPending, Event, HandEnded, HandStarted, MatchEnded,
     Record, Seated, SessionSecrets, VersionMismatch,
@@ -159,6 +161,7 @@ class TableSession:
         self._outbox: list[bytes] = []
         self._events: deque[Event] = deque()
         self._versions_seen: set[int] = set()
+        self._jobs_out: dict[DeckJob, CardSource] = {}               # proof jobs handed out
 
     # -- public API ----------------------------------------------------------------------
 
@@ -195,6 +198,36 @@ class TableSession:
 
         self._guarded(work)
         return worked or self.finished
+
+    def take_jobs(self) -> list[DeckJob]:
+        """Hand out the hand's queued proof work (making my shuffle argument, verifying the
+        others') as pure jobs, to run elsewhere (``deck.run_job``, e.g. on
+        protocol/net/workers.ProofPool) instead of :meth:`step`. Give each result back with
+        :meth:`finish_job`, in any order; keep receiving meanwhile."""
+        if self.finished or self.source is None:
+            return []
+        source = self.source
+        jobs = source.take_jobs()
+        for job in jobs:
+            self._jobs_out[job] = source
+        return jobs
+
+    def finish_job(self, job: DeckJob, result: JobResult) -> None:
+        """Take a job's result (from :meth:`take_jobs`) and go on as :meth:`step` does; a
+        result that comes back after the table stopped is dropped. Never raises for a job
+        this session handed out."""
+        source = self._jobs_out.pop(job, None)
+        if source is None:
+            raise DeckUsageError("finish_job takes a job this session handed out, once")
+        if self.finished or source is not self.source:
+            return
+
+        def work() -> None:
+            source.finish_job(job, result)
+            self._pump_source(self.slot)
+            self._advance()
+
+        self._guarded(work)
 
     def act(self, action: Any) -> None:
         """Answer the decision pending for my seat; raises IllegalActionError (local)."""

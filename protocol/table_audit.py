@@ -8,6 +8,13 @@ full deal, read from the key reveals by the :class:`~p2p_sasaki.protocol.dealing
 dealer) and checks that the file is exactly the canonical record sequence that replay
 produces. The first violation names the seat to blame (``seat=None`` when the file itself
 was altered and no signer can be named).
+
+From the keys first: a hand that reached its key slot (every seat's key is in the file) is
+checked hop by hop from the revealed keys, without verifying the shuffle arguments (the
+keys prove more: each hop's exact permutation). A hand that stopped is verified in live
+order, every argument included, up to the message that stopped it; and if the replay from
+the keys finds any violation, the whole file is replayed again in live order with every
+argument verified, so the blame is the one the seats saw.
 """
 
 from __future__ import annotations
@@ -83,11 +90,11 @@ def _evidence_blame(data: bytes, header: TranscriptHeader, seat_keys: tuple[byte
                       f"{fa.hand} slot {fa.slot} (equivocation)")
 
 
-def _observer(transcript: Transcript, games: Mapping[str, GameFactory]) -> TableSession:
+def _observer(transcript: Transcript, games: Mapping[str, GameFactory], from_keys: bool) -> TableSession:
     header = transcript.header
     config = config_of(header, games)
     dealer: Dealer = (TrustedDealer(header.dealer) if header.dealer
-                      else RevealedKeys.from_envelopes(transcript.envelopes, header.proofs, header.shuffle_rounds))
+                      else RevealedKeys.from_envelopes(transcript.envelopes, header.proofs, from_keys))
     observer = TableSession(None, header.roster_keys, header.table, config, dealer=dealer)
     if observer.header != header:
         raise ValueError("the header's game options are not in their canonical form")
@@ -95,14 +102,26 @@ def _observer(transcript: Transcript, games: Mapping[str, GameFactory]) -> Table
 
 
 def audit_transcript(transcript: Transcript, damage: str | None = None,
-                     games: Mapping[str, GameFactory] = GAMES) -> TableAudit:
+                     games: Mapping[str, GameFactory] = GAMES, from_keys: bool = True) -> TableAudit:
     """Replay ``transcript``; ``damage``: why the file's records stop early (a damaged tail,
-    e.g. a crash in the middle of a write), blamed where the intact records end."""
+    e.g. a crash in the middle of a write), blamed where the intact records end.
+    ``from_keys=False`` verifies every shuffle argument even where the keys are all in."""
+    audit, keyed = _audit(transcript, damage, games, from_keys)
+    if audit.blame is not None and keyed:  # some hand was checked from its keys
+        return _audit(transcript, damage, games, False)[0]  # the blame the live order gives
+    return audit
+
+
+def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameFactory],
+           from_keys: bool) -> tuple[TableAudit, bool]:
+    """The audit, and whether any hand was checked from its keys."""
     header = transcript.header
     try:
-        observer = _observer(transcript, games)
+        observer = _observer(transcript, games, from_keys)
     except ValueError as exc:
-        return TableAudit((), (), (), AuditBlame(None, 0, 0, str(exc)), False)
+        return TableAudit((), (), (), AuditBlame(None, 0, 0, str(exc)), False), False
+    keyed = (isinstance(observer.dealer, RevealedKeys)
+             and bool(observer.dealer.from_keys_hands(len(header.roster_keys))))
     observer.start()
     produced = [e.data for e in observer.take_events() if isinstance(e, Record)]
     blame: AuditBlame | None = None
@@ -119,6 +138,11 @@ def audit_transcript(transcript: Transcript, damage: str | None = None,
         produced += [e.data for e in observer.take_events() if isinstance(e, Record)]
         observer.take_outgoing()
         if observer.blame is not None:
+            # the writer stops at an equivocation it saw: its evidence, further on, is the
+            # cause (a stopped hand's game cannot be followed without the keys)
+            later = [d for k, d in transcript.records[index + 1:] if k == KIND_EVIDENCE]
+            if blame is None and later:
+                blame = _evidence_blame(later[0], header, observer.seat_keys)
             break
     if blame is None and observer.blame is not None:
         b = observer.blame
@@ -140,7 +164,7 @@ def audit_transcript(transcript: Transcript, damage: str | None = None,
             blame = AuditBlame(None, -1, -1, f"record {first + 1} is not in canonical order (or is extra)")
     return TableAudit(tuple(observer.dealt_hands), tuple(observer.hand_scores), observer.totals, blame,
                       complete=observer.finished and observer.blame is None,
-                      states=tuple(observer.finished_states))
+                      states=tuple(observer.finished_states)), keyed
 
 
 def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableAudit:

@@ -22,7 +22,7 @@ FIGURES = [
 
 
 def test_table_bench_prints_every_figure():
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "table.py"), "--runs", "1", "--rounds", "2"],
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "table.py"), "--runs", "1"],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     out = done.stdout

@@ -13,7 +13,7 @@ from p2p_sasaki.protocol.session import TableConfig, TableSession
 
 ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(bytes([i]) * 32, "", 1000 + i) for i in range(4)))
 CONFIG = TableConfig(hands=3, options=TableOptions(lead_card="3S", lead_must_contain_3=True, running="any_own_turn"),
-                     proofs=False, shuffle_rounds=8)
+                     proofs=False)
 
 
 def test_the_options_frame_is_the_sessions_transcript_header():

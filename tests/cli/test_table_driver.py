@@ -40,7 +40,7 @@ async def test_four_drivers_play_a_match_and_fsync_before_sending(tmp_path, monk
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
     roster = TableRoster(os.urandom(32), tuple(
         TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1]) for i, ls in zip(identities, listeners)))
-    config = TableConfig(hands=2, options=TableOptions(lead_card="3S"), shuffle_rounds=2)
+    config = TableConfig(hands=2, options=TableOptions(lead_card="3S"))
     results = [None] * 4
     events: list[list[str]] = [[] for _ in range(4)]
 

@@ -55,7 +55,7 @@ def audit(path) -> dict:
 
 
 def test_four_processes_play_a_two_hand_match_and_every_transcript_audits(tmp_path):
-    results, transcripts = play_match(tmp_path, mdns=False, hands=2, extra=["--shuffle-rounds", "8"])
+    results, transcripts = play_match(tmp_path, mdns=False, hands=2)
     host_out = results[0][1]
     assert "Table code: " in host_out and "Hand 2 is over" in host_out
     assert len({p.read_bytes() for p in transcripts}) == 1  # the same canonical records everywhere
@@ -68,7 +68,7 @@ def test_four_processes_play_a_two_hand_match_and_every_transcript_audits(tmp_pa
 
 
 def test_four_processes_found_by_mdns_on_loopback(tmp_path):
-    results, transcripts = play_match(tmp_path, mdns=True, hands=1, extra=["--shuffle-rounds", "2"])
+    results, transcripts = play_match(tmp_path, mdns=True, hands=1)
     assert "Hand 1 is over" in results[0][1]
     assert audit(transcripts[0])["ok"]
 

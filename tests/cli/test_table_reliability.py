@@ -26,7 +26,7 @@ from p2p_sasaki.cli.common import TableConfig, decode_config, encode_config
 pytestmark = pytest.mark.slow
 
 PEER = contextvars.ContextVar("PEER", default=None)   # which peer's task (the mesh's tasks inherit it)
-CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"), shuffle_rounds=2)
+CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"))
 
 
 def frame_type(frame: bytes) -> str | None:

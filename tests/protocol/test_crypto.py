@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,12 +15,10 @@ from p2p_sasaki.protocol.crypto import (
     IdentityKey,
     ProofContext,
     SeededEntropy,
-    ShuffleOpening,
     dleq_prove,
     dleq_verify,
     shuffle,
-    shuffle_prove,
-    shuffle_verify,
+    shuffle_argument_prove,
     verify_signature,
 )
 
@@ -28,14 +28,15 @@ CTX = ProofContext(TABLE, HAND, "strip/1/0", 1)
 
 # Test vectors, repeated in docs/protocol.md ("Test vectors"); test_docs_carry_the_vectors.
 VECTORS = {
-    "entropy": "4d8b41e466a4a54b32697c0beb713967",
-    "hash_parts": "8cf92f92039c3c6d5cfca15a36151fcb15600d089386e1549ca1e7a236e68fad1f532ec091644f0a20fdbc2ccf02fe116437837f4e3516af4b48e8a51cf64aa1",
-    "card0": "d6c166187759737b4b7222a30634aab4f722f22be48573f0706e6ae1fcee13da",
-    "base": "4113389b1f6d0d489ec04fa10df7bf390dee8107f18590512203706cb53dd4a9",
-    "nonce_commitment": "cb5e4a8e5067156f182081ec2be80cbdd2f07f333757737ea3fca3365fd73b2c",
-    "hand_id": "a3a5676a6d1b16d5792761eb1d3b3193739ac721ca1f5c76520972c2accc8510",
-    "dleq": "df87d111d9718c7a2445b63795539b819116b0a65defb720c80d0938965b020ddd326ad5d515ddede4c891c6746242bc267c765b765079ab98e027d7a7fe4b03",
-    "shuffle_proof_commitment0": "c8be2e4676c706c6bafd602d473df71a5a88c09ffc7cbf55807ab952319d4294",
+    "entropy": "97d96f272731940b91f971da67bbd8ea",
+    "hash_parts": "daaf14f7f64e5606e96412315a212075a4f40a4ddb6597b812806ce8780d7d827b9fb9a897a0d54e2880c77151d5dbaa054a8042e0e876f8739ce754cf6602fb",
+    "card0": "0440cc128129e374f6a333d4b7306244d00d2c591c87700cc03797cf95e61e55",
+    "base": "02d00fb90517dc7f708be2d6c33970c34b8f90630124bbc7abb4372763b8e071",
+    "nonce_commitment": "20c9c02d4e852c4c320df504961de53db8637402c4a4c597d206ab727cdcaec7",
+    "hand_id": "40934f241b3fbb636f62f595aefc983b8db340515abcb3ff44ba20db1b8d2188",
+    "dleq": "18800788eb0b5150cc079a1c5d11b54c67ba0e28813d13cb6b2e2126987dad0bcd83fdb2c8e9f1bc9972073da9354232d827df7bf18179cc64dd0f57a24f2a0e",
+    "shuffle_argument_c_perm": "1caebd9e50ed6d50fef5a3323a2e0b366096b4e71bd7bf933151e9fea6748128",
+    "shuffle_argument_sha256": "ae205c3569433cebe37e919588e93ba1fd7649a949ae6d2e09b44467753229a9",
     "public_key": "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8",
     "signature": "c5194979237b8bb07f71159ab6520eb80cfdafaad7ce5d52169f50c8453f787d944e9b79baf5430e990203248c6a0cf8fab832def50b4ef87e41b06a9ac42d0a",
 }
@@ -49,18 +50,19 @@ def compute_vectors() -> dict[str, str]:
     perm = crypto.random_permutation(entropy, 4)
     out, out_base = shuffle(x, perm, cards, base)
     ctx = ProofContext(TABLE, HAND, "shuffle/0", 0)
-    commitments, _ = shuffle_prove(ctx, x, perm, cards, base, out, out_base, entropy, rounds=4)
+    argument = shuffle_argument_prove(ctx, x, perm, cards, base, out, out_base, entropy)
     dleq = dleq_prove(CTX, x, base, out_base, cards[0], G.mul(x, cards[0]), entropy)
     key = IdentityKey(bytes(range(32)))
     return {
         "entropy": SeededEntropy(b"vector")(16).hex(),
-        "hash_parts": crypto.hash_parts(b"p2p-sasaki/v1/test", b"", b"ab", crypto.u32(7)).hex(),
+        "hash_parts": crypto.hash_parts(b"p2p-sasaki/v2/test", b"", b"ab", crypto.u32(7)).hex(),
         "card0": cards[0].hex(),
         "base": base.hex(),
         "nonce_commitment": crypto.nonce_commitment(TABLE, 1, 2, bytes(32)).hex(),
         "hand_id": crypto.joint_hand_id(TABLE, 1, 4, 48, [bytes([s]) * 32 for s in range(4)]).hex(),
         "dleq": dleq.hex(),
-        "shuffle_proof_commitment0": commitments[0].hex(),
+        "shuffle_argument_c_perm": argument.elements[0].hex(),
+        "shuffle_argument_sha256": hashlib.sha256(b"".join(argument.elements + argument.scalars)).hexdigest(),
         "public_key": key.public_key.hex(),
         "signature": key.sign(b"p2p-sasaki").hex(),
     }
@@ -85,19 +87,25 @@ def test_scalars_must_be_canonical_and_nonzero():
             crypto.scalar_from_bytes(bad)
 
 
-IDENTITY = bytes([1]) + bytes(31)
-TORSION_8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
+# RFC 9496, appendix A: the first multiples of the generator, and encodings to refuse.
+GENERATOR_MULTIPLES = [
+    "e2f2ae0a6abc4e71a884a961c500515f58e30b6aa582dd8db6a65945e08d2d76",
+    "6a493210f7499cd17fecb510ae0cea23a110e8d5b901f8acadd3095c73a3b919",
+    "94741f5d5d52755ece4f23f044ee27d5d1ea1e2bd196b462166b16152a9d0259",
+]
 
 
 @pytest.mark.parametrize(
     "name, element",
     [
-        ("identity", IDENTITY),
-        ("order 4", bytes(32)),
-        ("order 8", TORSION_8),
-        ("y = p (non-canonical)", bytes([0xED]) + b"\xff" * 30 + bytes([0x7F])),
-        ("not on the curve", bytes([2]) + bytes(31)),
+        ("identity", bytes(32)),
+        ("non-canonical field element (p)", bytes([0xED]) + b"\xff" * 30 + bytes([0x7F])),
+        ("non-canonical field element (2^255 - 1)", b"\xff" * 31 + bytes([0x7F])),
+        ("non-canonical field element (top bit set)", bytes([0x00]) + b"\xff" * 31),
+        ("negative field element s = 1", bytes([1]) + bytes(31)),
+        ("negative field element s = p - 2", bytes([0xEB]) + b"\xff" * 30 + bytes([0x7F])),
         ("short", bytes(31)),
+        ("long", bytes(GENERATOR_MULTIPLES[0], "ascii")[:33]),
     ],
 )
 def test_invalid_elements_are_refused(name, element):
@@ -106,15 +114,33 @@ def test_invalid_elements_are_refused(name, element):
         G.mul(5, element)
 
 
-def test_mixed_order_and_non_canonical_variants_of_a_valid_point_are_refused():
-    point = crypto.hash_to_group(b"p2p-sasaki/v1/test", b"p")
+def test_the_group_is_ristretto255():
+    for k, expected in enumerate(GENERATOR_MULTIPLES, start=1):
+        assert G.base_mul(k).hex() == expected
+        assert G.is_valid(bytes.fromhex(expected))
+    assert G.add(G.base_mul(1), G.base_mul(2)) == G.base_mul(3)
+    assert G.add(G.base_mul(1), G.base_mul(L - 1)) == crypto.IDENTITY
+
+
+def test_every_element_has_one_encoding_and_the_identity_result_is_refused():
+    point = crypto.hash_to_group(b"p2p-sasaki/v2/test", b"p")
     assert G.is_valid(point)
-    assert not G.is_valid(G.add(point, TORSION_8))
-    # the same point with the sign bit of x flipped is -P (valid); y + p is non-canonical
-    y = int.from_bytes(point, "little") & ((1 << 255) - 1)
-    p = 2**255 - 19
-    if y + p < 2**255:
-        assert not G.is_valid((y + p).to_bytes(32, "little"))
+    # a multiple of the group order gives the identity, which scalarmult refuses
+    with pytest.raises(crypto.CryptoError):
+        G.mul(L, point)
+    # flipping the sign bit (the top bit) of a canonical encoding never gives an element
+    assert not G.is_valid(point[:31] + bytes([point[31] | 0x80]))
+    # s and p - s cannot both be valid encodings (one of them is "negative")
+    s_value = int.from_bytes(point, "little")
+    assert not G.is_valid((2**255 - 19 - s_value).to_bytes(32, "little"))
+
+
+def test_multi_scalar_multiplication_matches_the_sum_of_products():
+    points = [crypto.hash_to_group(b"p2p-sasaki/v2/test", crypto.u32(i)) for i in range(3)]
+    expected = G.add(G.add(G.mul(3, points[0]), G.mul(L - 5, points[1])), G.mul(7, points[2]))
+    assert G.msm([(3, points[0]), (-5, points[1]), (0, points[1]), (7, points[2])]) == expected
+    assert G.msm([]) == crypto.IDENTITY
+    assert G.msm([(1, points[0]), (-1, points[0])]) == crypto.IDENTITY
 
 
 def test_permutations_come_from_the_injected_entropy():
@@ -130,7 +156,7 @@ def test_permutations_come_from_the_injected_entropy():
 def _dleq_statement():
     entropy = SeededEntropy(b"dleq")
     x = crypto.random_scalar(entropy)
-    g, h = crypto.hash_to_group(b"p2p-sasaki/v1/test", b"g"), crypto.hash_to_group(b"p2p-sasaki/v1/test", b"h")
+    g, h = crypto.hash_to_group(b"p2p-sasaki/v2/test", b"g"), crypto.hash_to_group(b"p2p-sasaki/v2/test", b"h")
     return x, g, G.mul(x, g), h, G.mul(x, h), entropy
 
 
@@ -138,7 +164,7 @@ def test_dleq_verifies_only_its_own_statement_and_context():
     x, g, gx, h, hx, entropy = _dleq_statement()
     proof = dleq_prove(CTX, x, g, gx, h, hx, entropy)
     assert len(proof) == 64 and dleq_verify(CTX, g, gx, h, hx, proof)
-    other = crypto.hash_to_group(b"p2p-sasaki/v1/test", b"other")
+    other = crypto.hash_to_group(b"p2p-sasaki/v2/test", b"other")
     for statement in [(gx, g, h, hx), (g, gx, hx, h), (g, gx, h, other), (g, other, h, hx), (other, gx, h, hx)]:
         assert not dleq_verify(CTX, *statement, proof)
     for ctx in [
@@ -175,96 +201,44 @@ def test_dleq_tampered_bytes_never_verify(index, xor):
     assert not dleq_verify(CTX, g, gx, h, hx, tampered)
 
 
-# -- the shuffle proof ----------------------------------------------------------------------
-
-N = 6
-ROUNDS = 16
-SCTX = ProofContext(TABLE, HAND, "shuffle/2", 2)
-
-
-def _shuffle_statement(seed: bytes = b"shuffle"):
-    entropy = SeededEntropy(seed)
-    deck = crypto.card_points(TABLE, HAND, N)
-    base = crypto.base_point(TABLE, HAND)
+def _batch_statement(k: int = 5):
+    entropy = SeededEntropy(b"batch")
     x = crypto.random_scalar(entropy)
-    perm = crypto.random_permutation(entropy, N)
-    out, out_base = shuffle(x, perm, deck, base)
-    return x, perm, deck, base, out, out_base, entropy
+    g = crypto.hash_to_group(b"p2p-sasaki/v2/test", b"g")
+    outs = [crypto.hash_to_group(b"p2p-sasaki/v2/test", crypto.u32(i)) for i in range(k)]
+    return x, g, G.mul(x, g), outs, [G.mul(x, o) for o in outs], entropy
+
+
+def test_batched_dleq_holds_for_every_pair_or_for_none():
+    x, g, gx, hs, hxs, entropy = _batch_statement()
+    proof = crypto.dleq_batch_prove(CTX, x, g, gx, hs, hxs, entropy)
+    assert len(proof) == 64 and crypto.dleq_batch_verify(CTX, g, gx, hs, hxs, proof)
+    other = crypto.hash_to_group(b"p2p-sasaki/v2/test", b"other")
+    for k in range(len(hs)):  # one false pair anywhere, even proven with the true secret
+        bad = [*hxs[:k], G.mul(x + 1, hs[k]), *hxs[k + 1 :]]
+        assert not crypto.dleq_batch_verify(CTX, g, gx, hs, bad, proof)
+        assert not crypto.dleq_batch_verify(CTX, g, gx, hs, bad, crypto.dleq_batch_prove(CTX, x, g, gx, hs, bad, entropy))
+        assert not crypto.dleq_batch_verify(CTX, g, gx, [*hs[:k], other, *hs[k + 1 :]], hxs, proof)
+    # two false pairs that cancel in a plain sum do not cancel in the hashed weighting
+    delta = G.base_mul(7)
+    cancel = [G.add(hxs[0], delta), G.add(hxs[1], G.mul(L - 1, delta)), *hxs[2:]]
+    assert not crypto.dleq_batch_verify(CTX, g, gx, hs, cancel, crypto.dleq_batch_prove(CTX, x, g, gx, hs, cancel, entropy))
+    assert not crypto.dleq_batch_verify(CTX, g, gx, hs[::-1], hxs[::-1], proof)  # order is bound
+    assert not crypto.dleq_batch_verify(CTX, g, gx, hs[:-1], hxs[:-1], proof)
+    assert not crypto.dleq_batch_verify(ProofContext(TABLE, HAND, "strip/2", 1), g, gx, hs, hxs, proof)
+    assert not crypto.dleq_batch_verify(CTX, g, gx, [*hs[:-1], crypto.IDENTITY], [*hxs[:-1], crypto.IDENTITY], proof)
+    assert not crypto.dleq_batch_verify(CTX, g, gx, [], [], proof)
+
+
+# -- the shuffle hop (its argument: tests/protocol/test_shuffle_argument.py) -----------------
 
 
 def test_shuffle_hop_is_a_rekeyed_permutation():
-    x, perm, deck, base, out, out_base, _ = _shuffle_statement()
+    entropy = SeededEntropy(b"shuffle")
+    deck, base = crypto.card_points(TABLE, HAND, 6), crypto.base_point(TABLE, HAND)
+    x, perm = crypto.random_scalar(entropy), crypto.random_permutation(entropy, 6)
+    out, out_base = shuffle(x, perm, deck, base)
     assert out == tuple(G.mul(x, deck[p]) for p in perm) and out_base == G.mul(x, base)
-
-
-def test_shuffle_proof_verifies_only_its_own_statement_and_context():
-    x, perm, deck, base, out, out_base, entropy = _shuffle_statement()
-    commitments, openings = shuffle_prove(SCTX, x, perm, deck, base, out, out_base, entropy, ROUNDS)
-    assert len(commitments) == ROUNDS and all(len(c) == 32 for c in commitments)
-    assert shuffle_verify(SCTX, deck, base, out, out_base, commitments, openings, ROUNDS)
-    swapped = (out[1], out[0], *out[2:])
-    assert not shuffle_verify(SCTX, deck, base, swapped, out_base, commitments, openings, ROUNDS)
-    assert not shuffle_verify(SCTX, deck, base, out, G.mul(2, out_base), commitments, openings, ROUNDS)
-    assert not shuffle_verify(SCTX, deck, base, out, out_base, commitments, openings, ROUNDS + 1)
-    for ctx in [
-        ProofContext(bytes(32), HAND, SCTX.step, SCTX.sender),
-        ProofContext(TABLE, b"\x01" * 32, SCTX.step, SCTX.sender),
-        ProofContext(TABLE, HAND, "shuffle/1", SCTX.sender),
-        ProofContext(TABLE, HAND, SCTX.step, 1),
-    ]:
-        assert not shuffle_verify(ctx, deck, base, out, out_base, commitments, openings, ROUNDS)
-
-
-def test_a_deck_that_is_not_a_permutation_cannot_be_proven():
-    x, perm, deck, base, out, out_base, entropy = _shuffle_statement()
-    ghost = crypto.hash_to_group(b"p2p-sasaki/v1/test", b"ghost")
-    forged_out = (ghost, *out[1:])
-    # the cheater proves with the witness it has; half the rounds open on the forged side
-    commitments, openings = shuffle_prove(SCTX, x, perm, deck, base, forged_out, out_base, entropy, ROUNDS)
-    assert not shuffle_verify(SCTX, deck, base, forged_out, out_base, commitments, openings, ROUNDS)
-
-
-def test_shuffle_proof_with_a_bad_opening_fails():
-    x, perm, deck, base, out, out_base, entropy = _shuffle_statement()
-    commitments, openings = shuffle_prove(SCTX, x, perm, deck, base, out, out_base, entropy, ROUNDS)
-    o = openings[0]
-    for bad in [
-        ShuffleOpening(o.scalar, o.perm[::-1]),
-        ShuffleOpening(crypto.scalar_bytes(1), o.perm),
-        ShuffleOpening(bytes(32), o.perm),
-        ShuffleOpening(L.to_bytes(32, "little"), o.perm),
-        ShuffleOpening(o.scalar, (0,) * N),
-    ]:
-        assert not shuffle_verify(SCTX, deck, base, out, out_base, commitments, (bad, *openings[1:]), ROUNDS)
-    assert not shuffle_verify(SCTX, deck, base, out, out_base, (bytes(32), *commitments[1:]), openings, ROUNDS)
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, ROUNDS - 1), st.integers(0, 31), st.integers(1, 255), st.booleans())
-def test_shuffle_proof_tampered_bytes_never_verify(round_, index, xor, in_commitment):
-    x, perm, deck, base, out, out_base, entropy = _shuffle_statement()
-    commitments, openings = shuffle_prove(SCTX, x, perm, deck, base, out, out_base, entropy, ROUNDS)
-    flip = lambda b: b[:index] + bytes([b[index] ^ xor]) + b[index + 1 :]  # noqa: E731
-    if in_commitment:
-        commitments = (*commitments[:round_], flip(commitments[round_]), *commitments[round_ + 1 :])
-    else:
-        o = openings[round_]
-        openings = (*openings[:round_], ShuffleOpening(flip(o.scalar), o.perm), *openings[round_ + 1 :])
-    assert not shuffle_verify(SCTX, deck, base, out, out_base, commitments, openings, ROUNDS)
-
-
-def test_shuffle_challenge_uses_every_commitment_at_once():
-    x, perm, deck, base, out, out_base, entropy = _shuffle_statement()
-    commitments, _ = shuffle_prove(SCTX, x, perm, deck, base, out, out_base, entropy, 64)
-    bits = crypto.shuffle_challenge_bits(SCTX, deck, base, out, out_base, commitments)
-    assert len(bits) == 64 and 16 < sum(bits) < 48
-    # changing the last commitment re-draws the first round's bits too (no per-round hashing)
-    changed = [
-        crypto.shuffle_challenge_bits(SCTX, deck, base, out, out_base, (*commitments[:-1], bytes([i]) * 32))[:8]
-        for i in range(8)
-    ]
-    assert len({tuple(c) for c in changed}) > 1
-    assert len(crypto.shuffle_challenge_bits(SCTX, deck, base, out, out_base, commitments * 10)) == 640
 
 
 # -- signatures --------------------------------------------------------------------------------

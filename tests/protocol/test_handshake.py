@@ -296,8 +296,8 @@ def test_join_creator_rejects_a_weak_key_even_with_a_valid_transcript(monkeypatc
 
 # docs/protocol.md, "Handshake test vectors": SHA-256 of every frame of a seeded run,
 # concatenated in the order sent.
-MESH_VECTOR = (400, "41b81c1529c7069ec85e22871f5f3370a1d7dae66c129b3592c63d86894fe7c3")
-JOIN_VECTOR = (576, "2c17a08e4113fa13a04cb670eec36dfe4653984e2f1265adee2d9b023e93a3b4")
+MESH_VECTOR = (400, "634722493a4b55a084d97c7360c500ff411858c97ead60fd72ddce6c75ce8ebe")
+JOIN_VECTOR = (576, "5b5f5eeb24a9a36274a761898275663bc5b3d624b58ef01f6d902c9ef3ac426e")
 
 
 def test_vector_seeded_handshakes():

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p_sasaki.protocol.crypto import IdentityKey, ShuffleOpening
+from p2p_sasaki.protocol.crypto import IdentityKey, ShuffleArgument
 from p2p_sasaki.protocol.messages import (
     MAX_ENVELOPE_BYTES,
     Body,
@@ -23,9 +23,7 @@ from p2p_sasaki.protocol.messages import (
     VersionMismatchError,
     decode_body,
     decode_envelope,
-    decode_permutation,
     encode_body,
-    encode_permutation,
     sign_envelope,
     verify_envelope,
 )
@@ -38,8 +36,8 @@ SAMPLES = [
     DeckCommit(bytes(32)),
     DeckNonce(b"\x07" * 32),
     ShuffleHop((P, P[::-1]), P),
-    ShuffleProof((bytes(32),), (ShuffleOpening(bytes(32), (1, 0)),)),
-    ShuffleProof((bytes(32),), (ShuffleOpening(bytes(32), tuple(range(300))[::-1]),)),
+    ShuffleProof(ShuffleArgument((P,) * 7, (bytes(32),) * 5)),  # the argument for 2 cards
+    ShuffleProof(ShuffleArgument((P,) * 7, (P,) * 201)),  # for 100 cards
     StripRound(2, (P,), (bytes(64),)),
     CardOpen(5, 17, bytes(64)),
     KeyReveal(b"\x01" * 32),
@@ -74,13 +72,16 @@ def test_round_trip(payload):
     assert not verify_envelope(message, IdentityKey(bytes(32)).public_key)
 
 
-def test_permutation_encoding():
-    assert encode_permutation((2, 0, 1)) == b"\x02\x00\x01"
-    big = tuple(range(300))
-    assert encode_permutation(big)[:4] == b"\x00\x00\x00\x01" and decode_permutation(encode_permutation(big)) == big
-    for bad in [b"", b"\x00\x00", b"\x01\x02", bytes(range(256)) + b"\x00", "abc"]:
-        with pytest.raises(MessageError):
-            decode_permutation(bad)
+@pytest.mark.parametrize("elements, scalars", [(6, 5), (8, 5), (7, 4), (7, 6), (7, 3), (7, 0)])
+def test_a_shuffle_argument_has_7_elements_and_2n_plus_1_scalars(elements, scalars):
+    wire = [[[P] * elements, [bytes(32)] * scalars]]  # the payload: [argument], argument = [elements, scalars]
+    with pytest.raises(MessageError):
+        ShuffleProof.from_wire(wire)
+    with pytest.raises(MessageError):
+        ShuffleProof.from_wire([[[P] * 7, [bytes(32)] * 4 + [bytes(31)]]])
+    with pytest.raises(MessageError):
+        ShuffleProof.from_wire([[P] * 7, [bytes(32)] * 7])  # not wrapped in its record
+    assert ShuffleProof.from_wire([[[P] * 7, [bytes(32)] * 7]]).argument.n == 3
 
 
 def _raw_body(**changes):
@@ -123,7 +124,8 @@ def test_strict_body_decoding(data, reason):
     [
         ["deck/shuffle", [[], P]],
         ["deck/shuffle", [[P[:31]], P]],
-        ["deck/strip", [1, [P, P], [bytes(64)]]],
+        ["deck/strip", [1, [P, P], [bytes(64), bytes(64)]]],  # one batched proof, never one per value
+        ["deck/strip", [1, [P], []]],
         ["deck/strip", [99, [P], [bytes(64)]]],
         ["deck/open", [1, 2, bytes(63)]],
         ["deck/open", [1, 5000, bytes(64)]],
@@ -197,3 +199,10 @@ def test_a_session_reports_an_envelope_of_another_version_once():
     assert reports == [VersionMismatch(VERSION - 1, f"this message's sender speaks protocol version {VERSION - 1}, "
                                                     f"we speak version {VERSION}; both need the same p2p-sasaki "
                                                     "release")]
+
+
+def test_a_strip_round_carries_exactly_one_batched_proof():
+    for proofs in ([], [bytes(64)] * 2):
+        with pytest.raises(MessageError):
+            StripRound.from_wire([2, [P, P], proofs])
+    assert StripRound.from_wire([2, [P, P], [bytes(64)]]).proofs == (bytes(64),)

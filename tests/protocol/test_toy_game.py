@@ -18,7 +18,7 @@ TOY_GAMES = {**GAMES, NAME: HighCardGame.from_options_bytes}
 
 
 def toy_config(hands: int = 1, **changes) -> TableConfig:
-    return TableConfig(hands=hands, game=HighCardGame(), **{"proofs": True, "shuffle_rounds": 3, **changes})
+    return TableConfig(hands=hands, game=HighCardGame(), **{"proofs": True, **changes})
 
 
 def assert_agreed(net: Net, hands: int) -> None:

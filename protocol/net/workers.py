@@ -1,0 +1,103 @@
+"""Proof work on every core: a pool of worker processes running the deck's pure jobs.
+
+The deck session never touches the pool: it hands out jobs (:meth:`DeckSession.take_jobs`,
+each a pure :func:`~p2p_sasaki.protocol.deck.run_job`) and takes results back
+(:meth:`DeckSession.finish_job`). The driver owns both ends::
+
+    with ProofPool() as pool:                       # one per process, started once
+        ...
+        async with trio.open_nursery() as nursery:
+            ...
+            # after every call into the session (receive, act, finish_job):
+            start_jobs(nursery, pool, deck, on_done=flush)  # flush: events, then outbox
+
+:func:`start_jobs` runs each job in a worker process and calls ``deck.finish_job`` on
+the trio thread when it is done, then ``on_done()``, so the session is only ever touched
+by the task that owns it (trio is single-threaded). Jobs of one seat run side by side:
+its own argument and the verification of the others' as they arrive, while the session
+goes on taking messages (the next hop is made at once). Worker processes, not threads:
+the group operations hold the GIL (ctypes calls into libsodium are short).
+
+Processes are started with ``spawn`` (the same on Linux, macOS and Windows, and safe in a
+program that already runs threads); each imports only the deck and crypto modules, once.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ProcessPoolExecutor
+from types import TracebackType
+from typing import Protocol
+
+import trio
+
+from p2p_sasaki.protocol.deck import DeckJob, JobResult, run_job
+
+
+class JobSource(Protocol):
+    """What hands out deck jobs: a DeckSession, or a table session that forwards to its
+    deck (and, in finish_job, pumps the deck's messages and events as its step() does)."""
+
+    def take_jobs(self) -> list[DeckJob]: ...
+
+    def finish_job(self, job: DeckJob, result: JobResult) -> None: ...
+
+
+def _warm_up() -> int:
+    """Run in each worker at start: import the group and derive the 48-card generators."""
+    from p2p_sasaki.protocol import crypto
+
+    crypto.shuffle_generators(48)
+    return os.getpid()
+
+
+class ProofPool:
+    """Worker processes for deck jobs: ``workers`` defaults to every core of the machine."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+        # start every process now (the first job should not pay for an interpreter start)
+        for future in [self._executor.submit(_warm_up) for _ in range(self.workers)]:
+            future.result()
+
+    def submit(self, job: DeckJob) -> Future[JobResult]:
+        """Run ``job`` in a worker; a :class:`concurrent.futures.Future` of its result."""
+        return self._executor.submit(run_job, job)
+
+    def map(self, jobs: Iterable[DeckJob]) -> list[JobResult]:
+        """Run jobs side by side and wait for all (benchmarks, tests, a batch audit)."""
+        return [future.result() for future in [self.submit(job) for job in jobs]]
+
+    async def run(self, job: DeckJob) -> JobResult:
+        """Run ``job`` in a worker without blocking the trio thread."""
+        future = self.submit(job)
+        return await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> ProofPool:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+def start_jobs(nursery: trio.Nursery, pool: ProofPool, deck: JobSource, on_done: Callable[[], None]) -> int:
+    """Start every job the deck has queued on the pool; each result goes back through
+    ``deck.finish_job`` on the trio thread, followed by ``on_done()`` (the driver handles the
+    deck's events and sends its outbox there). Returns how many jobs were started. Call it
+    after every call into the session that may queue work (receive, finish_job)."""
+    jobs = deck.take_jobs()
+    for job in jobs:
+        nursery.start_soon(_run_one, pool, deck, job, on_done)
+    return len(jobs)
+
+
+async def _run_one(pool: ProofPool, deck: JobSource, job: DeckJob, on_done: Callable[[], None]) -> None:
+    result = await pool.run(job)
+    deck.finish_job(job, result)
+    on_done()
