@@ -400,7 +400,9 @@ class _Driver:
         if self.reconnected:
             keys, self.reconnected = self.reconnected, set()
             self._resend(k for k in keys if self.transport.is_connected(k))
-        if trio.current_time() - self.last_progress >= self.stall_wait:
+        # The same float as the loop's deadline: "now - last >= wait" can be false at the very
+        # instant move_on_at(last + wait) fires, and the loop would spin (a mock clock stays there).
+        if trio.current_time() >= self._stall_deadline():
             peers = self.transport.statistics().peers
             self._resend(k for k, p in peers.items() if p.connected and not p.queued)
             self.last_progress = trio.current_time()
