@@ -59,7 +59,10 @@ agreed (``resend=False`` turns it off, to show what it repairs):
   re-send waits twice as long (up to 60 s), and any progress resets it. So a
   person thinking for a minute costs a handful of re-sends, not a flood;
 - re-sends never wait: a full send queue (``trio.WouldBlock``) ends that re-send;
-- after the match, while lingering, a reconnecting peer is also sent the log.
+- after the match, while lingering, a reconnecting peer is also sent the log, and the
+  stall re-send goes on: on a transport that loses frames on live links, ``linger``
+  longer than ``stall_after`` lets a finished peer repair its own lost last message
+  (the TCP mesh only loses frames when a link breaks, which the reconnection covers).
 
 Tests: ``tests/net/test_driver_memory.py`` runs four drivers on a seeded hostile
 in-memory network under ``MockClock(autojump_threshold=0)`` (loss, duplicates,
