@@ -1,5 +1,5 @@
 """Transport reliability of protocol/net/table.py ("Transport reliability" in its docstring),
-in virtual time: four real drivers with the real TableSession (2-round shuffle proofs) on a
+in virtual time: four real drivers with the real TableSession (no shuffle proofs) on a
 seeded in-memory network (protocol/net/memory.py) under ``MockClock(autojump_threshold=0)``
 (the ``autojump_clock`` fixture). The network loses, duplicates and reorders frames, links
 are cut while frames are on the wire, a peer's message is lost everywhere and the peer goes
@@ -35,7 +35,7 @@ from p2p_sasaki.options import TableOptions
 # Virtual seconds a driver stays after the match: longer than a stall (3 s), so that a lost
 # last message of a finished peer is re-sent (module docstring of table.py); free in virtual time.
 LINGER = 10.0
-CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"), shuffle_rounds=2)
+CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False)   # not about proofs
 IDENTITIES = [Identity.generate(SeededEntropy(b"reliability peer %d" % n)) for n in range(4)]
 KEYS = [identity.public_key for identity in IDENTITIES]
 ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n) for n, key in enumerate(KEYS)))
