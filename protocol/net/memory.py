@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import trio
+
 from p2p_sasaki.protocol.net.framing import HEADER_SIZE, MAX_FRAME_SIZE
 from p2p_sasaki.protocol.net.transport import PeerStatistics, TransportStatistics
 

@@ -64,7 +64,7 @@ agreed (``resend=False`` turns it off, to show what it repairs):
   longer than ``stall_after`` lets a finished peer repair its own lost last message
   (the TCP mesh only loses frames when a link breaks, which the reconnection covers).
 
-Tests: ``tests/net/test_driver_memory.py`` runs four drivers on a seeded hostile
+Tests: ``tests/cli/test_table_reliability.py`` runs four drivers on a seeded hostile
 in-memory network under ``MockClock(autojump_threshold=0)`` (loss, duplicates,
 reordering, links cut, a peer offline, the re-send turned off).
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import trio
+
 from p2p_sasaki.protocol.net.identity import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.memory import LinkConditions, MemoryNetwork, MemoryTransport, Transmission
 from p2p_sasaki.protocol.net.mesh import Mesh
