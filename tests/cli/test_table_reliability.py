@@ -171,7 +171,8 @@ async def test_links_cut_every_few_hundred_ms_while_frames_are_on_the_wire(autoj
 def cut_off_on_first_shuffle(network: MemoryNetwork, victim: int, seconds: float
                              ) -> tuple[list[tuple[bytes, bytes]], Callable[[Match], Awaitable[None]]]:
     """Lose the victim's own first deck/shuffle message on every link (so nobody has it and
-    no relay can help); the returned ``chaos`` then takes the victim offline for ``seconds``."""
+    no relay can help); the returned ``chaos`` then takes the victim offline for ``seconds``
+    (0: it stays online)."""
     lost: list[tuple[bytes, bytes]] = []
     all_lost = trio.Event()
     key = KEYS[victim]
@@ -188,6 +189,8 @@ def cut_off_on_first_shuffle(network: MemoryNetwork, victim: int, seconds: float
 
     async def chaos(match: Match) -> None:
         await all_lost.wait()
+        if not seconds:
+            return
         network.go_offline(key)
         await trio.sleep(seconds)
         network.go_online(key)
@@ -209,6 +212,19 @@ async def test_the_table_waits_for_a_peer_cut_off_and_resumes_when_it_is_back(au
     # The others reported the seat they waited for as offline while the lid was closed.
     offline_keys = {w.keys[w.seats.index(s)] for n in (0, 1, 3) for w in match.waiting[n] for s in w.offline}
     assert offline_keys == {KEYS[2]}
+
+
+async def test_a_message_lost_everywhere_is_re_sent_after_a_stall(autojump_clock):
+    """Peer 2's shuffle is lost on all three links while every link stays up: no reconnection
+    happens, and the stall re-send (after 3 s without progress) repairs it."""
+    network = MemoryNetwork(KEYS)
+    lost, chaos = cut_off_on_first_shuffle(network, 2, 0)
+    match = await play_match(network, chaos)
+    await assert_agreed(match)
+    assert len(lost) == 3 and match.finished()[2].resent > 0
+    assert all(w.offline == () for waiting in match.waiting for w in waiting)
+    for result in match.finished():
+        assert result.mesh is not None and [p.connections for p in result.mesh.peers.values()] == [1, 1, 1]
 
 
 async def test_without_resending_the_lost_frame_stalls_the_table(autojump_clock):
