@@ -56,6 +56,7 @@ from p2p_sasaki.protocol.handshake import Authenticated, MeshHandshake
 from p2p_sasaki.protocol.net.framing import HEADER_SIZE, MAX_FRAME_SIZE, FramedStream, FrameError
 from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusingError, drive
 from p2p_sasaki.protocol.net.identity import Identity, TableMember, TableRoster, describe_key
+from p2p_sasaki.protocol.net.transport import PeerStatistics, TransportStatistics
 
 log = logging.getLogger(__name__)
 
@@ -71,27 +72,7 @@ class Backoff:
     jitter: float = 0.25
 
 
-@dataclass(frozen=True)
-class PeerStatistics:
-    connected: bool
-    connections: int
-    """Authenticated connections so far (a reconnection adds one)."""
-    frames_sent: int
-    frames_received: int
-    queued: int
-    """Frames waiting in this peer's send queue."""
-    last_error: str | None
-    bytes_sent: int = 0
-    """Bytes of the frames counted in ``frames_sent``, each with its length prefix
-    (keep-alives and handshakes are not counted)."""
-    bytes_received: int = 0
-
-
-@dataclass(frozen=True)
-class MeshStatistics:
-    peers: dict[bytes, PeerStatistics]
-    refused: int
-    """Handshakes this member refused (wrong table, unknown key, bad signature...)."""
+MeshStatistics = TransportStatistics   # the statistics of every transport (transport.py)
 
 
 class _Link:
@@ -111,7 +92,8 @@ class _Link:
 
 
 class Mesh:
-    """The mesh of one member; run it with ``await nursery.start(mesh.run, listeners)``.
+    """The mesh of one member, a :class:`~p2p_sasaki.protocol.net.transport.Transport`;
+    run it with ``await nursery.start(mesh.run, listeners)``.
 
     ``received`` is a memory channel of ``(peer_key, frame_bytes)``; it is closed
     when the mesh stops.
@@ -223,8 +205,8 @@ class Mesh:
         while self.is_connected(key):
             await self._changed.wait()
 
-    def statistics(self) -> MeshStatistics:
-        return MeshStatistics(
+    def statistics(self) -> TransportStatistics:
+        return TransportStatistics(
             peers={
                 key: PeerStatistics(
                     connected=link.connection is not None,

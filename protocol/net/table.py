@@ -1,4 +1,4 @@
-"""Running one peer of a table: the mesh, the sans-IO :class:`TableSession`, the
+"""Running one peer of a table: a transport, the sans-IO :class:`TableSession`, the
 transcript file and a player (bot or person), glued together with trio.
 
 ::
@@ -8,9 +8,16 @@ transcript file and a player (bot or person), glued together with trio.
                              player=BotPlayer(HeuristicBot(rng)),
                              transcript_path=path, on_event=ui)
 
+The transport is any :class:`~p2p_sasaki.protocol.net.transport.Transport`: by default
+the TCP :class:`~p2p_sasaki.protocol.net.mesh.Mesh` on ``listeners``; tests pass
+``transport=network.transport(key)`` of an in-memory
+:class:`~p2p_sasaki.protocol.net.memory.MemoryNetwork` and run the same driver in
+virtual time (with ``step_in_thread=False``: a worker thread would let the mock clock
+jump ahead while the crypto runs).
+
 The loop (one task owns the session; nothing else touches it):
 
-1. frames received from the mesh are queued by a reader task and handed to
+1. frames received from the transport are queued by a reader task and handed to
    ``session.receive(frame, from_key)`` by the loop;
 2. slow crypto runs as ``session.step()`` in a worker thread
    (``trio.to_thread.run_sync``), one piece at a time, so the trio thread is never
@@ -27,14 +34,16 @@ The loop (one task owns the session; nothing else touches it):
 Transport reliability
 ---------------------
 
-The mesh delivers in order while a connection lasts and keeps frames queued for an
+The TCP mesh delivers in order while a connection lasts and keeps frames queued for an
 absent peer, but a frame being written when a link broke is lost (and a reset can
-discard what the other kernel had not yet read). Relays usually repair a single
+discard what the other kernel had not yet read); a transport in general may also lose,
+duplicate or reorder frames (the in-memory network's hostile conditions). Relays usually repair a single
 lost copy, but when all of a peer's links break at once (a closed laptop lid) its
 last message may reach nobody, and agreement has no timeouts (correctly), so the
 table would wait forever. The driver therefore keeps a :class:`SentLog` of every
 envelope it broadcast (its own and its relays) and re-sends it; the session
-ignores duplicates, so this never changes what is agreed:
+ignores duplicates and orders what arrives early, so this never changes what is
+agreed (``resend=False`` turns it off, to show what it repairs):
 
 - **what is kept**: the envelopes of the newest hand this peer has sent for, plus
   the last slot of the hand before (when any peer has started hand h, every peer
@@ -50,7 +59,14 @@ ignores duplicates, so this never changes what is agreed:
   re-send waits twice as long (up to 60 s), and any progress resets it. So a
   person thinking for a minute costs a handful of re-sends, not a flood;
 - re-sends never wait: a full send queue (``trio.WouldBlock``) ends that re-send;
-- after the match, while lingering, a reconnecting peer is also sent the log.
+- after the match, while lingering, a reconnecting peer is also sent the log, and the
+  stall re-send goes on: on a transport that loses frames on live links, ``linger``
+  longer than ``stall_after`` lets a finished peer repair its own lost last message
+  (the TCP mesh only loses frames when a link breaks, which the reconnection covers).
+
+Tests: ``tests/cli/test_table_reliability.py`` runs four drivers on a seeded hostile
+in-memory network under ``MockClock(autojump_threshold=0)`` (loss, duplicates,
+reordering, links cut, a peer offline, the re-send turned off).
 
 The driver reports :class:`Waiting` (the awaited seats, their keys, and which of
 them have no live link) once per change, so a UI can say who the table waits for
@@ -77,8 +93,9 @@ What is persisted, and what a crash loses
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -88,6 +105,8 @@ import trio
 from p2p_sasaki.protocol.messages import MessageError, VersionMismatchError, decode_envelope
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
 from p2p_sasaki.protocol.net.mesh import Mesh
+from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
+from p2p_sasaki.protocol.session import Blame, HandEnded, Record
 
 __all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Connected", "TableResult", "TranscriptWriter",
            "SentLog", "run_table"]
@@ -149,7 +168,7 @@ class TableResult:
     records: int = 0
     config: Any = None
     hands: list[Any] = field(default_factory=list)   # HandEnded events
-    mesh: Any = None                                  # MeshStatistics when the table stopped
+    mesh: TransportStatistics | None = None           # the transport's, when the table stopped
     resent: int = 0                                   # frames re-sent (Transport reliability)
 
 
@@ -228,7 +247,10 @@ async def run_table(
     linger: float = 1.5,
     config_codec: tuple[Callable[[TableRoster, Any], bytes], Callable[[TableRoster, bytes], Any]] | None = None,
     stall_after: float = 3.0,
-    on_mesh: Callable[[Mesh], None] | None = None,
+    on_mesh: Callable[[Transport], None] | None = None,
+    transport: Transport | None = None,
+    step_in_thread: bool = True,
+    resend: bool = True,
 ) -> TableResult:
     """Play the whole match of ``roster`` as ``identity``; return when it is over.
 
@@ -245,32 +267,44 @@ async def run_table(
     within ``connect_timeout`` seconds.
 
     ``stall_after``: seconds without progress before the sent envelopes are re-sent
-    (module docstring, "Transport reliability"). ``on_mesh(mesh)`` is called with the
-    mesh before it runs (tests use it to cut links).
+    (module docstring, "Transport reliability"); ``resend=False`` never re-sends.
+    ``on_mesh(transport)`` is called with the transport before it runs.
+
+    ``transport``: the table's :class:`~p2p_sasaki.protocol.net.transport.Transport`, not
+    yet running (the driver runs and closes it); by default a TCP
+    :class:`~p2p_sasaki.protocol.net.mesh.Mesh` on ``listeners`` with ``mesh_options``.
+    ``step_in_thread=False`` runs the session's crypto steps on the trio thread (tests
+    in virtual time).
     """
     notify = on_event or (lambda event, session: None)
     writer = TranscriptWriter(transcript_path) if transcript_path is not None else None
     result = TableResult(finished=False, totals=(0, 0, 0, 0), transcript=transcript_path)
-    mesh = Mesh(identity, roster, **(mesh_options or {}))
+    start: Callable[..., Awaitable[None]]
+    if transport is None:
+        mesh = Mesh(identity, roster, **(mesh_options or {}))
+        transport, start = mesh, functools.partial(mesh.run, listeners)
+    else:
+        start = transport.run
     if on_mesh is not None:
-        on_mesh(mesh)
+        on_mesh(transport)
     log = SentLog()
     try:
         async with trio.open_nursery() as nursery:
-            await nursery.start(mesh.run, listeners)
+            await nursery.start(start)
             with trio.fail_after(connect_timeout):
-                await mesh.wait_connected()
+                await transport.wait_connected()
             notify(Connected(), None)
             early: list[tuple[bytes, bytes]] = []
             if config_codec is not None:
-                config = await _agree_config(mesh, roster, identity, config, config_codec, early, log)
+                config = await _agree_config(transport, roster, identity, config, config_codec, early, log)
             result.config = config
             session = (session_factory or _default_session_factory)(identity, roster, config)
-            driver = _Driver(session, mesh, player, writer, notify, result, log, stall_after)
+            driver = _Driver(session, transport, player, writer, notify, result, log, stall_after,
+                             step_in_thread=step_in_thread, resend=resend)
             driver.inbox.extend(early)
             await driver.run(nursery, linger)
-            result.mesh = mesh.statistics()
-            mesh.close()
+            result.mesh = transport.statistics()
+            transport.close()
             nursery.cancel_scope.cancel()
     finally:
         if writer is not None:
@@ -279,7 +313,7 @@ async def run_table(
     return result
 
 
-async def _agree_config(mesh: Mesh, roster: TableRoster, identity: Identity, config: Any,
+async def _agree_config(mesh: Transport, roster: TableRoster, identity: Identity, config: Any,
                         codec: tuple[Callable[[TableRoster, Any], bytes], Callable[[TableRoster, bytes], Any]],
                         early: list[tuple[bytes, bytes]], log: SentLog) -> Any:
     """The creator sends the table options as the table's transcript header (its own
@@ -309,17 +343,19 @@ STALL_BACKOFF_MAX = 60.0
 
 
 class _Driver:
-    def __init__(self, session: Any, mesh: Mesh, player: Player, writer: TranscriptWriter | None,
+    def __init__(self, session: Any, transport: Transport, player: Player, writer: TranscriptWriter | None,
                  notify: Callable[[Any, Any], None], result: TableResult, log: SentLog | None = None,
-                 stall_after: float = 3.0) -> None:
+                 stall_after: float = 3.0, *, step_in_thread: bool = True, resend: bool = True) -> None:
         self.session = session
-        self.mesh = mesh
+        self.transport = transport
         self.player = player
         self.writer = writer
         self.notify = notify
         self.result = result
         self.log = log if log is not None else SentLog()
         self.stall_after = stall_after
+        self.step_in_thread = step_in_thread
+        self.resend = resend
         self.inbox: list[tuple[bytes, bytes]] = []
         self.answers: list[tuple[object, Any]] = []
         self.wake = trio.Event()
@@ -333,27 +369,29 @@ class _Driver:
         self.wake.set()
 
     async def _read(self) -> None:
-        async for peer, frame in self.mesh.received:
+        async for peer, frame in self.transport.received:
             self.inbox.append((peer, frame))
             self._wake()
 
     async def _watch(self, key: bytes) -> None:
         """Note every reconnection of ``key`` (the main loop re-sends the log to it)."""
         while True:
-            await self.mesh.wait_disconnected(key)
+            await self.transport.wait_disconnected(key)
             self._wake()   # the UI's "offline" marker
-            await self.mesh.wait_connected([key])
+            await self.transport.wait_connected([key])
             self.reconnected.add(key)
             self._wake()
 
     # -- re-sending (module docstring, "Transport reliability") -----------------------
 
-    def _resend(self, keys: Any) -> None:
+    def _resend(self, keys: Iterable[bytes]) -> None:
+        if not self.resend:
+            return
         frames = self.log.frames()
         for key in keys:
             for frame in frames:
                 try:
-                    self.mesh.send_nowait(key, frame)
+                    self.transport.send_nowait(key, frame)
                 except trio.WouldBlock:
                     break
                 self.result.resent += 1
@@ -366,9 +404,11 @@ class _Driver:
         """Re-send to reconnected peers now, and to every idle peer after a stall."""
         if self.reconnected:
             keys, self.reconnected = self.reconnected, set()
-            self._resend(k for k in keys if self.mesh.is_connected(k))
-        if trio.current_time() - self.last_progress >= self.stall_wait:
-            peers = self.mesh.statistics().peers
+            self._resend(k for k in keys if self.transport.is_connected(k))
+        # The same float as the loop's deadline: "now - last >= wait" can be false at the very
+        # instant move_on_at(last + wait) fires, and the loop would spin (a mock clock stays there).
+        if trio.current_time() >= self._stall_deadline():
+            peers = self.transport.statistics().peers
             self._resend(k for k, p in peers.items() if p.connected and not p.queued)
             self.last_progress = trio.current_time()
             self.stall_wait = min(self.stall_wait * 2, STALL_BACKOFF_MAX)
@@ -383,19 +423,19 @@ class _Driver:
         session = self.session
         events = session.take_events()
         for event in events:
-            name = type(event).__name__
-            if name == "Record":
-                if self.writer is not None:
-                    self.writer.append(event.data)
-            elif name == "HandEnded":
-                self.result.hands.append(event)
-            elif name == "Blame":
-                self.result.blame = event
+            match event:
+                case Record(data=data):
+                    if self.writer is not None:
+                        self.writer.append(data)
+                case HandEnded():
+                    self.result.hands.append(event)
+                case Blame():
+                    self.result.blame = event
             self.notify(event, session)
         outgoing = session.take_outgoing()
         for frame in outgoing:
             self.log.add(frame)
-            await self.mesh.broadcast(frame)
+            await self.transport.broadcast(frame)
         if events or outgoing:
             self._progress()
         self._report_waiting()
@@ -405,11 +445,18 @@ class _Driver:
         waiting = tuple(s for s in session.waiting_for if s != session.my_seat)
         members = session.seat_keys if session.hand_no >= 1 and session.seat_keys else session.roster_keys
         keys = tuple(members[s] for s in waiting)
-        offline = tuple(s for s, k in zip(waiting, keys) if not self.mesh.is_connected(k))
+        offline = tuple(s for s, k in zip(waiting, keys) if not self.transport.is_connected(k))
         if (waiting, offline) != self.waiting:
             self.waiting = (waiting, offline)
             if waiting:
                 self.notify(Waiting(waiting, keys, offline), session)
+
+    async def _step(self) -> bool:
+        """One piece of the session's slow crypto (module docstring, point 2)."""
+        if self.step_in_thread:
+            return bool(await trio.to_thread.run_sync(self.session.step))
+        await trio.lowlevel.checkpoint()
+        return bool(self.session.step())
 
     def _decision_key(self) -> object:
         session = self.session
@@ -444,8 +491,8 @@ class _Driver:
     async def run(self, nursery: trio.Nursery, linger: float) -> None:
         session = self.session
         nursery.start_soon(self._read)
-        for key in self.mesh.peers:
-            nursery.start_soon(self._watch, key)
+        for peer_key in self.transport.peers:
+            nursery.start_soon(self._watch, peer_key)
         self._progress()
         async with trio.open_nursery() as players:
             session.start()
@@ -467,7 +514,7 @@ class _Driver:
                 if session.finished:
                     break
                 self._maybe_ask(players)
-                if await trio.to_thread.run_sync(session.step):
+                if await self._step():
                     self._progress()   # our own proof work: not a stall
                     await self._flush()
                     continue
@@ -484,11 +531,11 @@ class _Driver:
         # Let the others receive our last messages, and answer any late request; a peer
         # that reconnects meanwhile gets our log again (its last messages may have been lost).
         with trio.move_on_after(10):
-            while any(p.queued for p in self.mesh.statistics().peers.values()):
+            while any(p.queued for p in self.transport.statistics().peers.values()):
                 self._resend_due()
                 await trio.sleep(0.05)
         with trio.move_on_after(linger):
-            while any(self.mesh.is_connected(k) for k in self.mesh.peers):
+            while any(self.transport.is_connected(k) for k in self.transport.peers):
                 inbox, self.inbox = self.inbox, []
                 for peer, frame in inbox:
                     session.receive(frame, peer)

@@ -1,205 +1,242 @@
-"""Transport reliability of protocol/net/table.py ("Transport reliability" in its docstring):
-four drivers in one process on 127.0.0.1, the real TableSession (2-round shuffle proofs),
-links dropped while the match plays, a frame cut in the middle of being written, a peer
-cut off completely for two seconds (``Mesh.go_offline``, a closed laptop lid)."""
+"""Transport reliability of protocol/net/table.py ("Transport reliability" in its docstring),
+in virtual time: four real drivers with the real TableSession (no shuffle proofs) on a
+seeded in-memory network (protocol/net/memory.py) under ``MockClock(autojump_threshold=0)``
+(the ``autojump_clock`` fixture). The network loses, duplicates and reorders frames, links
+are cut while frames are on the wire, a peer's message is lost everywhere and the peer goes
+offline (a closed laptop lid). No sockets, no real sleeps, nothing patched.
+
+Everything is seeded (identities, the sessions' entropy, the bots, the network's draws), so
+the agreed transcript is a function of the seeds alone: every hostile run must agree on the
+very bytes a perfect network gives. (Trio's scheduler still shuffles the order of ready
+tasks, so counts such as the number of re-sent frames vary from run to run; what is
+agreed does not.)"""
 
 from __future__ import annotations
 
-import contextvars
-import os
 import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 import trio
 
 from p2p_sasaki.bots import HeuristicBot
+from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.options import TableOptions
+from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import MessageError, decode_envelope, verify_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
-from p2p_sasaki.protocol.net import framing
-from p2p_sasaki.protocol.net import table as table_module
-from p2p_sasaki.protocol.net.table import BotPlayer, Waiting, run_table
+from p2p_sasaki.protocol.net.memory import LinkConditions, MemoryNetwork
+from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, Waiting, run_table
+from p2p_sasaki.protocol.session import MatchEnded, Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 
-from p2p_sasaki.cli.common import TableConfig, decode_config, encode_config
+# Virtual seconds a driver stays after the match: longer than a stall (3 s), so that a lost
+# last message of a finished peer is re-sent (module docstring of table.py); free in virtual time.
+LINGER = 10.0
+CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False)   # not about proofs
+IDENTITIES = [Identity.generate(SeededEntropy(b"reliability peer %d" % n)) for n in range(4)]
+KEYS = [identity.public_key for identity in IDENTITIES]
+ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n) for n, key in enumerate(KEYS)))
 
-pytestmark = pytest.mark.slow
 
-PEER = contextvars.ContextVar("PEER", default=None)   # which peer's task (the mesh's tasks inherit it)
-CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"))
+def session_factory(n: int) -> Callable[[Identity, TableRoster, Any], TableSession]:
+    def make(identity: Identity, roster: TableRoster, config: Any) -> TableSession:
+        return TableSession(identity, roster.keys, roster.table_id, config, rng=SeededEntropy(b"session %d" % n))
+    return make
 
 
-def frame_type(frame: bytes) -> str | None:
+@dataclass
+class Match:
+    """What four drivers did: their results (None while running), the transcript records
+    each emitted (in memory: the fsync path is tested on real sockets in test_table_driver.py)
+    and the Waiting events each reported."""
+
+    results: list[TableResult | None] = field(default_factory=lambda: [None] * 4)
+    records: list[list[bytes]] = field(default_factory=lambda: [[] for _ in range(4)])
+    waiting: list[list[Waiting]] = field(default_factory=lambda: [[] for _ in range(4)])
+    ended: int = 0
+    """Drivers whose session has ended the match (chaos stops then: the drivers linger)."""
+
+    @property
+    def transcripts(self) -> list[bytes]:
+        return [b"".join(records) for records in self.records]
+
+    def finished(self) -> list[TableResult]:
+        assert all(r is not None for r in self.results)
+        return [r for r in self.results if r is not None]
+
+
+async def play_match(network: MemoryNetwork, chaos: Callable[[Match], Awaitable[None]] | None = None, *,
+                     timeout: float = 3600, resend: bool = True, match: Match | None = None) -> Match:
+    """A 2-hand match among four drivers on ``network``; ``chaos(match)`` runs alongside
+    (cancelled when every driver has returned). ``timeout`` is in virtual seconds."""
+    state = match if match is not None else Match()
+
+    def on_event(n: int) -> Callable[[Any, Any], None]:
+        def event(ev: Any, session: Any) -> None:
+            match ev:
+                case Waiting():
+                    state.waiting[n].append(ev)
+                case Record(data=data):
+                    state.records[n].append(data)
+                case MatchEnded():
+                    state.ended += 1
+        return event
+
+    async def peer(n: int) -> None:
+        state.results[n] = await run_table(
+            IDENTITIES[n], ROSTER, CONFIG if n == 0 else None, player=BotPlayer(HeuristicBot(random.Random(n))),
+            transcript_path=None, on_event=on_event(n), linger=LINGER,
+            config_codec=(encode_config, decode_config), session_factory=session_factory(n),
+            transport=network.transport(KEYS[n]), step_in_thread=False, resend=resend)
+
+    with trio.fail_after(timeout):
+        async with trio.open_nursery() as outer:
+            if chaos is not None:
+                outer.start_soon(chaos, state)
+            async with trio.open_nursery() as nursery:
+                for n in range(4):
+                    nursery.start_soon(peer, n)
+            outer.cancel_scope.cancel()
+    return state
+
+
+_REFERENCE: list[bytes] = []
+
+
+async def reference_transcript() -> bytes:
+    """The transcript the seeds give on a perfect network (computed and audited once)."""
+    if not _REFERENCE:
+        match = await play_match(MemoryNetwork(KEYS))
+        assert len(set(match.transcripts)) == 1
+        audit = audit_table(match.transcripts[0])
+        assert audit.ok and audit.complete and len(audit.scores) == 2
+        assert all(r.finished and r.blame is None and r.totals == audit.totals for r in match.finished())
+        _REFERENCE.append(match.transcripts[0])
+    return _REFERENCE[0]
+
+
+async def assert_agreed(match: Match) -> None:
+    """Every driver finished without blame, on the very transcript of a perfect network."""
+    results = match.finished()
+    assert all(r.finished and r.blame is None for r in results), [r.blame for r in results]
+    reference = await reference_transcript()
+    assert match.transcripts == [reference] * 4
+    assert len({r.totals for r in results}) == 1
+
+
+def envelope_type(frame: bytes) -> str | None:
     try:
         return decode_envelope(frame).body.type
     except MessageError:
         return None
 
 
-class CutWrites:
-    """Wraps ``FramedStream.send``: ``should_cut(peer, frame)`` true means write half of the
-    frame and break the connection (the frame is lost on that link, as when a link breaks
-    while a large frame is being written)."""
-
-    def __init__(self, monkeypatch, should_cut) -> None:
-        self.cuts: list[tuple[int, str]] = []
-        real = framing.FramedStream.send
-
-        async def send(stream, payload: bytes) -> None:
-            peer = PEER.get()
-            if peer is not None and payload and should_cut(peer, payload):
-                data = framing.encode_frame(payload, stream.limit)
-                await stream.stream.send_all(data[: len(data) // 2])
-                self.cuts.append((peer, frame_type(payload)))
-                raise trio.BrokenResourceError("cut by the test in the middle of a frame")
-            await real(stream, payload)
-
-        monkeypatch.setattr(framing.FramedStream, "send", send)
+async def test_a_lossy_duplicating_reordering_network_changes_nothing_that_is_agreed(autojump_clock):
+    """10 % of frames lost, 5 % duplicated, 10 % held back up to 2 s (so overtaken): the match
+    ends with the very transcript a perfect network gives; the re-send repaired the losses."""
+    conditions = LinkConditions(drop=0.1, duplicate=0.05, delay=0.1, max_delay=2.0, latency=0.01)
+    network = MemoryNetwork(KEYS, seed=20240611, conditions=conditions)
+    match = await play_match(network)
+    await assert_agreed(match)
+    fates = [t for a in KEYS for b in KEYS if a != b for t in network.transmissions(a, b)]
+    assert {t.copies for t in fates} == {0, 1, 2} and any(t.delay > 0 for t in fates)
+    assert sum(r.resent for r in match.finished()) > 0
 
 
-async def play_match(tmp_path, chaos, *, timeout: float = 90, stall_after: float = 1.0):
-    """Run a 2-hand match among four drivers; ``chaos(meshes, done)`` runs alongside until
-    every peer has finished. Returns (results, waiting events per peer)."""
-    identities = [Identity.generate() for _ in range(4)]
-    listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
-    roster = TableRoster(os.urandom(32), tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1]) for i, ls in zip(identities, listeners)))
-    results = [None] * 4
-    meshes = [None] * 4
-    waiting: list[list[Waiting]] = [[] for _ in range(4)]
-    done = trio.Event()
-
-    def on_event(n):
-        def event(ev, session):
-            if isinstance(ev, Waiting):
-                waiting[n].append(ev)
-        return event
-
-    async def peer(n):
-        PEER.set(n)
-        results[n] = await run_table(
-            identities[n], roster, CONFIG if n == 0 else None, player=BotPlayer(HeuristicBot(random.Random(n))),
-            transcript_path=tmp_path / f"{n}.sasaki", listeners=listeners[n], on_event=on_event(n),
-            config_codec=(encode_config, decode_config), linger=2.0, stall_after=stall_after,
-            on_mesh=lambda mesh: meshes.__setitem__(n, mesh))
-
-    with trio.fail_after(timeout):
-        async with trio.open_nursery() as outer:
-            outer.start_soon(chaos, meshes, done)
-            async with trio.open_nursery() as nursery:
-                for n in range(4):
-                    nursery.start_soon(peer, n)
-            done.set()
-    return results, waiting
-
-
-def assert_agreed(tmp_path, results) -> None:
-    assert all(r.finished and r.blame is None for r in results), [r.blame for r in results]
-    transcripts = {(tmp_path / f"{n}.sasaki").read_bytes() for n in range(4)}
-    assert len(transcripts) == 1   # byte-identical
-    audit = audit_table(transcripts.pop())
-    assert audit.ok and audit.complete and len(audit.scores) == 2
-    assert all(r.totals == audit.totals for r in results)
-
-
-async def test_match_survives_links_dropped_every_few_hundred_ms(tmp_path, monkeypatch):
-    """Random links dropped (seeded) every 0.2-0.5 s while a 2-hand match plays, and every
-    shuffle proof frame of peer 1 and 2 cut in the middle on one link: the match ends,
-    the four transcripts are byte-identical and audit OK."""
+async def test_links_cut_every_few_hundred_ms_while_frames_are_on_the_wire(autojump_clock):
+    """A random link (seeded) is cut every 0.2-0.5 s and comes back 0.3 s later; each frame
+    spends 50 ms on the wire, so cuts lose frames in flight (a frame being written when a
+    TCP link breaks)."""
     rng = random.Random(20240611)
-    cut_links: set[tuple[int, int, str]] = set()
+    network = MemoryNetwork(KEYS, conditions=LinkConditions(latency=0.05), reconnect_after=0.3)
+    cuts: list[tuple[bytes, bytes]] = []
 
-    def should_cut(peer, frame):
-        if peer not in (1, 2) or frame_type(frame) != "deck/shuffle-proof":
+    async def chaos(match: Match) -> None:
+        while match.ended == 0:
+            await trio.sleep(rng.uniform(0.2, 0.5))
+            a, b = rng.sample(KEYS, 2)
+            cuts.append((a, b))
+            network.transport(a).drop_connection(b)
+
+    match = await play_match(network, chaos)
+    await assert_agreed(match)
+    assert len(cuts) >= 5
+    assert sum(r.resent for r in match.finished()) > 0
+    assert all(r.mesh is not None and sum(p.connections for p in r.mesh.peers.values()) > 3 for r in match.finished())
+
+
+def cut_off_on_first_shuffle(network: MemoryNetwork, victim: int, seconds: float
+                             ) -> tuple[list[tuple[bytes, bytes]], Callable[[Match], Awaitable[None]]]:
+    """Lose the victim's own first deck/shuffle message on every link (so nobody has it and
+    no relay can help); the returned ``chaos`` then takes the victim offline for ``seconds``
+    (0: it stays online)."""
+    lost: list[tuple[bytes, bytes]] = []
+    all_lost = trio.Event()
+    key = KEYS[victim]
+
+    def lose(source: bytes, target: bytes, frame: bytes) -> bool:
+        if source != key or all_lost.is_set() or envelope_type(frame) != "deck/shuffle":
             return False
-        mark = (peer, decode_envelope(frame).body.hand, "proof")
-        if mark in cut_links:
-            return False
-        cut_links.add(mark)   # one link per proof frame; relays or the re-send repair it
+        if not verify_envelope(decode_envelope(frame), key):
+            return False   # a relay of another seat's shuffle
+        lost.append((source, target))
+        if len(lost) == 3:
+            all_lost.set()   # only the first copies (the re-sends get through)
         return True
 
-    cuts = CutWrites(monkeypatch, should_cut)
-    drops = []
-
-    async def chaos(meshes, done):
-        while not done.is_set():
-            await trio.sleep(rng.uniform(0.2, 0.5))
-            live = [m for m in meshes if m is not None]
-            if not live:
-                continue
-            mesh = rng.choice(live)
-            key = rng.choice(mesh.peers)
-            drops.append(key)
-            mesh.drop_connection(key)
-
-    results, _ = await play_match(tmp_path, chaos)
-    assert_agreed(tmp_path, results)
-    assert len(drops) >= 5
-    assert {peer for peer, _ in cuts.cuts} == {1, 2}          # a proof frame was lost mid-write
-    assert sum(r.resent for r in results) > 0
-
-
-def cut_off_on_first_shuffle(monkeypatch, victim: int, seconds: float, meshes_ref: list, nursery_ref: list):
-    """The victim's own first deck/shuffle frame is cut mid-write on every link, then the
-    victim's mesh goes offline (refusing every connection) for ``seconds``."""
-    state = {"armed": True, "offline_at": None}
-
-    def should_cut(peer, frame):
-        if peer != victim or frame_type(frame) != "deck/shuffle":
-            return False
-        if state["armed"] and not verify_envelope(decode_envelope(frame), meshes_ref[0][victim].key):
-            return False   # a relay of another seat's shuffle: the others have it already
-        if state["armed"]:
-            state["armed"] = False
-            nursery_ref[0].start_soon(lid, meshes_ref[0][victim])
-        return state["offline_at"] is None   # every link's copy of this frame, until the lid closes
-
-    async def lid(mesh):
-        await trio.sleep(0.05)   # the other links' writers reach the frame too
-        state["offline_at"] = trio.current_time()
-        mesh.go_offline()
+    async def chaos(match: Match) -> None:
+        await all_lost.wait()
+        if not seconds:
+            return
+        network.go_offline(key)
         await trio.sleep(seconds)
-        mesh.go_online()
+        network.go_online(key)
 
-    return CutWrites(monkeypatch, should_cut), state
-
-
-def hold_meshes():
-    """A ``chaos`` task for play_match that only keeps the meshes and a nursery for the cut."""
-    meshes_ref, nursery_ref = [], []
-
-    async def chaos(meshes, done):
-        meshes_ref.append(meshes)
-        async with trio.open_nursery() as nursery:
-            nursery_ref.append(nursery)
-            await done.wait()
-            nursery.cancel_scope.cancel()
-
-    return meshes_ref, nursery_ref, chaos
+    network.lose = lose
+    return lost, chaos
 
 
-async def test_table_resumes_after_a_peer_is_cut_off_for_two_seconds(tmp_path, monkeypatch):
-    """Peer 2's shuffle frame is lost on all three links (nobody has it, so no relay can
-    help), then its mesh is offline for 2 s (all links dropped, connections refused). The
-    table waits (the others see it as offline), resumes when it is back, and finishes."""
-    meshes_ref, nursery_ref, chaos = hold_meshes()
-
-    cuts, state = cut_off_on_first_shuffle(monkeypatch, 2, 2.0, meshes_ref, nursery_ref)
-    results, waiting = await play_match(tmp_path, chaos)
-    assert_agreed(tmp_path, results)
-    assert state["offline_at"] is not None and len(cuts.cuts) == 3
-    assert results[2].resent > 0
+async def test_the_table_waits_for_a_peer_cut_off_and_resumes_when_it_is_back(autojump_clock):
+    """Peer 2's shuffle is lost on all three links, then peer 2 is offline for 20 s. The others
+    wait and report it offline, and the table finishes when it is back (re-sent on
+    reconnection) with the transcript of a perfect network."""
+    network = MemoryNetwork(KEYS)
+    lost, chaos = cut_off_on_first_shuffle(network, 2, 20.0)
+    match = await play_match(network, chaos)
+    await assert_agreed(match)
+    assert sorted(lost) == sorted((KEYS[2], k) for k in KEYS if k != KEYS[2])
+    assert match.finished()[2].resent > 0
     # The others reported the seat they waited for as offline while the lid was closed.
-    offline_keys = {w.keys[w.seats.index(s)] for n in (0, 1, 3) for w in waiting[n] for s in w.offline}
-    assert offline_keys == {meshes_ref[0][2].key}
+    offline_keys = {w.keys[w.seats.index(s)] for n in (0, 1, 3) for w in match.waiting[n] for s in w.offline}
+    assert offline_keys == {KEYS[2]}
 
 
-async def test_without_resending_the_lost_frame_stalls_the_table(tmp_path, monkeypatch):
-    """The same cut with re-sending disabled: nobody ever gets the lost frame, the table
-    stalls (this is what the re-send repairs)."""
-    monkeypatch.setattr(table_module._Driver, "_resend", lambda self, keys: None)
-    meshes_ref, nursery_ref, chaos = hold_meshes()
+async def test_a_message_lost_everywhere_is_re_sent_after_a_stall(autojump_clock):
+    """Peer 2's shuffle is lost on all three links while every link stays up: no reconnection
+    happens, and the stall re-send (after 3 s without progress) repairs it."""
+    network = MemoryNetwork(KEYS)
+    lost, chaos = cut_off_on_first_shuffle(network, 2, 0)
+    match = await play_match(network, chaos)
+    await assert_agreed(match)
+    assert len(lost) == 3 and match.finished()[2].resent > 0
+    assert all(w.offline == () for waiting in match.waiting for w in waiting)
+    for result in match.finished():
+        assert result.mesh is not None and [p.connections for p in result.mesh.peers.values()] == [1, 1, 1]
 
-    cut_off_on_first_shuffle(monkeypatch, 2, 0.5, meshes_ref, nursery_ref)
+
+async def test_without_resending_the_lost_frame_stalls_the_table(autojump_clock):
+    """The same loss with re-sending turned off: nobody ever gets peer 2's shuffle, and the
+    table still waits for it after an hour (of virtual time) instead of finishing."""
+    network = MemoryNetwork(KEYS)
+    lost, chaos = cut_off_on_first_shuffle(network, 2, 0.5)
+    match = Match()
     with pytest.raises(trio.TooSlowError):
-        await play_match(tmp_path, chaos, timeout=8)
+        await play_match(network, chaos, timeout=3600, resend=False, match=match)
+    assert len(lost) == 3 and match.results == [None] * 4
+    # Everyone else still waits for peer 2's shuffle alone, and knows that peer 2 is back online.
+    for n in (0, 1, 3):
+        last = match.waiting[n][-1]
+        assert [last.keys[last.seats.index(s)] for s in last.seats] == [KEYS[2]] and last.offline == ()

@@ -80,29 +80,41 @@ def mutated_records():
     return out
 
 
-LEGAL = legal_records()
-MUTATED = mutated_records()
+# Generated when a test first needs them, not at import: generating them is most of this
+# module's time, and the fast tier (pytest -m "not slow") skips the tests that use them.
+@pytest.fixture(scope="module")
+def legal() -> list[str]:
+    return legal_records()
 
 
-def test_generated_legal_records_are_legal_to_the_oracle():
-    for text in LEGAL:
+@pytest.fixture(scope="module")
+def mutated() -> list[tuple[str, str, int]]:
+    return mutated_records()
+
+
+@pytest.mark.slow
+def test_generated_legal_records_are_legal_to_the_oracle(legal):
+    for text in legal:
         assert replay_json(text)["ok"], text
-    assert sum(replay_json(t)["complete"] for t in LEGAL) > N_LEGAL // 2
+    assert sum(replay_json(t)["complete"] for t in legal) > N_LEGAL // 2
 
 
-def test_legal_records_agree():
-    for text in LEGAL:
+@pytest.mark.slow
+def test_legal_records_agree(legal):
+    for text in legal:
         assert_same(text)
 
 
-def test_mutated_records_agree():
-    for name, text, line in MUTATED:
+@pytest.mark.slow
+def test_mutated_records_agree(mutated):
+    for name, text, line in mutated:
         assert_same(text, line)
 
 
-def test_cli_in_process_matches(tmp_path):
+@pytest.mark.slow
+def test_cli_in_process_matches(tmp_path, legal, mutated):
     """A few records through the real CLI entry point (stdout, exit status)."""
-    for i, text in enumerate(LEGAL[:10] + [t for _, t, _ in MUTATED[::40]]):
+    for i, text in enumerate(legal[:10] + [t for _, t, _ in mutated[::40]]):
         path = tmp_path / f"r{i}.txt"
         path.write_text(text, encoding="utf-8")
         buf = io.StringIO()

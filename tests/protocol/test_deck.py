@@ -67,6 +67,7 @@ def honest_seats_blame(table: Table, cheater: int, step: str) -> None:
 # -- honest hands --------------------------------------------------------------------------
 
 
+@pytest.mark.slow   # full-size (64-round) proofs
 def test_four_peers_deal_48_cards_with_full_proofs():
     table = Table(n=4, n_cards=48)  # 64 rounds, the default
     table.start()

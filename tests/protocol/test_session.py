@@ -33,7 +33,7 @@ def assert_agreed(net: Net) -> None:
     assert sum(net.peers[0].totals) == 0
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", [*range(3), *(pytest.param(s, marks=pytest.mark.slow) for s in range(3, 8))])
 def test_four_peers_agree_over_a_hostile_network(seed):
     net = Net(seed=seed, config=FAST)
     net.start()
@@ -48,6 +48,7 @@ def test_four_peers_agree_over_a_hostile_network(seed):
     assert audit.ok and audit.totals == net.peers[0].totals and audit.scores == (ended[0].scores,)
 
 
+@pytest.mark.slow   # two whole hands with proofs; the fast tier plays two hands in tests/cli/test_table_reliability.py
 def test_two_hands_with_small_proofs():
     net = Net(seed=11, config=TableConfig(hands=2, options=TableOptions(lead_card="3S")))
     net.start()
@@ -57,6 +58,7 @@ def test_two_hands_with_small_proofs():
     assert audit_table(net.transcript(1)).ok
 
 
+@pytest.mark.slow   # full-size (64-round) proofs
 def test_one_hand_with_default_proofs():
     net = Net(seed=5, config=TableConfig(hands=1, options=TableOptions(lead_card="3H")))
     net.start()
