@@ -226,16 +226,28 @@ def _special_order(mask: int, cards: int) -> int:
     return combo._key if combo.is_special else int(combo.rank) - 100
 
 
-def rollout_choice(hand: Hand, seat: int, masks: list[int], partners: tuple[int, ...]) -> int | None:
-    """The rollout policy's play on a turn (a mask of ``masks``), or ``None`` to pass."""
-    cards = hand.cards(seat).mask
+_KEPT: dict[int, int] = {}  # _kept() of hands seen in rollouts (bounded: cleared when full)
+
+
+def rollout_choice(hand: Hand, seat: int, masks: list[int], partners: tuple[int, ...],
+                   cards: int) -> int | None:
+    """The rollout policy's play on a turn (a mask of ``masks``; ``cards`` is the
+    seat's hand), or ``None`` to pass."""
+    top = hand.top
+    if not masks:
+        return None
     for m in masks:
         if m == cards:
             return m  # out in one play
-    kept = _kept(cards)
-    free = [m for m in masks if not m & kept]
-    top_seat = hand.top_seat
-    if hand.top is None:
+    if top is not None and hand.top_seat in partners:
+        return None
+    kept = _KEPT.get(cards)
+    if kept is None:
+        if len(_KEPT) > 200_000:
+            _KEPT.clear()
+        kept = _KEPT[cards] = _kept(cards)
+    free = [m for m in masks if not m & kept] if kept else masks
+    if top is None:
         if not free:
             return min(masks, key=lambda m: _special_order(m, cards))
         if any(hand.hand_size(p) for p in partners):
@@ -246,12 +258,8 @@ def rollout_choice(hand: Hand, seat: int, masks: list[int], partners: tuple[int,
         holding = [m for m in free if _low_rank(m) == low]
         most = max(m.bit_count() for m in holding)
         return min((m for m in holding if m.bit_count() == most), key=_top_rank)
-    if top_seat in partners:
-        return None
     if free:
         return min(free, key=_top_rank)
-    if not masks:
-        return None
     urgent = hand.hand_size(seat) <= 5 or any(
         0 < hand.hand_size(s) <= 2 for s in range(4) if s != seat and s not in partners)
     if urgent:
@@ -280,6 +288,10 @@ def rollout(hand: Hand) -> tuple[int, int, int, int]:
     dealt = hand.dealt
     th, td = (next(s for s in range(4) if dealt[s] & bit) for bit in _RED_TEN_BITS)
     holders = (th, td)
+    public = PIG_MASK if hand.runner is not None else _played_tens(hand)
+    partners = [_partners(s, holders, public, dealt[s]) for s in range(4)]
+    legal_play_masks = hand.legal_play_masks
+    apply = hand.apply
     while True:
         d = hand.decision
         kind = d.kind
@@ -289,15 +301,29 @@ def rollout(hand: Hand) -> tuple[int, int, int, int]:
             return scores
         if kind is _TURN:
             seat = d.seats[0]
-            public = PIG_MASK if hand.runner is not None else _played_tens(hand)
-            partners = _partners(seat, holders, public, dealt[seat])
-            masks = hand.legal_play_masks(seat)
-            choice = rollout_choice(hand, seat, masks, partners)
-            if choice is None and hand.top is None:
+            masks = legal_play_masks(seat)
+            if not masks:
+                apply(Pass(seat))
+                continue
+            choice = rollout_choice(hand, seat, masks, partners[seat], hand.cards(seat).mask)
+            if choice is None:
+                if hand.top is not None:
+                    apply(Pass(seat))
+                    continue
                 choice = masks[0]
-            hand.apply(Pass(seat) if choice is None else Play(seat, CardSet(choice)))
+            apply(Play(seat, CardSet(choice)))
+            tens = choice & PIG_MASK
         else:
-            hand.resolve([_window_answer(hand, s, kind) for s in d.seats])
+            answers = [_window_answer(hand, s, kind) for s in d.seats]
+            hand.resolve(answers)
+            tens = 0
+            for answer in answers:
+                tens |= answer.cards.mask & PIG_MASK
+            if kind is _RUN and hand.runner is not None:
+                tens = PIG_MASK
+        if tens and public != PIG_MASK:
+            public |= tens
+            partners = [_partners(s, holders, public, dealt[s]) for s in range(4)]
 
 
 def _played_tens(hand: Hand) -> int:
