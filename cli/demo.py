@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--local", action="store_true",
                         help="the old demo instead: four bots in this process, engine only, no network")
     parser.add_argument("--record", metavar="FILE", help="--local only: write the game record(s) here")
-    add_seat_options(parser, "heuristic,heuristic,heuristic,heuristic")
+    add_seat_options(parser, "heuristic,heuristic,heuristic,heuristic")  # peer i plays seats[i]
     parser.add_argument("--shuffle-rounds", type=positive, default=None, metavar="K",
                         help="rounds of each shuffle proof (default 64); fewer are faster and weaker")
     parser.add_argument("--no-proofs", action="store_true", help="skip the shuffle proofs (faster)")
@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     host_argv = py + ["host", "--code", str(code), "--ready-file", str(ready), "--no-mdns",
                       "--data-dir", str(directory / "peer0"), "--transcript", str(transcripts[0]),
                       "--timeout", str(args.timeout)] + common + extra
-    host_argv += [] if args.human else ["--bot", "--seed", str(seed)]
+    host_argv += [] if args.human else ["--bot", "--seed", str(seed), "--bot-kind", args.seats[0],
+                                        "--level", str(args.level)]
     processes: list[subprocess.Popen[bytes]] = []
     try:
         processes.append(subprocess.Popen(host_argv, env=_env()))
@@ -90,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
         address = ready.read_text().strip()
         for i in (1, 2, 3):
             argv = py + ["join", str(code), "--address", address, "--bot", "--seed", str(seed + i),
+                         "--bot-kind", args.seats[i], "--level", str(args.level),
                          "--data-dir", str(directory / f"peer{i}"), "--transcript", str(transcripts[i]),
                          "--interface", "127.0.0.1"]
             with open(directory / f"peer{i}.log", "wb") as log:

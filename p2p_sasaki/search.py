@@ -382,6 +382,8 @@ class SearchBot:
     are read off the view and the legal answers.
     """
 
+    thinks = True  # a table runs choose() in a worker thread (p2p_sasaki.protocol.net.table)
+
     def __init__(self, rng: Random, rollouts: int = LEVELS[DEFAULT_LEVEL],
                  options: TableOptions | None = None) -> None:
         self.rng = rng

@@ -124,3 +124,20 @@ B1   random              -1.688  [-2.772, -0.603]
 B2   random              -1.913  [-4.147, +0.322]
 B3   random              -0.662  [-2.280, +0.955]
 """
+
+
+# -- where a bot can sit ------------------------------------------------------------------
+
+def test_bot_kind_and_level_choose_the_table_bot():
+    from p2p_sasaki.bots import HeuristicBot, SearchBot
+    from p2p_sasaki.cli.common import make_player
+    from p2p_sasaki.cli.main import build_parser
+
+    parser = build_parser()
+    player = make_player(parser.parse_args(["join", "7-a-b", "--bot", "--seed", "1",
+                                            "--bot-kind", "search", "--level", "1"]))
+    assert isinstance(player.bot, SearchBot) and player.bot.rollouts == 10
+    player = make_player(parser.parse_args(["join", "7-a-b", "--bot", "--seed", "1"]))
+    assert isinstance(player.bot, HeuristicBot)  # --bot alone: the quick heuristic bot
+    args = parser.parse_args(["host", "--bots", "3"])
+    assert args.bot_kind is None and args.level == 3  # host --bots: search (cli/host.py)
