@@ -109,10 +109,27 @@ def _random_subset(pool: list[int], count: int, rng: Random) -> int:
     return mask
 
 
-def determinize(view: SeatView, rng: Random, options: TableOptions) -> Hand | None:
+class _Unlikely(Exception):
+    """A sampled deal in which a seat declined a chata it held (see :func:`determinize`)."""
+
+
+def determinize(view: SeatView, rng: Random, options: TableOptions, tries: int = 20) -> Hand | None:
     """A full :class:`Hand` in ``view``'s state whose hidden cards are a random sample
     consistent with everything public; ``None`` if the replay disagrees with the view
-    (then the caller plays without search; it has not happened in tests)."""
+    (then the caller plays without search; it has not happened in tests).
+
+    Players nearly always claim a chata they hold, so a sample in which a seat let
+    one pass is drawn again, up to ``tries`` times (then such a sample is kept).
+    """
+    for attempt in range(tries):
+        try:
+            return _sample(view, rng, options, infer=attempt < tries - 1)
+        except _Unlikely:
+            continue
+    return None
+
+
+def _sample(view: SeatView, rng: Random, options: TableOptions, infer: bool) -> Hand | None:
     me = view.seat
     seen = view.cards.mask
     for seat in range(4):
@@ -136,7 +153,7 @@ def determinize(view: SeatView, rng: Random, options: TableOptions) -> Hand | No
     dealt[me] = view.dealt.mask
     try:
         hand = Hand(dealt, _lead_card(view), options)
-        _replay(hand, view.history, view.decision)
+        _replay(hand, view.history, view.decision, me if infer else None)
     except (IllegalActionError, ValueError):
         return None
     if hand.decision != view.decision or hand.cards(me).mask != view.cards.mask:
@@ -144,9 +161,10 @@ def determinize(view: SeatView, rng: Random, options: TableOptions) -> Hand | No
     return hand
 
 
-def _replay(hand: Hand, history: Sequence[Action], decision: object) -> None:
+def _replay(hand: Hand, history: Sequence[Action], decision: object, me: int | None = None) -> None:
     """Feed ``history`` (public actions, declines left out) to ``hand``: every window
-    answered with the claims it holds and declines from the other seats."""
+    answered with the claims it holds and declines from the other seats. With ``me``,
+    raise :class:`_Unlikely` where a seat other than ``me`` declined a chata it held."""
     i, n = 0, len(history)
     while i < n or (hand.decision.is_window and hand.decision != decision):
         d = hand.decision
@@ -166,6 +184,10 @@ def _replay(hand: Hand, history: Sequence[Action], decision: object) -> None:
             i += 1
             if d.kind is not _STOP:
                 break  # one claim per window in a history (the partner's exposure comes next)
+        if me is not None and d.kind is _CHATA and not picked:
+            for s in d.seats:
+                if s != me and len(hand.legal_actions(s)) > 1:
+                    raise _Unlikely
         hand.resolve([picked.get(s) or Decline(s) for s in d.seats])
 
 
