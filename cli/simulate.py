@@ -120,7 +120,7 @@ def simulate(kinds: list[str], hands: int, seed: int, lead: str = "3H",
     return tally
 
 
-def _rate(part: int, whole: int) -> float:
+def _rate(part: int, whole: float) -> float:
     return part / whole if whole else 0.0
 
 

@@ -49,7 +49,7 @@ __all__ = ["SearchBot", "LEVELS", "DEFAULT_LEVEL", "determinize", "rollout", "ro
 # --level -> rollouts per decision. The default is the strongest level whose median
 # decision stays well under half a second of one core (bench/bots.py measures it).
 LEVELS: dict[int, int] = {1: 10, 2: 30, 3: 100, 4: 300, 5: 1000}
-DEFAULT_LEVEL = 3
+DEFAULT_LEVEL = 4
 
 _RUN, _EXPOSE, _STOP, _TURN, _CHATA, _KKOJDA, _OVER = DecisionKind
 _THREES = (Card.parse("3H"), Card.parse("3S"))
@@ -245,7 +245,7 @@ def _special_order(mask: int, cards: int) -> int:
     combo = classify(mask, cards)
     if combo is None:
         return 999
-    return combo._key if combo.is_special else int(combo.rank) - 100
+    return combo._key if combo.is_special else int(combo.rank) - 100  # type: ignore[attr-defined]
 
 
 _KEPT: dict[int, int] = {}  # _kept() of hands seen in rollouts (bounded: cleared when full)
@@ -368,10 +368,11 @@ def candidates(legal: Sequence[Action], cards: int, limit: int = 8) -> list[Acti
     """The answers worth searching: one of each set that differs only in suits, and
     on a turn with more than ``limit`` of them, for each size and kind of play its
     lowest and highest, then Pass."""
-    seen: set[tuple[int, ...]] = set()
+    seen: set[tuple[object, ...]] = set()
     unique: list[Action] = []
     for action in legal:
-        key = _shape(action.cards.mask) if isinstance(action, (Play, Chata)) else (-1, action.verb)  # type: ignore[arg-type]
+        key: tuple[object, ...] = (_shape(action.cards.mask) if isinstance(action, (Play, Chata))
+                                   else (-1, action.verb))
         if key not in seen:
             seen.add(key)
             unique.append(action)

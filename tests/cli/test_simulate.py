@@ -140,4 +140,4 @@ def test_bot_kind_and_level_choose_the_table_bot():
     player = make_player(parser.parse_args(["join", "7-a-b", "--bot", "--seed", "1"]))
     assert isinstance(player.bot, HeuristicBot)  # --bot alone: the quick heuristic bot
     args = parser.parse_args(["host", "--bots", "3"])
-    assert args.bot_kind is None and args.level == 3  # host --bots: search (cli/host.py)
+    assert args.bot_kind is None and args.level == 4  # host --bots: search (cli/host.py)

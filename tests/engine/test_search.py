@@ -180,3 +180,23 @@ def test_window_answers_are_claims_or_declines(kind):
         if len(seen) > 3:
             break
     assert seen and all(isinstance(a, (Stop, Chata, Kkojda, Decline, Expose)) for a in seen)
+
+
+@pytest.mark.parametrize("lead,running", [("3S", "before_first_play"), ("3S", "any_own_turn"),
+                                          ("3H", "any_own_turn")])
+def test_sampled_deals_agree_with_the_view_under_every_option(lead, running):
+    options = TableOptions(lead_card=lead, running=running)
+    rng = random.Random(4)
+    checked = 0
+    for seed in range(8):
+        hand = Hand.random(random.Random(seed), lead, options)
+        bots = [HeuristicBot(random.Random(s)) for s in range(4)]
+        for i, _ in enumerate(play(hand, bots)):
+            if i % 4 or hand.is_over:
+                continue
+            seat = hand.decision.seats[0]
+            view = hand.view(seat)
+            sample = determinize(view, rng, options)
+            assert sample is not None and sample.view(seat) == view
+            checked += 1
+    assert checked > 20
