@@ -64,24 +64,14 @@ _STRONG = 6  # the heuristic bot's strength() for running and Stop
 # -- sampling a deal ---------------------------------------------------------------------
 
 def _lead_card(view: SeatView) -> Card:
-    """The opening 3: shown in the first leader's hand until played, then among its plays."""
-    first = next((a for a in view.history if isinstance(a, Play)), None)
+    """The opening 3: shown in the first leader's hand until played, then among the
+    plays of the first leader (the seat of the hand's first play). If that seat
+    played both 3s, either one names it."""
     for card in _THREES:
-        for seat in range(4):
-            if view.shown[seat].mask & card.mask:
-                return card
-    if first is not None:
-        played = view.played[first.seat].mask
-        if view.seat == first.seat:
-            played = view.dealt.mask
-        for card in _THREES:  # the first play holds it if both 3s are the leader's
-            if first.cards.mask & card.mask:
-                return card
-        for card in _THREES:
-            if played & card.mask:
-                return card
-    # the view's own first leader: asked first in the run window
-    return _THREES[0] if view.dealt.mask & _THREES[0].mask else _THREES[1]
+        if any(shown.mask & card.mask for shown in view.shown):
+            return card
+    first = next(a for a in view.history if isinstance(a, Play))
+    return _THREES[0] if view.played[first.seat].mask & _THREES[0].mask else _THREES[1]
 
 
 def _running(view: SeatView, legal: Sequence[Action]) -> str:
@@ -422,22 +412,23 @@ class SearchBot:
         for action in legal:
             if isinstance(action, Play) and action.cards.mask == cards:
                 return action  # out in one play: nothing is better
-        options = self.options or TableOptions(
-            lead_card="3H", running=_running(view, legal))  # type: ignore[arg-type]
-        options = TableOptions(lead_card="3H", lead_must_contain_3=False, running=options.running)
+        # The sampled hands never require the opening 3 in the first play: the real
+        # legal answers (the candidates) already do when the table does.
+        running = self.options.running if self.options else _running(view, legal)
+        options = TableOptions(lead_card="3H", running=running)  # type: ignore[arg-type]
         choices = candidates(legal, cards)
         if len(choices) == 1:
             return choices[0]
         seat = view.seat
         totals = [0] * len(choices)
         spent = 0
-        samples = 0
-        while spent < self.rollouts or samples == 0:
+        failed = 0
+        while spent < self.rollouts:
             base = determinize(view, self.rng, options)
-            samples += 1
-            if base is None:
-                if samples > 3 and spent == 0:
-                    return choices[0]
+            if base is None:  # not seen in tests; never loop for ever
+                failed += 1
+                if failed > 3 and failed > spent:
+                    break
                 continue
             for i, action in enumerate(choices):
                 hand = base.copy()
@@ -445,6 +436,7 @@ class SearchBot:
                 totals[i] += rollout(hand)[seat]
                 spent += 1
         self.last_rollouts = spent
+        # the best mean (the same samples for all); ties to the earlier candidate
         best = max(range(len(choices)), key=lambda i: (totals[i], -i))
         return choices[best]
 
