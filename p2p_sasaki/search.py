@@ -231,11 +231,20 @@ def _low_rank(mask: int) -> int:
     return ((mask & -mask).bit_length() - 1) >> 2
 
 
-def _special_order(mask: int, cards: int) -> int:
-    combo = classify(mask, cards)
-    if combo is None:
-        return 999
-    return combo._key if combo.is_special else int(combo.rank) - 100  # type: ignore[attr-defined]
+def _lowest_special_first(masks: list[int], cards: int) -> int:
+    """The heuristic bot's pick without free plays: its lowest special if it has one
+    (specials in their order), else its lowest play."""
+    specials = []
+    ordinary = []
+    for m in masks:
+        combo = classify(m, cards)
+        if combo is None:
+            continue
+        if combo.is_special:
+            specials.append((combo._key, m))  # type: ignore[attr-defined]
+        else:
+            ordinary.append((int(combo.rank), m))
+    return min(specials or ordinary or [(0, masks[0])])[1]
 
 
 _KEPT: dict[int, int] = {}  # _kept() of hands seen in rollouts (bounded: cleared when full)
@@ -261,7 +270,7 @@ def rollout_choice(hand: Hand, seat: int, masks: list[int], partners: tuple[int,
     free = [m for m in masks if not m & kept] if kept else masks
     if top is None:
         if not free:
-            return min(masks, key=lambda m: _special_order(m, cards))
+            return _lowest_special_first(masks, cards)
         if any(hand.hand_size(p) for p in partners):
             singles = [m for m in free if m.bit_count() == 1]
             if singles:
@@ -275,7 +284,7 @@ def rollout_choice(hand: Hand, seat: int, masks: list[int], partners: tuple[int,
     urgent = hand.hand_size(seat) <= 5 or any(
         0 < hand.hand_size(s) <= 2 for s in range(4) if s != seat and s not in partners)
     if urgent:
-        return min(masks, key=lambda m: _special_order(m, cards))
+        return _lowest_special_first(masks, cards)
     return None
 
 
