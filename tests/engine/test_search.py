@@ -200,3 +200,38 @@ def test_sampled_deals_agree_with_the_view_under_every_option(lead, running):
             assert sample is not None and sample.view(seat) == view
             checked += 1
     assert checked > 20
+
+
+def _rank_shape(mask: int) -> tuple[int, ...]:
+    return tuple((mask >> (4 * r) & 15).bit_count() for r in range(12))
+
+
+def test_the_rollout_policy_plays_as_the_heuristic_bot():
+    """On masks, without views: the same play as HeuristicBot up to suits (its tie-breaks)."""
+    from p2p_sasaki.combos import PIG_MASK
+    from p2p_sasaki.search import _RED_TEN_BITS, _partners, _played_tens, rollout_choice
+
+    checked = 0
+    for seed in range(20):
+        hand = Hand.random(random.Random(seed), "3H", OPTIONS)
+        heuristic = HeuristicBot(random.Random(seed))
+        steps = play(hand, [heuristic] * 4)
+        while not hand.is_over:
+            d = hand.decision
+            seat = d.seats[0]
+            masks = hand.legal_play_masks(seat) if d.kind is DecisionKind.TURN else []
+            if d.kind is DecisionKind.TURN and len(masks) + (hand.top is not None) > 1:
+                dealt = hand.dealt
+                holders = tuple(next(s for s in range(4) if dealt[s] & bit) for bit in _RED_TEN_BITS)
+                public = PIG_MASK if hand.runner is not None else _played_tens(hand)
+                mine = rollout_choice(hand, seat, masks, _partners(seat, holders, public, dealt[seat]),
+                                      hand.cards(seat).mask)
+                theirs = heuristic.choose(hand.view(seat), hand.legal_actions(seat))
+                if mine is None:
+                    assert not isinstance(theirs, Play)
+                else:
+                    assert isinstance(theirs, Play)
+                    assert _rank_shape(theirs.cards.mask) == _rank_shape(mine)
+                checked += 1
+            next(steps)
+    assert checked > 300
