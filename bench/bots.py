@@ -118,10 +118,13 @@ def run_level(level: int, deals: int, seed: int, jobs: int, every: int) -> Level
                 print(f"  {len(results):5d} deals: {iv}  ({sum(r.cpu for r in results) / 3600:.3f} "
                       f"CPU-h)", flush=True)
     times = [t for r in results for t in r.times]
-    return LevelResult(level, rollouts, deals, Interval.of([r.difference for r in results]),
+    row = LevelResult(level, rollouts, deals, Interval.of([r.difference for r in results]),
                        Interval.of([r.search_mean for r in results]),
                        statistics.median(times) if times else 0.0, max(times, default=0.0),
                        len(times), sum(r.cpu for r in results) / 3600, time.monotonic() - started)
+    print(f"  level {level}: {row.difference} points per hand; decisions {row.median:.3f} s median, "
+          f"{row.worst:.3f} s worst (CPU, {row.decisions} decisions); {row.cpu_hours:.3f} CPU-h", flush=True)
+    return row
 
 
 def _ints(text: str) -> list[int]:
