@@ -19,14 +19,16 @@ Run it under ``nice -n 19`` on a shared machine.
 
 Figures (seed 1, Python 3.11, a shared 2-core machine; decision times are CPU seconds):
 
+    python bench/bots.py --levels 3 --deals 500 --jobs 2             # 0.255 CPU-h
     python bench/bots.py --levels 2 --deals 500 --jobs 2             # 0.089 CPU-h
     python bench/bots.py --levels 1 --deals 200 --jobs 1             # 0.014 CPU-h
-    python bench/bots.py --levels 3,4,5 --deals 100,24,6 --jobs 2    # 0.113 CPU-h
+    python bench/bots.py --levels 3,4,5 --deals 100,24,6 --jobs 2    # 0.113 CPU-h (level 3
+                                                                     # there: 100 deals, 0.054)
 
     level  rollouts  deals  points per hand (95%)     median s  worst s  CPU-h
         1        10    200  +0.619 [+0.371, +0.867]      0.006    0.026  0.014
         2        30    500  +0.719 [+0.554, +0.883]      0.017    0.063  0.089
-        3       100    100  +1.330 [+0.945, +1.715]      0.059    0.177  0.054
+        3       100    500  +1.097 [+0.928, +1.267]      0.053    0.235  0.255
         4       300     24  +1.948 [+1.055, +2.841]      0.165    0.557  0.037
         5      1000      6  +1.833 [-0.683, +4.350]      0.463    1.589  0.022
 
