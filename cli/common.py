@@ -17,11 +17,13 @@ from typing import Any
 
 import trio
 
+from p2p_sasaki.bots import BOTS, make_bot
 from p2p_sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
 from p2p_sasaki.protocol.net import ALL_INTERFACES, Identity, TableRoster
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
 from p2p_sasaki.protocol.messages import TranscriptHeader
 from p2p_sasaki.protocol.config import TableConfig, config_of, header_of
+from p2p_sasaki.search import DEFAULT_LEVEL, LEVELS
 
 from p2p_sasaki.cli.render import places_text
 
@@ -99,6 +101,14 @@ def add_peer_options(parser: argparse.ArgumentParser) -> None:
                        help="let a bot play your seat (a bot peer; no questions asked)")
     group.add_argument("--quiet", action="store_true", help="print only the result")
     group.add_argument("--seed", type=int, default=None, help="seed of the bot's choices (not of the deal)")
+    group.add_argument("--bot-kind", choices=tuple(BOTS), default=None,
+                       help="which bot plays for --bot and --bots: random, heuristic (a casual player's "
+                            "rules) or search (Monte Carlo search over the hidden cards; default for "
+                            "--bots; --bot defaults to heuristic)")
+    levels = ", ".join(f"{level}: {count}" for level, count in LEVELS.items())
+    group.add_argument("--level", type=int, choices=sorted(LEVELS), default=DEFAULT_LEVEL, metavar="L",
+                       help=f"strength of a search bot, as rollouts per decision ({levels}; default "
+                            f"{DEFAULT_LEVEL})")
     group.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                        help="how long you have to claim a run, Stop, chata or kkojda before it declines "
                             "(default 30)")
@@ -178,13 +188,15 @@ def parse_code(text: str) -> Any:
 # -- bots -----------------------------------------------------------------------------
 
 def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interface: str | None,
-                    quiet_log: Path | None = None) -> list[subprocess.Popen[bytes]]:
-    """Start ``count`` bot peers as separate processes that join ``code`` at ``address``."""
+                    quiet_log: Path | None = None, kind: str = "search",
+                    level: int = DEFAULT_LEVEL) -> list[subprocess.Popen[bytes]]:
+    """Start ``count`` bot peers (``kind`` at ``level``) as separate processes that join
+    ``code`` at ``address``."""
     processes = []
     for number in range(count):
         bot_dir = directory / "bots" / str(number + 1)
         argv = [sys.executable, "-P", "-m", "p2p_sasaki", "join", code, "--address", address, "--bot", "--quiet",
-                "--data-dir", str(bot_dir)]
+                "--data-dir", str(bot_dir), "--bot-kind", kind, "--level", str(level)]
         if interface:
             # Same interface as the creator. Without one, a bot's mesh listens on every
             # interface and the creator records it at the address it came from (the LAN
@@ -205,10 +217,8 @@ def lan_address() -> str:
 
 def make_player(args: argparse.Namespace) -> Any:
     if args.bot:
-        from p2p_sasaki.bots import HeuristicBot
-
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
-        return BotPlayer(HeuristicBot(random.Random(seed)))
+        return BotPlayer(make_bot(args.bot_kind or "heuristic", random.Random(seed), args.level))
     from p2p_sasaki.cli.tui import HumanPlayer
 
     return HumanPlayer(timeout=args.timeout, wait_delay=WAIT_DELAY)

@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--local", action="store_true",
                         help="the old demo instead: four bots in this process, engine only, no network")
     parser.add_argument("--record", metavar="FILE", help="--local only: write the game record(s) here")
-    add_seat_options(parser, "heuristic,heuristic,heuristic,heuristic")
+    add_seat_options(parser, "heuristic,heuristic,heuristic,heuristic")  # peer i plays seats[i]
     parser.add_argument("--no-proofs", action="store_true", help="skip the shuffle proofs (faster)")
     parser.set_defaults(func=run)
 
@@ -80,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
                       "--data-dir", str(directory / "peer0"), "--transcript", str(transcripts[0]),
                       "--timeout", str(args.timeout)] + common + extra
     host_argv += ["--no-invite"]
-    host_argv += [] if args.human else ["--bot", "--seed", str(seed)]
+    host_argv += [] if args.human else ["--bot", "--seed", str(seed), "--bot-kind", args.seats[0],
+                                        "--level", str(args.level)]
     if args.human and args.web:
         host_argv += ["--web", "--web-linger", str(args.web_linger)] + (["--no-browser"] if args.no_browser else [])
     deal_seed = ["--deal-seed", str(args.deal_seed)] if args.deal_seed is not None else []
@@ -97,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         address = ready.read_text().strip()
         for i in (1, 2, 3):
             argv = py + ["join", str(code), "--address", address, "--bot", "--seed", str(seed + i),
+                         "--bot-kind", args.seats[i], "--level", str(args.level),
                          "--data-dir", str(directory / f"peer{i}"), "--transcript", str(transcripts[i]),
                          "--interface", "127.0.0.1"] + deal_seed
             with open(directory / f"peer{i}.log", "wb") as log:

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     kinds = args.seats
     print(f"Seed {seed}: " + ", ".join(f"S{s} {kind}" for s, kind in enumerate(kinds)) + ".")
     deals = random.Random(seed)
-    bots = make_bots(kinds, seed)
+    bots = make_bots(kinds, seed, args.level)
     match = Match(args.lead, TableOptions(lead_card=args.lead))
     for number in range(1, args.hands + 1):
         hand = match.start_hand(random_deal(deals))

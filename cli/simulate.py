@@ -3,6 +3,13 @@
 Engine only (no network, no cryptography): deals come from ``random.Random(seed)``,
 each seat's bot gets its own rng seeded from the seed and the seat, so a seed gives
 the same hands and the same figures every time (only hands per second varies).
+
+``--duplicate`` removes the luck of the deal, the way card tournaments do: every
+deal is played four times, the bots moved one seat on each time, so each bot plays
+every seat of every deal. Each bot's rng is seeded from the seed, the deal and the
+bot (not the seat), so the same bot makes the same choices in the same position.
+Per bot: mean points per hand and a 95% interval (normal, over deals, each deal
+counted once as the mean of its four rotations).
 """
 
 from __future__ import annotations
@@ -10,12 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import time
+import math
 from dataclasses import dataclass, field
 from random import Random
 
-from p2p_sasaki.bots import BOTS, Bot, play_hand
+from p2p_sasaki.bots import BOTS, Bot, make_bot, play_hand
 from p2p_sasaki.hand import Hand
 from p2p_sasaki.options import TableOptions
+from p2p_sasaki.search import DEFAULT_LEVEL, LEVELS
 
 clock = time.perf_counter  # tests replace it
 
@@ -29,15 +38,23 @@ def seat_kinds(text: str) -> list[str]:
     return kinds
 
 
-def make_bots(kinds: list[str], seed: int) -> list[Bot]:
+def make_bots(kinds: list[str], seed: int, level: int = DEFAULT_LEVEL) -> list[Bot]:
     """One bot per seat, each with its own rng derived from ``seed`` and the seat."""
-    return [BOTS[kind](Random(f"{seed}/seat{seat}")) for seat, kind in enumerate(kinds)]
+    return [make_bot(kind, Random(f"{seed}/seat{seat}"), level) for seat, kind in enumerate(kinds)]
+
+
+def add_level_option(parser: argparse.ArgumentParser) -> None:
+    levels = ", ".join(f"{level}: {count}" for level, count in LEVELS.items())
+    parser.add_argument("--level", type=int, choices=sorted(LEVELS), default=DEFAULT_LEVEL,
+                        metavar="L", help=f"strength of search bots, as rollouts per decision ({levels}; "
+                        f"default {DEFAULT_LEVEL})")
 
 
 def add_seat_options(parser: argparse.ArgumentParser, default_seats: str) -> None:
     parser.add_argument("--seats", type=seat_kinds, default=seat_kinds(default_seats),
                         metavar="BOTS", help=f"four bots, seat 0 first, from {', '.join(BOTS)} "
                         f"(default {default_seats})")
+    add_level_option(parser)
     parser.add_argument("--lead", choices=("3H", "3S"), default="3H",
                         help="the opening 3 whose holder plays first (default 3H)")
 
@@ -53,6 +70,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="number of hands (default 1000)")
     add_seat_options(parser, "heuristic,random,random,random")
     parser.add_argument("--seed", type=int, default=1, help="seed of deals and bots (default 1)")
+    parser.add_argument("--duplicate", action="store_true",
+                        help="duplicate match: play each of the N deals once per rotation of the seats, "
+                             "so every bot plays every seat of every deal; print each bot's mean points "
+                             "per hand with a 95%% interval")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     parser.set_defaults(func=run)
 
@@ -86,9 +107,10 @@ class Tally:
                 tally.red_wins += score > 0
 
 
-def simulate(kinds: list[str], hands: int, seed: int, lead: str = "3H") -> Tally:
+def simulate(kinds: list[str], hands: int, seed: int, lead: str = "3H",
+             level: int = DEFAULT_LEVEL) -> Tally:
     deals = Random(seed)
-    bots = make_bots(kinds, seed)
+    bots = make_bots(kinds, seed, level)
     options = TableOptions(lead_card=lead)
     tally = Tally([SeatTally(kind) for kind in kinds])
     start = clock()
@@ -98,7 +120,7 @@ def simulate(kinds: list[str], hands: int, seed: int, lead: str = "3H") -> Tally
     return tally
 
 
-def _rate(part: int, whole: int) -> float:
+def _rate(part: int, whole: float) -> float:
     return part / whole if whole else 0.0
 
 
@@ -128,10 +150,118 @@ def as_text(tally: Tally, seed: int) -> str:
     return "\n".join(lines)
 
 
+# -- duplicate matches -------------------------------------------------------------------
+
+def deal_seed(seed: int, deal: int) -> str:
+    """The seed of deal number ``deal`` (its cards and every bot's rng in it)."""
+    return f"{seed}/deal{deal}"
+
+
+def play_rotation(kinds: list[str], seed: str, rotation: int, lead: str = "3H",
+                  level: int = DEFAULT_LEVEL) -> tuple[int, int, int, int]:
+    """One rotation of a deal: bot ``i`` (``kinds[i]``, its rng seeded from ``seed`` and
+    ``i``) sits in seat ``(i + rotation) % 4``. Each bot's score (by bot, not seat)."""
+    bots: list[Bot | None] = [None] * 4
+    for i, kind in enumerate(kinds):
+        bots[(i + rotation) % 4] = make_bot(kind, Random(f"{seed}/bot{i}"), level)
+    options = TableOptions(lead_card=lead)
+    hand = play_hand(Hand.random(Random(seed), lead, options), bots)  # type: ignore[arg-type]
+    scores = hand.scores
+    assert scores is not None
+    return (scores[rotation % 4], scores[(1 + rotation) % 4], scores[(2 + rotation) % 4],
+            scores[(3 + rotation) % 4])
+
+
+def play_deal(kinds: list[str], seed: str, lead: str = "3H",
+              level: int = DEFAULT_LEVEL) -> tuple[float, float, float, float]:
+    """Each bot's mean score over the four rotations of one deal."""
+    totals = [0, 0, 0, 0]
+    for rotation in range(4):
+        for i, score in enumerate(play_rotation(kinds, seed, rotation, lead, level)):
+            totals[i] += score
+    return (totals[0] / 4, totals[1] / 4, totals[2] / 4, totals[3] / 4)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean with a normal 95% confidence interval, from per-deal values."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    @classmethod
+    def of(cls, values: list[float]) -> Interval:
+        n = len(values)
+        mean = sum(values) / n if n else 0.0
+        if n < 2:
+            return cls(mean, -math.inf, math.inf, n)
+        variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+        half = 1.96 * math.sqrt(variance / n)
+        return cls(mean, mean - half, mean + half, n)
+
+    def contains(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+    def __str__(self) -> str:
+        return f"{self.mean:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
+
+
+@dataclass
+class Duplicate:
+    kinds: list[str]
+    per_deal: list[tuple[float, float, float, float]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def interval(self, bot: int) -> Interval:
+        return Interval.of([deal[bot] for deal in self.per_deal])
+
+
+def duplicate(kinds: list[str], deals: int, seed: int, lead: str = "3H",
+              level: int = DEFAULT_LEVEL) -> Duplicate:
+    result = Duplicate(list(kinds))
+    start = clock()
+    for deal in range(deals):
+        result.per_deal.append(play_deal(kinds, deal_seed(seed, deal), lead, level))
+    result.seconds = clock() - start
+    return result
+
+
+def _round(value: float) -> float | None:
+    return round(value, 4) if math.isfinite(value) else None
+
+
+def duplicate_json(result: Duplicate, seed: int, level: int) -> dict[str, object]:
+    bots = []
+    for i, kind in enumerate(result.kinds):
+        iv = result.interval(i)
+        bots.append({"bot": i, "kind": kind, "mean": _round(iv.mean),
+                     "ci95": [_round(iv.low), _round(iv.high)]})
+    return {"deals": len(result.per_deal), "hands": 4 * len(result.per_deal), "seed": seed,
+            "level": level if "search" in result.kinds else None, "bots": bots}
+
+
+def duplicate_text(result: Duplicate, seed: int, level: int) -> str:
+    n = len(result.per_deal)
+    search = f", search level {level} ({LEVELS[level]} rollouts)" if "search" in result.kinds else ""
+    lines = [f"{n} deals x 4 rotations = {4 * n} hands, seed {seed}{search}.",
+             "bot  kind       points per hand  95% interval"]
+    for i, kind in enumerate(result.kinds):
+        iv = result.interval(i)
+        lines.append(f"B{i}   {kind:<9}  {iv.mean:+15.3f}  [{iv.low:+.3f}, {iv.high:+.3f}]")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.hands < 1:
         print("sasaki simulate: --hands must be at least 1.")
         return 2
-    tally = simulate(args.seats, args.hands, args.seed, args.lead)
+    if args.duplicate:
+        result = duplicate(args.seats, args.hands, args.seed, args.lead, args.level)
+        print(json.dumps(duplicate_json(result, args.seed, args.level)) if args.json
+              else duplicate_text(result, args.seed, args.level))
+        return 0
+    tally = simulate(args.seats, args.hands, args.seed, args.lead, args.level)
     print(json.dumps(as_json(tally, args.seed)) if args.json else as_text(tally, args.seed))
     return 0

@@ -8,6 +8,10 @@ gets the :class:`Hand`. :func:`play` drives a hand with four bots and yields a
 reads its view (``uses_view = False``, as :class:`RandomBot`) is handed a
 :class:`LazyView` instead, which builds the view only if it is read.
 
+Three kinds (:data:`BOTS`, :func:`make_bot`): :class:`RandomBot`, :class:`HeuristicBot`
+(a casual player's rules) and :class:`~p2p_sasaki.search.SearchBot` (Monte Carlo
+search over the hidden cards, with the heuristic rules as its rollout policy).
+
 >>> from random import Random
 >>> hand = Hand.random(Random(0), lead_card="3H")
 >>> bots = [HeuristicBot(Random(s)) for s in range(4)]
@@ -31,8 +35,9 @@ from p2p_sasaki.hand import (
     Action, Chata, Decision, DecisionKind, Decline, Expose, Hand, Kkojda, Pass, Play, Run,
     SeatView, Stop,
 )
+from p2p_sasaki.search import DEFAULT_LEVEL, LEVELS, SearchBot
 
-__all__ = ["Bot", "LazyView", "RandomBot", "HeuristicBot", "BOTS", "Step", "play", "play_hand",
+__all__ = ["Bot", "LazyView", "RandomBot", "HeuristicBot", "SearchBot", "BOTS", "make_bot", "Step", "play", "play_hand",
            "legal_actions", "TurnActions",
            "kept_for_specials", "strength", "STRONG"]
 
@@ -282,7 +287,20 @@ def _of(legal: Sequence[Action], kind: type) -> Action | None:
     return None
 
 
-BOTS: dict[str, Callable[[Random], Bot]] = {"random": RandomBot, "heuristic": HeuristicBot}
+BOTS: dict[str, Callable[[Random], Bot]] = {"random": RandomBot, "heuristic": HeuristicBot,
+                                            "search": SearchBot}
+
+
+def make_bot(kind: str, rng: Random, level: int = DEFAULT_LEVEL) -> Bot:
+    """A bot of ``kind`` (a key of :data:`BOTS`); ``level`` (a key of
+    :data:`p2p_sasaki.search.LEVELS`) sets a search bot's rollouts per decision.
+
+    >>> make_bot("search", Random(1), level=1).rollouts
+    10
+    """
+    if kind == "search":
+        return SearchBot(rng, rollouts=LEVELS[level])
+    return BOTS[kind](rng)
 
 
 # -- driving a hand --------------------------------------------------------------------

@@ -128,7 +128,12 @@ class Player(Protocol):
 
 
 class BotPlayer:
-    """A :class:`p2p_sasaki.bots.Bot` (``choose(view, legal)``) as a player."""
+    """A :class:`p2p_sasaki.bots.Bot` (``choose(view, legal)``) as a player.
+
+    A bot that sets ``thinks = True`` (the search bot: up to seconds of CPU) is asked
+    in a worker thread, so its thinking never blocks this peer's network loop; a
+    cancelled decision waits for the thread to return (the search's budget bounds it).
+    """
 
     def __init__(self, bot: Any, delay: float = 0.0) -> None:
         self.bot = bot
@@ -137,6 +142,8 @@ class BotPlayer:
     async def decide(self, turn: Turn) -> Any:
         if self.delay:
             await trio.sleep(self.delay)
+        if getattr(self.bot, "thinks", False):
+            return await trio.to_thread.run_sync(self.bot.choose, turn.view, turn.legal)
         return self.bot.choose(turn.view, turn.legal)
 
 

@@ -71,8 +71,73 @@ def test_figures_add_up_and_do_not_depend_on_the_clock():
 def test_bad_seats_and_help(capsys):
     with pytest.raises(SystemExit):
         main(["simulate", "--seats", "heuristic,random"])
-    assert "give four bots separated by commas, each one of random, heuristic" in capsys.readouterr().err
+    assert "give four bots separated by commas, each one of random, heuristic, search" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["simulate", "--help"])
     out = capsys.readouterr().out
     assert "--hands N" in out and "red side won" in out and "--seed" in out
+
+
+# -- duplicate matches --------------------------------------------------------------------
+
+def test_duplicate_is_the_same_for_the_same_seed(capsys):
+    argv = ("simulate", "--duplicate", "--hands", "3", "--seed", "4", "--level", "1",
+            "--seats", "search,heuristic,random,heuristic", "--json")
+    first = run(capsys, *argv)
+    second = run(capsys, *argv)
+    assert first == second and first[0] == 0
+    result = json.loads(first[1])
+    assert result["deals"] == 3 and result["hands"] == 12 and result["level"] == 1
+    assert [b["kind"] for b in result["bots"]] == ["search", "heuristic", "random", "heuristic"]
+    assert sum(b["mean"] for b in result["bots"]) == pytest.approx(0)  # zero-sum, deal by deal
+
+
+def test_duplicate_rotates_every_bot_through_every_seat():
+    seed = cli_simulate.deal_seed(9, 0)
+    kinds = ["heuristic"] * 4
+    # the same bots in the same seats give the same hand: rotation r's bot i is seat (i + r) % 4
+    by_bot = [cli_simulate.play_rotation(kinds, seed, r) for r in range(4)]
+    assert all(sum(scores) == 0 for scores in by_bot)
+    deal = cli_simulate.play_deal(kinds, seed)
+    assert deal == tuple(sum(scores[i] for scores in by_bot) / 4 for i in range(4))
+
+
+def test_duplicate_random_against_random_contains_zero_heuristic_against_random_excludes_it():
+    random_bots = cli_simulate.duplicate(["random"] * 4, 60, seed=1)
+    assert random_bots.interval(0).contains(0.0)
+    heuristic = cli_simulate.duplicate(["heuristic", "random", "random", "random"], 60, seed=1)
+    assert heuristic.interval(0).low > 0
+
+
+def test_duplicate_text(capsys):
+    status, out, _ = run(capsys, "simulate", "--duplicate", "--hands", "20", "--seed", "2",
+                         "--seats", "heuristic,random,random,random")
+    assert status == 0
+    assert out == EXPECTED_DUPLICATE
+
+
+EXPECTED_DUPLICATE = """\
+20 deals x 4 rotations = 80 hands, seed 2.
+bot  kind       points per hand  95% interval
+B0   heuristic           +4.263  [+2.705, +5.820]
+B1   random              -1.688  [-2.772, -0.603]
+B2   random              -1.913  [-4.147, +0.322]
+B3   random              -0.662  [-2.280, +0.955]
+"""
+
+
+# -- where a bot can sit ------------------------------------------------------------------
+
+def test_bot_kind_and_level_choose_the_table_bot():
+    from p2p_sasaki.bots import HeuristicBot, SearchBot
+    from p2p_sasaki.cli.common import make_player
+    from p2p_sasaki.cli.main import build_parser
+
+    parser = build_parser()
+    player = make_player(parser.parse_args(["join", "7-a-b", "--bot", "--seed", "1",
+                                            "--bot-kind", "search", "--level", "1"]))
+    assert isinstance(player.bot, SearchBot) and player.bot.rollouts == 10
+    player = make_player(parser.parse_args(["join", "7-a-b", "--bot", "--seed", "1"]))
+    assert isinstance(player.bot, HeuristicBot)  # --bot alone: the quick heuristic bot
+    args = parser.parse_args(["host", "--bots", "3"])
+    assert args.bot_kind is None and args.level == 4  # host --bots: search (cli/host.py)

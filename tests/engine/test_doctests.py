@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["cards", "combos", "options", "scoring", "hand", "match", "records", "bots"]
+MODULES = ["cards", "combos", "options", "scoring", "hand", "match", "records", "bots", "search"]
 
 
 @pytest.mark.parametrize("name", MODULES)
