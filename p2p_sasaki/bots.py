@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import Protocol, overload
+from typing import Any, Protocol, overload
 
 from p2p_sasaki.cards import CardSet
 from p2p_sasaki.combos import PIG_MASK, Combo, Kind, classify
@@ -92,8 +92,8 @@ class LazyView:
         return f"LazyView({self._view!r})" if self._view is not None else f"LazyView(S{self._seat})"
 
 
-_set_lazy = (LazyView._hand.__set__, LazyView._seat.__set__,  # type: ignore[attr-defined]
-             LazyView._view.__set__)  # type: ignore[attr-defined]
+_set_lazy: tuple[Callable[[LazyView, Any], None], ...] = (
+    vars(LazyView)["_hand"].__set__, vars(LazyView)["_seat"].__set__, vars(LazyView)["_view"].__set__)
 
 
 def _new_lazy_view(hand: Hand, seat: int) -> LazyView:
@@ -212,7 +212,7 @@ class HeuristicBot:
             # Any pair will do; keep the Pig whole when another pair of tens is there.
             chatas = [a for a in legal if isinstance(a, Chata)]
             plain = [a for a in chatas if a.cards.mask != PIG_MASK]
-            return (plain or chatas or [_of(legal, Decline)])[0]
+            return (plain or chatas)[0] if chatas else (_of(legal, Decline) or legal[0])
         else:  # EXPOSE is forced on the holder; KKOJDA is always taken
             wanted = Expose if kind is _EXPOSE else Kkojda
         return _of(legal, wanted) or _of(legal, Decline) or legal[0]
@@ -245,8 +245,8 @@ class HeuristicBot:
             return self._lowest(specials or plays)
         return passing
 
-    def _lead(self, view: SeatView, plays: list[tuple[Action, Combo | None]],
-              free: list[tuple[Action, Combo | None]], partners: frozenset[int]) -> Action:
+    def _lead(self, view: SeatView, plays: Sequence[tuple[Action, Combo | None]],
+              free: Sequence[tuple[Action, Combo | None]], partners: frozenset[int]) -> Action:
         if not free:
             specials = [(a, c) for a, c in plays if c is not None and c.is_special]
             return self._lowest(specials or plays)
@@ -259,7 +259,7 @@ class HeuristicBot:
         most = max(len(a.cards) for a, _ in holding)
         return self._lowest([(a, c) for a, c in holding if len(a.cards) == most])
 
-    def _lowest(self, options: list[tuple[Action, Combo | None]]) -> Action:
+    def _lowest(self, options: Sequence[tuple[Action, Combo | None]]) -> Action:
         """The lowest play (specials by their order), ties broken with the rng."""
         keyed = [(_order(c), a) for a, c in options]
         best = min(key for key, _ in keyed)
@@ -317,10 +317,10 @@ class Step:
 # Play(seat, CardSet(mask)) and Pass(seat), without the dataclass __init__ (the
 # arguments are the engine's own, valid by construction).
 _new = object.__new__
-_set_step = (Step.decision.__set__, Step.answers.__set__)  # type: ignore[attr-defined]
-_set_play = (Play.seat.__set__, Play.cards.__set__)  # type: ignore[attr-defined]
-_set_pass = Pass.seat.__set__  # type: ignore[attr-defined]
-_set_mask = CardSet.mask.__set__  # type: ignore[attr-defined]
+_set_step: tuple[Callable[[Step, Any], None], ...] = (vars(Step)["decision"].__set__, vars(Step)["answers"].__set__)
+_set_play: tuple[Callable[[Play, Any], None], ...] = (vars(Play)["seat"].__set__, vars(Play)["cards"].__set__)
+_set_pass: Callable[[Pass, int], None] = vars(Pass)["seat"].__set__
+_set_mask: Callable[[CardSet, int], None] = vars(CardSet)["mask"].__set__
 
 
 def _new_step(decision: Decision, answers: tuple[Action, ...]) -> Step:
