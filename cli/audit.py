@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from p2p_sasaki.cards import CardSet
+from p2p_sasaki.cli.commands import COMMANDS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "audit", help="verify a table transcript (.sasaki) and name any cheater",
+        "audit", help=COMMANDS["audit"],
         description="Check a table's transcript end to end: every signature, the shuffles and "
                     "their proofs, each seat's cards, every play against the rules, the scores. "
                     "Prints the hands and totals, or the seat to blame and why (exit status 1).")

@@ -26,11 +26,12 @@ from p2p_sasaki.protocol.net import TableCode
 from p2p_sasaki.cli import demo_local
 from p2p_sasaki.cli.common import add_web_options, positive
 from p2p_sasaki.cli.simulate import add_seat_options
+from p2p_sasaki.cli.commands import COMMANDS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "demo", help="four bot peers play over the real protocol on this machine",
+        "demo", help=COMMANDS["demo"],
         description="Start four sasaki peers as separate processes on 127.0.0.1 (one creates a "
                     "table, three join it with its code), let bots play a match with the full "
                     "protocol (mental-poker deal with proofs, signed messages), print it play by "

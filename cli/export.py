@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from p2p_sasaki.cli.commands import COMMANDS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "export", help="write each hand of a transcript as a game record for 'sasaki replay'",
+        "export", help=COMMANDS["export"],
         description="Read a table transcript (.sasaki) and write each hand as a plain-text game "
                     "record (docs/records.md): NAME-hand1.txt, NAME-hand2.txt, ... in --out "
                     "(default: next to FILE). Each one passes 'sasaki replay'.")

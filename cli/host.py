@@ -14,6 +14,7 @@ import trio
 
 from p2p_sasaki.protocol.net import MemberJoined, MemberLeft, TableCode, WrongCodeTried, advertise_table, host_table
 
+from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.cli.common import (add_peer_options, add_table_options, bind_host, config_from_args, data_dir,
                         interfaces, lan_address, load_identity, make_player, make_ui, parse_code, play_roster,
                         report, run_async, spawn_bot_peers, table_page)
@@ -21,7 +22,7 @@ from p2p_sasaki.cli.common import (add_peer_options, add_table_options, bind_hos
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "host", help="create a table: show its code, wait for three players, play",
+        "host", help=COMMANDS["host"],
         description="Create a table: pick a one-time table code and show it, advertise the table on "
                     "the LAN (mDNS), admit the three players who type the code (or fill seats with "
                     "--bots N), then play the match and write its signed transcript.")

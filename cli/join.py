@@ -8,13 +8,14 @@ import trio
 
 from p2p_sasaki.protocol.net import find_and_join_table, join_table
 
+from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.cli.common import (CliError, add_peer_options, bind_host, data_dir, interfaces, load_identity, make_player,
                         make_ui, parse_code, play_roster, report, run_async, table_page)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "join", help="join a table with the code its creator shows",
+        "join", help=COMMANDS["join"],
         description="Join the table whose code you were given (like 7-purple-sausage): find it on "
                     "the LAN by mDNS, or at --address HOST:PORT when multicast does not pass, "
                     "then play. The table options are the creator's.")

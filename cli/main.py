@@ -2,7 +2,9 @@
 
 Each subcommand lives in its own module under ``cli/`` and exposes
 ``register(subparsers)``, which adds its parser and sets ``func`` to a callable
-taking the parsed arguments and returning the exit status.
+taking the parsed arguments and returning the exit status. Only the module of the
+subcommand asked for is imported (the others are listed from cli/commands.py), so a
+command starts with just what it needs: ``sasaki audit`` never loads trio or zeroconf.
 """
 
 from __future__ import annotations
@@ -11,11 +13,19 @@ import argparse
 import importlib
 import sys
 
-# Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("play", "host", "join", "tables", "demo", "audit", "export", "replay", "simulate")
+from p2p_sasaki.cli.commands import COMMANDS
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_of(argv: list[str]) -> str | None:
+    """The subcommand named in ``argv`` (its first word that is not an option), if any."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``only``, that subcommand's full parser and a summary of the others."""
     parser = argparse.ArgumentParser(
         prog="sasaki",
         description=(
@@ -25,16 +35,20 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        importlib.import_module(f"p2p_sasaki.cli.{name}").register(subparsers)
+    for name, summary in COMMANDS.items():
+        if only is None or name == only:
+            importlib.import_module(f"p2p_sasaki.cli.{name}").register(subparsers)
+        else:
+            subparsers.add_parser(name, help=summary)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
     if argv is None:
         argv = sys.argv[1:]
-    args = parser.parse_args(argv or ["play"])  # ``sasaki`` alone plays
+    argv = argv or ["play"]  # ``sasaki`` alone plays
+    parser = build_parser(only=command_of(argv) or "")
+    args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -9,11 +9,12 @@ from p2p_sasaki.cli import host as host_command
 from p2p_sasaki.cli import join as join_command
 from p2p_sasaki.cli.common import CliError, add_peer_options, add_table_options, parse_code, run_async
 from p2p_sasaki.cli.tables import browse, table_line
+from p2p_sasaki.cli.commands import COMMANDS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "play", help="find a table on the LAN and join it, or create one (the default)",
+        "play", help=COMMANDS["play"],
         description="List the tables advertised on the LAN, then ask for a table code to join "
                     "one (like 'sasaki join'; type 'CODE HOST:PORT' when multicast does not pass), "
                     "or create a new table (like 'sasaki host') if you just press Enter.")

@@ -15,11 +15,12 @@ from p2p_sasaki.hand import Hand
 from p2p_sasaki.records import RecordError, replay
 
 from p2p_sasaki.cli.render import deal_lines, outcome_lines, seats_text
+from p2p_sasaki.cli.commands import COMMANDS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "replay", help="check a game record and summarise the hand",
+        "replay", help=COMMANDS["replay"],
         description="Check every line of a game record against the rules and print the "
                     "deal, plays, finishing order, teams, multiplier and scores.")
     parser.add_argument("file", metavar="FILE", help="a game record (see docs/records.md)")

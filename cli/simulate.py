@@ -25,6 +25,7 @@ from p2p_sasaki.bots import BOTS, Bot, make_bot, play_hand
 from p2p_sasaki.hand import Hand
 from p2p_sasaki.options import TableOptions
 from p2p_sasaki.search import DEFAULT_LEVEL, LEVELS
+from p2p_sasaki.cli.commands import COMMANDS
 
 clock = time.perf_counter  # tests replace it
 
@@ -61,7 +62,7 @@ def add_seat_options(parser: argparse.ArgumentParser, default_seats: str) -> Non
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "simulate", help="let bots play many hands and compare them",
+        "simulate", help=COMMANDS["simulate"],
         description="Play N hands between four bots in this process (engine only, random "
                     "deals from the seed) and print per seat: how often it went out first, "
                     "its average score, and how often the red side won (scored above zero) in "

@@ -8,11 +8,12 @@ import json
 from p2p_sasaki.protocol.net import PROTOCOL_VERSION, TableAd, browse_tables
 
 from p2p_sasaki.cli.common import interfaces, run_async
+from p2p_sasaki.cli.commands import COMMANDS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "tables", help="list the tables advertised on the local network",
+        "tables", help=COMMANDS["tables"],
         description="Browse the LAN (mDNS, _sasaki._tcp) for a few seconds and list the tables "
                     "seen: nameplate, seats taken, addresses and join port. These are hints; "
                     "joining needs the table's code.")
