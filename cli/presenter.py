@@ -21,7 +21,7 @@ the same prompt are refused, so a peer never signs twice for one slot.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -52,6 +52,26 @@ CARDS_PER_SEAT = 12
 _PLACES = ("1st", "2nd", "3rd", "4th")
 _STEPS = {"hand-id": "agreeing on the hand", "shuffle": "shuffling", "proof": "checking the shuffle proofs",
           "deal": "dealing"}
+def deal_line(steps: Mapping[str, tuple[int, int]], seats: int = SEATS, width: int = 20) -> str:
+    """The deal's progress as one line that fills as it goes, in words.
+
+    >>> deal_line({"hand-id": (1, 1), "shuffle": (2, 4)})
+    'Dealing [######..............] hand agreed; shuffled by 2 of 4 seats; 0 of 4 shuffle proofs checked'
+    >>> deal_line({"hand-id": (1, 1), "shuffle": (4, 4), "proof": (4, 4), "deal": (1, 1)})
+    'Dealing [####################] hand agreed; shuffled by 4 of 4 seats; 4 of 4 shuffle proofs checked; cards dealt'
+    """
+    seats = steps.get("shuffle", steps.get("proof", (0, seats)))[1]
+    agreed, shuffled = steps.get("hand-id", (0, 1))[0], steps.get("shuffle", (0, seats))[0]
+    proven, dealt = steps.get("proof", (0, seats))[0], steps.get("deal", (0, 1))[0]
+    total = 2 * seats + 2
+    filled = round(width * min(agreed + shuffled + proven + dealt, total) / total)
+    words = ["hand agreed" if agreed else "agreeing on the hand",
+             f"shuffled by {shuffled} of {seats} seats", f"{proven} of {seats} shuffle proofs checked"]
+    if dealt:
+        words.append("cards dealt")
+    return f"Dealing [{'#' * filled}{'.' * (width - filled)}] " + "; ".join(words)
+
+
 _KIND_GROUPS = {Kind.SINGLE: "Singles", Kind.PAIR: "Pairs", Kind.SEQUENCE: "Sequences", Kind.TRIPLET: "Triplets",
                 Kind.SASAKI: "Sasaki", Kind.FOUR: "Fours", Kind.PIG: "Pig"}
 _RANK_WORDS = ("three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")
@@ -111,6 +131,7 @@ class NoteKind(Enum):
     WAIT = "wait"
     SCORE = "score"
     ALERT = "alert"
+    PROGRESS = "progress"  # the deal's one line, refilled as it goes (a terminal rewrites it in place)
 
 
 @dataclass(frozen=True)
@@ -260,6 +281,7 @@ class Presenter:
         self.view: SeatView | None = None
         self.sizes = [CARDS_PER_SEAT] * SEATS
         self.finish: list[int] = []
+        self.deal_steps: dict[str, tuple[int, int]] = {}   # DealProgress step -> (done, total)
         self.progress: Progress | None = None
         self.awaited: frozenset[int] = frozenset()
         self.offline: tuple[int, ...] = ()
@@ -335,13 +357,15 @@ class Presenter:
                 if config is not None and isinstance(getattr(config, "hands", None), int):
                     self.hands = config.hands
                 self.hand_no, self.phase, self.progress = hand_no, Phase.DEALING, None
+                self.deal_steps = {}
                 self.sizes, self.finish, self.view = [CARDS_PER_SEAT] * SEATS, [], None
                 self.awaited, self.last_wait = frozenset(), None
                 of = f" of {self.hands}" if self.hands else ""
                 return [Note(f"Hand {hand_no}{of}: shuffling and dealing (every peer shuffles, with proofs) ...")]
             case DealProgress(step=step, done=done, total=total):
                 self.progress = Progress(_STEPS.get(step, step), done, total)
-                return []
+                self.deal_steps[step] = (done, total)
+                return [Note(deal_line(self.deal_steps), NoteKind.PROGRESS)]
             case Dealt(cards=cards):
                 self.phase, self.progress = Phase.PLAYING, None
                 return [Note(f"Your cards: {grouped(cards)}")]

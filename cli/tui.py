@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import termios
 import threading
 from typing import Any
 
@@ -32,6 +31,21 @@ __all__ = ["Narrator", "HumanPlayer", "LeftTable", "say", "grouped", "passed_sin
 
 class LeftTable(Exception):
     """The person typed ``quit`` and confirmed it."""
+
+
+def flush_typed_input() -> None:
+    """Drop what was typed on a terminal but not yet read: termios where there is one (Linux,
+    macOS), the console's input buffer on Windows; lines already read are dropped by the caller."""
+    if not sys.stdin.isatty():
+        return
+    if sys.platform == "win32":
+        import msvcrt
+        while msvcrt.kbhit():
+            msvcrt.getwch()
+        return
+    import termios
+    with contextlib.suppress(OSError, termios.error):
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
 
 
 def say(text: str) -> None:
@@ -53,6 +67,7 @@ class Narrator:
         self.wait_delay = wait_delay
         self._pending: tuple[Note, float] | None = None
         self._kick: trio.Event | None = None
+        self._progress_open = False   # a deal line is on screen without its newline yet
         self.presenter.on_note.append(self.note)
 
     def note(self, note: Note) -> None:
@@ -64,8 +79,25 @@ class Narrator:
                 if self._kick is not None:
                     self._kick.set()
                 return
+        if note.kind is NoteKind.PROGRESS:
+            self.progress_line(note.text)
+            return
+        self.end_progress_line()
         indent = "  " if note.kind in (NoteKind.PLAY, NoteKind.OUT) else ""
         say(indent + note.text)
+
+    def progress_line(self, text: str) -> None:
+        """The deal's line: rewritten in place on a terminal; elsewhere printed once, when full."""
+        if sys.stdout.isatty():
+            print("\r" + text, end="", flush=True)
+            self._progress_open = True
+        elif "cards dealt" in text:
+            say(text)
+
+    def end_progress_line(self) -> None:
+        if self._progress_open:
+            print(flush=True)
+            self._progress_open = False
 
     async def run(self) -> None:
         """Print the delayed waiting lines that are still true when due; runs until cancelled."""
@@ -153,9 +185,7 @@ class _LineReader:
 
     def discard(self) -> int:
         """Drop the lines typed so far (before a prompt); how many. End of input is kept."""
-        if sys.stdin.isatty():
-            with contextlib.suppress(OSError, termios.error):
-                termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)   # typed, not yet read
+        flush_typed_input()
         dropped = 0
         while True:
             try:

@@ -302,7 +302,7 @@ function draw() {
   }
   // The log.
   const log = $("log"); log.replaceChildren();
-  for (const n of t.log.filter(n => n.kind !== "wait").slice(-30)) log.append(el("li", {"class": n.kind}, n.text));
+  for (const n of t.log.filter(n => n.kind !== "wait" && n.kind !== "progress").slice(-30)) log.append(el("li", {"class": n.kind}, n.text));
   log.scrollTop = log.scrollHeight;
   // The end.
   $("end").hidden = t.verdict === null;

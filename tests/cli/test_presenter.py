@@ -166,3 +166,21 @@ def test_names_are_shown_as_printable_text():
     presenter.names = ("Ana", "Bo\x1b[2J", "", "x" * 30)
     presenter.you = 0
     assert [presenter.who(s) for s in range(4)] == ["you (Ana)", "Bo?[2J", "S2", "x" * 24]
+
+
+def test_the_deal_is_one_line_that_fills_in_words():
+    from p2p_sasaki.protocol.events import DealProgress
+
+    presenter = Presenter()
+    presenter.event(HandStarted(1), None)
+    steps = [DealProgress("hand-id", 1, 1)] + [DealProgress("shuffle", i, 4) for i in (1, 2, 3, 4)] + [
+        DealProgress("proof", i, 4) for i in (1, 2, 3, 4)] + [DealProgress("deal", 1, 1)]
+    notes = [note for step in steps for note in presenter.event(step, None)]
+    assert {note.kind for note in notes} == {NoteKind.PROGRESS}
+    assert notes[0].text == ("Dealing [##..................] hand agreed; shuffled by 0 of 4 seats; "
+                             "0 of 4 shuffle proofs checked")
+    assert notes[2].text == ("Dealing [######..............] hand agreed; shuffled by 2 of 4 seats; "
+                             "0 of 4 shuffle proofs checked")
+    assert notes[-1].text == ("Dealing [####################] hand agreed; shuffled by 4 of 4 seats; "
+                              "4 of 4 shuffle proofs checked; cards dealt")
+    assert "hand-id" not in " ".join(note.text for note in notes)
