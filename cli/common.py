@@ -20,6 +20,7 @@ import trio
 from p2p_sasaki.bots import BOTS, make_bot
 from p2p_sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
 from p2p_sasaki.protocol.net import ALL_INTERFACES, Identity, TableRoster
+from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
 from p2p_sasaki.protocol.messages import TranscriptHeader
 from p2p_sasaki.protocol.config import TableConfig, config_of, header_of
@@ -112,11 +113,20 @@ def add_peer_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                        help="how long you have to claim a run, Stop, chata or kkojda before it declines "
                             "(default 30)")
+    group.add_argument("--proof-workers", type=int, default=default_proof_workers(), metavar="N",
+                       help="processes that make and check the shuffle proofs side by side (default: one "
+                            "per core when the machine has several, else 0: in this process)")
     add_web_options(group)
     group.add_argument("--transcript", type=Path, default=None, help=argparse.SUPPRESS)
     # Tests and screenshots: this peer's session randomness (seat nonce, shuffle, keys) from a
     # seed, so four peers with fixed identities get the same deal every time. Never for play.
     group.add_argument("--deal-seed", type=int, default=None, help=argparse.SUPPRESS)
+
+
+def default_proof_workers() -> int:
+    """One proof worker per core on a machine with several cores; none on a single core."""
+    cores = os.cpu_count() or 1
+    return cores if cores > 1 else 0
 
 
 def add_web_options(group: Any) -> None:
@@ -196,7 +206,8 @@ def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interf
     for number in range(count):
         bot_dir = directory / "bots" / str(number + 1)
         argv = [sys.executable, "-P", "-m", "p2p_sasaki", "join", code, "--address", address, "--bot", "--quiet",
-                "--data-dir", str(bot_dir), "--bot-kind", kind, "--level", str(level)]
+                "--data-dir", str(bot_dir), "--bot-kind", kind, "--level", str(level),
+                "--proof-workers", "0"]  # the bots share this machine's cores with the creator's peer
         if interface:
             # Same interface as the creator. Without one, a bot's mesh listens on every
             # interface and the creator records it at the address it came from (the LAN
@@ -280,15 +291,21 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
     presenter = getattr(player, "presenter", None)
     if presenter is not None and config is not None:
         presenter.hands = config.hands
-    async with trio.open_nursery() as nursery:
-        if ui is not None:
-            nursery.start_soon(ui.run)
-        result = await run_table(identity, roster, config, player=player, transcript_path=path,
-                                 listeners=listeners, on_event=ui.event if ui is not None else None,
-                                 config_codec=(encode_config, decode_config),
-                                 session_factory=seeded_sessions(args.deal_seed) if args.deal_seed is not None
-                                 else None)
-        nursery.cancel_scope.cancel()
+    workers = getattr(args, "proof_workers", 0)
+    pool = await trio.to_thread.run_sync(ProofPool, workers) if workers > 0 else None
+    try:
+        async with trio.open_nursery() as nursery:
+            if ui is not None:
+                nursery.start_soon(ui.run)
+            result = await run_table(identity, roster, config, player=player, transcript_path=path,
+                                     listeners=listeners, on_event=ui.event if ui is not None else None,
+                                     config_codec=(encode_config, decode_config),
+                                     session_factory=seeded_sessions(args.deal_seed) if args.deal_seed is not None
+                                     else None, proof_pool=pool)
+            nursery.cancel_scope.cancel()
+    finally:
+        if pool is not None:
+            pool.close()
     if presenter is not None and result.transcript is not None and result.transcript.exists():
         presenter.finished(await trio.to_thread.run_sync(verdict, result.transcript), result.transcript)
     return result

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     host_argv = py + ["host", "--code", str(code), "--ready-file", str(ready), "--no-mdns",
                       "--data-dir", str(directory / "peer0"), "--transcript", str(transcripts[0]),
                       "--timeout", str(args.timeout)] + common + extra
-    host_argv += ["--no-invite"]
+    host_argv += ["--no-invite", "--proof-workers", "0"]  # four peers share this machine's cores
     host_argv += [] if args.human else ["--bot", "--seed", str(seed), "--bot-kind", args.seats[0],
                                         "--level", str(args.level)]
     if args.human and args.web:
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
             argv = py + ["join", str(code), "--address", address, "--bot", "--seed", str(seed + i),
                          "--bot-kind", args.seats[i], "--level", str(args.level),
                          "--data-dir", str(directory / f"peer{i}"), "--transcript", str(transcripts[i]),
-                         "--interface", "127.0.0.1"] + deal_seed
+                         "--interface", "127.0.0.1", "--proof-workers", "0"] + deal_seed
             with open(directory / f"peer{i}.log", "wb") as log:
                 processes.append(subprocess.Popen(argv, env=_env(), stdin=subprocess.DEVNULL,
                                                   stdout=log, stderr=subprocess.STDOUT))

@@ -105,6 +105,7 @@ import trio
 from p2p_sasaki.protocol.messages import MessageError, VersionMismatchError, decode_envelope
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
 from p2p_sasaki.protocol.net.mesh import Mesh
+from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
 from p2p_sasaki.protocol.session import Blame, HandEnded, Record
 
@@ -258,6 +259,7 @@ async def run_table(
     transport: Transport | None = None,
     step_in_thread: bool = True,
     resend: bool = True,
+    proof_pool: ProofPool | None = None,
 ) -> TableResult:
     """Play the whole match of ``roster`` as ``identity``; return when it is over.
 
@@ -281,7 +283,8 @@ async def run_table(
     yet running (the driver runs and closes it); by default a TCP
     :class:`~p2p_sasaki.protocol.net.mesh.Mesh` on ``listeners`` with ``mesh_options``.
     ``step_in_thread=False`` runs the session's crypto steps on the trio thread (tests
-    in virtual time).
+    in virtual time). ``proof_pool``: worker processes (protocol/net/workers.py) that run
+    the hand's queued proof jobs side by side, on every core, instead of one at a time.
     """
     notify = on_event or (lambda event, session: None)
     writer = TranscriptWriter(transcript_path) if transcript_path is not None else None
@@ -307,7 +310,7 @@ async def run_table(
             result.config = config
             session = (session_factory or _default_session_factory)(identity, roster, config)
             driver = _Driver(session, transport, player, writer, notify, result, log, stall_after,
-                             step_in_thread=step_in_thread, resend=resend)
+                             step_in_thread=step_in_thread, resend=resend, proof_pool=proof_pool)
             driver.inbox.extend(early)
             await driver.run(nursery, linger)
             result.mesh = transport.statistics()
@@ -352,7 +355,8 @@ STALL_BACKOFF_MAX = 60.0
 class _Driver:
     def __init__(self, session: Any, transport: Transport, player: Player, writer: TranscriptWriter | None,
                  notify: Callable[[Any, Any], None], result: TableResult, log: SentLog | None = None,
-                 stall_after: float = 3.0, *, step_in_thread: bool = True, resend: bool = True) -> None:
+                 stall_after: float = 3.0, *, step_in_thread: bool = True, resend: bool = True,
+                 proof_pool: ProofPool | None = None) -> None:
         self.session = session
         self.transport = transport
         self.player = player
@@ -362,6 +366,7 @@ class _Driver:
         self.log = log if log is not None else SentLog()
         self.stall_after = stall_after
         self.step_in_thread = step_in_thread
+        self.proof_pool = proof_pool
         self.resend = resend
         self.inbox: list[tuple[bytes, bytes]] = []
         self.answers: list[tuple[object, Any]] = []
@@ -459,7 +464,15 @@ class _Driver:
                 self.notify(Waiting(waiting, keys, offline), session)
 
     async def _step(self) -> bool:
-        """One piece of the session's slow crypto (module docstring, point 2)."""
+        """The session's slow crypto (module docstring, point 2): with a proof pool, every
+        queued job at once in the workers; else one piece at a time."""
+        if self.proof_pool is not None:
+            jobs = self.session.take_jobs()
+            if jobs:   # the session is not touched until the results are back
+                results = await trio.to_thread.run_sync(self.proof_pool.map, jobs, abandon_on_cancel=True)
+                for job, outcome in zip(jobs, results, strict=True):
+                    self.session.finish_job(job, outcome)
+                return True
         if self.step_in_thread:
             return bool(await trio.to_thread.run_sync(self.session.step))
         await trio.lowlevel.checkpoint()

@@ -113,3 +113,43 @@ async def test_a_match_survives_real_connections_dropped_every_few_hundred_ms(tm
     assert all(r.totals == audit.totals for r in results)
     assert len(drops) >= 5
     assert all(sum(p.connections for p in r.mesh.peers.values()) > 3 for r in results)
+
+
+async def test_proof_work_runs_in_the_worker_pool_and_the_table_agrees(tmp_path):
+    """With a proof pool (protocol/net/workers.py) every shuffle argument is made and checked
+    in worker processes (the session hands out jobs, not step()); the match is the same."""
+    from p2p_sasaki.protocol.net.workers import ProofPool
+
+    identities = [Identity.generate() for _ in range(4)]
+    listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
+    roster = TableRoster(os.urandom(32), tuple(
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1]) for i, ls in zip(identities, listeners)))
+    config = TableConfig(hands=1, options=TableOptions(lead_card="3S"))
+    results = [None] * 4
+    steps = []
+    pool = ProofPool(2)
+    real_map = pool.map
+
+    def counting_map(jobs):
+        steps.append(len(jobs))
+        return real_map(jobs)
+
+    pool.map = counting_map   # count the jobs that went through the workers
+    try:
+        async def peer(n):
+            results[n] = await run_table(
+                identities[n], roster, config if n == 0 else None, player=BotPlayer(HeuristicBot(random.Random(n))),
+                transcript_path=tmp_path / f"{n}.sasaki", listeners=listeners[n],
+                config_codec=(encode_config, decode_config), linger=0.5, proof_pool=pool if n < 2 else None)
+
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                for n in range(4):
+                    nursery.start_soon(peer, n)
+    finally:
+        pool.close()
+    assert all(r.finished for r in results)
+    assert len({(tmp_path / f"{n}.sasaki").read_bytes() for n in range(4)}) == 1
+    # Two seats with the pool: each made its own argument and checked the other three's there.
+    assert sum(steps) == 2 * 4
+    assert audit_table((tmp_path / "0.sasaki").read_bytes()).ok
