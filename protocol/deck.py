@@ -579,7 +579,7 @@ class DeckSession:
         opening = self.prove_open(card)
         self._send(opening, self._slot(slot))
         self._opened[opening.position] = card
-        self._events.append(CardOpened(self.seat, opening.position, card))
+        self._events.append(CardOpened(self._me(), opening.position, card))
         return self.take_outgoing()
 
     def prove_open(self, card: int) -> CardOpen:
@@ -595,7 +595,7 @@ class DeckSession:
             raise DeckUsageError(f"card {card} is already open")
         base, next_base = self._decks[self.seat][1], self._decks[self.seat + 1][1]
         proof = crypto.dleq_prove(
-            self._ctx(f"open/{position}", self.seat), self._x, base, next_base,
+            self._ctx(f"open/{position}", self.seat), self._secret(), base, next_base,
             self._cards[card], self._final[position], self._rng,
         )
         return CardOpen(position, card, proof)
@@ -887,13 +887,14 @@ class DeckSession:
         """Take every step of mine whose inputs are in."""
         if self.seat is None or self.failed is not None or not self._started:
             return
-        me, n = self.seat, self.n
+        me, n, nonce = self.seat, self.n, self._nonce
+        assert nonce is not None, "start() draws the nonce before any step"
         if not self._sent_nonce and len(self._commits) == n - 1:
             self._sent_nonce = True
-            self._commits[me] = crypto.nonce_commitment(self.table_id, self.hand_no, me, self._nonce)
-            self._send(DeckNonce(self._nonce), self.layout.nonce)
+            self._commits[me] = crypto.nonce_commitment(self.table_id, self.hand_no, me, nonce)
+            self._send(DeckNonce(nonce), self.layout.nonce)
         if self.hand_id is None and len(self._nonces) == n - 1 and me not in self._nonces and self._sent_nonce:
-            self._nonces[me] = self._nonce
+            self._nonces[me] = nonce
             self._agree_hand_id()
         if self.hand_id is None:
             return
@@ -910,32 +911,33 @@ class DeckSession:
             self._deal()
 
     def _shuffle(self) -> None:
-        deck, base = self._decks[self.seat]
-        self._x = crypto.random_scalar(self._rng)
-        self._perm = crypto.random_permutation(self._rng, self.n_cards)
-        new_deck, new_base = crypto.shuffle(self._x, self._perm, deck, base)
-        self._send(ShuffleHop(new_deck, new_base), self.layout.hop(self.seat))
+        me = self._me()
+        deck, base = self._decks[me]
+        x = self._x = crypto.random_scalar(self._rng)
+        perm = self._perm = crypto.random_permutation(self._rng, self.n_cards)
+        new_deck, new_base = crypto.shuffle(x, perm, deck, base)
+        self._send(ShuffleHop(new_deck, new_base), self.layout.hop(me))
         self._decks.append((new_deck, new_base))
-        self._events.append(ShuffleAccepted(self.seat))
+        self._events.append(ShuffleAccepted(me))
         if self.proofs:
-            self._queue(0, ProveHop(self.seat, self._ctx(f"shuffle/{self.seat}", self.seat), self._x, self._perm,
+            self._queue(0, ProveHop(me, self._ctx(f"shuffle/{me}", me), x, perm,
                                     deck, base, new_deck, new_base, self._rng(32)))
 
     def _strip(self, round_: int) -> None:
-        me = self.seat
+        me, x = self._me(), self._secret()
         positions, inputs = self._strip_inputs(round_, me)
-        x_inv = crypto.scalar_inverse(self._x)
+        x_inv = crypto.scalar_inverse(x)
         base, next_base = self._decks[me][1], self._decks[me + 1][1]
         values = tuple(G.mul(x_inv, value) for value in inputs)
-        proof = crypto.dleq_batch_prove(self._ctx(f"strip/{round_}", me), self._x, base, next_base, values, inputs,
+        proof = crypto.dleq_batch_prove(self._ctx(f"strip/{round_}", me), x, base, next_base, values, inputs,
                                         self._rng)
         self._send(StripRound(round_, values, (proof,)), self.layout.strip(round_))
         self._record_strip(round_, me, positions, values)
 
     def _deal(self) -> None:
-        me = self.seat
+        me = self._me()
         positions = self.positions_of(me)
-        x_inv = crypto.scalar_inverse(self._x)
+        x_inv = crypto.scalar_inverse(self._secret())
         cards = []
         for k in positions:
             card = self._card_index.get(G.mul(x_inv, self._final[k]))
@@ -950,7 +952,21 @@ class DeckSession:
     # -- helpers -------------------------------------------------------------------------
 
     def _ctx(self, step: str, sender: int) -> ProofContext:
+        if self.hand_id is None:
+            raise DeckUsageError("no proof before the hand id is agreed")
         return ProofContext(self.table_id, self.hand_id, step, sender)
+
+    def _me(self) -> int:
+        """My seat (a seat's own steps; an observer has none)."""
+        if self.seat is None:
+            raise DeckUsageError("an observer has no seat to act for")
+        return self.seat
+
+    def _secret(self) -> int:
+        """My shuffle key (drawn with my shuffle)."""
+        if self._x is None:
+            raise DeckUsageError("no shuffle key before my shuffle")
+        return self._x
 
     def _slot(self, slot: int | None) -> int:
         if slot is None:
@@ -961,9 +977,12 @@ class DeckSession:
         return slot
 
     def _send(self, payload: Payload, slot: int) -> None:
-        body = Body(self.table_id, self.hand_no, slot, self.seat, self._prev_for_slot(slot), payload)
+        me = self._me()
+        if self._identity is None:
+            raise DeckUsageError("an observer signs nothing")
+        body = Body(self.table_id, self.hand_no, slot, me, self._prev_for_slot(slot), payload)
         envelope = sign_envelope(body, self._identity)
-        self._seen[(self.seat, slot)] = decode_envelope(envelope).body_bytes
+        self._seen[(me, slot)] = decode_envelope(envelope).body_bytes
         self.transcript.append(envelope)
         self._outbox.append(envelope)
 

@@ -10,14 +10,12 @@ editable install and for a clean clone in CI; third-party packages come from the
 interpreter's environment.
 
     python3 tools/typecheck.py            # mypy -p p2p_sasaki, with pyproject.toml's settings
-    python3 tools/typecheck.py --all      # also the modules still listed as not yet checked
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -60,25 +58,14 @@ def repository_path(line: str) -> str:
     return line
 
 
-def config_without_exemptions(config: str) -> str:
-    """pyproject.toml's text with every `ignore_errors = true` override switched off."""
-    return re.sub(r"(?m)^ignore_errors\s*=\s*true", "ignore_errors = false", config)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--all", action="store_true",
-                        help="ignore the not-yet-checked exemptions (ignore_errors) in pyproject.toml")
     parser.add_argument("mypy_args", nargs="*", help="extra arguments for mypy (after --)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="p2p-sasaki-mypy-") as tmp:
         base = Path(tmp)
         build_tree(base)
         config = ROOT / "pyproject.toml"
-        if args.all:
-            text = config_without_exemptions(config.read_text(encoding="utf-8"))
-            config = base / "pyproject.toml"
-            config.write_text(text, encoding="utf-8")
         command = [sys.executable, "-m", "mypy", "--config-file", str(config),
                    "--cache-dir", str(ROOT / ".mypy_cache"), "-p", PACKAGE, *args.mypy_args]
         # Run inside the tree so that its p2p_sasaki, not an installed copy, is the one checked.
