@@ -124,6 +124,14 @@ class FramedStream:
     def peer(self) -> str:
         return self._decoder.peer
 
+    def set_limit(self, limit: int, receive_size: int | None = None) -> None:
+        """Change the frame size limit (and the read size) from now on: the mesh keeps
+        both small until the peer has authenticated."""
+        self.limit = limit
+        self._decoder.limit = limit
+        if receive_size is not None:
+            self._receive_size = receive_size
+
     @peer.setter
     def peer(self, name: str) -> None:
         # The mesh learns who is on the other end only after the handshake.
