@@ -14,7 +14,7 @@ import trio
 
 from p2p_sasaki.protocol.net import MemberJoined, MemberLeft, TableCode, WrongCodeTried, advertise_table, host_table
 
-from p2p_sasaki.cli.common import (add_peer_options, add_table_options, bind_host, config_from_args, data_dir,
+from p2p_sasaki.cli.common import (add_peer_options, add_table_options, bind_host, config_from_args, prepare_directories,
                         interfaces, lan_address, load_identity, make_player, make_ui, parse_code, play_roster,
                         report, run_async, spawn_bot_peers, table_page)
 
@@ -47,7 +47,7 @@ async def host(args: argparse.Namespace) -> int:
 
 
 async def _host(args: argparse.Namespace, player: object) -> int:
-    directory = data_dir(args)
+    directory = prepare_directories(args)
     identity = load_identity(directory)
     code = parse_code(args.code) if args.code else TableCode.generate()
     config = config_from_args(args)

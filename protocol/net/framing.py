@@ -124,6 +124,11 @@ class FramedStream:
     def peer(self) -> str:
         return self._decoder.peer
 
+    @peer.setter
+    def peer(self, name: str) -> None:
+        # The mesh learns who is on the other end only after the handshake.
+        self._decoder.peer = name
+
     def set_limit(self, limit: int, receive_size: int | None = None) -> None:
         """Change the frame size limit (and the read size) from now on: the mesh keeps
         both small until the peer has authenticated."""
@@ -131,11 +136,6 @@ class FramedStream:
         self._decoder.limit = limit
         if receive_size is not None:
             self._receive_size = receive_size
-
-    @peer.setter
-    def peer(self, name: str) -> None:
-        # The mesh learns who is on the other end only after the handshake.
-        self._decoder.peer = name
 
     def statistics(self) -> FramedStreamStatistics:
         return FramedStreamStatistics(**vars(self._stats))

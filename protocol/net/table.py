@@ -23,7 +23,7 @@ The loop (one task owns the session; nothing else touches it):
    (``trio.to_thread.run_sync``), one piece at a time, so the trio thread is never
    blocked for more than a few milliseconds and the mesh keeps its keep-alives;
 3. after every call into the session, its events are handled **in order**: each
-   :class:`Record` is appended to the transcript file, flushed and ``os.fsync``-ed
+   :class:`Record` is appended to the transcript file (one write, ``os.fsync``-ed, cut back on failure)
    before anything else happens, and only then is ``take_outgoing()`` broadcast.
    So a message of ours is never on the wire unless every record before it (ours
    and those of others we had accepted) is on disk;
@@ -93,8 +93,8 @@ What is persisted, and what a crash loses
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import os
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +102,7 @@ from typing import Any, Protocol
 
 import trio
 
+from p2p_sasaki.protocol.net.disk import DiskError, append_record
 from p2p_sasaki.protocol.messages import MessageError, VersionMismatchError, decode_envelope
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
 from p2p_sasaki.protocol.net.mesh import Mesh
@@ -173,22 +174,29 @@ class TableResult:
 
 
 class TranscriptWriter:
-    """Appends records to a ``.sasaki`` file, each flushed and fsync-ed."""
+    """Appends records to a ``.sasaki`` file, each with one write and one fsync, truncated
+    back on failure (protocol/net/disk.py); a file that got no record is removed on close."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.path, "xb")  # never overwrite another table's transcript
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "xb")  # never overwrite another table's transcript
+        except FileExistsError:
+            raise
+        except OSError as error:
+            raise DiskError(error.errno, f"disk error: cannot create {self.path}: {error.strerror or error}") from error
         self.records = 0
 
     def append(self, data: bytes) -> None:
-        self._file.write(data)
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        append_record(self._file, data, self.path)
         self.records += 1
 
     def close(self) -> None:
         self._file.close()
+        if self.records == 0:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
 
 
 class SentLog:
