@@ -20,7 +20,7 @@ import trio
 from p2p_sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
 from p2p_sasaki.protocol.net import ALL_INTERFACES, Identity, TableRoster
 from p2p_sasaki.protocol.net.disk import DiskError, check_directory, repair_tail
-from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
+from p2p_sasaki.protocol.net.table import BotPlayer, PeersUnreachable, TableResult, run_table
 from p2p_sasaki.protocol.messages import TranscriptHeader
 from p2p_sasaki.protocol.config import TableConfig, config_of, header_of
 
@@ -105,6 +105,8 @@ def add_peer_options(parser: argparse.ArgumentParser) -> None:
                             "(default 30)")
     add_web_options(group)
     group.add_argument("--transcript", type=Path, default=None, help=argparse.SUPPRESS)
+    # Tests: how long the mesh may take to connect before the match is given up (default 60).
+    group.add_argument("--connect-timeout", type=float, default=60.0, help=argparse.SUPPRESS)
     # Tests and screenshots: this peer's session randomness (seat nonce, shuffle, keys) from a
     # seed, so four peers with fixed identities get the same deal every time. Never for play.
     group.add_argument("--deal-seed", type=int, default=None, help=argparse.SUPPRESS)
@@ -296,6 +298,7 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
         result = await run_table(identity, roster, config, player=player, transcript_path=path,
                                  listeners=listeners, on_event=ui.event if ui is not None else None,
                                  config_codec=(encode_config, decode_config),
+                                 connect_timeout=getattr(args, "connect_timeout", 60.0),
                                  session_factory=seeded_sessions(args.deal_seed) if args.deal_seed is not None
                                  else None)
         nursery.cancel_scope.cancel()
@@ -358,7 +361,7 @@ def explain(error: BaseException) -> tuple[int, str] | None:
     leaves = [leaf for leaf in _leaves(error) if not isinstance(leaf, trio.Cancelled)]
     if not leaves:
         return None
-    resumable = "nothing more was sent; run the same command again to come back to the table"
+    resumable = "nothing more was sent (a match under way can be resumed: run the same command again)"
     for leaf in leaves:
         if isinstance(leaf, KeyboardInterrupt):
             if terminal_closed:
@@ -377,6 +380,9 @@ def explain(error: BaseException) -> tuple[int, str] | None:
         if isinstance(leaf, (CliError, JoinError)):
             return EXIT_FAILED, f"{leaf}."
     for leaf in leaves:
+        if isinstance(leaf, PeersUnreachable):
+            return EXIT_FAILED, (f"{leaf}, so the match could not start; nothing was recorded. Start a new "
+                                 "table (or wait for that player and run the same command again).")
         if isinstance(leaf, trio.TooSlowError):
             return EXIT_FAILED, ("the other players could not be reached in time; check that everyone is on "
                                  "the same network (or use --address), then start a new table.")
@@ -389,7 +395,8 @@ def explain(error: BaseException) -> tuple[int, str] | None:
 def say_error(sentence: str) -> None:
     """Print the closing sentence; a closed terminal (SIGHUP) cannot take it, which is fine."""
     try:
-        print(f"sasaki: {sentence.rstrip('.')}.", file=sys.stderr, flush=True)
+        fresh = "\n" if sys.stderr.isatty() else ""    # after the terminal's echo of ^C or ^D
+        print(f"{fresh}sasaki: {sentence.rstrip('.')}.", file=sys.stderr, flush=True)
     except (OSError, ValueError):
         pass
 

@@ -98,7 +98,12 @@ async def _host(args: argparse.Namespace, player: object) -> int:
             for process in bots:
                 process.kill()
             raise
-    result = await play_roster(args, identity, roster, mesh_listeners, config, player, ui)
+    try:
+        result = await play_roster(args, identity, roster, mesh_listeners, config, player, ui)
+    except BaseException:
+        for process in bots:   # never leave a bot peer behind
+            process.kill()
+        raise
     for process in bots:
         await trio.to_thread.run_sync(functools.partial(_wait, process))
     return report(result, args.quiet)

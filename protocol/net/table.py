@@ -173,6 +173,16 @@ class TableResult:
     resent: int = 0                                   # frames re-sent (Transport reliability)
 
 
+class PeersUnreachable(trio.TooSlowError):
+    """Some members never connected within the connect timeout: the match cannot start."""
+
+    def __init__(self, missing: tuple[Any, ...], seconds: float) -> None:
+        names = ", ".join(str(member) for member in missing) or "a member"
+        super().__init__(f"{names} never connected within {seconds:g} s")
+        self.missing = missing
+        self.seconds = seconds
+
+
 class TranscriptWriter:
     """Appends records to a ``.sasaki`` file, each with one write and one fsync, truncated
     back on failure (protocol/net/disk.py); a file that got no record is removed on close."""
@@ -271,8 +281,8 @@ async def run_table(
     on the mesh, the bytes of the table's transcript header, and
     the joiners (whose ``config`` is ignored) use it: the table options are the
     creator's choice. The session's genesis signatures then bind every peer to
-    the same config. Raises ``trio.TooSlowError`` if the mesh does not connect
-    within ``connect_timeout`` seconds.
+    the same config. Raises :class:`PeersUnreachable` (a ``trio.TooSlowError``) if the
+    mesh does not connect within ``connect_timeout`` seconds (no transcript file is left).
 
     ``stall_after``: seconds without progress before the sent envelopes are re-sent
     (module docstring, "Transport reliability"); ``resend=False`` never re-sends.
@@ -299,8 +309,11 @@ async def run_table(
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(start)
-            with trio.fail_after(connect_timeout):
+            with trio.move_on_after(connect_timeout) as connecting:
                 await transport.wait_connected()
+            if connecting.cancelled_caught:
+                raise PeersUnreachable(tuple(m for m in roster.members if m.key != identity.public_key
+                                             and not transport.is_connected(m.key)), connect_timeout)
             notify(Connected(), None)
             early: list[tuple[bytes, bytes]] = []
             if config_codec is not None:
