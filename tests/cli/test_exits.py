@@ -161,3 +161,29 @@ def test_a_seated_peer_that_never_connects(tmp_path):
                         r"run the same command again\)\.", last_line(text)), text
     assert not list((tmp_path / "data" / "transcripts").glob("*.sasaki"))   # no empty transcript
     assert not leftovers(tmp_path)
+
+
+def test_demo_with_a_relative_dir_from_another_folder(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "demo", "--dir", "rel", "--hands", "1",
+                          "--no-proofs", "--seed", "1"], cwd=elsewhere, env=env(), capture_output=True, text=True,
+                         timeout=300, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert "Audit: all four transcripts verify and agree" in out.stdout
+    assert sorted(p.name for p in (elsewhere / "rel").glob("*.sasaki")) == [f"peer{i}.sasaki" for i in range(4)]
+    assert not leftovers(tmp_path)
+
+
+def test_ctrl_c_in_the_demo_leaves_no_peer_behind(tmp_path):
+    child = pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", "demo", "--dir", "rel", "--hands", "3",
+                                           "--no-proofs"], cwd=str(tmp_path), env=env(), encoding="utf-8",
+                          timeout=120)
+    child.logfile_read = _Tee()
+    child.expect(r"Demo in ")
+    child.expect(r" leads ")
+    child.sendintr()
+    status, text = finish(child)
+    assert status == EXIT_INTERRUPTED
+    assert last_line(text) == INTERRUPTED
+    assert not leftovers(tmp_path)
