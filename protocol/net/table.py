@@ -145,7 +145,8 @@ class BotPlayer:
 class Waiting:
     """Driver event: the session waits for messages from these seats (not mine).
 
-    Emitted once per change of ``(seats, offline)``. Before the seats are drawn
+    Emitted once per change of ``(seats, offline, alone)``, as soon as the transport reports
+    a link down (a peer's disconnection wakes the driver). Before the seats are drawn
     (hand 0) the numbers are roster indices (join order), not seats. ``keys``: the
     awaited members' public keys; ``offline``: those of ``seats`` with no live
     link right now (the mesh is reconnecting)."""
@@ -153,6 +154,9 @@ class Waiting:
     seats: tuple[int, ...]
     keys: tuple[bytes, ...] = ()
     offline: tuple[int, ...] = ()
+    alone: bool = False
+    """This peer has no live link to any other member: most likely it is the one offline
+    ("You are offline"); emitted even while nobody is awaited."""
 
 
 @dataclass(frozen=True)
@@ -381,7 +385,7 @@ class _Driver:
         self.answers: list[tuple[object, Any]] = []
         self.wake = trio.Event()
         self.asking: tuple[object, trio.CancelScope] | None = None
-        self.waiting: tuple[Any, ...] = ((), ())
+        self.waiting: tuple[Any, ...] = ((), (), False)
         self.reconnected: set[bytes] = set()
         self.last_progress = trio.current_time()
         self.stall_wait = stall_after
@@ -467,10 +471,12 @@ class _Driver:
         members = session.seat_keys if session.hand_no >= 1 and session.seat_keys else session.roster_keys
         keys = tuple(members[s] for s in waiting)
         offline = tuple(s for s, k in zip(waiting, keys) if not self.transport.is_connected(k))
-        if (waiting, offline) != self.waiting:
-            self.waiting = (waiting, offline)
-            if waiting:
-                self.notify(Waiting(waiting, keys, offline), session)
+        peers = self.transport.peers
+        alone = bool(peers) and not any(self.transport.is_connected(k) for k in peers)
+        if (waiting, offline, alone) != self.waiting:
+            self.waiting = (waiting, offline, alone)
+            if waiting or alone:
+                self.notify(Waiting(waiting, keys, offline, alone), session)
 
     async def _step(self) -> bool:
         """One piece of the session's slow crypto (module docstring, point 2)."""
