@@ -90,3 +90,49 @@ async def test_200_unauthenticated_connections_cost_little_memory_and_no_descrip
                     await other.wait_connected()
     finally:
         tracemalloc.stop()
+
+
+async def test_200_stalled_join_connections_are_capped():
+    """Against the creator's join port: each connection sends most of a 64 KiB join frame
+    (the largest the join accepts) and stalls; at most 8 per address are served, so the
+    creator buffers a few hundred KB, not 200 x 64 KiB; a real joiner still gets in."""
+    from p2p_sasaki.protocol.net.join import JOIN_FRAME_LIMIT, TableCode, host_table, join_table
+
+    creator, joiner = Identity.generate(), Identity.generate()
+    code = TableCode.generate()
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1", backlog=512)
+    port = listeners[0].socket.getsockname()[1]
+    payload = struct.pack(">I", JOIN_FRAME_LIMIT) + bytes(JOIN_FRAME_LIMIT - 100)
+    tracemalloc.start()
+    try:
+        async with trio.open_nursery() as nursery:
+            roster_box: list[TableRoster] = []
+
+            async def host() -> None:
+                roster_box.append(await host_table(creator, code, 1, listeners, seats=2, handshake_timeout=2.0))
+
+            nursery.start_soon(host)
+            await trio.sleep(0.1)
+            fds_before = descriptors()
+            base, _ = tracemalloc.get_traced_memory()
+            tracemalloc.reset_peak()
+            hold = trio.Event()
+            opened = [0]
+            async with trio.open_nursery() as attackers:
+                for _ in range(ATTACKERS):
+                    attackers.start_soon(attack, port, payload, hold, opened)
+                await trio.sleep(1.0)
+                hold.set()
+            _, peak = tracemalloc.get_traced_memory()
+            await trio.sleep(2.5)     # the served ones time out
+            fds_after = descriptors()
+            print(f"\njoin: {opened[0]} connections, peak traced growth {(peak - base) / 1e6:.2f} MB, "
+                  f"descriptors {fds_before} -> {fds_after}")
+            assert opened[0] == ATTACKERS
+            assert peak - base < 8_000_000
+            assert fds_after <= fds_before
+            with trio.fail_after(10):
+                await join_table(joiner, code, ("127.0.0.1", port), 2, mesh_host="127.0.0.1")
+        assert [m.key for m in roster_box[0].members] == [creator.public_key, joiner.public_key]
+    finally:
+        tracemalloc.stop()
