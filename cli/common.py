@@ -20,8 +20,9 @@ import trio
 from p2p_sasaki.bots import BOTS, make_bot
 from p2p_sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
 from p2p_sasaki.protocol.net import ALL_INTERFACES, Identity, TableRoster
+from p2p_sasaki.protocol.net.disk import DiskError, check_directory, repair_tail
 from p2p_sasaki.protocol.net.workers import ProofPool
-from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
+from p2p_sasaki.protocol.net.table import BotPlayer, PeersUnreachable, TableResult, run_table
 from p2p_sasaki.protocol.messages import TranscriptHeader
 from p2p_sasaki.protocol.config import TableConfig, config_of, header_of
 from p2p_sasaki.search import DEFAULT_LEVEL, LEVELS
@@ -118,6 +119,8 @@ def add_peer_options(parser: argparse.ArgumentParser) -> None:
                             "per core when the machine has several, else 0: in this process)")
     add_web_options(group)
     group.add_argument("--transcript", type=Path, default=None, help=argparse.SUPPRESS)
+    # Tests: how long the mesh may take to connect before the match is given up (default 60).
+    group.add_argument("--connect-timeout", type=float, default=60.0, help=argparse.SUPPRESS)
     # Tests and screenshots: this peer's session randomness (seat nonce, shuffle, keys) from a
     # seed, so four peers with fixed identities get the same deal every time. Never for play.
     group.add_argument("--deal-seed", type=int, default=None, help=argparse.SUPPRESS)
@@ -149,9 +152,28 @@ def bind_host(args: argparse.Namespace) -> str:
 
 
 def data_dir(args: argparse.Namespace) -> Path:
-    path = args.data_dir or default_data_dir()
-    path.mkdir(parents=True, exist_ok=True)
+    path: Path = args.data_dir or default_data_dir()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise DiskError(error.errno, f"disk error: cannot create {path}: {error.strerror or error}") from error
     return path
+
+
+def prepare_directories(args: argparse.Namespace) -> Path:
+    """The data directory, checked before a seat is taken: it and the transcript directory
+    can be written and have some free space (a :class:`DiskError` otherwise), and a torn last
+    record left in a transcript there by a crash is cut back, with a message."""
+    directory = data_dir(args)
+    transcripts = Path(args.transcript).parent if args.transcript else directory / "transcripts"
+    for path in dict.fromkeys((directory, transcripts)):
+        check_directory(path)
+    for path in sorted(transcripts.glob("*.sasaki")):
+        torn = repair_tail(path)
+        if torn:
+            print(f"{path} ended in a torn record ({torn} bytes, from a crash or a full disk); "
+                  "it was cut back to its last complete record.", file=sys.stderr, flush=True)
+    return directory
 
 
 def load_identity(directory: Path) -> Identity:
@@ -300,6 +322,7 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
             result = await run_table(identity, roster, config, player=player, transcript_path=path,
                                      listeners=listeners, on_event=ui.event if ui is not None else None,
                                      config_codec=(encode_config, decode_config),
+                                     connect_timeout=getattr(args, "connect_timeout", 60.0),
                                      session_factory=seeded_sessions(args.deal_seed) if args.deal_seed is not None
                                      else None, proof_pool=pool)
             nursery.cancel_scope.cancel()
@@ -343,32 +366,78 @@ def report(result: TableResult, quiet: bool) -> int:
     return 0 if result.finished else 1
 
 
-def run_async(function: Any, *args: Any) -> int:
-    """Run an async command; one-sentence errors for what a person can fix."""
-    from p2p_sasaki.protocol.net import JoinError
-    from p2p_sasaki.cli.tui import LeftTable
+EXIT_FINISHED, EXIT_FAILED, EXIT_USAGE, EXIT_DISK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+"""The exit statuses of every command (docs/usage.md, "Exit statuses")."""
 
+terminal_closed = False
+"""Set by the SIGHUP handler (cli/main.py): the interruption was a closed terminal."""
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+def explain(error: BaseException) -> tuple[int, str] | None:
+    """The exit status and the one sentence for an error that ended a command (a group is
+    judged by its most telling member); None for a bug, which keeps its traceback."""
+    from p2p_sasaki.protocol.net import JoinError
+    from p2p_sasaki.cli.tui import InputEnded, LeftTable
+
+    leaves = [leaf for leaf in _leaves(error) if not isinstance(leaf, trio.Cancelled)]
+    if not leaves:
+        return None
+    resumable = "nothing more was sent (a match under way can be resumed: run the same command again)"
+    for leaf in leaves:
+        if isinstance(leaf, KeyboardInterrupt):
+            if terminal_closed:
+                return EXIT_INTERRUPTED, f"the terminal was closed; {resumable}."
+            return EXIT_INTERRUPTED, f"interrupted; {resumable}."
+    for leaf in leaves:
+        if isinstance(leaf, InputEnded):
+            return EXIT_INTERRUPTED, f"the input ended (Ctrl-D); {resumable}."
+    for leaf in leaves:
+        if isinstance(leaf, LeftTable):
+            return EXIT_FAILED, "you left the table; the others cannot finish this match."
+    for leaf in leaves:
+        if isinstance(leaf, DiskError):
+            return EXIT_DISK, f"{leaf.strerror}; free some space or choose another --data-dir."
+    for leaf in leaves:
+        if isinstance(leaf, (CliError, JoinError)):
+            return EXIT_FAILED, f"{leaf}."
+    for leaf in leaves:
+        if isinstance(leaf, PeersUnreachable):
+            return EXIT_FAILED, (f"{leaf}, so the match could not start; nothing was recorded. Start a new "
+                                 "table (or wait for that player and run the same command again).")
+        if isinstance(leaf, trio.TooSlowError):
+            return EXIT_FAILED, ("the other players could not be reached in time; check that everyone is on "
+                                 "the same network (or use --address), then start a new table.")
+    for leaf in leaves:
+        if isinstance(leaf, OSError):
+            return EXIT_FAILED, f"network error: {leaf.strerror or leaf}."
+    return None
+
+
+def say_error(sentence: str) -> None:
+    """Print the closing sentence; a closed terminal (SIGHUP) cannot take it, which is fine."""
+    try:
+        fresh = "\n" if sys.stderr.isatty() else ""    # after the terminal's echo of ^C or ^D
+        print(f"{fresh}sasaki: {sentence.rstrip('.')}.", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def run_async(function: Any, *args: Any) -> int:
+    """Run an async command; one sentence and a documented exit status for every way it
+    can end that is not a bug (see :func:`explain`)."""
     try:
         status: int = trio.run(function, *args)
         return status
-    except CliError as error:
-        print(f"sasaki: {error}.", file=sys.stderr)
-        return 1
-    except JoinError as error:
-        print(f"sasaki: {error}.", file=sys.stderr)
-        return 1
-    except LeftTable:
-        print("sasaki: you left the table; the others cannot finish this match.", file=sys.stderr)
-        return 1
-    except BaseExceptionGroup as group:
-        left, rest = group.split(LeftTable)
-        if left is None or rest is not None:
+    except BaseException as error:
+        explained = explain(error)
+        if explained is None:
             raise
-        print("sasaki: you left the table; the others cannot finish this match.", file=sys.stderr)
-        return 1
-    except trio.TooSlowError:
-        print("sasaki: the other players could not be reached in time.", file=sys.stderr)
-        return 1
-    except OSError as error:
-        print(f"sasaki: network error: {error.strerror or error}.", file=sys.stderr)
-        return 1
+        status, sentence = explained
+        say_error(sentence)
+        return status

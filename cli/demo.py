@@ -108,10 +108,11 @@ def run(args: argparse.Namespace) -> int:
             if deal_seed:   # a fixed deal needs a fixed join order (the roster order seats the table)
                 _wait_seats(ready.with_suffix(".seats"), i + 1, processes)
         codes = wait_all(processes)
-    except KeyboardInterrupt:
+    finally:   # any failure, Ctrl-C or a closed terminal included: no peer is left behind
         for process in processes:
-            process.kill()
-        raise
+            if process.poll() is None:
+                process.kill()
+            process.wait()
     print(f"\nAll four peers exited ({', '.join(map(str, codes))}) after {time.monotonic() - started:.1f} s. "
           "Auditing their transcripts:", flush=True)
     return audit_all(transcripts, codes)

@@ -15,7 +15,7 @@ import trio
 from p2p_sasaki.protocol.net import MemberJoined, MemberLeft, TableCode, WrongCodeTried, advertise_table, host_table
 
 from p2p_sasaki.cli.commands import COMMANDS
-from p2p_sasaki.cli.common import (add_peer_options, add_table_options, bind_host, config_from_args, data_dir,
+from p2p_sasaki.cli.common import (add_peer_options, add_table_options, bind_host, config_from_args, prepare_directories,
                         interfaces, lan_address, load_identity, make_player, make_ui, parse_code, play_roster,
                         report, run_async, spawn_bot_peers, table_page)
 
@@ -48,7 +48,7 @@ async def host(args: argparse.Namespace) -> int:
 
 
 async def _host(args: argparse.Namespace, player: object) -> int:
-    directory = data_dir(args)
+    directory = prepare_directories(args)
     identity = load_identity(directory)
     code = parse_code(args.code) if args.code else TableCode.generate()
     config = config_from_args(args)
@@ -100,7 +100,12 @@ async def _host(args: argparse.Namespace, player: object) -> int:
             for process in bots:
                 process.kill()
             raise
-    result = await play_roster(args, identity, roster, mesh_listeners, config, player, ui)
+    try:
+        result = await play_roster(args, identity, roster, mesh_listeners, config, player, ui)
+    except BaseException:
+        for process in bots:   # never leave a bot peer behind
+            process.kill()
+        raise
     for process in bots:
         await trio.to_thread.run_sync(functools.partial(_wait, process))
     return report(result, args.quiet)

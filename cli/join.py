@@ -9,7 +9,7 @@ import trio
 from p2p_sasaki.protocol.net import find_and_join_table, join_table
 
 from p2p_sasaki.cli.commands import COMMANDS
-from p2p_sasaki.cli.common import (CliError, add_peer_options, bind_host, data_dir, interfaces, load_identity, make_player,
+from p2p_sasaki.cli.common import (CliError, add_peer_options, bind_host, prepare_directories, interfaces, load_identity, make_player,
                         make_ui, parse_code, play_roster, report, run_async, table_page)
 
 
@@ -48,7 +48,7 @@ async def join(args: argparse.Namespace) -> int:
 async def _join(args: argparse.Namespace, player: object) -> int:
     code = parse_code(args.code)
     address = parse_address(args.address) if args.address else None
-    identity = load_identity(data_dir(args))
+    identity = load_identity(prepare_directories(args))
     ui = make_ui(args, player)
     mesh_listeners = await trio.open_tcp_listeners(0, host=bind_host(args))
     mesh_port = mesh_listeners[0].socket.getsockname()[1]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 
 from p2p_sasaki.cli.commands import COMMANDS
@@ -52,8 +53,30 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    _hang_up_as_interrupt()
     try:
         return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as error:
+        from p2p_sasaki.cli.common import explain, say_error
+
+        status, sentence = explain(error) or (130, "interrupted")
+        say_error(sentence)
+        return status
+
+
+def _hang_up_as_interrupt() -> None:
+    """A closed terminal (SIGHUP) ends the command like Ctrl-C (status 130, nothing sent):
+    the handler raises SIGINT, which trio turns into a KeyboardInterrupt where it is safe."""
+    if not hasattr(signal, "SIGHUP"):
+        return
+
+    def hang_up(signum: int, frame: object) -> None:
+        from p2p_sasaki.cli import common
+
+        common.terminal_closed = True
+        signal.raise_signal(signal.SIGINT)
+
+    try:
+        signal.signal(signal.SIGHUP, hang_up)
+    except ValueError:   # not the main thread (an embedding test): leave it
+        pass

@@ -7,7 +7,7 @@ import sys
 
 from p2p_sasaki.cli import host as host_command
 from p2p_sasaki.cli import join as join_command
-from p2p_sasaki.cli.common import CliError, add_peer_options, add_table_options, parse_code, run_async
+from p2p_sasaki.cli.common import EXIT_INTERRUPTED, CliError, add_peer_options, add_table_options, parse_code, run_async
 from p2p_sasaki.cli.tables import browse, table_line
 from p2p_sasaki.cli.commands import COMMANDS
 
@@ -40,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
         while True:
             text = sys.stdin.readline()
             if not text:
-                print("sasaki: no table code typed (end of input).", file=sys.stderr)
-                return 1
+                print("sasaki: no table code typed (end of input); nothing was sent.", file=sys.stderr)
+                return EXIT_INTERRUPTED
             line = text.strip().split()
             if not line:
                 args.no_mdns, args.port, args.code, args.ready_file, args.no_invite = False, 0, None, None, False

@@ -124,6 +124,9 @@ def rank_groups(cards: CardSet) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(group) for _, group in sorted(groups.items()))
 
 
+OFFLINE_TEXT = ("You are offline: no connection to any other player (check your network); "
+                "reconnecting, and the table goes on when you are back ...")
+
 class NoteKind(Enum):
     INFO = "info"
     PLAY = "play"
@@ -286,6 +289,7 @@ class Presenter:
         self.awaited: frozenset[int] = frozenset()
         self.offline: tuple[int, ...] = ()
         self.last_wait: tuple[frozenset[int], tuple[int, ...]] | None = None
+        self.alone = False            # no link to any other player: "You are offline"
         self.waiting = ""
         self.rows: list[tuple[int, tuple[int, ...]]] = []
         self.totals: tuple[int, ...] = (0,) * SEATS
@@ -343,7 +347,17 @@ class Presenter:
         match event:
             case Connected():
                 return [Note("Connected to the other three players; drawing seats.")]
-            case Waiting(seats=seats, offline=offline):
+            case Waiting(seats=seats, offline=offline, alone=alone):
+                if alone != self.alone:
+                    self.alone, self.last_wait = alone, None
+                    if alone:
+                        self.waiting = OFFLINE_TEXT
+                        return [Note(OFFLINE_TEXT, NoteKind.WAIT)]
+                    self.awaited = frozenset()     # what is awaited now is told again
+                    return [Note("You are back online.", NoteKind.WAIT)] + self._waiting(frozenset(seats), offline,
+                                                                                       session)
+                if alone:
+                    return []
                 return self._waiting(frozenset(seats), offline, session)
             case Seated(my_seat=my_seat, seat_keys=seat_keys):
                 self.you = my_seat
@@ -438,6 +452,8 @@ class Presenter:
         return [Note(self.waiting, NoteKind.WAIT)]
 
     def waiting_text(self, awaited: frozenset[int], offline: tuple[int, ...], session: Any) -> str:
+        if self.alone:
+            return OFFLINE_TEXT
         if not awaited:
             return ""
         if self.you is None and self.hand_no == 0:

@@ -25,8 +25,13 @@ from p2p_sasaki.cli.presenter import (
     COMMANDS_HELP, RULES_HELP, Note, NoteKind, Presenter, Prompt, Refusal, TableView, grouped, passed_since_last_play,
 )
 
-__all__ = ["Narrator", "HumanPlayer", "LeftTable", "say", "grouped", "passed_since_last_play", "table_lines",
+__all__ = ["Narrator", "HumanPlayer", "InputEnded", "LeftTable", "say", "grouped", "passed_since_last_play", "table_lines",
            "prompt_lines"]
+
+
+class InputEnded(Exception):
+    """The terminal's input ended at a prompt (Ctrl-D): the person walked away; the command
+    exits with status 130 like an interrupt, without sending anything."""
 
 
 class LeftTable(Exception):
@@ -164,6 +169,13 @@ def prompt_lines(prompt: Prompt) -> list[str]:
     return lines + [f"Type a number, or Enter to decline (declines in {seconds})"]
 
 
+def _is_terminal() -> bool:
+    try:
+        return sys.stdin.isatty()
+    except (OSError, ValueError):
+        return False
+
+
 class _LineReader:
     """Lines typed on stdin, read by one daemon thread, delivered into trio."""
 
@@ -249,6 +261,8 @@ class HumanPlayer:
                 say(ask)
             line = await self.reader.line()
             if line is None:
+                if _is_terminal():
+                    raise InputEnded("the input ended")
                 await trio.sleep_forever()   # no terminal: a page may still answer
                 return
             text = line.strip()

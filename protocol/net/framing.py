@@ -129,6 +129,14 @@ class FramedStream:
         # The mesh learns who is on the other end only after the handshake.
         self._decoder.peer = name
 
+    def set_limit(self, limit: int, receive_size: int | None = None) -> None:
+        """Change the frame size limit (and the read size) from now on: the mesh keeps
+        both small until the peer has authenticated."""
+        self.limit = limit
+        self._decoder.limit = limit
+        if receive_size is not None:
+            self._receive_size = receive_size
+
     def statistics(self) -> FramedStreamStatistics:
         return FramedStreamStatistics(**vars(self._stats))
 

@@ -181,6 +181,11 @@ HostEvent = MemberJoined | MemberLeft | WrongCodeTried
 
 # -- the creator's side -------------------------------------------------------------
 
+MAX_JOIN_CONNECTIONS_PER_ADDRESS = 8
+"""Join connections served at once from one address (a machine running bot peers has 3)."""
+MAX_JOIN_CONNECTIONS = 32
+"""Join connections served at once in all; one more is closed unread."""
+
 
 class _HostState(JoinAdmissions):
     """The admissions (protocol/handshake.py) plus what the concurrent connections share."""
@@ -232,9 +237,27 @@ async def host_table(
     """
     me = TableMember(identity.public_key, mesh_host, mesh_port)
     state = _HostState(table_id or secrets.token_bytes(32), me, seats, max_failures, on_event)
+    open_per_address: dict[str, int] = {}
 
     async def admit(stream: trio.SocketStream) -> None:
-        await _admit_joiner(stream, identity, code, state, handshake_timeout)
+        # Caps on the connections being served (docs/reliability.md, "Hostile connections"):
+        # a stranger cannot make the creator buffer a 64 KiB frame on each of many sockets.
+        try:
+            address = stream.socket.getpeername()[0]
+        except OSError:
+            address = "?"
+        count = open_per_address.get(address, 0)
+        if count >= MAX_JOIN_CONNECTIONS_PER_ADDRESS or sum(open_per_address.values()) >= MAX_JOIN_CONNECTIONS:
+            log.info("a connection from %s was closed: too many connections", address)
+            await trio.aclose_forcefully(stream)
+            return
+        open_per_address[address] = count + 1
+        try:
+            await _admit_joiner(stream, identity, code, state, handshake_timeout)
+        finally:
+            open_per_address[address] -= 1
+            if not open_per_address[address]:
+                del open_per_address[address]
 
     async with trio.open_nursery() as handlers:
         async with trio.open_nursery() as accepting:

@@ -31,6 +31,14 @@ accepted); the table driver repairs this by re-sending what it sent
 (:mod:`protocol.net.table`, "Transport reliability"). :meth:`Mesh.go_offline`
 cuts a member off completely for a while (tests: a closed laptop lid).
 
+Hostile connections (docs/reliability.md): until a connection has authenticated, its
+frames are limited to ``HANDSHAKE_FRAME_LIMIT`` bytes and it is read in small pieces, it
+must finish within ``handshake_timeout``, and at most ``max_pending_per_address`` such
+connections from one address and ``max_pending`` in all are served at a time (one more is
+closed at once, unread). A failed handshake is not one line each: failures are counted
+(``statistics().refused`` and :attr:`Mesh.failed_handshakes`) and summed up in one log
+warning at most every ``report_every`` seconds.
+
 Usage::
 
     async with open_mesh(identity, roster, listeners) as mesh:
@@ -59,6 +67,10 @@ from p2p_sasaki.protocol.net.identity import Identity, TableMember, TableRoster,
 from p2p_sasaki.protocol.net.transport import PeerStatistics, TransportStatistics
 
 log = logging.getLogger(__name__)
+
+HANDSHAKE_FRAME_LIMIT = 4096
+"""The largest frame accepted before the handshake is done (its messages are ~100 bytes)."""
+_HANDSHAKE_READ = 4096
 
 _CONNECTION_ERRORS = (trio.BrokenResourceError, trio.ClosedResourceError, trio.EndOfChannel, FrameError, OSError)
 
@@ -113,6 +125,9 @@ class Mesh:
         connect_timeout: float = 5.0,
         backoff: Backoff = Backoff(),
         rng: random.Random | None = None,
+        max_pending: int = 32,
+        max_pending_per_address: int = 4,
+        report_every: float = 10.0,
     ) -> None:
         if identity.public_key not in roster:
             raise ValueError(f"{describe_key(identity.public_key)} is not in the table's roster")
@@ -134,6 +149,13 @@ class Mesh:
         self._offline = False
         self._online = trio.Event()
         self._online.set()
+        self.max_pending = max_pending
+        self.max_pending_per_address = max_pending_per_address
+        self.report_every = report_every
+        self._pending: dict[str, int] = {}           # unauthenticated connections per address
+        self.failed_handshakes = 0                    # since the start
+        self._unreported = 0                          # since the last summary
+        self._last_failure = ""
 
     # -- running ------------------------------------------------------------
 
@@ -157,6 +179,7 @@ class Mesh:
             with self._cancel_scope:
                 async with trio.open_nursery() as nursery:
                     await nursery.start(trio.serve_listeners, self._accept, listeners)
+                    nursery.start_soon(self._report_failures)
                     for link in self._links.values():
                         if self.key < link.member.key:
                             nursery.start_soon(self._dial_forever, link)
@@ -282,12 +305,13 @@ class Mesh:
             except (OSError, trio.TooSlowError) as exc:
                 link.last_error = f"could not connect to {member}: {exc or 'timed out'}"
             else:
-                framed = FramedStream(stream, str(member), self.max_frame_size)
+                framed = FramedStream(stream, str(member), HANDSHAKE_FRAME_LIMIT, receive_size=_HANDSHAKE_READ)
                 try:
                     await self._authenticate_as_dialer(framed, link)
+                    framed.set_limit(self.max_frame_size, receive_size=65536)
                 except HandshakeError as exc:
                     link.last_error = str(exc)
-                    log.warning("%s", exc)
+                    self._handshake_failed(exc)
                     await trio.aclose_forcefully(stream)
                 else:
                     delay = self.backoff.initial
@@ -303,15 +327,41 @@ class Mesh:
             host, port = stream.socket.getpeername()[:2]
             origin = f"a connection from {host}:{port}"
         except OSError:
-            origin = "a connection"
-        framed = FramedStream(stream, origin, self.max_frame_size)
-        try:
-            link = await self._authenticate_as_listener(framed)
-        except HandshakeError as exc:
-            log.warning("%s", exc)
+            host, origin = "?", "a connection"
+        pending = self._pending.get(host, 0)
+        if pending >= self.max_pending_per_address or sum(self._pending.values()) >= self.max_pending:
             await trio.aclose_forcefully(stream)
+            self._handshake_failed(HandshakeError(f"{origin} was closed: too many unauthenticated connections"))
             return
+        self._pending[host] = pending + 1
+        try:
+            framed = FramedStream(stream, origin, HANDSHAKE_FRAME_LIMIT, receive_size=_HANDSHAKE_READ)
+            try:
+                link = await self._authenticate_as_listener(framed)
+            except (HandshakeError, *_CONNECTION_ERRORS) as exc:
+                self._handshake_failed(exc)
+                await trio.aclose_forcefully(stream)
+                return
+        finally:
+            self._pending[host] -= 1
+            if not self._pending[host]:
+                del self._pending[host]
+        framed.set_limit(self.max_frame_size, receive_size=65536)
         await self._run_connection(link, framed)
+
+    def _handshake_failed(self, error: BaseException) -> None:
+        self.failed_handshakes += 1
+        self._unreported += 1
+        self._last_failure = str(error) or type(error).__name__
+
+    async def _report_failures(self) -> None:
+        """One warning at most every ``report_every`` seconds for all the failed handshakes."""
+        while True:
+            await trio.sleep(self.report_every)
+            if self._unreported:
+                log.warning("%d connection(s) failed the handshake in the last %g s (the last: %s)",
+                            self._unreported, self.report_every, self._last_failure)
+                self._unreported = 0
 
     async def _authenticate(self, framed: FramedStream, dialing: bytes | None) -> _Link:
         """Run the mesh handshake (protocol/handshake.py) on ``framed``; the link it authenticated."""

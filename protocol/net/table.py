@@ -23,7 +23,7 @@ The loop (one task owns the session; nothing else touches it):
    (``trio.to_thread.run_sync``), one piece at a time, so the trio thread is never
    blocked for more than a few milliseconds and the mesh keeps its keep-alives;
 3. after every call into the session, its events are handled **in order**: each
-   :class:`Record` is appended to the transcript file, flushed and ``os.fsync``-ed
+   :class:`Record` is appended to the transcript file (one write, ``os.fsync``-ed, cut back on failure)
    before anything else happens, and only then is ``take_outgoing()`` broadcast.
    So a message of ours is never on the wire unless every record before it (ours
    and those of others we had accepted) is on disk;
@@ -93,8 +93,8 @@ What is persisted, and what a crash loses
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import os
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +102,7 @@ from typing import Any, Protocol
 
 import trio
 
+from p2p_sasaki.protocol.net.disk import DiskError, append_record
 from p2p_sasaki.protocol.messages import MessageError, VersionMismatchError, decode_envelope
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
 from p2p_sasaki.protocol.net.mesh import Mesh
@@ -152,7 +153,8 @@ class BotPlayer:
 class Waiting:
     """Driver event: the session waits for messages from these seats (not mine).
 
-    Emitted once per change of ``(seats, offline)``. Before the seats are drawn
+    Emitted once per change of ``(seats, offline, alone)``, as soon as the transport reports
+    a link down (a peer's disconnection wakes the driver). Before the seats are drawn
     (hand 0) the numbers are roster indices (join order), not seats. ``keys``: the
     awaited members' public keys; ``offline``: those of ``seats`` with no live
     link right now (the mesh is reconnecting)."""
@@ -160,6 +162,9 @@ class Waiting:
     seats: tuple[int, ...]
     keys: tuple[bytes, ...] = ()
     offline: tuple[int, ...] = ()
+    alone: bool = False
+    """This peer has no live link to any other member: most likely it is the one offline
+    ("You are offline"); emitted even while nobody is awaited."""
 
 
 @dataclass(frozen=True)
@@ -180,23 +185,40 @@ class TableResult:
     resent: int = 0                                   # frames re-sent (Transport reliability)
 
 
+class PeersUnreachable(trio.TooSlowError):
+    """Some members never connected within the connect timeout: the match cannot start."""
+
+    def __init__(self, missing: tuple[Any, ...], seconds: float) -> None:
+        names = ", ".join(str(member) for member in missing) or "a member"
+        super().__init__(f"{names} never connected within {seconds:g} s")
+        self.missing = missing
+        self.seconds = seconds
+
+
 class TranscriptWriter:
-    """Appends records to a ``.sasaki`` file, each flushed and fsync-ed."""
+    """Appends records to a ``.sasaki`` file, each with one write and one fsync, truncated
+    back on failure (protocol/net/disk.py); a file that got no record is removed on close."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.path, "xb")  # never overwrite another table's transcript
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "xb")  # never overwrite another table's transcript
+        except FileExistsError:
+            raise
+        except OSError as error:
+            raise DiskError(error.errno, f"disk error: cannot create {self.path}: {error.strerror or error}") from error
         self.records = 0
 
     def append(self, data: bytes) -> None:
-        self._file.write(data)
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        append_record(self._file, data, self.path)
         self.records += 1
 
     def close(self) -> None:
         self._file.close()
+        if self.records == 0:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
 
 
 class SentLog:
@@ -272,8 +294,8 @@ async def run_table(
     on the mesh, the bytes of the table's transcript header, and
     the joiners (whose ``config`` is ignored) use it: the table options are the
     creator's choice. The session's genesis signatures then bind every peer to
-    the same config. Raises ``trio.TooSlowError`` if the mesh does not connect
-    within ``connect_timeout`` seconds.
+    the same config. Raises :class:`PeersUnreachable` (a ``trio.TooSlowError``) if the
+    mesh does not connect within ``connect_timeout`` seconds (no transcript file is left).
 
     ``stall_after``: seconds without progress before the sent envelopes are re-sent
     (module docstring, "Transport reliability"); ``resend=False`` never re-sends.
@@ -301,8 +323,11 @@ async def run_table(
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(start)
-            with trio.fail_after(connect_timeout):
+            with trio.move_on_after(connect_timeout) as connecting:
                 await transport.wait_connected()
+            if connecting.cancelled_caught:
+                raise PeersUnreachable(tuple(m for m in roster.members if m.key != identity.public_key
+                                             and not transport.is_connected(m.key)), connect_timeout)
             notify(Connected(), None)
             early: list[tuple[bytes, bytes]] = []
             if config_codec is not None:
@@ -372,7 +397,7 @@ class _Driver:
         self.answers: list[tuple[object, Any]] = []
         self.wake = trio.Event()
         self.asking: tuple[object, trio.CancelScope] | None = None
-        self.waiting: tuple[Any, ...] = ((), ())
+        self.waiting: tuple[Any, ...] = ((), (), False)
         self.reconnected: set[bytes] = set()
         self.last_progress = trio.current_time()
         self.stall_wait = stall_after
@@ -458,10 +483,12 @@ class _Driver:
         members = session.seat_keys if session.hand_no >= 1 and session.seat_keys else session.roster_keys
         keys = tuple(members[s] for s in waiting)
         offline = tuple(s for s, k in zip(waiting, keys) if not self.transport.is_connected(k))
-        if (waiting, offline) != self.waiting:
-            self.waiting = (waiting, offline)
-            if waiting:
-                self.notify(Waiting(waiting, keys, offline), session)
+        peers = self.transport.peers
+        alone = bool(peers) and not any(self.transport.is_connected(k) for k in peers)
+        if (waiting, offline, alone) != self.waiting:
+            self.waiting = (waiting, offline, alone)
+            if waiting or alone:
+                self.notify(Waiting(waiting, keys, offline, alone), session)
 
     async def _step(self) -> bool:
         """The session's slow crypto (module docstring, point 2): with a proof pool, every

@@ -1,0 +1,189 @@
+"""Clean exits (docs/usage.md, "Exit statuses"): Ctrl-C, Ctrl-D, a closed terminal, a
+burnt code, a seated peer that never connects, the creator leaving the waiting room. Each
+ends with one sentence, no traceback, and its documented status. Terminals through a pty
+(pexpect); everything on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from p2p_sasaki.cli.common import EXIT_FAILED, EXIT_INTERRUPTED
+from p2p_sasaki.protocol.net import TableCode
+from tests.cli.peers import ROOT, env
+
+pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).resolve().parent
+INTERRUPTED = ("sasaki: interrupted; nothing more was sent (a match under way can be resumed: run the same "
+               "command again).")
+
+
+def spawn(tmp_path: Path, *argv: str, timeout: float = 60) -> pexpect.spawn:
+    child = pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", *argv, "--data-dir", str(tmp_path / "data")],
+                          cwd=str(ROOT), env=env(), encoding="utf-8", timeout=timeout)
+    child.logfile_read = _Tee()
+    return child
+
+
+class _Tee:
+    def __init__(self) -> None:
+        self.text: list[str] = []
+
+    def write(self, data: str) -> None:
+        self.text.append(data)
+
+    def flush(self) -> None:
+        pass
+
+
+def finish(child: pexpect.spawn) -> tuple[int, str]:
+    child.expect(pexpect.EOF)
+    child.close()
+    text = "".join(child.logfile_read.text)
+    assert "Traceback" not in text and "ExceptionGroup" not in text, text
+    return child.exitstatus, text
+
+
+def last_line(text: str) -> str:
+    return text.strip().splitlines()[-1].strip().removeprefix("^C").removeprefix("^D")   # the terminal's echo
+
+
+def leftovers(tmp_path: Path) -> list[str]:
+    """Processes still running whose command line names this test's folder."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if str(tmp_path) in cmdline and int(pid) != os.getpid():
+            found.append(cmdline)
+    return found
+
+
+def host(tmp_path: Path, *extra: str, timeout: float = 60) -> pexpect.spawn:
+    return spawn(tmp_path, "host", "--no-mdns", "--interface", "127.0.0.1", *extra, timeout=timeout)
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "hang-up"])
+def test_the_creator_leaves_the_waiting_room(tmp_path, how):
+    child = host(tmp_path, "--bots", "1")
+    child.expect(r"Waiting for 2 player\(s\) to join")
+    child.expect(r"joined \(2 of 4 seats taken\)")
+    if how == "ctrl-c":
+        child.sendintr()
+    else:
+        child.kill(signal.SIGHUP)
+    status, text = finish(child)
+    assert status == EXIT_INTERRUPTED
+    if how == "ctrl-c":
+        assert last_line(text) == INTERRUPTED
+    assert not leftovers(tmp_path)          # the bot peer went with it
+
+
+@pytest.mark.parametrize("key", ["ctrl-c", "ctrl-d"])
+def test_ctrl_c_and_ctrl_d_at_the_table_code_prompt(tmp_path, key):
+    child = spawn(tmp_path, "play", "--interface", "127.0.0.1", "--browse-timeout", "0.3")
+    child.expect("or press Enter to create a table:")
+    if key == "ctrl-c":
+        child.sendintr()
+    else:
+        child.sendeof()
+    status, text = finish(child)
+    assert status == EXIT_INTERRUPTED
+    assert last_line(text) == (INTERRUPTED if key == "ctrl-c" else
+                               "sasaki: no table code typed (end of input); nothing was sent.")
+
+
+@pytest.mark.parametrize("how", ["ctrl-d", "ctrl-c", "hang-up"])
+def test_leaving_at_a_prompt_of_the_game(tmp_path, how):
+    child = host(tmp_path, "--bots", "3", "--hands", "1", "--timeout", "60", timeout=120)
+    child.expect([r"Play \(number, cards like", r"\[y/N\]", r"Type a number, or Enter"])
+    if how == "ctrl-d":
+        child.sendeof()
+    elif how == "ctrl-c":
+        child.sendintr()
+    else:
+        child.kill(signal.SIGHUP)
+    status, text = finish(child)
+    assert status == EXIT_INTERRUPTED
+    if how == "ctrl-d":
+        assert last_line(text) == ("sasaki: the input ended (Ctrl-D); nothing more was sent (a match under way "
+                                   "can be resumed: run the same command again).")
+    elif how == "ctrl-c":
+        assert last_line(text) == INTERRUPTED
+    assert not leftovers(tmp_path)
+
+
+def test_a_burnt_code(tmp_path):
+    code = TableCode.generate()
+    child = host(tmp_path, "--code", str(code))
+    child.expect(r"Join address \(if multicast does not pass\): (\S+)")
+    address = child.match.group(1)
+    wrong = str(TableCode.generate())
+    wrong = f"{str(code).split('-')[0]}-{'-'.join(wrong.split('-')[1:])}"
+    for attempt in range(3):
+        joiner = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "join", wrong, "--address", address,
+                                 "--interface", "127.0.0.1", "--data-dir", str(tmp_path / f"j{attempt}")],
+                                cwd=ROOT, env=env(), capture_output=True, text=True, timeout=60,
+                                stdin=subprocess.DEVNULL)
+        assert joiner.returncode == EXIT_FAILED
+        assert "Traceback" not in joiner.stderr and len(joiner.stderr.strip().splitlines()) == 1, joiner.stderr
+    status, text = finish(child)
+    assert status == EXIT_FAILED
+    assert re.fullmatch(r"sasaki: .*\.", last_line(text)) and "code" in last_line(text), text
+
+
+def test_a_seated_peer_that_never_connects(tmp_path):
+    child = host(tmp_path, "--bots", "2", "--connect-timeout", "3", "--bot", "--hands", "1", timeout=90)
+    child.expect(r"Join address \(if multicast does not pass\): (\S+)")
+    code = re.search(r"Table code: (\S+)", "".join(child.logfile_read.text)).group(1)
+    address = re.search(r"Join address \(if multicast does not pass\): (\S+)",
+                        "".join(child.logfile_read.text)).group(1)
+    silent = subprocess.Popen([sys.executable, str(HERE / "never_connects.py"), code, address, str(tmp_path)],
+                              cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        status, text = finish(child)
+    finally:
+        silent.kill()
+        silent.wait()
+    assert status == EXIT_FAILED
+    assert re.fullmatch(r"sasaki: peer [0-9a-f]{8} \(127\.0\.0\.1:\d+\) never connected within 3 s, so the match "
+                        r"could not start; nothing was recorded\. Start a new table \(or wait for that player and "
+                        r"run the same command again\)\.", last_line(text)), text
+    assert not list((tmp_path / "data" / "transcripts").glob("*.sasaki"))   # no empty transcript
+    assert not leftovers(tmp_path)
+
+
+def test_demo_with_a_relative_dir_from_another_folder(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "demo", "--dir", "rel", "--hands", "1",
+                          "--no-proofs", "--seed", "1"], cwd=elsewhere, env=env(), capture_output=True, text=True,
+                         timeout=300, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert "Audit: all four transcripts verify and agree" in out.stdout
+    assert sorted(p.name for p in (elsewhere / "rel").glob("*.sasaki")) == [f"peer{i}.sasaki" for i in range(4)]
+    assert not leftovers(tmp_path)
+
+
+def test_ctrl_c_in_the_demo_leaves_no_peer_behind(tmp_path):
+    child = pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", "demo", "--dir", "rel", "--hands", "3",
+                                           "--no-proofs"], cwd=str(tmp_path), env=env(), encoding="utf-8",
+                          timeout=120)
+    child.logfile_read = _Tee()
+    child.expect(r"Demo in ")
+    child.expect(r" leads ")
+    child.sendintr()
+    status, text = finish(child)
+    assert status == EXIT_INTERRUPTED
+    assert last_line(text) == INTERRUPTED
+    assert not leftovers(tmp_path)

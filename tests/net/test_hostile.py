@@ -1,0 +1,138 @@
+"""Hostile connections against a mesh member (docs/reliability.md): 200 connections that
+send most of a 1 MiB frame, or nothing, and never authenticate. Real sockets on 127.0.0.1."""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import struct
+import tracemalloc
+
+import pytest
+import trio
+
+from p2p_sasaki.protocol.net.identity import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net.mesh import Backoff, open_mesh
+
+pytestmark = pytest.mark.slow
+
+ATTACKERS = 200
+FAST = dict(backoff=Backoff(initial=0.05, maximum=0.2), keepalive=0.2, dead_after=2.0, handshake_timeout=1.0,
+            report_every=0.5)
+
+
+def descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+async def two_members() -> tuple[list[Identity], TableRoster, list[list[trio.SocketListener]]]:
+    identities = sorted((Identity.generate() for _ in range(2)), key=lambda i: i.public_key)
+    listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1", backlog=512) for _ in identities]
+    members = tuple(
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1]) for i, ls in zip(identities, listeners)
+    )
+    return identities, TableRoster(secrets.token_bytes(32), members), listeners
+
+
+async def attack(port: int, payload: bytes, hold: trio.Event, opened: list[int]) -> None:
+    """Connect, send ``payload`` (as much as the peer takes), never authenticate, hold on."""
+    try:
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+    except OSError:
+        return
+    opened[0] += 1
+    async with stream:
+        with trio.move_on_after(3):
+            try:
+                if payload:
+                    await stream.send_all(payload)
+                await hold.wait()
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
+
+
+@pytest.mark.parametrize("frame", ["most of a 1 MiB frame", "nothing"])
+async def test_200_unauthenticated_connections_cost_little_memory_and_no_descriptors(frame, caplog):
+    payload = struct.pack(">I", 1 << 20) + bytes(1_000_000) if frame != "nothing" else b""
+    identities, roster, listeners = await two_members()
+    caplog.set_level(logging.WARNING, logger="p2p_sasaki.protocol.net.mesh")
+    tracemalloc.start()
+    try:
+        async with open_mesh(identities[1], roster, listeners[1], **FAST) as mesh:
+            await trio.sleep(0.1)
+            fds_before = descriptors()
+            base, _ = tracemalloc.get_traced_memory()
+            tracemalloc.reset_peak()
+            hold = trio.Event()
+            opened = [0]
+            async with trio.open_nursery() as nursery:
+                for _ in range(ATTACKERS):
+                    nursery.start_soon(attack, listeners[1][0].socket.getsockname()[1], payload, hold, opened)
+                await trio.sleep(1.5)
+                hold.set()
+            _, peak = tracemalloc.get_traced_memory()
+            await trio.sleep(1.2)   # the last handshakes time out, the summary is logged
+            fds_after = descriptors()
+            growth = peak - base
+            print(f"\n{frame}: {opened[0]} connections, peak traced growth {growth / 1e6:.2f} MB, "
+                  f"descriptors {fds_before} -> {fds_after}, failed handshakes {mesh.failed_handshakes}")
+            assert opened[0] == ATTACKERS
+            assert growth < 8_000_000
+            assert fds_after <= fds_before
+            assert mesh.failed_handshakes >= ATTACKERS - 4   # the last few may still be open
+            summaries = [r for r in caplog.records if "failed the handshake" in r.getMessage()]
+            assert 1 <= len(summaries) <= 8          # ~3 s at most one line every 0.5 s, never one each
+            assert len(caplog.records) == len(summaries)
+            # the honest member still gets in
+            async with open_mesh(identities[0], roster, listeners[0], **FAST) as other:
+                with trio.fail_after(5):
+                    await other.wait_connected()
+    finally:
+        tracemalloc.stop()
+
+
+async def test_200_stalled_join_connections_are_capped():
+    """Against the creator's join port: each connection sends most of a 64 KiB join frame
+    (the largest the join accepts) and stalls; at most 8 per address are served, so the
+    creator buffers a few hundred KB, not 200 x 64 KiB; a real joiner still gets in."""
+    from p2p_sasaki.protocol.net.join import JOIN_FRAME_LIMIT, TableCode, host_table, join_table
+
+    creator, joiner = Identity.generate(), Identity.generate()
+    code = TableCode.generate()
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1", backlog=512)
+    port = listeners[0].socket.getsockname()[1]
+    payload = struct.pack(">I", JOIN_FRAME_LIMIT) + bytes(JOIN_FRAME_LIMIT - 100)
+    tracemalloc.start()
+    try:
+        async with trio.open_nursery() as nursery:
+            roster_box: list[TableRoster] = []
+
+            async def host() -> None:
+                roster_box.append(await host_table(creator, code, 1, listeners, seats=2, handshake_timeout=2.0))
+
+            nursery.start_soon(host)
+            await trio.sleep(0.1)
+            fds_before = descriptors()
+            base, _ = tracemalloc.get_traced_memory()
+            tracemalloc.reset_peak()
+            hold = trio.Event()
+            opened = [0]
+            async with trio.open_nursery() as attackers:
+                for _ in range(ATTACKERS):
+                    attackers.start_soon(attack, port, payload, hold, opened)
+                await trio.sleep(1.0)
+                hold.set()
+            _, peak = tracemalloc.get_traced_memory()
+            await trio.sleep(2.5)     # the served ones time out
+            fds_after = descriptors()
+            print(f"\njoin: {opened[0]} connections, peak traced growth {(peak - base) / 1e6:.2f} MB, "
+                  f"descriptors {fds_before} -> {fds_after}")
+            assert opened[0] == ATTACKERS
+            assert peak - base < 8_000_000
+            assert fds_after <= fds_before
+            with trio.fail_after(10):
+                await join_table(joiner, code, ("127.0.0.1", port), 2, mesh_host="127.0.0.1")
+        assert [m.key for m in roster_box[0].members] == [creator.public_key, joiner.public_key]
+    finally:
+        tracemalloc.stop()
