@@ -121,7 +121,7 @@ class Turn:
     decision: Any            # p2p_sasaki.hand.Decision
     view: Any                # p2p_sasaki.hand.SeatView
     legal: tuple[Any, ...]   # p2p_sasaki.hand.Action, the legal answers now
-    opened: float = 0.0      # trio.current_time() when the decision opened
+    opened: float | None = None   # trio.current_time() when the decision opened (None: now)
     delay: float = 0.0       # seconds after ``opened`` at which any answer goes out (fair windows)
     answer_deadline: float | None = None   # seconds after ``opened`` a person may think (table option)
 
