@@ -33,7 +33,10 @@ closest to four laptops: every peer has its own interpreter and GIL, the OS sche
 on this machine's cores), or four trio tasks in this process (``--mode tasks``; one GIL).
 Timestamps are CLOCK_MONOTONIC, one clock for every process of the machine.
 
-Usage: python bench/table.py [--runs 3] [--no-proofs]
+The cost of the fair windows per hand (docs/rules.md): the "whole hand" of ``--pace fair``
+minus that of ``--pace none`` (same seeds, so the same hand).
+
+Usage: python bench/table.py [--runs 3] [--no-proofs] [--pace none|fair]
        [--bot heuristic|random] [--seed 1] [--mode processes|tasks]
 """
 
@@ -64,6 +67,7 @@ from p2p_sasaki.protocol.net.table import Turn, run_table  # noqa: E402
 from p2p_sasaki.protocol.dealing import TrustedDealer  # noqa: E402
 from p2p_sasaki.protocol.session import Dealt, HandEnded, Record, TableConfig, TableSession  # noqa: E402
 from p2p_sasaki.protocol.table_audit import audit_table  # noqa: E402
+from p2p_sasaki.protocol.config import FAIR_PACE, NO_PACE  # noqa: E402
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, split_records  # noqa: E402
 
 
@@ -72,6 +76,7 @@ def clock() -> float:
 
 
 BOTS = {"heuristic": HeuristicBot, "random": RandomBot}
+PACES = {"none": NO_PACE, "fair": FAIR_PACE}   # the same pacing on both sides of the baseline
 
 # ---------------------------------------------------------------------------------------
 # One peer
@@ -80,7 +85,10 @@ BOTS = {"heuristic": HeuristicBot, "random": RandomBot}
 
 class SeatBots:
     """A player that answers with a bot of ``kind`` seeded by (seed, seat): seating is only
-    known once the table sits, and the same seat plays the same way in both variants."""
+    known once the table sits, and the same seat plays the same way in both variants. Its
+    turn plays are paced like any bot's (``--pace fair``)."""
+
+    paced_turns = True
 
     def __init__(self, kind: str, seed: int) -> None:
         self.kind, self.seed = kind, seed
@@ -245,7 +253,7 @@ def one_run(run: int, args: argparse.Namespace, directory: str) -> tuple[dict, d
     seed = args.seed * 1000 + run
     entropy = SeededEntropy(b"bench/table/identities/%d" % seed)
     identities = [Identity(entropy(32)) for _ in range(4)]
-    config = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=args.proofs)
+    config = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=args.proofs, pace=PACES[args.pace])
     spec = {"seed": seed, "identities": identities, "config": config, "bot": args.bot, "dir": directory,
             "timeout": args.timeout}
     real = figures(play_table(dict(spec, label=f"real-{run}", table_id=entropy(32)), args.mode))
@@ -271,13 +279,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--mode", choices=("processes", "tasks"), default="processes",
                         help="four peer processes (default) or four trio tasks in this process")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds a peer may take (default 600)")
+    parser.add_argument("--pace", choices=sorted(PACES), default="none",
+                        help="window pacing of both variants: none (default) or fair (sasaki host's "
+                             "defaults: every window answer and bot turn play at a fixed delay)")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
 
     proofs = "shuffle arguments" if args.proofs else "no shuffle arguments"
-    print(f"One hand over the real mesh on 127.0.0.1: four peers as {args.mode}, {args.bot} bots, {proofs}; "
-          f"medians of {args.runs} run(s)", flush=True)
+    print(f"One hand over the real mesh on 127.0.0.1: four peers as {args.mode}, {args.bot} bots, {proofs}, "
+          f"window pacing {args.pace} {PACES[args.pace].window_ms} ms; medians of {args.runs} run(s)", flush=True)
     reals, bases = [], []
     with tempfile.TemporaryDirectory(prefix="sasaki-bench-") as directory:
         for run in range(args.runs):

@@ -24,7 +24,7 @@ from p2p_sasaki.protocol.net.disk import DiskError, check_directory, repair_tail
 from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.net.table import BotPlayer, PeersUnreachable, TableResult, run_table
 from p2p_sasaki.protocol.messages import TranscriptHeader
-from p2p_sasaki.protocol.config import TableConfig, config_of, header_of
+from p2p_sasaki.protocol.config import Pace, TableConfig, config_of, header_of
 from p2p_sasaki.search import DEFAULT_LEVEL, LEVELS
 
 from p2p_sasaki.cli.render import places_text
@@ -54,7 +54,18 @@ def config_from_args(args: argparse.Namespace) -> Any:
     return TableConfig(hands=args.hands,
                        options=TableOptions(lead_card=lead, lead_must_contain_3=args.lead_must_contain_3,
                                             running=args.running),
-                       proofs=not args.no_proofs)
+                       proofs=not args.no_proofs, pace=pace_from_args(args))
+
+
+def pace_from_args(args: argparse.Namespace) -> Pace:
+    """The fair windows' table options (docs/protocol.md, "Window pacing") from the command
+    line; the answer deadline defaults to this peer's ``--timeout``."""
+    answer = args.answer_deadline if args.answer_deadline is not None else getattr(args, "timeout", 30.0)
+    try:
+        return Pace.of(window=args.window, claim=args.claim_window, turn=args.bot_turn,
+                       answer=max(answer, args.window, args.claim_window, args.bot_turn), stall=args.stall)
+    except ValueError as exc:
+        raise SystemExit(f"sasaki: {exc}") from exc
 
 
 # -- options ---------------------------------------------------------------------------
@@ -84,6 +95,19 @@ def add_table_options(parser: argparse.ArgumentParser, creating_only: bool = Fal
     group.add_argument("--no-proofs", action="store_true",
                        help="skip the shuffle arguments (strips, openings and the end-of-hand key check "
                             "still catch every cheat, but later)")
+    group.add_argument("--window", type=float, default=1.0, metavar="SECONDS",
+                       help="fair windows: every answer to a run, expose, Stop or lead window goes out this "
+                            "long after the window opens, whatever the seat holds (default 1, at most 60)")
+    group.add_argument("--claim-window", type=float, default=1.5, metavar="SECONDS",
+                       help="the same for chata and kkojda windows (default 1.5)")
+    group.add_argument("--bot-turn", type=float, default=1.0, metavar="SECONDS",
+                       help="a bot's play on its turn goes out this long after the turn opens (default 1)")
+    group.add_argument("--answer-deadline", type=float, default=None, metavar="SECONDS",
+                       help="how long a person has to claim in a window before it declines, for every "
+                            "seat (default: the creator's --timeout, 30)")
+    group.add_argument("--stall", type=float, default=120.0, metavar="SECONDS",
+                       help="how long the table waits for a silent seat before it may be abandoned "
+                            "(default 120)")
 
 
 def default_data_dir() -> Path:

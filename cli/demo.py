@@ -52,6 +52,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--record", metavar="FILE", help="--local only: write the game record(s) here")
     add_seat_options(parser, "heuristic,heuristic,heuristic,heuristic")  # peer i plays seats[i]
     parser.add_argument("--no-proofs", action="store_true", help="skip the shuffle proofs (faster)")
+    parser.add_argument("--fair-windows", action="store_true",
+                        help="pace the windows as 'sasaki host' does (every answer 1-1.5 s after its window "
+                             "opens, whatever the seat holds); the demo's default answers at once")
     parser.set_defaults(func=run)
 
 
@@ -72,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
     ready.with_suffix(".seats").unlink(missing_ok=True)
     common = ["--interface", "127.0.0.1", "--hands", str(args.hands), "--lead", args.lead]
     extra = ["--no-proofs"] if args.no_proofs else []
+    if not getattr(args, "fair_windows", False):
+        extra += ["--window", "0", "--claim-window", "0", "--bot-turn", "0"]
     py = [sys.executable, "-P", "-m", "p2p_sasaki"]
     print(f"Demo in {directory}: four peers on 127.0.0.1, table code {code}, bot seed {seed}.", flush=True)
     transcripts = [directory / f"peer{i}.sasaki" for i in range(4)]

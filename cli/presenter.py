@@ -562,8 +562,14 @@ class Presenter:
                     claims.append(Choice(f"c{number}", text, (tuple(str(c) for c in cards),)))
             groups = [ChoiceGroup(_CLAIM_NAMES.get(kind, kind.value), tuple(claims))] if claims else []
             question = claims[0].label if len(claims) == 1 else f"{_CLAIM_NAMES.get(kind, kind.value)}?"
-            seconds = self.timeout if decline is not None else None
-        deadline = trio.current_time() + seconds if seconds is not None else None
+            seconds = (turn.answer_deadline if turn.answer_deadline is not None else self.timeout) \
+                if decline is not None else None
+            if not claims:   # a fair window (turn.delay): it stays open for everyone, then declines
+                question = f"{_CLAIM_NAMES.get(kind, kind.value)} window open: you have nothing to claim."
+                seconds = turn.delay
+        deadline = None
+        if seconds is not None:
+            deadline = (turn.opened if turn.opened is not None else trio.current_time()) + seconds
         prompt = Prompt(self._prompts, kind.value, question, tuple(groups), pass_ is not None,
                         decline is not None, seconds, deadline, tuple(sorted(playable)))
         return prompt, answers
@@ -578,7 +584,9 @@ class Presenter:
             self._forced_pass = True     # its ActionApplied is not told again
             return action, Note(f"You pass: nothing you hold beats {turn.view.top_cards}.", NoteKind.PLAY)
         if isinstance(action, Decline):
-            return action, None
+            # A fair window (its answers go out after turn.delay): shown open that long, as for
+            # a seat that can claim, then declined; with no delay, declined at once.
+            return None if turn.delay > 0 else (action, None)
         if isinstance(action, Expose):
             return action, Note(f"Your partner ran: you show {action.cards} too.", NoteKind.PLAY)
         return None
@@ -607,7 +615,8 @@ class Presenter:
                     await opened.done.wait()
                 if opened.action is None:
                     opened.action = opened.answers["decline"]
-                    self.tell(Note("Time is up: you decline.", NoteKind.PLAY), quiet=True)
+                    text = "Time is up: you decline." if prompt.groups else "The window closes: you decline."
+                    self.tell(Note(text, NoteKind.PLAY), quiet=True)
             else:
                 await opened.done.wait()
             assert opened.action is not None

@@ -163,6 +163,8 @@ def prompt_lines(prompt: Prompt) -> list[str]:
         return lines
     claims = [c for g in prompt.groups for c in g.choices]
     seconds = f"{prompt.seconds:.0f} s" if prompt.seconds is not None else ""
+    if not claims:   # a fair window that this seat cannot claim: open for everyone, then declined
+        return [f"{prompt.question} (closes in {prompt.seconds:g} s)"]
     if len(claims) == 1:
         return [f"{claims[0].label} [y/N] (declines in {seconds})"]
     lines = [f"  {c.key[1:]}: {c.label}" for c in claims]

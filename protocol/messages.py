@@ -546,11 +546,21 @@ MAX_GAME_OPTIONS = 1024
 MAX_DEALER_BYTES = 1 << 16
 
 
+# The fair windows' table options (docs/protocol.md, "Window pacing"), in milliseconds:
+# one delay per kind, in this order: run, expose, stop, chata, kkojda, lead (the opening
+# slot), turn (a bot's play on its turn); the person's answer deadline; the stall deadline.
+PACE_KINDS = 7
+MAX_WINDOW_MS = 60_000
+MAX_ANSWER_MS = 600_000
+MAX_STALL_MS = 3_600_000
+
+
 @dataclass(frozen=True)
 class TranscriptHeader(WireStruct):
     """The first record of a ``.sasaki`` transcript (protocol/transcript.py): everything
     an auditor needs besides the envelopes. Encoded as a msgpack array, strictly:
-    ``[version, table, roster keys, hands, game, game options, proofs, dealer]``. ``game``
+    ``[version, table, roster keys, hands, game, game options, proofs, dealer, window ms,
+    answer ms, stall ms]``. ``game``
     names the rules (protocol/game.py), ``game_options`` are that game's own bytes;
     ``dealer`` is empty for the mental-poker deck, else a test dealer's seed
     (protocol/dealing.py). There is no proof parameter: the shuffle argument's are fixed
@@ -562,7 +572,10 @@ class TranscriptHeader(WireStruct):
               F("hands", UInt(1 << 16)), F("game", Str(MAX_GAME_NAME), "game"),
               F("game_options", Bytes(MAX_GAME_OPTIONS), "game options"),
               F("proofs", Bool(), "proofs option"),
-              F("dealer", Bytes(MAX_DEALER_BYTES), "dealer"))
+              F("dealer", Bytes(MAX_DEALER_BYTES), "dealer"),
+              F("window_ms", Array(UInt(MAX_WINDOW_MS), PACE_KINDS, PACE_KINDS), "window delay"),
+              F("answer_ms", UInt(MAX_ANSWER_MS), "answer deadline"),
+              F("stall_ms", UInt(MAX_STALL_MS), "stall deadline"))
     table: bytes
     roster_keys: tuple[bytes, ...]
     hands: int
@@ -570,6 +583,9 @@ class TranscriptHeader(WireStruct):
     game_options: bytes
     proofs: bool
     dealer: bytes = b""
+    window_ms: tuple[int, ...] = (0,) * 7
+    answer_ms: int = 30_000
+    stall_ms: int = 120_000
     version: int = VERSION
 
     def encode(self) -> bytes:
@@ -588,6 +604,10 @@ class TranscriptHeader(WireStruct):
     def check(self) -> None:
         if not self.game:
             raise _fail("the header's game is a name of 1..32 characters")
+        if self.answer_ms < max(self.window_ms):
+            raise _fail("the header's answer deadline must be at least every window delay")
+        if self.stall_ms < self.answer_ms:
+            raise _fail("the header's stall deadline must be at least the answer deadline")
 
 
 # ---------------------------------------------------------------------------------------

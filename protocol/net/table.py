@@ -29,7 +29,15 @@ The loop (one task owns the session; nothing else touches it):
    and those of others we had accepted) is on disk;
 4. when ``session.pending_for_me`` is set, the player is asked (in its own task,
    with a snapshot of the view and the legal actions); its answer goes to
-   ``session.act``.
+   ``session.act``;
+5. fair windows (docs/protocol.md, "Window pacing"): one scheduler, in trio time. An
+   answer to a window (and a :class:`BotPlayer`'s turn play) is held until the
+   decision's open time + the table's delay for its kind (``config.pace``), then given
+   to ``session.act``; a later answer is acted on when it comes. The opening slot's
+   answer, which the session signs by itself, is held as a frame by :class:`Pacer`
+   until the same time. Frames leave in signing order. :class:`WindowOpened` reports
+   each paced decision; the player's :class:`Turn` carries its ``opened`` and ``delay``
+   (the presenter's countdown).
 
 Transport reliability
 ---------------------
@@ -103,14 +111,15 @@ from typing import Any, Protocol
 import trio
 
 from p2p_sasaki.protocol.net.disk import DiskError, append_record
-from p2p_sasaki.protocol.messages import MessageError, VersionMismatchError, decode_envelope
+from p2p_sasaki.protocol.config import NO_PACE, Pace
+from p2p_sasaki.protocol.messages import MessageError, TableAction, VersionMismatchError, decode_envelope
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
 from p2p_sasaki.protocol.net.mesh import Mesh
 from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
 from p2p_sasaki.protocol.session import Blame, HandEnded, Record
 
-__all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Connected", "TableResult", "TranscriptWriter",
+__all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Connected", "WindowOpened", "Pacer", "TableResult", "TranscriptWriter",
            "SentLog", "run_table"]
 
 
@@ -122,6 +131,9 @@ class Turn:
     decision: Any            # p2p_sasaki.hand.Decision
     view: Any                # p2p_sasaki.hand.SeatView
     legal: tuple[Any, ...]   # p2p_sasaki.hand.Action, the legal answers now
+    opened: float | None = None   # trio.current_time() when the decision opened (None: now)
+    delay: float = 0.0       # seconds after ``opened`` at which any answer goes out (fair windows)
+    answer_deadline: float | None = None   # seconds after ``opened`` a person may think (table option)
 
 
 class Player(Protocol):
@@ -135,7 +147,11 @@ class BotPlayer:
     A bot that sets ``thinks = True`` (the search bot: up to seconds of CPU) is asked
     in a worker thread, so its thinking never blocks this peer's network loop; a
     cancelled decision waits for the thread to return (the search's budget bounds it).
+    ``paced_turns``: the driver also holds its turn plays until the table's turn delay
+    (its thinking time depends on its hand); a person's turn plays go out when made.
     """
+
+    paced_turns = True
 
     def __init__(self, bot: Any, delay: float = 0.0) -> None:
         self.bot = bot
@@ -165,6 +181,50 @@ class Waiting:
     alone: bool = False
     """This peer has no live link to any other member: most likely it is the one offline
     ("You are offline"); emitted even while nobody is awaited."""
+
+
+@dataclass(frozen=True)
+class WindowOpened:
+    """Driver event: a paced decision of mine opened at ``at`` (trio time): a window, the
+    opening slot ("lead") or a bot's turn; my answer goes out at ``at + delay`` (a person's
+    later answer when given). ``slot``: the session's slot number in ``hand``."""
+
+    hand: int
+    slot: int
+    kind: str
+    at: float
+    delay: float
+
+
+class Pacer:
+    """The fair windows' one scheduler (docs/protocol.md, "Window pacing"): frames are
+    released in order, each no earlier than its due time (trio time, so a MockClock run is
+    exact). ``due(kind, opened)`` is the release time of an answer to a decision of ``kind``
+    opened at ``opened``."""
+
+    def __init__(self, pace: Pace) -> None:
+        self.pace = pace
+        self.queue: list[tuple[float, bytes]] = []
+        self._last = float("-inf")
+
+    def due(self, kind: str, opened: float) -> float:
+        return opened + self.pace.delay(kind)
+
+    def hold(self, frame: bytes, at: float) -> None:
+        """Queue ``frame`` for ``at`` (never before a frame queued earlier: order is kept)."""
+        self._last = max(self._last, at)
+        self.queue.append((self._last, frame))
+
+    def take_due(self, now: float) -> list[bytes]:
+        n = 0
+        while n < len(self.queue) and self.queue[n][0] <= now:
+            n += 1
+        out = [f for _, f in self.queue[:n]]
+        del self.queue[:n]
+        return out
+
+    def next_due(self) -> float:
+        return self.queue[0][0] if self.queue else float("inf")
 
 
 @dataclass(frozen=True)
@@ -335,7 +395,8 @@ async def run_table(
             result.config = config
             session = (session_factory or _default_session_factory)(identity, roster, config)
             driver = _Driver(session, transport, player, writer, notify, result, log, stall_after,
-                             step_in_thread=step_in_thread, resend=resend, proof_pool=proof_pool)
+                             step_in_thread=step_in_thread, resend=resend, proof_pool=proof_pool,
+                             pace=getattr(config, "pace", NO_PACE))
             driver.inbox.extend(early)
             await driver.run(nursery, linger)
             result.mesh = transport.statistics()
@@ -381,7 +442,7 @@ class _Driver:
     def __init__(self, session: Any, transport: Transport, player: Player, writer: TranscriptWriter | None,
                  notify: Callable[[Any, Any], None], result: TableResult, log: SentLog | None = None,
                  stall_after: float = 3.0, *, step_in_thread: bool = True, resend: bool = True,
-                 proof_pool: ProofPool | None = None) -> None:
+                 proof_pool: ProofPool | None = None, pace: Pace = NO_PACE) -> None:
         self.session = session
         self.transport = transport
         self.player = player
@@ -401,6 +462,11 @@ class _Driver:
         self.reconnected: set[bytes] = set()
         self.last_progress = trio.current_time()
         self.stall_wait = stall_after
+        self.pacer = Pacer(pace)
+        self.paced_turns = bool(getattr(player, "paced_turns", False))
+        self.opened: dict[object, tuple[float, float]] = {}   # decision key -> (opened, due)
+        self.held: list[tuple[float, object, Any]] = []        # (due, decision key, action)
+        self.acted: set[tuple[int, int]] = set()                # (hand, slot) I answered through act
 
     def _wake(self) -> None:
         self.wake.set()
@@ -470,12 +536,36 @@ class _Driver:
                     self.result.blame = event
             self.notify(event, session)
         outgoing = session.take_outgoing()
+        now = trio.current_time()
         for frame in outgoing:
-            self.log.add(frame)
-            await self.transport.broadcast(frame)
+            self.pacer.hold(frame, self._lead_due(frame, now))
+        await self._release()
         if events or outgoing:
             self._progress()
         self._report_waiting()
+
+    def _lead_due(self, frame: bytes, now: float) -> float:
+        """The session signs one answer by itself: the opening slot's (``lead`` or
+        ``decline``), as it enters that slot, so ``now`` is when that slot opened. Every
+        other frame is due now: my answers to decisions were held before ``act``
+        (:attr:`acted`), the rest are deck messages and relays of other seats' frames."""
+        try:
+            body = decode_envelope(frame).body
+        except MessageError:
+            return now
+        session = self.session
+        me = session.my_index if body.hand == 0 else session.my_seat
+        if (not isinstance(body.payload, TableAction) or body.sender != me
+                or (body.hand, body.slot) in self.acted):
+            return now
+        delay = self.pacer.pace.delay("lead")
+        self.notify(WindowOpened(body.hand, body.slot, "lead", now, delay), self.session)
+        return now + delay
+
+    async def _release(self) -> None:
+        for frame in self.pacer.take_due(trio.current_time()):
+            self.log.add(frame)
+            await self.transport.broadcast(frame)
 
     def _report_waiting(self) -> None:
         session = self.session
@@ -526,11 +616,21 @@ class _Driver:
                 self.asking = None
             return
         key = self._decision_key()
+        if any(k == key for _, k, _ in self.held):
+            return                                  # answered; held until the window's due time
         if self.asking is not None:
             if self.asking[0] == key:
                 return
             self.asking[1].cancel()
-        turn = Turn(session.my_seat, pending, session.view, tuple(session.legal_actions))
+        now = trio.current_time()
+        kind = pending.kind.value
+        paced = pending.is_window or self.paced_turns
+        delay = self.pacer.pace.delay(kind) if paced else 0.0
+        self.opened = {key: (now, now + delay)}
+        if paced:
+            self.notify(WindowOpened(session.hand_no, session.slot, kind, now, delay), session)
+        turn = Turn(session.my_seat, pending, session.view, tuple(session.legal_actions), now, delay,
+                    self.pacer.pace.answer_deadline)
         scope = trio.CancelScope()
         self.asking = (key, scope)
         nursery.start_soon(self._ask, key, turn, scope)
@@ -555,8 +655,18 @@ class _Driver:
                     if self.asking is not None and self.asking[0] == key:
                         self.asking = None
                     if key == self._decision_key():
-                        session.act(action)  # IllegalActionError: a bug of the player; let it surface
-                        progressed = True
+                        due = self.opened.get(key, (0.0, float("-inf")))[1]
+                        self.held.append((due, key, action))   # released at the window's due time
+                held, self.held = self.held, []
+                for due, key, action in held:
+                    if key != self._decision_key():
+                        continue                   # the decision went away (the table stopped)
+                    if due > trio.current_time():
+                        self.held.append((due, key, action))
+                        continue
+                    self.acted.add((session.hand_no, session.slot))
+                    session.act(action)  # IllegalActionError: a bug of the player; let it surface
+                    progressed = True
                 await self._flush()
                 if session.finished:
                     break
@@ -569,10 +679,15 @@ class _Driver:
                 if progressed or self.inbox or self.answers:
                     continue
                 self.wake = trio.Event()
-                with trio.move_on_at(self._stall_deadline()):
+                with trio.move_on_at(min(self._stall_deadline(), self.pacer.next_due(),
+                                         *(due for due, _, _ in self.held))):
                     await self.wake.wait()
+                await self._release()
             if self.asking is not None:
                 self.asking[1].cancel()
+        while self.pacer.queue:                     # our paced frames still go out on time
+            await trio.sleep_until(self.pacer.next_due())
+            await self._release()
         self.result.finished = session.finished and self.result.blame is None
         self.result.totals = tuple(session.totals)
         # Let the others receive our last messages, and answer any late request; a peer

@@ -39,7 +39,7 @@ from p2p_sasaki.protocol.net.words import WORDS  # noqa: E402
 from tests.net.mdns_scenario import assert_isolated, start_avahi  # noqa: E402
 
 CHILD_ENV = dict(os.environ, PYTHONUNBUFFERED="1")
-FAST = ["--hands", "1", "--lead", "3H"]
+FAST = ["--hands", "1", "--lead", "3H", "--window", "0", "--claim-window", "0", "--bot-turn", "0"]
 TOTALS = re.compile(r"Match over\. Totals: (.*)\.")
 children: list[subprocess.Popen] = []
 

@@ -97,3 +97,66 @@ async def test_a_person_is_told_only_the_waits_that_last(monkeypatch, autojump_c
     assert [line for line in lines if line.startswith("Waiting")] == [
         "Waiting for S2 to shuffle and deal ...",
         "Waiting for S2 to shuffle and deal ... (S2: no connection, reconnecting)"]
+
+
+class ScriptedInput:
+    """The terminal's line reader with lines typed at given virtual times."""
+
+    def __init__(self, script: list[tuple[float, str]]) -> None:
+        self.script = list(script)
+
+    def discard(self) -> None:
+        pass
+
+    async def line(self) -> str | None:
+        if not self.script:
+            await trio.sleep_forever()
+        at, text = self.script.pop(0)
+        await trio.sleep_until(at)
+        return text
+
+
+def _window_turn(claimable: bool, delay: float) -> tuple[Turn, Hand]:
+    """The run window at the start of a hand, for seat 0 (with or without a red ten)."""
+    hand = Hand.deal_from(deal("3H 5C 5D 9C 9H 9S JD" + (" TD" if claimable else ""), "3C 3D 3S"), "3H")
+    seat = next(s for s in hand.decision.seats if any(not isinstance(a, Decline) for a in hand.legal_actions(s))
+                ) if claimable else next(s for s in hand.decision.seats if len(hand.legal_actions(s)) == 1)
+    return Turn(seat, hand.decision, hand.view(seat), tuple(hand.legal_actions(seat)), trio.current_time(), delay,
+                30.0), hand
+
+
+async def _decide(monkeypatch, turn: Turn, script: list[tuple[float, str]]) -> tuple[object, float, list[str]]:
+    lines: list[str] = []
+    monkeypatch.setattr(tui, "say", lines.append)
+    player = tui.HumanPlayer()
+    player.narrator.show_waiting = False
+    player.presenter.on_note.append(lambda note: lines.append(note.text))
+    player._reader = ScriptedInput(script)  # type: ignore[assignment]
+    action = await player.decide(turn)
+    return action, trio.current_time(), lines
+
+
+async def test_a_decline_only_window_stays_open_for_its_delay_then_declines(monkeypatch, autojump_clock):
+    turn, hand = _window_turn(claimable=False, delay=1.5)
+    assert turn.decision.kind is DecisionKind.RUN and list(turn.legal) == [Decline(turn.seat)]
+    start = trio.current_time()
+    action, end, lines = await _decide(monkeypatch, turn, [])
+    assert action == Decline(turn.seat)
+    assert end == start + 1.5                     # open for D, like a seat that could claim
+    assert lines[0] == "Run window open: you have nothing to claim. (closes in 1.5 s)"
+    assert lines[-1] == "The window closes: you decline."
+
+
+async def test_a_decline_only_window_without_delay_declines_at_once(monkeypatch, autojump_clock):
+    turn, _ = _window_turn(claimable=False, delay=0.0)
+    start = trio.current_time()
+    action, end, lines = await _decide(monkeypatch, turn, [])
+    assert action == Decline(turn.seat) and end == start and lines == []
+
+
+async def test_a_claimable_window_takes_the_typed_answer(monkeypatch, autojump_clock):
+    turn, _ = _window_turn(claimable=True, delay=1.5)
+    start = trio.current_time()
+    action, end, lines = await _decide(monkeypatch, turn, [(start + 4.0, "n")])
+    assert action == Decline(turn.seat) and end == start + 4.0   # a person who thinks longer: when answered
+    assert lines[0].endswith("[y/N] (declines in 30 s)")

@@ -108,8 +108,8 @@ def test_export_records_replay(honest):
     assert hand.is_over and hand.scores == audit_table(honest.transcript(0)).scores[0]
 
 
-VECTOR_DIGEST = "ff987b8d76f3b36369f013dc7df673f39a5824ffa3bf0f33c1dfaba669bb8a1a"
-VECTOR_LENGTH = 41431
+VECTOR_DIGEST = "e0852fa718a75901b939f3b653c1ec8308e635632c331be38dffc271c97ea8ee"
+VECTOR_LENGTH = 41447
 
 
 def test_a_resigned_wrong_key_names_its_signer(honest):
