@@ -52,9 +52,9 @@ from p2p_sasaki.scoring import match_totals
 from p2p_sasaki.protocol.chain import chain_start, next_chain, roster_hash, seat_commitment, seating_order
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.config import TableConfig, dealer_of, game_of, header_of
-from p2p_sasaki.protocol.dealing import CardsDealt, CardSource, Dealer, HandSetup, SourceError, check_dealer
+from p2p_sasaki.protocol.dealing import CardsDealt, DealUnknown, CardSource, Dealer, HandSetup, SourceError, check_dealer
 from p2p_sasaki.protocol.events import (
-    ActionApplied, Blame, Dealt, DealProgress, DecisionPending, Event, HandEnded, HandStarted, MatchEnded,
+    ActionApplied, Blame, BlameBasis, Dealt, DealProgress, DecisionPending, Event, HandEnded, HandStarted, MatchEnded,
     Record, Seated, SessionSecrets, VersionMismatch,
 )
 from p2p_sasaki.protocol.game import GameState, IllegalAnswer, Slot
@@ -81,9 +81,9 @@ DECLINE_VERB = "decline"  # ... and every other seat declines
 class _Stop(Exception):
     """Internal: a violation that stops the table."""
 
-    def __init__(self, seat: int | None, slot: int, reason: str) -> None:
+    def __init__(self, seat: int | None, slot: int, reason: str, basis: BlameBasis = BlameBasis.SIGNED) -> None:
         super().__init__(reason)
-        self.seat, self.slot, self.reason = seat, slot, reason
+        self.seat, self.slot, self.reason, self.basis = seat, slot, reason, basis
 
 
 class Phase(Enum):
@@ -256,7 +256,7 @@ class TableSession:
         try:
             work()
         except _Stop as stop:
-            self._stop(stop.seat, stop.slot, stop.reason)
+            self._stop(stop.seat, stop.slot, stop.reason, basis=stop.basis)
         except Exception as exc:  # a bug of ours: report, never crash the driver
             self._stop(None, self.slot, f"internal error: {type(exc).__name__}: {exc}")
 
@@ -338,10 +338,11 @@ class TableSession:
         for envelope in envelopes:
             self._accept(decode_envelope(envelope))
 
-    def _stop(self, seat: int | None, slot: int, reason: str, hand: int | None = None, force: bool = False) -> None:
+    def _stop(self, seat: int | None, slot: int, reason: str, hand: int | None = None, force: bool = False,
+              basis: BlameBasis = BlameBasis.SIGNED) -> None:
         if self.finished and not force:
             return
-        blame = Blame(seat, slot, reason, self.hand_no if hand is None else hand)
+        blame = Blame(seat, slot, reason, self.hand_no if hand is None else hand, basis)
         if self.blame is None:
             self.blame = blame
         self.finished = True
@@ -385,7 +386,7 @@ class TableSession:
         body = message.body
         if (body.hand, body.slot) < (self.hand_no, self.slot if self.phase is not Phase.DECK else 0):
             raise _Stop(body.sender, body.slot, f"seat {body.sender} signed for hand {body.hand} slot "
-                        f"{body.slot}, where it was not expected")
+                        f"{body.slot}, where it was not expected", BlameBasis.CHAIN)
         if body.hand != self.hand_no:
             return "wait"
         if self.phase is Phase.DECK:
@@ -399,7 +400,8 @@ class TableSession:
         if not self.source.accepts(body.payload):
             raise _Stop(body.sender, body.slot, f"a {body.type} message cannot be in deck slot {body.slot}")
         if body.prev != self.hand_start:
-            raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev is not the hash before the hand")
+            raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev is not the hash before the hand",
+                        BlameBasis.CHAIN)
         self._deck_got.setdefault(body.slot, {})[body.sender] = message
         self.source.receive(message)
         self._pump_source(body.slot)
@@ -419,7 +421,8 @@ class TableSession:
         if not isinstance(body.payload, wanted):
             raise _Stop(body.sender, body.slot, f"slot {body.slot} expects {wanted.TYPE}, not {body.type}")
         if body.prev != self.chain:
-            raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev does not match the agreed state")
+            raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev does not match the agreed state",
+                        BlameBasis.CHAIN)
         self._got[body.sender] = message
         if self.phase is Phase.CLOSE:
             assert self.source is not None
@@ -488,7 +491,7 @@ class TableSession:
             for member, message in got.items():
                 payload = message.body.payload
                 if not isinstance(payload, Genesis) or payload.roster_hash != self.roster_hash:
-                    raise _Stop(member, slot, f"member {member} signed another roster")
+                    raise _Stop(member, slot, f"member {member} signed another roster", BlameBasis.CHAIN)
             return lambda: self._setup_next(1)
         if slot == 1:
             self._seat_commits = {m: msg.body.payload.commitment for m, msg in got.items()
@@ -603,6 +606,8 @@ class TableSession:
         slot = self.slot
         try:
             deal = self.source.known_deal()
+        except DealUnknown as exc:
+            raise _Stop(None, slot, exc.reason, BlameBasis.UNKNOWN_DEAL) from None
         except SourceError as exc:
             raise _Stop(exc.seat, slot, exc.reason) from None
         if deal is None:
