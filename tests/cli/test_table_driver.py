@@ -18,6 +18,8 @@ from p2p_sasaki.protocol.net.table import BotPlayer, run_table
 from p2p_sasaki.cli.common import TableConfig, decode_config, encode_config
 from p2p_sasaki.options import TableOptions
 
+MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
+
 pytestmark = pytest.mark.slow
 
 
@@ -39,7 +41,7 @@ async def test_four_drivers_play_a_match_and_fsync_before_sending(tmp_path, monk
     identities = [Identity.generate() for _ in range(4)]
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
     roster = TableRoster(os.urandom(32), tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1]) for i, ls in zip(identities, listeners)))
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE) for i, ls in zip(identities, listeners)))
     config = TableConfig(hands=2, options=TableOptions(lead_card="3S"), shuffle_rounds=2)
     results = [None] * 4
     events: list[list[str]] = [[] for _ in range(4)]

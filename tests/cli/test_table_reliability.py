@@ -23,6 +23,8 @@ from p2p_sasaki.protocol.table_audit import audit_table
 
 from p2p_sasaki.cli.common import TableConfig, decode_config, encode_config
 
+MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
+
 pytestmark = pytest.mark.slow
 
 PEER = contextvars.ContextVar("PEER", default=None)   # which peer's task (the mesh's tasks inherit it)
@@ -63,7 +65,7 @@ async def play_match(tmp_path, chaos, *, timeout: float = 90, stall_after: float
     identities = [Identity.generate() for _ in range(4)]
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
     roster = TableRoster(os.urandom(32), tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1]) for i, ls in zip(identities, listeners)))
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE) for i, ls in zip(identities, listeners)))
     results = [None] * 4
     meshes = [None] * 4
     waiting: list[list[Waiting]] = [[] for _ in range(4)]

@@ -280,3 +280,56 @@ def test_an_illegal_action_carries_its_seat():
     with pytest.raises(IllegalActionError) as caught:
         hand.apply(Play(other, CardSet(hand.cards(other).mask & -hand.cards(other).mask)))  # not its turn
     assert caught.value.seat == other
+
+
+# -- issue 12: fresh tables --------------------------------------------------------------------
+
+
+def _member_nonces(label: bytes) -> list[bytes]:
+    from p2p_sasaki.protocol.crypto import SeededEntropy
+
+    entropy = SeededEntropy(label)
+    return [entropy(32) for _ in range(4)]
+
+
+def _cross_table_replay(id_a: bytes, id_b: bytes) -> list:
+    """Play table A; start table B and hand every B peer member 2's seat commitment from A
+    first; play B out. Each B peer's blame."""
+    from p2p_sasaki.protocol.messages import decode_envelope
+    from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, split_records
+
+    config = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
+    table_a = Net(seed=4, hostile=False, config=config, table_id=id_a)
+    table_a.start()
+    table_a.run()
+    commit = next(data for kind, data in split_records(table_a.transcript(0))[1:] if kind == KIND_ENVELOPE
+                  and (decode_envelope(data).body.hand, decode_envelope(data).body.slot,
+                       decode_envelope(data).body.sender) == (0, 1, 2))
+    table_b = Net(seed=5, hostile=False, config=config, table_id=id_b)
+    table_b.start()
+    for peer in table_b.peers:
+        peer.receive(commit)
+    table_b.run()
+    return [peer.blame for peer in table_b.peers]
+
+
+def test_a_message_of_one_table_is_never_valid_at_another():
+    """issue 12 finding 3: with the same invitation id, members, join order and options, two
+    tables used to have identical headers, so member 2's seat commitment from table A replayed
+    into table B made every peer (member 2 too) blame member 2. The table id is now made from
+    every member's fresh nonce: the replay is not of this table, dropped, nobody blamed."""
+    from p2p_sasaki.protocol.chain import table_id_of
+    from p2p_sasaki.protocol.messages import TableMember
+
+    invitation = bytes(range(32))
+    keys = [k.public_key for k in Net(hostile=False).keys]
+
+    def table_id(label: bytes) -> bytes:
+        return table_id_of(invitation, [TableMember(k, "127.0.0.1", 5000 + i, n)
+                                        for i, (k, n) in enumerate(zip(keys, _member_nonces(label)))])
+
+    id_a, id_b = table_id(b"table A"), table_id(b"table B")
+    assert id_a != id_b
+    assert _cross_table_replay(id_a, id_b) == [None] * 4
+    # what the creator's id alone gave (identical headers): the innocent member 2 blamed everywhere
+    assert {(b.seat, b.hand, b.slot) for b in _cross_table_replay(invitation, invitation)} == {(2, 0, 1)}
