@@ -156,6 +156,7 @@ class TableSession:
         self._slots_played: list[list[Any]] = []                    # this hand's game slots
         self._hashes: list[str] = []                                # hidden state hash after each
         self._my_cards: int | None = None
+        self._settle: tuple[int, list[Any] | None] | None = None    # (refused slot, its answers): a settlement
         self._outbox: list[bytes] = []
         self._events: deque[Event] = deque()
         self._versions_seen: set[object] = set()
@@ -536,6 +537,7 @@ class TableSession:
         self.state = None
         self._deck_got, self._opened, self._slots_played, self._hashes = {}, 0, [], []
         self._opener = self._my_cards = None
+        self._settle = None
         assert self.seat_keys is not None
         self.source = self.dealer.hand(HandSetup(
             self.my_seat, self.game.seats, self.game.n_cards, self.identity, self.seat_keys, self.table_id,
@@ -588,6 +590,8 @@ class TableSession:
                 openers.append(seat)
             elif payload.verb != DECLINE_VERB or payload.cards or payload.opens:
                 raise _Stop(seat, slot, f"seat {seat} must show the {name} or decline")
+        if not openers and self.source is not None and self.source.closes:
+            return lambda: self._settle_refusal(slot, None)  # its holder declined: the keys name it
         if len(openers) != 1:
             raise _Stop(None, slot, f"nobody showed the {name}: its holder declined (the key reveal names it)")
         opener = openers[0]
@@ -647,6 +651,8 @@ class TableSession:
         try:
             applied = state.apply(answers)
         except IllegalAnswer as exc:
+            if exc.seat is None and self.source is not None and self.source.closes:
+                return lambda: self._settle_refusal(slot, answers)  # a refused duty only the deal can name
             raise _Stop(exc.seat, slot, exc.reason) from exc
         self._slots_played.append(answers)
         self._hashes.append(state.state_hash())
@@ -673,8 +679,48 @@ class TableSession:
         self._events.append(DecisionPending(slot.decision, self.my_seat in slot.seats))
 
     def _close_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
+        if self._settle is not None:
+            return self._settlement_verdict  # after the keys are recorded: they are the evidence
         ended = self._replay()
         return lambda: self._end_hand(ended)
+
+    # -- settlement: a hand that cannot go on because a seat refused a duty -------------------
+
+    def _settle_refusal(self, slot: int, answers: list[Any] | None) -> None:
+        """The refused slot is recorded; the hand is void, so every seat reveals its key for it
+        (the source's close slot, as at the end of a hand) and the full deal names the seat
+        that refused (:meth:`_settlement_verdict`). ``answers`` None: the opening card's holder
+        declined; else the game could not resolve the slot without the hidden cards."""
+        assert self.source is not None
+        self._settle = (slot, answers)
+        self.slot = slot + 1
+        self.phase = Phase.CLOSE
+        self.source.close(self.slot)
+        self._pump_source(self.slot)
+
+    def _settlement_verdict(self) -> None:
+        """With the full deal: the seat whose own signed answer refused its duty."""
+        assert self.source is not None and self._settle is not None
+        slot, answers = self._settle
+        deal = self.source.final_deal()
+        if deal is None:
+            raise _Stop(None, slot, "the deal is not known after the settlement's key reveal")
+        if answers is None:
+            card = self.game.opening_card()
+            assert card is not None
+            holder = next((s for s, mask in enumerate(deal) if mask >> card & 1), None)
+            raise _Stop(holder, slot, f"seat {holder} was dealt the {self.game.card_name(card)} and declined to show "
+                        "it (the hand is void; the revealed keys show the deal)")
+        try:
+            full = self.game.new_state(deal, self._opener)
+            for played in self._slots_played:
+                full.apply(played)
+            full.apply(answers)
+        except ValueError as exc:
+            raise _Stop(self._opener, slot, f"with the revealed deal: {exc}") from exc
+        except IllegalAnswer as exc:
+            raise _Stop(exc.seat, slot, f"with the revealed deal (the hand is void): {exc.reason}") from exc
+        raise _Stop(None, slot, "the revealed deal shows no refusal in the slot the table could not resolve")
 
     def _replay(self) -> HandEnded:
         """Replay the hand with the full deal; every slot must reproduce the agreed state."""

@@ -333,3 +333,37 @@ def test_a_message_of_one_table_is_never_valid_at_another():
     assert _cross_table_replay(id_a, id_b) == [None] * 4
     # what the creator's id alone gave (identical headers): the innocent member 2 blamed everywhere
     assert {(b.seat, b.hand, b.slot) for b in _cross_table_replay(invitation, invitation)} == {(2, 0, 1)}
+
+
+# -- issue 12: a stopped hand names its cause ----------------------------------------------------
+
+
+def test_a_refused_lead_is_settled_by_the_keys_and_names_the_holder_everywhere():
+    """issue 12 finding 2: the holder of the opening 3 signed ``decline`` instead of ``lead``;
+    every peer stopped with Blame(None) and the audit blamed seat 0. Now the refused slot is
+    recorded, every seat reveals its key for the void hand, and the deal names the holder
+    from its own signed decline: on every peer and in the audit."""
+    from p2p_sasaki.protocol.table_audit import AuditStatus
+
+    net = Net(seed=6, config=FAST)
+    card = net.peers[0].game.opening_card()
+    for peer in net.peers:
+        original = peer._begin_game
+
+        def refusing(peer=peer, original=original):
+            mine = peer._my_cards
+            if mine is not None:
+                peer._my_cards = mine & ~(1 << card)  # the holder signs decline, as if it had no 3
+            original()
+            peer._my_cards = mine
+
+        peer._begin_game = refusing
+    net.start()
+    net.run()
+    holder = next(p.my_seat for p in net.peers if p._my_cards is not None and p._my_cards >> card & 1)
+    for i, peer in enumerate(net.peers):
+        assert (peer.blame.seat, peer.blame.hand, peer.blame.slot) == (holder, 1, LEAD_SLOT), peer.blame
+        assert "declined" in peer.blame.reason
+        audit = audit_table(net.transcript(i))
+        assert audit.status is AuditStatus.FAULT and (audit.blame.seat, audit.blame.slot) == (holder, LEAD_SLOT)
+    assert len({net.transcript(i) for i in range(4)}) == 1
