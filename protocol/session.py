@@ -569,8 +569,11 @@ class TableSession:
         at all if the source does not prove openings)."""
         assert self.source is not None
         new = cards & ~self._opened if self.source.proves else 0
-        if sum(1 << o.card for o in payload.opens) != new or len(payload.opens) != new.bit_count():
-            raise _Stop(seat, slot, f"seat {seat}'s action must open exactly {CardSet(new) or 'no cards'}")
+        cards_opened = [o.card for o in payload.opens]
+        if sum(1 << c for c in cards_opened) != new or len(cards_opened) != new.bit_count() \
+                or cards_opened != sorted(cards_opened):
+            raise _Stop(seat, slot, f"seat {seat}'s action must open exactly {CardSet(new) or 'no cards'}, "
+                        "in ascending card order")
         for opening in payload.opens:
             reason = self.source.accept_open(seat, opening)
             if reason is not None:
