@@ -367,3 +367,43 @@ def test_a_refused_lead_is_settled_by_the_keys_and_names_the_holder_everywhere()
         audit = audit_table(net.transcript(i))
         assert audit.status is AuditStatus.FAULT and (audit.blame.seat, audit.blame.slot) == (holder, LEAD_SLOT)
     assert len({net.transcript(i) for i in range(4)}) == 1
+
+
+def test_a_refused_lead_whose_holder_withholds_its_key_leaves_the_table_waiting_for_it():
+    """The settlement needs every key (reading an absent seat's hand as the complement of the
+    revealed ones comes with the resume issue): until then the honest seats wait for the
+    holder, blame nobody, and their transcripts audit as incomplete, waiting for it."""
+    from p2p_sasaki.protocol.table_audit import AuditStatus
+
+    holder_index: dict[str, int] = {}
+
+    def withhold(sender, envelope):
+        if sender == holder_index.get("i") and decode_envelope(envelope).body.type == "deck/key":
+            return []
+        return None
+
+    net = Net(seed=6, config=FAST, tamper=withhold)
+    card = net.peers[0].game.opening_card()
+    for i, peer in enumerate(net.peers):
+        original = peer._begin_game
+
+        def refusing(peer=peer, original=original, i=i):
+            mine = peer._my_cards
+            if mine is not None and mine >> card & 1:
+                holder_index["i"] = i
+                peer._my_cards = mine & ~(1 << card)
+            original()
+            peer._my_cards = mine
+
+        peer._begin_game = refusing
+    net.start()
+    net.run()
+    holder = net.peers[holder_index["i"]].my_seat
+    for i, peer in enumerate(net.peers):
+        if i == holder_index["i"]:
+            continue
+        assert peer.blame is None and peer.waiting_for == (holder,)
+        audit = audit_table(net.transcript(i))
+        # a slot's records are written when it completes: the file holds the refused slot, not the keys
+        assert audit.status is AuditStatus.INCOMPLETE and audit.blame is None and holder in audit.waiting_for
+        assert (audit.stops_at.hand, audit.stops_at.slot) == (1, LEAD_SLOT + 1)
