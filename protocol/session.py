@@ -443,6 +443,11 @@ class TableSession:
 
     def _slot_message(self, message: SignedMessage) -> None:
         body = message.body
+        # the chain first: a message that does not fit the agreed chain says nothing about the
+        # game state it was signed in (in a file: a record before it was altered or removed)
+        if body.prev != self.chain:
+            raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev does not match the agreed state",
+                        BlameBasis.CHAIN)
         if body.sender not in self._expected():
             raise _Stop(body.sender, body.slot, f"seat {body.sender} is not expected in slot {body.slot}")
         wanted: type[Genesis] | type[SeatCommit] | type[SeatNonce] | type[TableAction] | type[KeyReveal]
@@ -455,9 +460,6 @@ class TableSession:
                 wanted = KeyReveal
         if not isinstance(body.payload, wanted):
             raise _Stop(body.sender, body.slot, f"slot {body.slot} expects {wanted.TYPE}, not {body.type}")
-        if body.prev != self.chain:
-            raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev does not match the agreed state",
-                        BlameBasis.CHAIN)
         self._got[body.sender] = message
         if self.phase is Phase.CLOSE:
             assert self.source is not None

@@ -152,9 +152,12 @@ def _tail_problem(observer: TableSession, tail: list[tuple[int, SignedMessage]])
             if at >= len(canonical) or (body.slot, body.sender) != canonical[at] or body.prev != observer.hand_start:
                 return number, f"record {number} is not where the deal's records go (a record before it is missing)"
         return None
-    prev, slot, senders, bodies = observer.chain, observer.slot, [], []
+    prev, slot = observer.chain, observer.slot
+    senders: list[int] = []
+    bodies: list[bytes] = []
     if tail[0][1].body.slot != slot:
-        return tail[0][0], f"record {tail[0][0]} is of slot {tail[0][1].body.slot}, the table is at slot {slot}"
+        return tail[0][0], f"record {tail[0][0]} is of slot {tail[0][1].body.slot}, the table is at slot {slot} " \
+                            "(a record before it is missing or altered)"
     for number, message in tail:
         body = message.body
         if body.slot != slot:
@@ -295,15 +298,15 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
         status = AuditStatus.INCOMPLETE  # a torn record after a finished match
     if damage is not None and status is AuditStatus.INCOMPLETE:
         at = StopsAt(at.hand, at.slot, len(records) + 1)
-    reason = None
+    note: str | None = None
     if status is AuditStatus.INCOMPLETE:
         where = f"the transcript stops at hand {at.hand} slot {at.slot} (record {at.record})"
-        reason = where + (f": {damage}" if damage else "") + (
+        note = where + (f": {damage}" if damage else "") + (
             f", waiting for seat(s) {', '.join(map(str, waiting))}" if waiting else "")
     return TableAudit(tuple(observer.dealt_hands), tuple(observer.hand_scores), observer.totals, blame,
                       complete=status is AuditStatus.COMPLETE, states=tuple(observer.finished_states),
                       status=status, stops_at=None if status is AuditStatus.COMPLETE else at,
-                      waiting_for=waiting if status is AuditStatus.INCOMPLETE else (), note=reason), keyed
+                      waiting_for=waiting if status is AuditStatus.INCOMPLETE else (), note=note), keyed
 
 
 def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableAudit:

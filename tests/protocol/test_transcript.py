@@ -75,7 +75,10 @@ def test_a_removed_record_is_damage_not_the_fault_of_the_seat_that_owed_it(hones
     i = envelope_index(records, lambda b: b.hand == 1 and b.slot == LEAD_SLOT + 3)
     audit = audit_table(rebuild(records[:i] + records[i + 1:]))
     assert audit.status is AuditStatus.DAMAGED and audit.blame.seat is None
-    assert "does not chain" in audit.blame.reason and audit.stops_at.record in (i, i + 1)
+    # the next record either does not chain, or (a later slot held for its turn) stands where the
+    # removed one should be
+    assert ("does not chain" in audit.blame.reason or "missing" in audit.blame.reason)
+    assert audit.stops_at.record in (i, i + 1)
 
 
 def test_a_reordered_record_is_found(honest):
