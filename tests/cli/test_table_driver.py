@@ -15,6 +15,7 @@ import trio
 
 from p2p_sasaki.bots import HeuristicBot
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net import disk as disk_module
 from p2p_sasaki.protocol.net import table as table_module
 from p2p_sasaki.protocol.net.table import BotPlayer, run_table
 from p2p_sasaki.protocol.table_audit import audit_table
@@ -40,7 +41,7 @@ async def test_four_drivers_play_a_match_and_fsync_before_sending(tmp_path, monk
         log.append(("send", self.key))
         await real_broadcast(self, frame)
 
-    monkeypatch.setattr(table_module.os, "fsync", fsync)
+    monkeypatch.setattr(disk_module.os, "fsync", fsync)  # records are written by net/disk.py
     monkeypatch.setattr(table_module.Mesh, "broadcast", broadcast)
     identities = [Identity.generate() for _ in range(4)]
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
