@@ -409,3 +409,62 @@ def test_a_refused_lead_whose_holder_withholds_its_key_leaves_the_table_waiting_
         # a slot's records are written when it completes: the file holds the refused slot, not the keys
         assert audit.status is AuditStatus.INCOMPLETE and audit.blame is None and holder in audit.waiting_for
         assert (audit.stops_at.hand, audit.stops_at.slot) == (1, LEAD_SLOT + 1)
+
+
+def test_a_refused_expose_is_settled_by_the_keys_and_names_the_holder_everywhere():
+    """The other refusal the settlement covers: after a run with one red ten, the holder of
+    the other red ten must expose it, and declines. No peer can resolve the EXPOSE window on
+    its own cards (nobody exposed: the holder declined, or the runner holds both), so the
+    slot is recorded, every seat reveals its key for the void hand, and the deal names the
+    declining holder from its own signed decline: on every peer and in the audit."""
+    from p2p_sasaki.hand import PIG_MASK, Run
+    from p2p_sasaki.protocol.table_audit import AuditStatus
+
+    low = PIG_MASK & -PIG_MASK   # the holder of this red ten runs; the other one's holder refuses
+    high = PIG_MASK & ~low
+    asked: list[tuple[int, object]] = []
+
+    def bot(session, rng):
+        decision, legal = session.pending_for_me, session.legal_actions
+        asked.append((session.my_seat, decision.kind))
+        if decision.kind is DecisionKind.RUN:
+            run = [a for a in legal if isinstance(a, Run) and a.cards.mask & low]
+            session.act(run[0] if run else next(a for a in legal if not isinstance(a, Run)))
+        else:
+            session.act(rng.choice(legal))
+
+    net = Net(seed=1, config=FAST, bot=bot)
+    card = net.peers[0].game.opening_card()
+    for peer in net.peers:
+        original = peer._make_state
+
+        def refusing(opener, peer=peer, original=original):
+            # the refuser plays as if it held another card instead of the other red ten, so
+            # its only answer to the EXPOSE window is decline (and it settles like the others)
+            mine = peer._my_cards
+            if mine is not None and mine & high and not mine & low:
+                other = next(b for b in (1 << i for i in range(48)) if not b & (mine | PIG_MASK | 1 << card))
+                peer._my_cards = mine & ~high | other
+            try:
+                return original(opener)
+            finally:
+                peer._my_cards = mine
+
+        peer._make_state = refusing
+    net.start()
+    net.run()
+    holder = next(p.my_seat for p in net.peers if p._my_cards is not None and p._my_cards & high)
+    runner = next(p.my_seat for p in net.peers if p._my_cards is not None and p._my_cards & low)
+    assert holder != runner
+    # the run was made and the holder was asked to expose (and declined)
+    assert (holder, DecisionKind.EXPOSE) in asked
+    for i, peer in enumerate(net.peers):
+        blame = peer.blame
+        assert blame is not None and (blame.seat, blame.hand) == (holder, 1), blame
+        assert "must expose" in blame.reason and "revealed deal" in blame.reason
+        audit = audit_table(net.transcript(i))
+        assert audit.status is AuditStatus.FAULT
+        assert (audit.blame.seat, audit.blame.hand, audit.blame.slot) == (holder, 1, blame.slot)
+        assert audit.scores == ()  # the hand is void
+    assert len({net.transcript(i) for i in range(4)}) == 1
+    assert len({(p.blame.seat, p.blame.slot) for p in net.peers}) == 1
