@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import multiprocessing
+import os
 import resource
 import socket
 import statistics
@@ -69,7 +70,7 @@ def start_table(spec: dict) -> list[tuple[Any, Any]]:
         sock.listen(16)
         socks.append(sock)
     spec["roster"] = TableRoster(spec["table_id"], tuple(
-        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1]) for i, s in zip(spec["identities"], socks)))
+        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], os.urandom(32)) for i, s in zip(spec["identities"], socks)))
     context = multiprocessing.get_context("fork")
     running = []
     for n in range(4):

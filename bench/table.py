@@ -70,6 +70,8 @@ from p2p_sasaki.protocol.table_audit import audit_table  # noqa: E402
 from p2p_sasaki.protocol.config import FAIR_PACE, NO_PACE  # noqa: E402
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, split_records  # noqa: E402
 
+MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
+
 
 def clock() -> float:
     return time.clock_gettime(time.CLOCK_MONOTONIC)
@@ -174,7 +176,7 @@ def play_table(spec: dict, mode: str) -> list[dict]:
         sock.listen(16)
         socks.append(sock)
     spec["roster"] = TableRoster(spec["table_id"], tuple(
-        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1]) for i, s in zip(spec["identities"], socks)))
+        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], MEMBER_NONCE) for i, s in zip(spec["identities"], socks)))
     if mode == "tasks":
         results: list[dict] = [{}] * 4
 

@@ -1,9 +1,10 @@
 """``sasaki audit FILE [--json]``: verify a table transcript end to end.
 
 Every signature, every deal step and proof, every action against the rules, the
-scores: ``protocol.transcript.audit_table``. Prints the hands, scores and totals
-(exit 0), or the blamed seat and the reason (exit 1). A file that cannot be read
-is one sentence on stderr and exit 2.
+scores: ``protocol.table_audit.audit_table``. Exit status (docs/usage.md): 0 complete and
+verified; 1 a seat proven at fault by a message it signed; 2 a usage error (a file that
+cannot be opened); 3 verified but incomplete (or abandoned); 4 altered, nobody can be
+named; 5 unreadable or not a transcript.
 """
 
 from __future__ import annotations
@@ -52,8 +53,14 @@ def _blame(audit: Any) -> Any:
     return {"seat": blame.seat, "hand": getattr(blame, "hand", None), "slot": blame.slot, "reason": blame.reason}
 
 
+EXIT = {"complete": 0, "fault": 1, "incomplete": 3, "abandoned": 3, "damaged": 4, "unreadable": 5}
+EXIT_USAGE = 2
+
+
 def as_json(audit: Any) -> dict[str, Any]:
     blame = _blame(audit)
+    status = getattr(audit, "status", None)
+    stops_at = getattr(audit, "stops_at", None)
     return {
         "ok": bool(audit.ok),
         "complete": bool(getattr(audit, "complete", True)),
@@ -61,11 +68,21 @@ def as_json(audit: Any) -> dict[str, Any]:
         "scores": [list(s) for s in audit.scores],
         "totals": list(audit.totals),
         "blame": blame,
+        "status": status.value if status is not None else ("complete" if audit.ok else "fault"),
+        "stops_at": None if stops_at is None else {"hand": stops_at.hand, "slot": stops_at.slot,
+                                                   "record": stops_at.record},
+        "waiting_for": list(getattr(audit, "waiting_for", ())),
+        "note": getattr(audit, "note", None),
     }
 
 
 def describe(audit: Any) -> str:
     data = as_json(audit)
+    if data["status"] in ("incomplete", "abandoned"):
+        where = data["note"] or "the transcript stops before the match is over"
+        lines = [f"INCOMPLETE: {where}; nobody is blamed. {len(data['scores'])} hand(s) verified before that; totals "
+                 + ", ".join(f"S{s} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
+        return "\n".join(lines)
     if data["blame"] is not None or not data["ok"]:
         blame = data["blame"] or {"seat": None, "hand": None, "slot": None, "reason": "the transcript does not verify"}
         who = ("nobody can be named (the file itself was altered)" if blame["seat"] is None
@@ -109,20 +126,23 @@ def run(args: argparse.Namespace) -> int:
         audit = audit_file(args.file) if problem is None else None
     except OSError as error:
         print(f"sasaki audit: cannot read {args.file}: {error.strerror or error}.", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except ValueError as error:  # a header, then nothing a transcript holds
         problem = f"it is not readable ({error})"
         audit = None
     if audit is None:
         if args.json:
             print(json.dumps({"ok": False, "complete": False, "hands": [], "scores": [], "totals": [], "blame":
-                              {"seat": None, "hand": None, "slot": None, "reason": f"not a transcript: {problem}"}}))
+                              {"seat": None, "hand": None, "slot": None, "reason": f"not a transcript: {problem}"},
+                              "status": "unreadable", "stops_at": None, "waiting_for": [], "note": None}))
         else:
             print(f"sasaki audit: {args.file} is not a transcript: {problem}.")
-        return 1
+        return EXIT["unreadable"]
     data = as_json(audit)
     if args.json:
         print(json.dumps(data))
+    elif data["status"] == "unreadable":
+        print(f"sasaki audit: {args.file} is not a transcript: {data['blame']['reason']}.")
     else:
         print(f"{args.file}: {describe(audit)}")
-    return 0 if data["ok"] and data["blame"] is None else 1
+    return EXIT[data["status"]]

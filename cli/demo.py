@@ -157,7 +157,7 @@ def audit_all(transcripts: list[Path], codes: list[int]) -> int:
         audit = audit_file(path)
         results.append(audit)
         print(f"  {path.name}: {describe(audit).splitlines()[0]}")
-    good = [r for r in results if r is not None and r.ok]
+    good = [r for r in results if r is not None and r.ok and r.complete]
     totals = {tuple(r.totals) for r in good}
     if len(good) == 4 and len(totals) == 1 and not any(codes):
         print(f"Audit: all four transcripts verify and agree: totals {list(totals.pop())}.")

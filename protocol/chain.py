@@ -1,4 +1,11 @@
-"""The table's hashes: the roster hash, the agreed-state chain and the seating draw. Pure.
+"""The table's hashes: the table id, the roster hash, the agreed-state chain and the seating
+draw. Pure.
+
+Table id = H32("table-id", invitation id, u32(n), key_0, nonce_0, ..., key_{n-1}, nonce_{n-1})
+over the members in join order (creator first): the invitation id is the creator's random
+32 bytes (in the join greeting), each nonce a member's fresh 32 random bytes (in its
+join identity). It depends on nothing the roster hash covers except the members, so it is
+not circular with it; the header carries the result.
 
 Chain: h_0 = H32("chain-start", table, roster_hash), roster_hash = H32("roster", the header
 record's bytes); after each completed slot k, h_{k+1} = H32("slot", h_k, u32(hand), u32(slot),
@@ -14,7 +21,18 @@ from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import (
     TAG_BODY, TAG_CHAIN_START, TAG_ROSTER, TAG_SEAT_CARD, TAG_SEAT_COMMIT, TAG_SEATING, TAG_SLOT, u32,
 )
-from p2p_sasaki.protocol.messages import TranscriptHeader
+from p2p_sasaki.protocol.messages import TableMember, TranscriptHeader
+
+TAG_TABLE_ID = crypto.domain_tag("table-id")
+
+
+def table_id_of(invitation_id: bytes, members: Sequence[TableMember]) -> bytes:
+    """The table's id: fresh as long as one member's nonce is (each member checks its own), so
+    no message signed at one table is ever valid at another, whoever created them."""
+    parts = [bytes(invitation_id), u32(len(members))]
+    for member in members:
+        parts += [member.key, member.nonce]
+    return crypto.hash32(TAG_TABLE_ID, *parts)
 
 
 def roster_hash(header: TranscriptHeader) -> bytes:

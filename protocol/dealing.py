@@ -34,7 +34,7 @@ from p2p_sasaki.protocol.messages import (
 
 __all__ = [
     "TEST_DEALER_PREFIX", "HandSetup", "CardsDealt", "SourceError", "CardSource", "Dealer", "MentalPokerDeck",
-    "RevealedKeys", "TrustedDealer", "check_dealer", "DeckJob", "JobResult", "DeckUsageError",
+    "RevealedKeys", "TrustedDealer", "check_dealer", "DealUnknown", "DeckJob", "JobResult", "DeckUsageError",
 ]
 
 TEST_DEALER_PREFIX = b"p2p-sasaki/test-dealer/"
@@ -47,6 +47,15 @@ class SourceError(Exception):
     def __init__(self, seat: int | None, reason: str) -> None:
         super().__init__(reason)
         self.seat, self.reason = seat, reason
+
+
+class DealUnknown(SourceError):
+    """An observer's source cannot tell the deal: the key reveals of ``missing`` seats are
+    not in the transcript (it stops before the hand's KEYS slot). Nobody is blamed for it."""
+
+    def __init__(self, missing: tuple[int, ...], reason: str) -> None:
+        super().__init__(None, reason)
+        self.missing = missing
 
 
 def check_dealer(dealer: bytes) -> None:
@@ -228,7 +237,8 @@ class DeckSource:
                     raise SourceError(body.sender, f"deck key: {exc}") from None
         missing = [seat for seat in range(setup.seats) if seat not in keys]
         if missing:
-            raise SourceError(missing[0], f"seat {missing[0]} never revealed its key for hand {setup.hand_no}")
+            raise DealUnknown(tuple(missing), f"the transcript holds no key reveal of seat(s) "
+                              f"{', '.join(map(str, missing))} for hand {setup.hand_no}")
         try:
             return _masks(self.deck.hands_from_keys(keys))
         except KeyMismatch as exc:

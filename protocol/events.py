@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Union
 
 from p2p_sasaki.cards import CardSet
 
 __all__ = [
     "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt", "DecisionPending",
-    "ActionApplied", "HandEnded", "MatchEnded", "Record", "Blame", "Event",
+    "ActionApplied", "HandEnded", "MatchEnded", "Record", "Blame", "BlameBasis", "Event",
 ]
 
 
@@ -78,15 +79,26 @@ class Record:
     data: bytes
 
 
+class BlameBasis(Enum):
+    """What a stop rests on (the audit's verdict follows from it, protocol/table_audit.py)."""
+
+    SIGNED = "signed"              # the named seat's own signed message proves the fault
+    CHAIN = "chain"                # a message does not fit the agreed chain or its place: live, its
+                                   # signer is named; in a file, the records were altered or reordered
+    UNKNOWN_DEAL = "unknown-deal"  # an observer cannot follow the hand: its key reveals are not (all) there
+
+
 @dataclass(frozen=True)
 class Blame:
     """A violation; the table stops. ``seat`` None: nobody can be named. ``hand`` is an
-    addition to the contract (default -1 keeps it backward compatible)."""
+    addition to the contract (default -1 keeps it backward compatible); ``basis``: what
+    the stop rests on."""
 
     seat: int | None
     slot: int
     reason: str
     hand: int = -1
+    basis: BlameBasis = BlameBasis.SIGNED
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.chain import table_id_of
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.messages import (
     NONCE_BYTES,
@@ -341,7 +342,7 @@ class JoinCreator(_Machine):
         if self.state is not State.DECIDING or self._keys is None:
             raise RuntimeError("admit() answers a CodeConfirmed event")
         transcript = crypto.join_transcript("creator", self._greeting, self._pake_a, self._pake_b)
-        reply = JoinIdentity(self.me.key, self.me.host, self.me.port, self.identity.sign(transcript))
+        reply = JoinIdentity(self.me.key, self.me.host, self.me.port, self.me.nonce, self.identity.sign(transcript))
         self.state = State.WAITING
         self._expect = None
         return Step((encode_handshake(Sealed(crypto.seal(self._keys[1], 0, encode_handshake(reply)))),))
@@ -407,7 +408,7 @@ class JoinJoiner(_Machine):
                     return self._refuse(str(exc), local=f"{self.peer} sent {exc}")
                 self._theirs, self._keys = message.data, crypto.join_channel_keys(key)
                 signature = self.identity.sign(self._transcript("joiner"))
-                me = JoinIdentity(self.identity.public_key, self.me.host, self.me.port, signature)
+                me = JoinIdentity(self.identity.public_key, self.me.host, self.me.port, self.me.nonce, signature)
                 self._expect = Sealed
                 return Step((encode_handshake(Sealed(crypto.seal(self._keys[0], 0, encode_handshake(me)))),))
             case Sealed() if self.creator is None:
@@ -426,11 +427,14 @@ class JoinJoiner(_Machine):
             case Sealed():
                 assert self._keys is not None and self.creator is not None
                 roster = _open(self._keys[1], 1, message, TableRoster)
-                if roster is None or roster.members[0].key != self.creator.key or roster.table_id != self._table_id:
+                if roster is None or roster.members[0].key != self.creator.key \
+                        or roster.members[0].nonce != self.creator.nonce:
                     return self._fail(f"{self.peer} sent a roster that does not open or does not start with its "
                                       "creator")
-                if self.identity.public_key not in roster:
-                    return self._fail(f"{self.peer} sent a roster without this peer in it")
+                if self.identity.public_key not in roster or roster.member(self.identity.public_key).nonce != self.me.nonce:
+                    return self._fail(f"{self.peer} sent a roster without this peer (and its fresh nonce) in it")
+                if roster.table_id != table_id_of(self._table_id, roster.members):
+                    return self._fail(f"{self.peer} sent a roster whose table id is not made from its members")
                 weak = [m for m in roster.members if not crypto.is_acceptable_identity_key(m.key)]
                 if weak:
                     return self._fail(f"{self.peer} sent a roster with a weak identity key ({weak[0]})")
@@ -504,7 +508,8 @@ class JoinAdmissions:
 
     @property
     def roster(self) -> TableRoster:
-        return TableRoster(self.table_id, (self.creator, *self.joined))
+        members = (self.creator, *self.joined)
+        return TableRoster(table_id_of(self.table_id, members), members)
 
     def close(self, kind: str) -> None:
         self.closed = kind

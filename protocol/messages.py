@@ -639,14 +639,17 @@ class _Handshake(WireStruct):
 
 @dataclass(frozen=True)
 class TableMember:
-    """One member of a table: public key and the address its mesh listens on (an empty
-    ``host`` in a join message means "the address you see me connecting from")."""
+    """One member of a table: public key, the address its mesh listens on (an empty
+    ``host`` in a join message means "the address you see me connecting from") and the
+    fresh random ``nonce`` it contributes to the table id (protocol/chain.py,
+    :func:`~p2p_sasaki.protocol.chain.table_id_of`: drawn anew for every join)."""
 
     FIELDS: ClassVar[tuple[F, ...]] = (F("key", Bin(PUBLIC_KEY_BYTES), "public key"), F("host", Str(MAX_HOST_BYTES)),
-                                        F("port", UInt(65535)))
+                                        F("port", UInt(65535)), F("nonce", Bin(NONCE_BYTES), "member nonce"))
     key: bytes
     host: str
     port: int
+    nonce: bytes
 
     def __str__(self) -> str:
         return f"{describe_key(self.key)} ({self.host}:{self.port})"
@@ -740,17 +743,20 @@ class JoinIdentity(_Handshake):
     key: bytes
     host: str
     port: int
+    nonce: bytes
     signature: bytes
 
     @property
     def member(self) -> TableMember:
-        return TableMember(self.key, self.host, self.port)
+        return TableMember(self.key, self.host, self.port, self.nonce)
 
 
 @dataclass(frozen=True)
 class TableRoster(_Handshake):
     """Every member of a table: the creator first, then the joiners in join order. Sent
-    sealed to each joiner when the table is full (the join's last message).
+    sealed to each joiner when the table is full (the join's last message). Its
+    ``table_id`` is the table's fresh id, made from the invitation's id and every member's
+    key and nonce (:func:`p2p_sasaki.protocol.chain.table_id_of`); each joiner checks it.
 
     Seating is decided later by the protocol (joint randomness); this order only
     records who joined when."""

@@ -53,10 +53,11 @@ from p2p_sasaki.protocol.chain import chain_start, next_chain, roster_hash, seat
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.config import TableConfig, dealer_of, game_of, header_of
 from p2p_sasaki.protocol.dealing import (
-    CardsDealt, CardSource, Dealer, DeckJob, DeckUsageError, HandSetup, JobResult, SourceError, check_dealer,
+    CardsDealt, CardSource, Dealer, DealUnknown, DeckJob, DeckUsageError, HandSetup, JobResult, SourceError,
+    check_dealer,
 )
 from p2p_sasaki.protocol.events import (
-    ActionApplied, Blame, Dealt, DealProgress, DecisionPending, Event, HandEnded, HandStarted, MatchEnded,
+    ActionApplied, Blame, BlameBasis, Dealt, DealProgress, DecisionPending, Event, HandEnded, HandStarted, MatchEnded,
     Record, Seated, SessionSecrets, VersionMismatch,
 )
 from p2p_sasaki.protocol.game import GameState, IllegalAnswer, Slot
@@ -83,9 +84,9 @@ DECLINE_VERB = "decline"  # ... and every other seat declines
 class _Stop(Exception):
     """Internal: a violation that stops the table."""
 
-    def __init__(self, seat: int | None, slot: int, reason: str) -> None:
+    def __init__(self, seat: int | None, slot: int, reason: str, basis: BlameBasis = BlameBasis.SIGNED) -> None:
         super().__init__(reason)
-        self.seat, self.slot, self.reason = seat, slot, reason
+        self.seat, self.slot, self.reason, self.basis = seat, slot, reason, basis
 
 
 class Phase(Enum):
@@ -158,6 +159,7 @@ class TableSession:
         self._slots_played: list[list[Any]] = []                    # this hand's game slots
         self._hashes: list[str] = []                                # hidden state hash after each
         self._my_cards: int | None = None
+        self._settle: tuple[int, list[Any] | None] | None = None    # (refused slot, its answers): a settlement
         self._outbox: list[bytes] = []
         self._events: deque[Event] = deque()
         self._versions_seen: set[int] = set()
@@ -289,7 +291,7 @@ class TableSession:
         try:
             work()
         except _Stop as stop:
-            self._stop(stop.seat, stop.slot, stop.reason)
+            self._stop(stop.seat, stop.slot, stop.reason, basis=stop.basis)
         except Exception as exc:  # a bug of ours: report, never crash the driver
             self._stop(None, self.slot, f"internal error: {type(exc).__name__}: {exc}")
 
@@ -371,10 +373,11 @@ class TableSession:
         for envelope in envelopes:
             self._accept(decode_envelope(envelope))
 
-    def _stop(self, seat: int | None, slot: int, reason: str, hand: int | None = None, force: bool = False) -> None:
+    def _stop(self, seat: int | None, slot: int, reason: str, hand: int | None = None, force: bool = False,
+              basis: BlameBasis = BlameBasis.SIGNED) -> None:
         if self.finished and not force:
             return
-        blame = Blame(seat, slot, reason, self.hand_no if hand is None else hand)
+        blame = Blame(seat, slot, reason, self.hand_no if hand is None else hand, basis)
         if self.blame is None:
             self.blame = blame
         self.finished = True
@@ -418,7 +421,7 @@ class TableSession:
         body = message.body
         if (body.hand, body.slot) < (self.hand_no, self.slot if self.phase is not Phase.DECK else 0):
             raise _Stop(body.sender, body.slot, f"seat {body.sender} signed for hand {body.hand} slot "
-                        f"{body.slot}, where it was not expected")
+                        f"{body.slot}, where it was not expected", BlameBasis.CHAIN)
         if body.hand != self.hand_no:
             return "wait"
         if self.phase is Phase.DECK:
@@ -432,13 +435,19 @@ class TableSession:
         if not self.source.accepts(body.payload):
             raise _Stop(body.sender, body.slot, f"a {body.type} message cannot be in deck slot {body.slot}")
         if body.prev != self.hand_start:
-            raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev is not the hash before the hand")
+            raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev is not the hash before the hand",
+                        BlameBasis.CHAIN)
         self._deck_got.setdefault(body.slot, {})[body.sender] = message
         self.source.receive(message)
         self._pump_source(body.slot)
 
     def _slot_message(self, message: SignedMessage) -> None:
         body = message.body
+        # the chain first: a message that does not fit the agreed chain says nothing about the
+        # game state it was signed in (in a file: a record before it was altered or removed)
+        if body.prev != self.chain:
+            raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev does not match the agreed state",
+                        BlameBasis.CHAIN)
         if body.sender not in self._expected():
             raise _Stop(body.sender, body.slot, f"seat {body.sender} is not expected in slot {body.slot}")
         wanted: type[Genesis] | type[SeatCommit] | type[SeatNonce] | type[TableAction] | type[KeyReveal]
@@ -451,8 +460,6 @@ class TableSession:
                 wanted = KeyReveal
         if not isinstance(body.payload, wanted):
             raise _Stop(body.sender, body.slot, f"slot {body.slot} expects {wanted.TYPE}, not {body.type}")
-        if body.prev != self.chain:
-            raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev does not match the agreed state")
         self._got[body.sender] = message
         if self.phase is Phase.CLOSE:
             assert self.source is not None
@@ -521,7 +528,7 @@ class TableSession:
             for member, message in got.items():
                 payload = message.body.payload
                 if not isinstance(payload, Genesis) or payload.roster_hash != self.roster_hash:
-                    raise _Stop(member, slot, f"member {member} signed another roster")
+                    raise _Stop(member, slot, f"member {member} signed another roster", BlameBasis.CHAIN)
             return lambda: self._setup_next(1)
         if slot == 1:
             self._seat_commits = {m: msg.body.payload.commitment for m, msg in got.items()
@@ -566,6 +573,7 @@ class TableSession:
         self.state = None
         self._deck_got, self._opened, self._slots_played, self._hashes = {}, 0, [], []
         self._opener = self._my_cards = None
+        self._settle = None
         assert self.seat_keys is not None
         self.source = self.dealer.hand(HandSetup(
             self.my_seat, self.game.seats, self.game.n_cards, self.identity, self.seat_keys, self.table_id,
@@ -597,8 +605,11 @@ class TableSession:
         at all if the source does not prove openings)."""
         assert self.source is not None
         new = cards & ~self._opened if self.source.proves else 0
-        if sum(1 << o.card for o in payload.opens) != new or len(payload.opens) != new.bit_count():
-            raise _Stop(seat, slot, f"seat {seat}'s action must open exactly {CardSet(new) or 'no cards'}")
+        cards_opened = [o.card for o in payload.opens]
+        if sum(1 << c for c in cards_opened) != new or len(cards_opened) != new.bit_count() \
+                or cards_opened != sorted(cards_opened):
+            raise _Stop(seat, slot, f"seat {seat}'s action must open exactly {CardSet(new) or 'no cards'}, "
+                        "in ascending card order")
         for opening in payload.opens:
             reason = self.source.accept_open(seat, opening)
             if reason is not None:
@@ -618,6 +629,8 @@ class TableSession:
                 openers.append(seat)
             elif payload.verb != DECLINE_VERB or payload.cards or payload.opens:
                 raise _Stop(seat, slot, f"seat {seat} must show the {name} or decline")
+        if not openers and self.source is not None and self.source.closes:
+            return lambda: self._settle_refusal(slot, None)  # its holder declined: the keys name it
         if len(openers) != 1:
             raise _Stop(None, slot, f"nobody showed the {name}: its holder declined (the key reveal names it)")
         opener = openers[0]
@@ -636,6 +649,8 @@ class TableSession:
         slot = self.slot
         try:
             deal = self.source.known_deal()
+        except DealUnknown as exc:
+            raise _Stop(None, slot, exc.reason, BlameBasis.UNKNOWN_DEAL) from None
         except SourceError as exc:
             raise _Stop(exc.seat, slot, exc.reason) from None
         if deal is None:
@@ -675,6 +690,8 @@ class TableSession:
         try:
             applied = state.apply(answers)
         except IllegalAnswer as exc:
+            if exc.seat is None and self.source is not None and self.source.closes:
+                return lambda: self._settle_refusal(slot, answers)  # a refused duty only the deal can name
             raise _Stop(exc.seat, slot, exc.reason) from exc
         self._slots_played.append(answers)
         self._hashes.append(state.state_hash())
@@ -701,8 +718,48 @@ class TableSession:
         self._events.append(DecisionPending(slot.decision, self.my_seat in slot.seats))
 
     def _close_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
+        if self._settle is not None:
+            return self._settlement_verdict  # after the keys are recorded: they are the evidence
         ended = self._replay()
         return lambda: self._end_hand(ended)
+
+    # -- settlement: a hand that cannot go on because a seat refused a duty -------------------
+
+    def _settle_refusal(self, slot: int, answers: list[Any] | None) -> None:
+        """The refused slot is recorded; the hand is void, so every seat reveals its key for it
+        (the source's close slot, as at the end of a hand) and the full deal names the seat
+        that refused (:meth:`_settlement_verdict`). ``answers`` None: the opening card's holder
+        declined; else the game could not resolve the slot without the hidden cards."""
+        assert self.source is not None
+        self._settle = (slot, answers)
+        self.slot = slot + 1
+        self.phase = Phase.CLOSE
+        self.source.close(self.slot)
+        self._pump_source(self.slot)
+
+    def _settlement_verdict(self) -> None:
+        """With the full deal: the seat whose own signed answer refused its duty."""
+        assert self.source is not None and self._settle is not None
+        slot, answers = self._settle
+        deal = self.source.final_deal()
+        if deal is None:
+            raise _Stop(None, slot, "the deal is not known after the settlement's key reveal")
+        if answers is None:
+            card = self.game.opening_card()
+            assert card is not None
+            holder = next((s for s, mask in enumerate(deal) if mask >> card & 1), None)
+            raise _Stop(holder, slot, f"seat {holder} was dealt the {self.game.card_name(card)} and declined to show "
+                        "it (the hand is void; the revealed keys show the deal)")
+        try:
+            full = self.game.new_state(deal, self._opener)
+            for played in self._slots_played:
+                full.apply(played)
+            full.apply(answers)
+        except ValueError as exc:
+            raise _Stop(self._opener, slot, f"with the revealed deal: {exc}") from exc
+        except IllegalAnswer as exc:
+            raise _Stop(exc.seat, slot, f"with the revealed deal (the hand is void): {exc.reason}") from exc
+        raise _Stop(None, slot, "the revealed deal shows no refusal in the slot the table could not resolve")
 
     def _replay(self) -> HandEnded:
         """Replay the hand with the full deal; every slot must reproduce the agreed state."""

@@ -19,24 +19,39 @@ argument verified, so the blame is the one the seats saw.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 
 from p2p_sasaki.protocol.config import GAMES, GameFactory, config_of
 from p2p_sasaki.protocol.dealing import Dealer, RevealedKeys, TrustedDealer
-from p2p_sasaki.protocol.events import Record
+from p2p_sasaki.protocol.chain import next_chain
+from p2p_sasaki.protocol.crypto import is_acceptable_identity_key
+from p2p_sasaki.protocol.events import BlameBasis, Record
 from p2p_sasaki.protocol.game import GameState
 from p2p_sasaki.protocol.messages import (
-    MessageError, SignedMessage, TranscriptHeader, decode_envelope, verify_envelope,
+    KeyReveal, MessageError, SignedMessage, TranscriptHeader, decode_envelope, verify_envelope,
 )
 from p2p_sasaki.protocol.sasaki_game import SasakiState
-from p2p_sasaki.protocol.session import TableSession
+from p2p_sasaki.protocol.session import Phase, TableSession
 from p2p_sasaki.protocol.transcript import (
     KIND_EVIDENCE, Transcript, TranscriptError, decode_evidence, encode_record, frame_records, read_transcript,
     transcript_of,
 )
 
-__all__ = ["AuditBlame", "TableAudit", "audit_table", "audit_transcript", "export_records"]
+__all__ = ["AuditBlame", "AuditStatus", "StopsAt", "TableAudit", "audit_table", "audit_transcript", "export_records"]
+
+class AuditStatus(Enum):
+    """The audit's verdict (docs/usage.md, "sasaki audit"; docs/protocol.md, "Audit verdicts")."""
+
+    COMPLETE = "complete"      # every hand played out and verified
+    INCOMPLETE = "incomplete"  # every record verifies, but the transcript simply ends
+    ABANDONED = "abandoned"    # the table ended a hand void with nobody at fault (reserved: resume issue)
+    FAULT = "fault"            # a seat is named by a message it signed
+    DAMAGED = "damaged"        # a record inside fails its checks: the file was altered, nobody named
+    UNREADABLE = "unreadable"  # not a transcript this program can read (no or a bad header)
+
 
 @dataclass(frozen=True)
 class AuditBlame:
@@ -47,9 +62,23 @@ class AuditBlame:
 
 
 @dataclass(frozen=True)
+class StopsAt:
+    """Where the verified records end: the hand and slot the table was at, and the number of
+    the first record not verified (the header is record 0, the first envelope record 1)."""
+
+    hand: int
+    slot: int
+    record: int
+
+
+@dataclass(frozen=True)
 class TableAudit:
     """``hands[h-1][seat]``: the cards dealt to each seat in hand h (as card-index tuples);
-    ``scores[h-1]`` that hand's scores; ``blame`` the first violation, or None."""
+    ``scores[h-1]`` that hand's scores (every complete hand before a stop is still
+    verified and reported); ``blame`` the fault or the damage (``seat`` None: nobody can
+    be named), None when complete or merely incomplete; ``status`` the verdict;
+    ``stops_at`` where the verified records end (None when complete); ``waiting_for`` the
+    seats the table was waiting for there (never blamed)."""
 
     hands: tuple[tuple[tuple[int, ...], ...], ...]
     scores: tuple[tuple[int, ...], ...]
@@ -57,6 +86,10 @@ class TableAudit:
     blame: AuditBlame | None
     complete: bool = True                       # every configured hand was played out
     states: tuple[GameState, ...] = ()          # each finished hand's full-deal state
+    status: AuditStatus = AuditStatus.COMPLETE
+    stops_at: StopsAt | None = None
+    waiting_for: tuple[int, ...] = ()
+    note: str | None = None                     # why an incomplete transcript stops where it does
 
     @property
     def ok(self) -> bool:
@@ -101,10 +134,77 @@ def _observer(transcript: Transcript, games: Mapping[str, GameFactory], from_key
     return observer
 
 
+def _tail_problem(observer: TableSession, tail: list[tuple[int, SignedMessage]]) -> tuple[int, str] | None:
+    """The records the observer holds but could not complete (a transcript that simply ends
+    has only the start of its next slots there, in canonical order): (record number, why)
+    for the first one that cannot be such a start, else None."""
+    if not tail:
+        return None
+    hand = observer.hand_no
+    for number, message in tail:
+        if message.body.hand != hand:
+            return number, f"record {number} is of hand {message.body.hand}, after an unfinished hand {hand}"
+    if observer.phase is Phase.DECK and observer.source is not None:
+        source = observer.source
+        canonical = [(k, s) for k in range(source.deck_slots) for s in sorted(source.expected(k))]
+        for at, (number, message) in enumerate(tail):
+            body = message.body
+            if at >= len(canonical) or (body.slot, body.sender) != canonical[at] or body.prev != observer.hand_start:
+                return number, f"record {number} is not where the deal's records go (a record before it is missing)"
+        return None
+    prev, slot = observer.chain, observer.slot
+    senders: list[int] = []
+    bodies: list[bytes] = []
+    if tail[0][1].body.slot != slot:
+        return tail[0][0], f"record {tail[0][0]} is of slot {tail[0][1].body.slot}, the table is at slot {slot} " \
+                            "(a record before it is missing or altered)"
+    for number, message in tail:
+        body = message.body
+        if body.slot != slot:
+            if body.slot < slot:
+                return number, f"record {number} is out of order"
+            prev = next_chain(prev, hand, slot, bodies)
+            slot, senders, bodies = body.slot, [], []
+        if body.prev != prev:
+            return number, f"record {number} does not chain to the records before it (one is missing or altered)"
+        if senders and body.sender <= senders[-1]:
+            return number, f"record {number} is out of order"
+        senders.append(body.sender)
+        bodies.append(message.body_bytes)
+    # the last slot is cut at a record boundary: its senders are the first of the expected ones
+    every = isinstance(tail[-1][1].body.payload, KeyReveal) or (slot == observer.slot and observer.phase in (
+        Phase.SETUP, Phase.OPENING, Phase.CLOSE))
+    expected = (list(range(observer.game.seats)) if every
+                else sorted(set(senders) | set(observer.waiting_for)) if observer.blame is None else senders)
+    if senders != expected[:len(senders)]:
+        missing = next(s for s in expected if s not in senders)
+        return tail[-1][0], f"the record of seat {missing} for hand {hand} slot {slot} is missing before record " \
+                            f"{tail[-1][0]}"
+    return None
+
+
+def _tail_waiting(observer: TableSession, tail: list[tuple[int, SignedMessage]]) -> tuple[int, tuple[int, ...]]:
+    """The slot a transcript that simply ends stops in, and the seats it was waiting for there
+    (empty when the observer cannot tell: the deal is not known)."""
+    if observer.blame is None:
+        slot = observer.slot if observer.phase is not Phase.DECK or not tail else tail[-1][1].body.slot
+        return slot, observer.waiting_for
+    if not tail:
+        return observer.slot, ()
+    last = tail[-1][1].body.slot
+    got = {m.body.sender for _, m in tail if m.body.slot == last}
+    every = isinstance(tail[-1][1].body.payload, KeyReveal) or last == observer.slot
+    return last, tuple(s for s in range(observer.game.seats) if s not in got) if every else ()
+
+
 def audit_transcript(transcript: Transcript, damage: str | None = None,
                      games: Mapping[str, GameFactory] = GAMES, from_keys: bool = True) -> TableAudit:
-    """Replay ``transcript``; ``damage``: why the file's records stop early (a damaged tail,
-    e.g. a crash in the middle of a write), blamed where the intact records end.
+    """Replay ``transcript``; ``damage``: why the file's records stop early (a torn last
+    record, e.g. a crash in the middle of a write): the transcript is then incomplete there.
+
+    A seat is named only on a message it signed that proves the fault; a record that does
+    not verify or is out of place is damage (nobody named); a transcript that simply ends is
+    incomplete. Every complete hand before the stop is verified and reported.
     ``from_keys=False`` verifies every shuffle argument even where the keys are all in."""
     audit, keyed = _audit(transcript, damage, games, from_keys)
     if audit.blame is not None and keyed:  # some hand was checked from its keys
@@ -116,65 +216,121 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
            from_keys: bool) -> tuple[TableAudit, bool]:
     """The audit, and whether any hand was checked from its keys."""
     header = transcript.header
+    records = transcript.records
+    weak = [i for i, key in enumerate(header.roster_keys) if not is_acceptable_identity_key(key)]
+    if weak:
+        reason = f"the header's key of member {weak[0]} is the identity or of small order (anyone can sign for it)"
+        return TableAudit((), (), (), AuditBlame(None, 0, 0, reason), False, status=AuditStatus.DAMAGED,
+                          stops_at=StopsAt(0, 0, 0)), False
     try:
         observer = _observer(transcript, games, from_keys)
     except ValueError as exc:
-        return TableAudit((), (), (), AuditBlame(None, 0, 0, str(exc)), False), False
+        return TableAudit((), (), (), AuditBlame(None, 0, 0, str(exc)), False, status=AuditStatus.UNREADABLE,
+                          stops_at=StopsAt(0, 0, 0)), False
     keyed = (isinstance(observer.dealer, RevealedKeys)
              and bool(observer.dealer.from_keys_hands(len(header.roster_keys))))
     observer.start()
     produced = [e.data for e in observer.take_events() if isinstance(e, Record)]
+    status: AuditStatus | None = None
     blame: AuditBlame | None = None
-    for index, (kind, data) in enumerate(transcript.records):
+    at = StopsAt(0, 0, 0)
+    held: list[tuple[int, SignedMessage]] = []
+    for index, (kind, data) in enumerate(records):
+        number = index + 1
         if kind == KIND_EVIDENCE:
-            blame = blame or _evidence_blame(data, header, observer.seat_keys)
-            continue
+            blame = _evidence_blame(data, header, observer.seat_keys)
+            status = AuditStatus.FAULT if blame.seat is not None else AuditStatus.DAMAGED
+            at = StopsAt(blame.hand, blame.slot, number)
+            break
         message = _authentic(data, header, observer.seat_keys)
         if message is None:
-            blame = blame or AuditBlame(None, -1, -1, f"record {index + 1} is not an authentic envelope "
-                                        "of this table")
+            status = AuditStatus.DAMAGED
+            blame = AuditBlame(None, observer.hand_no, observer.slot,
+                               f"record {number} is not an authentic envelope of this table")
+            at = StopsAt(observer.hand_no, observer.slot, number)
             break
+        held.append((number, message))
         observer.replay(message)
         produced += [e.data for e in observer.take_events() if isinstance(e, Record)]
         observer.take_outgoing()
-        if observer.blame is not None:
-            # the writer stops at an equivocation it saw: its evidence, further on, is the
-            # cause (a stopped hand's game cannot be followed without the keys)
-            later = [d for k, d in transcript.records[index + 1:] if k == KIND_EVIDENCE]
-            if blame is None and later:
-                blame = _evidence_blame(later[0], header, observer.seat_keys)
+        if observer.blame is not None and observer.blame.basis is not BlameBasis.UNKNOWN_DEAL:
+            b = observer.blame
+            at = StopsAt(b.hand, b.slot, number)
+            later = [(n, d) for n, (k, d) in enumerate(records[index + 1:], number + 1) if k == KIND_EVIDENCE]
+            if later:
+                # the writer stopped at an equivocation it saw: its evidence, further on, is the
+                # cause (a stopped hand's game cannot be followed without the keys)
+                blame = _evidence_blame(later[0][1], header, observer.seat_keys)
+                status = AuditStatus.FAULT if blame.seat is not None else AuditStatus.DAMAGED
+                at = StopsAt(blame.hand, blame.slot, later[0][0])
+            elif b.basis is BlameBasis.SIGNED and b.seat is not None:
+                status, blame = AuditStatus.FAULT, AuditBlame(b.seat, b.hand, b.slot, b.reason)
+            else:
+                status = AuditStatus.DAMAGED
+                blame = AuditBlame(None, b.hand, b.slot, f"record {number}: {b.reason}; the file was altered "
+                                   "or reordered, nobody can be named")
             break
-    if blame is None and observer.blame is not None:
-        b = observer.blame
-        blame = AuditBlame(b.seat, b.hand, b.slot, b.reason)
-    if blame is None and damage is not None:
-        blame = AuditBlame(None, observer.hand_no, observer.slot, f"{damage}; the records before it verify")
-    if blame is None and not observer.finished:
-        waiting = observer.waiting_for
-        seat = waiting[0] if waiting else None
-        blame = AuditBlame(seat, observer.hand_no, observer.slot,
-                           f"the transcript stops at hand {observer.hand_no} slot {observer.slot}, waiting for "
-                           f"seat(s) {', '.join(map(str, waiting)) or '?'}")
-    if blame is None:
-        expected = [encode_record(kind, data) for kind, data in transcript.records]
-        canonical = produced[1:]
-        if canonical != expected:
-            first = next((i for i, (a, b) in enumerate(zip(canonical, expected)) if a != b),
-                         min(len(canonical), len(expected)))
-            blame = AuditBlame(None, -1, -1, f"record {first + 1} is not in canonical order (or is extra)")
+    canonical, expected = produced[1:], [encode_record(kind, data) for kind, data in records]
+    first_bad = next((i for i, (a, b) in enumerate(zip(canonical, expected)) if a != b), None)
+    if first_bad is not None and (blame is None or first_bad + 1 < at.record):
+        status = AuditStatus.DAMAGED
+        blame = AuditBlame(None, -1, -1, f"record {first_bad + 1} is not in canonical order (or is extra)")
+        at = StopsAt(-1, -1, first_bad + 1)
+    waiting: tuple[int, ...] = ()
+    if status is None and observer.finished and observer.blame is None:
+        if len(canonical) != len(expected):
+            status = AuditStatus.DAMAGED
+            blame = AuditBlame(None, -1, -1, f"record {len(canonical) + 1} is extra: the match was over")
+            at = StopsAt(observer.hand_no, observer.slot, len(canonical) + 1)
+        else:
+            status = AuditStatus.COMPLETE
+    if status is None:  # the transcript ends before the match does (or the deal of its last hand is unknown)
+        tail = held[len(canonical):]
+        problem = _tail_problem(observer, tail)
+        if problem is not None:
+            number, reason = problem
+            status, blame = AuditStatus.DAMAGED, AuditBlame(None, observer.hand_no, -1, reason)
+            at = StopsAt(observer.hand_no, -1, number)
+        else:
+            slot, waiting = _tail_waiting(observer, tail)
+            status, at = AuditStatus.INCOMPLETE, StopsAt(observer.hand_no, slot, len(records) + 1)
+    elif damage is not None and status is AuditStatus.COMPLETE:
+        status = AuditStatus.INCOMPLETE  # a torn record after a finished match
+    if damage is not None and status is AuditStatus.INCOMPLETE:
+        at = StopsAt(at.hand, at.slot, len(records) + 1)
+    note: str | None = None
+    if status is AuditStatus.INCOMPLETE:
+        where = f"the transcript stops at hand {at.hand} slot {at.slot} (record {at.record})"
+        note = where + (f": {damage}" if damage else "") + (
+            f", waiting for seat(s) {', '.join(map(str, waiting))}" if waiting else "")
     return TableAudit(tuple(observer.dealt_hands), tuple(observer.hand_scores), observer.totals, blame,
-                      complete=observer.finished and observer.blame is None,
-                      states=tuple(observer.finished_states)), keyed
+                      complete=status is AuditStatus.COMPLETE, states=tuple(observer.finished_states),
+                      status=status, stops_at=None if status is AuditStatus.COMPLETE else at,
+                      waiting_for=waiting if status is AuditStatus.INCOMPLETE else (), note=note), keyed
 
 
 def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableAudit:
-    """Check a whole table transcript (the bytes of a ``.sasaki`` file)."""
-    records, damage = frame_records(data)  # a damaged tail: the records before it are still checked
+    """Check a whole table transcript (the bytes of a ``.sasaki`` file). A last record cut
+    short (a torn write) makes it incomplete there, with the byte offset; a record that
+    cannot be framed inside the file is damage."""
+    records, problem = frame_records(data)
+    torn = problem is not None and problem.torn
     try:
         transcript = transcript_of(records)
     except TranscriptError as exc:
-        return TableAudit((), (), (), AuditBlame(None, 0, 0, str(damage or exc)), False)
-    return audit_transcript(transcript, None if damage is None else str(damage), games)
+        reason = str(problem if problem is not None and not records else exc)
+        return TableAudit((), (), (), AuditBlame(None, 0, 0, reason), False, status=AuditStatus.UNREADABLE,
+                          stops_at=StopsAt(0, 0, 0))
+    if problem is not None and not torn:
+        audit = audit_transcript(transcript, None, games)
+        if audit.status in (AuditStatus.FAULT, AuditStatus.DAMAGED):
+            return audit
+        number = len(records)
+        at = StopsAt(audit.stops_at.hand if audit.stops_at else -1, audit.stops_at.slot if audit.stops_at else -1,
+                     number)
+        return dataclasses.replace(audit, blame=AuditBlame(None, at.hand, at.slot, f"record {number}: {problem}"),
+                                   complete=False, status=AuditStatus.DAMAGED, stops_at=at, waiting_for=(), note=None)
+    return audit_transcript(transcript, None if problem is None else str(problem), games)
 
 
 def export_records(data: bytes) -> list[str]:

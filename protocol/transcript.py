@@ -32,7 +32,13 @@ MAX_RECORD_BYTES = 1 << 21
 
 
 class TranscriptError(ValueError):
-    """The file is not a well-formed transcript (framing, header)."""
+    """The file is not a well-formed transcript (framing, header). ``torn``: the last record
+    is cut short (the file ends inside it: a write that did not finish, or a copy taken
+    mid-write), rather than a record that cannot be framed at all."""
+
+    def __init__(self, reason: str, torn: bool = False) -> None:
+        super().__init__(reason)
+        self.torn = torn
 
 
 def encode_record(kind: int, data: bytes) -> bytes:
@@ -74,9 +80,13 @@ def frame_records(data: bytes) -> tuple[list[tuple[int, bytes]], TranscriptError
     offset = 0
     while offset < len(data):
         if offset + 5 > len(data):
-            return records, TranscriptError(f"a truncated record at byte {offset}")
+            return records, TranscriptError(f"a torn last record at byte {offset}", torn=True)
         length, kind = struct.unpack(">IB", data[offset : offset + 5])
-        if not 1 <= length <= MAX_RECORD_BYTES or offset + 4 + length > len(data):
+        if not 1 <= length <= MAX_RECORD_BYTES:
+            return records, TranscriptError(f"a record at byte {offset} has an impossible length")
+        if offset + 4 + length > len(data):
+            if kind in (KIND_HEADER, KIND_ENVELOPE, KIND_EVIDENCE):
+                return records, TranscriptError(f"a torn last record at byte {offset}", torn=True)
             return records, TranscriptError(f"a record at byte {offset} has an impossible length")
         if kind not in (KIND_HEADER, KIND_ENVELOPE, KIND_EVIDENCE):
             return records, TranscriptError(f"a record at byte {offset} has an unknown kind {kind}")

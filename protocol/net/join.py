@@ -235,7 +235,7 @@ async def host_table(
     called with each :data:`HostEvent` (e.g. to update the mDNS seats hint).
     The listeners are closed on return: the code admits nobody any more.
     """
-    me = TableMember(identity.public_key, mesh_host, mesh_port)
+    me = TableMember(identity.public_key, mesh_host, mesh_port, secrets.token_bytes(32))  # fresh per join
     state = _HostState(table_id or secrets.token_bytes(32), me, seats, max_failures, on_event)
     open_per_address: dict[str, int] = {}
 
@@ -375,7 +375,8 @@ async def join_table(
     except (OSError, trio.TooSlowError) as exc:
         raise JoinError(f"could not reach a table at {host}:{port} ({exc or 'timed out'})") from None
     framed = FramedStream(stream, f"the table at {host}:{port}", JOIN_FRAME_LIMIT)
-    machine = JoinJoiner(identity, TableMember(identity.public_key, mesh_host, mesh_port), code.password,
+    machine = JoinJoiner(identity, TableMember(identity.public_key, mesh_host, mesh_port, secrets.token_bytes(32)),
+                         code.password,
                          code.nameplate, creator_host=host, peer=framed.peer, code_text=str(code))
     try:
         with trio.fail_after(handshake_timeout):

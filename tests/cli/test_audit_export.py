@@ -75,3 +75,37 @@ def test_audit_ok_and_export_passes_replay(demo, tmp_path):
     assert len(files) == 1
     replayed = cli("replay", "--json", files[0])
     assert replayed.returncode == 0 and json.loads(replayed.stdout)["complete"] is True
+
+
+def test_audit_exit_status_and_json_verdict(demo, tmp_path):
+    """docs/usage.md: 0 complete, 3 incomplete (a cut file: nobody blamed), 4 altered (nobody
+    named), 5 not a transcript, 2 a usage error; --json gains status, stops_at, waiting_for."""
+    from p2p_sasaki.protocol.messages import TranscriptHeader
+    from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record, split_records
+
+    directory, _ = demo
+    data = (directory / "peer1.sasaki").read_bytes()
+    full = cli("audit", "--json", str(directory / "peer1.sasaki"))
+    verdict = json.loads(full.stdout)
+    assert full.returncode == 0 and verdict["status"] == "complete" and verdict["stops_at"] is None
+    assert verdict["waiting_for"] == [] and verdict["blame"] is None and verdict["ok"] is True
+    records = split_records(data)
+    cut = tmp_path / "cut.sasaki"
+    cut.write_bytes(b"".join(encode_record(k, d) for k, d in records[:40]) + b"\x00\x00")
+    result = cli("audit", "--json", str(cut))
+    verdict = json.loads(result.stdout)
+    assert result.returncode == 3 and verdict["status"] == "incomplete" and verdict["blame"] is None
+    assert verdict["stops_at"]["record"] == 40 and verdict["stops_at"]["hand"] == 1
+    text = cli("audit", str(cut))
+    assert text.returncode == 3 and "INCOMPLETE" in text.stdout and "nobody is blamed" in text.stdout
+    header = TranscriptHeader.decode(records[0][1])
+    altered = tmp_path / "altered.sasaki"
+    altered.write_bytes(b"".join(encode_record(k, d) for k, d in
+                                 [(KIND_HEADER, dataclasses.replace(header, hands=3).encode())] + records[1:]))
+    result = cli("audit", "--json", str(altered))
+    verdict = json.loads(result.stdout)
+    assert result.returncode == 4 and verdict["status"] == "damaged" and verdict["blame"]["seat"] is None
+    text = tmp_path / "notes.txt"
+    text.write_text("hello\n")
+    assert cli("audit", str(text)).returncode == 5
+    assert cli("audit", str(tmp_path / "missing.sasaki")).returncode == 2

@@ -32,7 +32,7 @@ PACE = Pace((1000, 1100, 1200, 1500, 1600, 900, 700), 30_000, 120_000)
 CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False, pace=PACE)
 IDENTITIES = [Identity.generate(SeededEntropy(b"fair windows peer %d" % n)) for n in range(4)]
 KEYS = [identity.public_key for identity in IDENTITIES]
-ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n) for n, key in enumerate(KEYS)))
+ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n, bytes(32)) for n, key in enumerate(KEYS)))
 
 
 class Stamped:

@@ -11,7 +11,9 @@ from p2p_sasaki.protocol.messages import VERSION, MessageError, TranscriptHeader
 from p2p_sasaki.protocol.net.identity import TableMember, TableRoster
 from p2p_sasaki.protocol.session import TableConfig, TableSession
 
-ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(bytes([i]) * 32, "", 1000 + i) for i in range(4)))
+MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
+
+ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(bytes([i]) * 32, "", 1000 + i, MEMBER_NONCE) for i in range(4)))
 CONFIG = TableConfig(hands=3, options=TableOptions(lead_card="3S", lead_must_contain_3=True, running="any_own_turn"),
                      proofs=False)
 

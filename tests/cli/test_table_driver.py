@@ -15,12 +15,15 @@ import trio
 
 from p2p_sasaki.bots import HeuristicBot
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net import disk as disk_module
 from p2p_sasaki.protocol.net import table as table_module
 from p2p_sasaki.protocol.net.table import BotPlayer, run_table
 from p2p_sasaki.protocol.table_audit import audit_table
 
 from p2p_sasaki.cli.common import TableConfig, decode_config, encode_config
 from p2p_sasaki.options import TableOptions
+
+MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
 
 pytestmark = pytest.mark.slow
 
@@ -38,12 +41,13 @@ async def test_four_drivers_play_a_match_and_fsync_before_sending(tmp_path, monk
         log.append(("send", self.key))
         await real_broadcast(self, frame)
 
-    monkeypatch.setattr(table_module.os, "fsync", fsync)
+    monkeypatch.setattr(disk_module.os, "fsync", fsync)  # records are written by net/disk.py
     monkeypatch.setattr(table_module.Mesh, "broadcast", broadcast)
     identities = [Identity.generate() for _ in range(4)]
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
     roster = TableRoster(os.urandom(32), tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1]) for i, ls in zip(identities, listeners)))
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE)
+        for i, ls in zip(identities, listeners)))
     config = TableConfig(hands=2, options=TableOptions(lead_card="3S"))
     results = [None] * 4
     events: list[list[str]] = [[] for _ in range(4)]
@@ -75,7 +79,8 @@ async def test_a_match_survives_real_connections_dropped_every_few_hundred_ms(tm
     identities = [Identity.generate() for _ in range(4)]
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
     roster = TableRoster(os.urandom(32), tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1]) for i, ls in zip(identities, listeners)))
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE)
+        for i, ls in zip(identities, listeners)))
     config = TableConfig(hands=2, options=TableOptions(lead_card="3S"))
     rng = random.Random(20240611)
     meshes: list = []
@@ -123,7 +128,8 @@ async def test_proof_work_runs_in_the_worker_pool_and_the_table_agrees(tmp_path)
     identities = [Identity.generate() for _ in range(4)]
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
     roster = TableRoster(os.urandom(32), tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1]) for i, ls in zip(identities, listeners)))
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE)
+        for i, ls in zip(identities, listeners)))
     config = TableConfig(hands=1, options=TableOptions(lead_card="3S"))
     results = [None] * 4
     steps = []

@@ -38,7 +38,8 @@ LINGER = 10.0
 CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False)   # not about proofs
 IDENTITIES = [Identity.generate(SeededEntropy(b"reliability peer %d" % n)) for n in range(4)]
 KEYS = [identity.public_key for identity in IDENTITIES]
-ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n) for n, key in enumerate(KEYS)))
+MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
+ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n, MEMBER_NONCE) for n, key in enumerate(KEYS)))
 
 
 def session_factory(n: int) -> Callable[[Identity, TableRoster, Any], TableSession]:

@@ -24,6 +24,8 @@ from p2p_sasaki.protocol.messages import (
     encode_handshake,
 )
 
+MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
+
 T = b"t" * 32
 EXAMPLES = [
     MeshHello(PROTOCOL_VERSION, T, b"k" * 32, b"n" * 32),
@@ -33,8 +35,8 @@ EXAMPLES = [
     JoinGreeting(PROTOCOL_VERSION, "7", T),
     PakeMessage(b"p" * 33),
     Sealed(b"x" * 50),
-    JoinIdentity(b"k" * 32, "", 40000, b"s" * 64),
-    TableRoster(T, (TableMember(b"a" * 32, "", 1), TableMember(b"b" * 32, "10.0.0.2", 2))),
+    JoinIdentity(b"k" * 32, "", 40000, b"n" * 32, b"s" * 64),
+    TableRoster(T, (TableMember(b"a" * 32, "", 1, MEMBER_NONCE), TableMember(b"b" * 32, "10.0.0.2", 2, MEMBER_NONCE))),
 ]
 
 
@@ -60,10 +62,10 @@ def test_exact_bytes_are_a_msgpack_array():
         (msgpack.packb(["join-greeting", True, "7", T]), f"the version must be {PROTOCOL_VERSION}"),
         (msgpack.packb(["join-greeting", PROTOCOL_VERSION, "1234", T]), "nameplate must be text of at most 3 bytes"),
         (msgpack.packb(["join-greeting", PROTOCOL_VERSION, "7", T[:16]]), "table id must be 32 bytes"),
-        (msgpack.packb(["join-roster", T, [[b"k" * 32, "h"]]]), "the member must be an array of 3 fields"),
+        (msgpack.packb(["join-roster", T, [[b"k" * 32, "h"]]]), "the member must be an array of 4 fields"),
         (msgpack.packb(["join-roster", T, []]), "members must be an array of 1..16 items"),
-        (msgpack.packb(["join-roster", T, [[b"k" * 32, "h", 1]] * 2]), "a roster names each member once"),
-        (msgpack.packb(["join-identity", b"k" * 32, "", 70000, b"s" * 64]), "port must be an integer in 0..65535"),
+        (msgpack.packb(["join-roster", T, [[b"k" * 32, "h", 1, b"n" * 32]] * 2]), "a roster names each member once"),
+        (msgpack.packb(["join-identity", b"k" * 32, "", 70000, b"n" * 32, b"s" * 64]), "port must be an integer in 0..65535"),
         (msgpack.packb(["refusal", "sulk", "no"]), "unknown refusal kind"),
         (msgpack.packb(["pake", b"x" * 33]) + b"\x00", "the handshake message is not valid msgpack"),
         (msgpack.packb(["sealed", b"x" * 20]).replace(b"\xc4\x14", b"\xc5\x00\x14"), "not canonically encoded"),

@@ -33,8 +33,8 @@ def drain(transport: MemoryTransport) -> list[tuple[bytes, bytes]]:
 
 def test_both_transports_implement_the_interface():
     identity = Identity.generate()
-    roster = TableRoster(bytes(32), (TableMember(identity.public_key, "127.0.0.1", 0),
-                                     TableMember(B, "127.0.0.1", 0)))
+    roster = TableRoster(bytes(32), (TableMember(identity.public_key, "127.0.0.1", 0, bytes(32)),
+                                     TableMember(B, "127.0.0.1", 0, bytes(32))))
     mesh: Transport = Mesh(identity, roster)              # mypy checks the structure
     memory: Transport = MemoryNetwork([A, B]).transport(A)
     assert isinstance(mesh, Transport) and isinstance(memory, Transport)

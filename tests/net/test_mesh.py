@@ -16,6 +16,8 @@ from p2p_sasaki.protocol.net.handshake import RefusedError, receive_message, sen
 from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.mesh import Backoff, Mesh, open_mesh
 
+MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
+
 pytestmark = pytest.mark.slow
 
 FAST = dict(backoff=Backoff(initial=0.05, maximum=0.2), keepalive=0.2, dead_after=1.0, handshake_timeout=2.0)
@@ -26,7 +28,7 @@ async def make_table(n: int = 4) -> tuple[list[Identity], TableRoster, list[list
     identities = sorted((Identity.generate() for _ in range(n)), key=lambda i: i.public_key)
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
     members = tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1]) for i, ls in zip(identities, listeners)
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE) for i, ls in zip(identities, listeners)
     )
     return identities, TableRoster(secrets.token_bytes(32), members), listeners
 
@@ -174,7 +176,7 @@ async def test_the_dialer_refuses_a_listener_with_the_wrong_key():
     while stranger.public_key < low.public_key:
         stranger = Identity.generate()
     stranger_roster = TableRoster(
-        roster.table_id, (roster.members[0], TableMember(stranger.public_key, "127.0.0.1", roster.members[1].port))
+        roster.table_id, (roster.members[0], TableMember(stranger.public_key, "127.0.0.1", roster.members[1].port, MEMBER_NONCE))
     )
     async with open_mesh(low, roster, listeners[0], **FAST) as mesh:
         async with open_mesh(stranger, stranger_roster, listeners[1], **FAST):

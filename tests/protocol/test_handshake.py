@@ -35,10 +35,14 @@ from p2p_sasaki.protocol.messages import (
     encode_handshake,
 )
 
+from p2p_sasaki.protocol.chain import table_id_of  # noqa: E402
+
+MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
+
 TABLE = bytes(range(32))
 CODE = b"7-purple-sausage"
 KEYS = sorted((IdentityKey(bytes([i]) * 32) for i in range(1, 5)), key=lambda k: k.public_key)
-ROSTER = TableRoster(TABLE, tuple(TableMember(k.public_key, "127.0.0.1", 5000 + i) for i, k in enumerate(KEYS)))
+ROSTER = TableRoster(TABLE, tuple(TableMember(k.public_key, "127.0.0.1", 5000 + i, MEMBER_NONCE) for i, k in enumerate(KEYS)))
 LOW, HIGH = KEYS[0], KEYS[1]
 # A public key of small order (order 8): weak, refused wherever a key is learnt.
 WEAK = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
@@ -126,7 +130,7 @@ def test_mesh_refuses_an_impostor_a_stranger_another_table_and_a_weak_key():
         assert step.events == (Failed(f"refused the peer: {problem}", "refused", True),)
         assert decode_handshake(step.send[-1]) == Refusal("refused", f"refused by peer {HIGH.public_key[:4].hex()}: "
                                                           + problem)
-    weak_roster = TableRoster(TABLE, (TableMember(WEAK, "", 1), *ROSTER.members))
+    weak_roster = TableRoster(TABLE, (TableMember(WEAK, "", 1, MEMBER_NONCE), *ROSTER.members))
     ls = MeshHandshake(HIGH, weak_roster, entropy=SeededEntropy(b"l"))
     step = ls.receive(encode_handshake(MeshHello(PROTOCOL_VERSION, TABLE, WEAK, bytes(32))))
     assert step.events == (Failed(f"refused the peer: peer {WEAK[:4].hex()} is a weak key", "refused", True),)
@@ -181,9 +185,9 @@ JOINER = KEYS[1]
 
 
 def join_pair(password: bytes = CODE, nameplate: str = "7", seed: bytes = b"j") -> tuple[JoinCreator, JoinJoiner]:
-    creator = JoinCreator(CREATOR, TableMember(CREATOR.public_key, "", 5000), CODE, "7", TABLE,
+    creator = JoinCreator(CREATOR, TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE), CODE, "7", TABLE,
                           entropy=SeededEntropy(seed + b"c"))
-    joiner = JoinJoiner(JOINER, TableMember(JOINER.public_key, "", 6000), password, nameplate, "10.0.0.1",
+    joiner = JoinJoiner(JOINER, TableMember(JOINER.public_key, "", 6000, MEMBER_NONCE), password, nameplate, "10.0.0.1",
                         entropy=SeededEntropy(seed + b"j"))
     return creator, joiner
 
@@ -191,15 +195,16 @@ def join_pair(password: bytes = CODE, nameplate: str = "7", seed: bytes = b"j") 
 def test_join_right_code_admits_then_the_roster_arrives_byte_identical_from_a_seed():
     creator, joiner = join_pair()
     creator_events, joiner_events, wire = pump(creator, joiner, creator.start(), joiner.start())
-    assert creator_events == [CodeConfirmed(TableMember(JOINER.public_key, "", 6000))]
+    assert creator_events == [CodeConfirmed(TableMember(JOINER.public_key, "", 6000, MEMBER_NONCE))]
     assert joiner_events == []
     _, joiner_events, wire2 = pump(creator, joiner, creator.admit())
-    assert joiner_events == [CreatorConfirmed(TableMember(CREATOR.public_key, "10.0.0.1", 5000))]
-    roster = TableRoster(TABLE, (TableMember(CREATOR.public_key, "", 5000), TableMember(JOINER.public_key, "1.2.3.4",
-                                                                                      6000)))
+    assert joiner_events == [CreatorConfirmed(TableMember(CREATOR.public_key, "10.0.0.1", 5000, MEMBER_NONCE))]
+    members = (TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE),
+               TableMember(JOINER.public_key, "1.2.3.4", 6000, MEMBER_NONCE))
+    roster = TableRoster(table_id_of(TABLE, members), members)
     _, joiner_events, wire3 = pump(creator, joiner, creator.send_roster(roster))
-    assert joiner_events == [RosterReceived(TableRoster(TABLE, (TableMember(CREATOR.public_key, "10.0.0.1", 5000),
-                                                                roster.members[1])))]
+    assert joiner_events == [RosterReceived(TableRoster(roster.table_id, (
+        TableMember(CREATOR.public_key, "10.0.0.1", 5000, MEMBER_NONCE), roster.members[1])))]
     assert creator.state is joiner.state is State.DONE
     tags = [decode_handshake(f).TAG for f in wire + wire2 + wire3]
     assert tags == ["join-greeting", "pake", "pake", "sealed", "sealed", "sealed"]
@@ -264,8 +269,8 @@ def test_join_refuses_a_weak_joiner_key():
             super().__init__(bytes([9]) * 32)
             self.public_key = WEAK
 
-    creator = JoinCreator(CREATOR, TableMember(CREATOR.public_key, "", 5000), CODE, "7", TABLE)
-    joiner = JoinJoiner(WeakJoiner(), TableMember(WEAK, "", 6000), CODE, "7", "10.0.0.1")
+    creator = JoinCreator(CREATOR, TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE), CODE, "7", TABLE)
+    joiner = JoinJoiner(WeakJoiner(), TableMember(WEAK, "", 6000, MEMBER_NONCE), CODE, "7", "10.0.0.1")
     creator_events, _, _ = pump(creator, joiner, creator.start())
     # Its signature cannot verify under a small-order key it does not hold, and the key is weak.
     assert isinstance(creator_events[0], Failed) and creator_events[0].refused
@@ -287,8 +292,8 @@ def test_join_creator_rejects_a_weak_key_even_with_a_valid_transcript(monkeypatc
             super().__init__(bytes([9]) * 32)
             self.public_key = WEAK
 
-    creator = JoinCreator(CREATOR, TableMember(CREATOR.public_key, "", 5000), CODE, "7", TABLE)
-    joiner = JoinJoiner(WeakJoiner(), TableMember(WEAK, "", 6000), CODE, "7", "10.0.0.1")
+    creator = JoinCreator(CREATOR, TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE), CODE, "7", TABLE)
+    joiner = JoinJoiner(WeakJoiner(), TableMember(WEAK, "", 6000, MEMBER_NONCE), CODE, "7", "10.0.0.1")
     creator_events, joiner_events, _ = pump(creator, joiner, creator.start())
     assert creator_events == [Failed(f"peer {WEAK[:4].hex()} is a weak identity key", "refused", True)]
     assert joiner_events == [RefusedByPeer("refused", f"peer {WEAK[:4].hex()} is a weak identity key")]
@@ -297,7 +302,7 @@ def test_join_creator_rejects_a_weak_key_even_with_a_valid_transcript(monkeypatc
 # docs/protocol.md, "Handshake test vectors": SHA-256 of every frame of a seeded run,
 # concatenated in the order sent.
 MESH_VECTOR = (400, "634722493a4b55a084d97c7360c500ff411858c97ead60fd72ddce6c75ce8ebe")
-JOIN_VECTOR = (576, "5b5f5eeb24a9a36274a761898275663bc5b3d624b58ef01f6d902c9ef3ac426e")
+JOIN_VECTOR = (712, "c92fcedfa4b07bd5c7dc1df37aed77b6d9098ead0fdead5560b2bcc5c6c3ac30")
 
 
 def test_vector_seeded_handshakes():
@@ -308,7 +313,8 @@ def test_vector_seeded_handshakes():
     assert (len(wire), hashlib.sha256(wire).hexdigest()) == MESH_VECTOR
     creator, joiner = join_pair()
     frames = pump(creator, joiner, creator.start())[2] + pump(creator, joiner, creator.admit())[2]
-    roster = TableRoster(TABLE, (TableMember(CREATOR.public_key, "", 5000), TableMember(JOINER.public_key, "", 6000)))
+    members = (TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE), TableMember(JOINER.public_key, "", 6000, MEMBER_NONCE))
+    roster = TableRoster(table_id_of(TABLE, members), members)
     frames += pump(creator, joiner, creator.send_roster(roster))[2]
     wire = b"".join(frames)
     assert (len(wire), hashlib.sha256(wire).hexdigest()) == JOIN_VECTOR
@@ -318,18 +324,18 @@ def test_vector_seeded_handshakes():
 
 
 def joiner(i: int, host: str = "") -> CodeConfirmed:
-    return CodeConfirmed(TableMember(KEYS[i].public_key, host, 6000 + i))
+    return CodeConfirmed(TableMember(KEYS[i].public_key, host, 6000 + i, MEMBER_NONCE))
 
 
 def test_admissions_seat_joiners_until_full_then_refuse_everybody():
     from p2p_sasaki.protocol.handshake import FULL_SENTENCE, Admit, JoinAdmissions, Refuse
 
-    book = JoinAdmissions(TABLE, TableMember(CREATOR.public_key, "", 5000), seats=3)
-    assert book.decide(joiner(1), "10.0.0.2") == Admit(TableMember(KEYS[1].public_key, "10.0.0.2", 6001))
+    book = JoinAdmissions(TABLE, TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE), seats=3)
+    assert book.decide(joiner(1), "10.0.0.2") == Admit(TableMember(KEYS[1].public_key, "10.0.0.2", 6001, MEMBER_NONCE))
     assert book.decide(joiner(1), "10.0.0.9") == Refuse("refused", f"peer {KEYS[1].public_key[:4].hex()} is already "
                                                                    "at this table")
     assert book.decide(joiner(0), "10.0.0.9").kind == "refused"  # the creator's own key
-    assert book.decide(joiner(2, "h"), "10.0.0.3") == Admit(TableMember(KEYS[2].public_key, "h", 6002))
+    assert book.decide(joiner(2, "h"), "10.0.0.3") == Admit(TableMember(KEYS[2].public_key, "h", 6002, MEMBER_NONCE))
     assert book.closed == "table-full" and book.roster.keys == (CREATOR.public_key, KEYS[1].public_key,
                                                                 KEYS[2].public_key)
     assert book.decide(joiner(3), "10.0.0.4") == Refuse("table-full", FULL_SENTENCE)
@@ -340,7 +346,7 @@ def test_admissions_seat_joiners_until_full_then_refuse_everybody():
 def test_admissions_burn_the_code_after_three_wrong_codes_and_free_a_left_seat():
     from p2p_sasaki.protocol.handshake import BURNT_SENTENCE, Admit, JoinAdmissions, Refuse
 
-    book = JoinAdmissions(TABLE, TableMember(CREATOR.public_key, "", 5000), seats=4)
+    book = JoinAdmissions(TABLE, TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE), seats=4)
     admitted = book.decide(joiner(1), "10.0.0.2")
     assert isinstance(admitted, Admit) and book.leave(admitted.member) and book.seats_taken == 1
     assert book.decide(WrongCode(), "x") == Refuse("wrong-code", "wrong code")
@@ -349,3 +355,32 @@ def test_admissions_burn_the_code_after_three_wrong_codes_and_free_a_left_seat()
     assert book.closed == "code-burnt" and book.failures == 3
     assert book.decide(joiner(2), "y") == Refuse("code-burnt", BURNT_SENTENCE)
     assert book.refusal_if_closed() == Refuse("code-burnt", BURNT_SENTENCE)
+
+
+# -- issue 12: fresh tables ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["invitation id", "my nonce", "creator nonce"])
+def test_a_joiner_refuses_a_roster_whose_table_id_is_not_fresh(bad):
+    """The table id is H32("table-id", invitation id, n, key_i ‖ nonce_i ...): a joiner checks
+    it, and that its own fresh nonce (and the creator's) is in it."""
+    creator, joiner = join_pair()
+    pump(creator, joiner, creator.start(), joiner.start())
+    pump(creator, joiner, creator.admit())
+    me = TableMember(JOINER.public_key, "", 6000, MEMBER_NONCE)
+    other = bytes(32)
+    members = (TableMember(CREATOR.public_key, "", 5000, other if bad == "creator nonce" else MEMBER_NONCE),
+               me if bad != "my nonce" else TableMember(JOINER.public_key, "", 6000, other))
+    table_id = TABLE if bad == "invitation id" else table_id_of(TABLE, members)
+    _, joiner_events, _ = pump(creator, joiner, creator.send_roster(TableRoster(table_id, members)))
+    assert [type(e).__name__ for e in joiner_events] == ["Failed"] and joiner.state is not State.DONE
+
+
+def test_admissions_make_the_table_id_from_every_member():
+    from p2p_sasaki.protocol.handshake import JoinAdmissions
+
+    book = JoinAdmissions(TABLE, TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE), seats=2)
+    book.decide(CodeConfirmed(TableMember(KEYS[1].public_key, "", 6001, bytes(32))), "10.0.0.2")
+    again = JoinAdmissions(TABLE, TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE), seats=2)
+    again.decide(CodeConfirmed(TableMember(KEYS[1].public_key, "", 6001, bytes([1]) * 32)), "10.0.0.2")
+    assert book.roster.table_id == table_id_of(TABLE, book.roster.members) != again.roster.table_id

@@ -282,3 +282,189 @@ def test_an_illegal_action_carries_its_seat():
     with pytest.raises(IllegalActionError) as caught:
         hand.apply(Play(other, CardSet(hand.cards(other).mask & -hand.cards(other).mask)))  # not its turn
     assert caught.value.seat == other
+
+
+# -- issue 12: fresh tables --------------------------------------------------------------------
+
+
+def _member_nonces(label: bytes) -> list[bytes]:
+    from p2p_sasaki.protocol.crypto import SeededEntropy
+
+    entropy = SeededEntropy(label)
+    return [entropy(32) for _ in range(4)]
+
+
+def _cross_table_replay(id_a: bytes, id_b: bytes) -> list:
+    """Play table A; start table B and hand every B peer member 2's seat commitment from A
+    first; play B out. Each B peer's blame."""
+    from p2p_sasaki.protocol.messages import decode_envelope
+    from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, split_records
+
+    config = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
+    table_a = Net(seed=4, hostile=False, config=config, table_id=id_a)
+    table_a.start()
+    table_a.run()
+    commit = next(data for kind, data in split_records(table_a.transcript(0))[1:] if kind == KIND_ENVELOPE
+                  and (decode_envelope(data).body.hand, decode_envelope(data).body.slot,
+                       decode_envelope(data).body.sender) == (0, 1, 2))
+    table_b = Net(seed=5, hostile=False, config=config, table_id=id_b)
+    table_b.start()
+    for peer in table_b.peers:
+        peer.receive(commit)
+    table_b.run()
+    return [peer.blame for peer in table_b.peers]
+
+
+def test_a_message_of_one_table_is_never_valid_at_another():
+    """issue 12 finding 3: with the same invitation id, members, join order and options, two
+    tables used to have identical headers, so member 2's seat commitment from table A replayed
+    into table B made every peer (member 2 too) blame member 2. The table id is now made from
+    every member's fresh nonce: the replay is not of this table, dropped, nobody blamed."""
+    from p2p_sasaki.protocol.chain import table_id_of
+    from p2p_sasaki.protocol.messages import TableMember
+
+    invitation = bytes(range(32))
+    keys = [k.public_key for k in Net(hostile=False).keys]
+
+    def table_id(label: bytes) -> bytes:
+        return table_id_of(invitation, [TableMember(k, "127.0.0.1", 5000 + i, n)
+                                        for i, (k, n) in enumerate(zip(keys, _member_nonces(label)))])
+
+    id_a, id_b = table_id(b"table A"), table_id(b"table B")
+    assert id_a != id_b
+    assert _cross_table_replay(id_a, id_b) == [None] * 4
+    # what the creator's id alone gave (identical headers): the innocent member 2 blamed everywhere
+    assert {(b.seat, b.hand, b.slot) for b in _cross_table_replay(invitation, invitation)} == {(2, 0, 1)}
+
+
+# -- issue 12: a stopped hand names its cause ----------------------------------------------------
+
+
+def test_a_refused_lead_is_settled_by_the_keys_and_names_the_holder_everywhere():
+    """issue 12 finding 2: the holder of the opening 3 signed ``decline`` instead of ``lead``;
+    every peer stopped with Blame(None) and the audit blamed seat 0. Now the refused slot is
+    recorded, every seat reveals its key for the void hand, and the deal names the holder
+    from its own signed decline: on every peer and in the audit."""
+    from p2p_sasaki.protocol.table_audit import AuditStatus
+
+    net = Net(seed=6, config=FAST)
+    card = net.peers[0].game.opening_card()
+    for peer in net.peers:
+        original = peer._begin_game
+
+        def refusing(peer=peer, original=original):
+            mine = peer._my_cards
+            if mine is not None:
+                peer._my_cards = mine & ~(1 << card)  # the holder signs decline, as if it had no 3
+            original()
+            peer._my_cards = mine
+
+        peer._begin_game = refusing
+    net.start()
+    net.run()
+    holder = next(p.my_seat for p in net.peers if p._my_cards is not None and p._my_cards >> card & 1)
+    for i, peer in enumerate(net.peers):
+        assert (peer.blame.seat, peer.blame.hand, peer.blame.slot) == (holder, 1, LEAD_SLOT), peer.blame
+        assert "declined" in peer.blame.reason
+        audit = audit_table(net.transcript(i))
+        assert audit.status is AuditStatus.FAULT and (audit.blame.seat, audit.blame.slot) == (holder, LEAD_SLOT)
+    assert len({net.transcript(i) for i in range(4)}) == 1
+
+
+def test_a_refused_lead_whose_holder_withholds_its_key_leaves_the_table_waiting_for_it():
+    """The settlement needs every key (reading an absent seat's hand as the complement of the
+    revealed ones comes with the resume issue): until then the honest seats wait for the
+    holder, blame nobody, and their transcripts audit as incomplete, waiting for it."""
+    from p2p_sasaki.protocol.table_audit import AuditStatus
+
+    holder_index: dict[str, int] = {}
+
+    def withhold(sender, envelope):
+        if sender == holder_index.get("i") and decode_envelope(envelope).body.type == "deck/key":
+            return []
+        return None
+
+    net = Net(seed=6, config=FAST, tamper=withhold)
+    card = net.peers[0].game.opening_card()
+    for i, peer in enumerate(net.peers):
+        original = peer._begin_game
+
+        def refusing(peer=peer, original=original, i=i):
+            mine = peer._my_cards
+            if mine is not None and mine >> card & 1:
+                holder_index["i"] = i
+                peer._my_cards = mine & ~(1 << card)
+            original()
+            peer._my_cards = mine
+
+        peer._begin_game = refusing
+    net.start()
+    net.run()
+    holder = net.peers[holder_index["i"]].my_seat
+    for i, peer in enumerate(net.peers):
+        if i == holder_index["i"]:
+            continue
+        assert peer.blame is None and peer.waiting_for == (holder,)
+        audit = audit_table(net.transcript(i))
+        # a slot's records are written when it completes: the file holds the refused slot, not the keys
+        assert audit.status is AuditStatus.INCOMPLETE and audit.blame is None and holder in audit.waiting_for
+        assert (audit.stops_at.hand, audit.stops_at.slot) == (1, LEAD_SLOT + 1)
+
+
+def test_a_refused_expose_is_settled_by_the_keys_and_names_the_holder_everywhere():
+    """The other refusal the settlement covers: after a run with one red ten, the holder of
+    the other red ten must expose it, and declines. No peer can resolve the EXPOSE window on
+    its own cards (nobody exposed: the holder declined, or the runner holds both), so the
+    slot is recorded, every seat reveals its key for the void hand, and the deal names the
+    declining holder from its own signed decline: on every peer and in the audit."""
+    from p2p_sasaki.hand import PIG_MASK, Run
+    from p2p_sasaki.protocol.table_audit import AuditStatus
+
+    low = PIG_MASK & -PIG_MASK   # the holder of this red ten runs; the other one's holder refuses
+    high = PIG_MASK & ~low
+    asked: list[tuple[int, object]] = []
+
+    def bot(session, rng):
+        decision, legal = session.pending_for_me, session.legal_actions
+        asked.append((session.my_seat, decision.kind))
+        if decision.kind is DecisionKind.RUN:
+            run = [a for a in legal if isinstance(a, Run) and a.cards.mask & low]
+            session.act(run[0] if run else next(a for a in legal if not isinstance(a, Run)))
+        else:
+            session.act(rng.choice(legal))
+
+    net = Net(seed=1, config=FAST, bot=bot)
+    card = net.peers[0].game.opening_card()
+    for peer in net.peers:
+        original = peer._make_state
+
+        def refusing(opener, peer=peer, original=original):
+            # the refuser plays as if it held another card instead of the other red ten, so
+            # its only answer to the EXPOSE window is decline (and it settles like the others)
+            mine = peer._my_cards
+            if mine is not None and mine & high and not mine & low:
+                other = next(b for b in (1 << i for i in range(48)) if not b & (mine | PIG_MASK | 1 << card))
+                peer._my_cards = mine & ~high | other
+            try:
+                return original(opener)
+            finally:
+                peer._my_cards = mine
+
+        peer._make_state = refusing
+    net.start()
+    net.run()
+    holder = next(p.my_seat for p in net.peers if p._my_cards is not None and p._my_cards & high)
+    runner = next(p.my_seat for p in net.peers if p._my_cards is not None and p._my_cards & low)
+    assert holder != runner
+    # the run was made and the holder was asked to expose (and declined)
+    assert (holder, DecisionKind.EXPOSE) in asked
+    for i, peer in enumerate(net.peers):
+        blame = peer.blame
+        assert blame is not None and (blame.seat, blame.hand) == (holder, 1), blame
+        assert "must expose" in blame.reason and "revealed deal" in blame.reason
+        audit = audit_table(net.transcript(i))
+        assert audit.status is AuditStatus.FAULT
+        assert (audit.blame.seat, audit.blame.hand, audit.blame.slot) == (holder, 1, blame.slot)
+        assert audit.scores == ()  # the hand is void
+    assert len({net.transcript(i) for i in range(4)}) == 1
+    assert len({(p.blame.seat, p.blame.slot) for p in net.peers}) == 1

@@ -11,7 +11,7 @@ from p2p_sasaki.options import TableOptions
 from p2p_sasaki.records import replay
 from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.session import LEAD_SLOT, TableConfig
-from p2p_sasaki.protocol.table_audit import audit_table, export_records
+from p2p_sasaki.protocol.table_audit import AuditStatus, StopsAt, audit_table, export_records
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, KIND_HEADER, encode_record, read_transcript, split_records
 from tests.protocol.table_helpers import Net
 
@@ -65,15 +65,20 @@ def test_a_flipped_byte_in_a_play_is_found(honest):
     records[i] = (kind, data[:-1] + bytes([data[-1] ^ 1]))  # in the signature
     audit = audit_table(rebuild(records))
     assert not audit.ok and audit.blame.seat is None and f"record {i}" in audit.blame.reason
+    assert audit.status is AuditStatus.DAMAGED and audit.stops_at.record == i
 
 
-def test_a_removed_record_blames_the_seat_that_owed_it(honest):
+def test_a_removed_record_is_damage_not_the_fault_of_the_seat_that_owed_it(honest):
+    """issue 12: whoever holds a file must not choose a verdict against a seat by removing
+    the seat's record: the next record does not chain, nobody is named."""
     records = split_records(honest.transcript(0))
     i = envelope_index(records, lambda b: b.hand == 1 and b.slot == LEAD_SLOT + 3)
-    seat = decode_envelope(records[i][1]).body.sender
     audit = audit_table(rebuild(records[:i] + records[i + 1:]))
-    assert (audit.blame.seat, audit.blame.hand, audit.blame.slot) == (seat, 1, LEAD_SLOT + 3)
-    assert "waiting" in audit.blame.reason
+    assert audit.status is AuditStatus.DAMAGED and audit.blame.seat is None
+    # the next record either does not chain, or (a later slot held for its turn) stands where the
+    # removed one should be
+    assert ("does not chain" in audit.blame.reason or "missing" in audit.blame.reason)
+    assert audit.stops_at.record in (i, i + 1)
 
 
 def test_a_reordered_record_is_found(honest):
@@ -99,7 +104,7 @@ def test_a_resigned_illegal_play_names_its_signer(honest):
 
 def test_a_bad_header_is_reported():
     audit = audit_table(struct.pack(">IB", 2, KIND_HEADER) + b"\x01")
-    assert not audit.ok and audit.blame.seat is None
+    assert not audit.ok and audit.blame.seat is None and audit.status is AuditStatus.UNREADABLE
 
 
 def test_export_records_replay(honest):
@@ -130,13 +135,18 @@ def test_a_resigned_wrong_key_names_its_signer(honest):
     assert "does not match its base" in audit.blame.reason
 
 
-def test_a_missing_key_reveal_names_the_silent_seat(honest):
+def test_a_removed_key_reveal_is_damage_and_a_cut_one_is_incomplete(honest):
+    """issue 12: the audit used to blame seat 0 ("never revealed its key") for any cut after
+    the lead slot. A key removed from the middle of the KEYS slot is damage; a file that ends
+    inside the KEYS slot is incomplete, waiting for the seats whose keys are not there."""
     records = split_records(honest.transcript(0))
     i = envelope_index(records, lambda b: b.type == "deck/key")
-    seat = decode_envelope(records[i][1]).body.sender
     audit = audit_table(rebuild(records[:i] + records[i + 1:]))
-    assert (audit.blame.seat, audit.blame.hand) == (seat, 1)
-    assert "never revealed its key" in audit.blame.reason
+    assert audit.status is AuditStatus.DAMAGED and audit.blame.seat is None and "seat 0" in audit.blame.reason
+    keys_slot = decode_envelope(records[i][1]).body.slot
+    cut = audit_table(rebuild(records[:i + 2]))
+    assert cut.status is AuditStatus.INCOMPLETE and cut.blame is None and cut.ok and not cut.complete
+    assert cut.stops_at == StopsAt(1, keys_slot, i + 2) and cut.waiting_for == (2, 3)
 
 
 def test_a_damaged_tail_still_verifies_the_records_before_it():
@@ -150,8 +160,9 @@ def test_a_damaged_tail_still_verifies_the_records_before_it():
     second_hand = envelope_index(records, lambda b: b.hand == 2)
     cut = len(rebuild(records[:second_hand + 3]))
     audit = audit_table(data[:cut + 7])  # 7 bytes of the next record: a partial write
-    assert not audit.ok and audit.blame.seat is None and audit.blame.hand == 2
-    assert audit.blame.reason == f"a record at byte {cut} has an impossible length; the records before it verify"
+    assert audit.status is AuditStatus.INCOMPLETE and audit.blame is None
+    assert audit.stops_at.hand == 2 and audit.stops_at.record == second_hand + 3
+    assert f"a torn last record at byte {cut}" in audit.note
     assert len(audit.hands) == 1 and audit.scores[0] == audit_table(data).scores[0]
 
 
@@ -169,3 +180,106 @@ def test_a_transcript_of_another_version_is_refused_in_one_sentence(honest):
         read_transcript(other)
     audit = audit_table(other)
     assert not audit.ok and audit.blame.seat is None and f"version {VERSION + 5}" in audit.blame.reason
+    assert audit.status is AuditStatus.UNREADABLE
+
+
+# -- issue 12: blame only on signed evidence ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_hands():
+    net = Net(seed=2, config=TableConfig(hands=2, options=TableOptions(lead_card="3H"), proofs=False))
+    net.start()
+    net.run()
+    return net.transcript(0)
+
+
+def _cuts(data, every=1):
+    """Offsets of every record boundary (every ``every``-th), and a few bytes inside records."""
+    offsets, at = [], 0
+    for kind, body in split_records(data):
+        offsets.append(at)
+        at += 5 + len(body)
+    boundaries = offsets[1::every]
+    inside = [offsets[k] + d for k in (1, len(offsets) // 3, len(offsets) // 2, len(offsets) - 1) for d in (3, 9)]
+    return boundaries, inside
+
+
+def _check_cut(data, cut):
+    audit = audit_table(data[:cut])
+    assert audit.blame is None or audit.blame.seat is None, (cut, audit.blame)
+    assert audit.status is AuditStatus.INCOMPLETE, (cut, audit.status, audit.blame)
+    assert audit.stops_at is not None and audit.stops_at.record >= 1
+    return audit
+
+
+def test_cutting_a_transcript_never_names_a_seat_sampled(two_hands):
+    """A cut at a record boundary, or inside a record (a torn write, with its byte offset),
+    is an incomplete transcript: nobody is named, every hand before the cut verifies."""
+    full = audit_table(two_hands)
+    assert full.status is AuditStatus.COMPLETE and full.stops_at is None
+    boundaries, inside = _cuts(two_hands, every=23)
+    for cut in boundaries:
+        audit = _check_cut(two_hands, cut)
+        assert audit.scores == full.scores[:len(audit.scores)]
+    for cut in inside:
+        audit = _check_cut(two_hands, cut)
+        assert "torn last record at byte" in audit.note
+
+
+@pytest.mark.slow
+def test_cutting_a_transcript_never_names_a_seat_at_any_boundary(two_hands):
+    boundaries, inside = _cuts(two_hands)
+    for cut in boundaries + inside:
+        _check_cut(two_hands, cut)
+
+
+def test_a_header_edit_names_nobody(honest):
+    """issue 12: editing the header blamed seat 0 ("prev does not match")."""
+    import dataclasses
+
+    records = split_records(honest.transcript(0))
+    header = read_transcript(honest.transcript(0)).header
+    for edited in (dataclasses.replace(header, hands=2), dataclasses.replace(header, proofs=True),
+                   dataclasses.replace(header, roster_keys=header.roster_keys[1:] + header.roster_keys[:1])):
+        audit = audit_table(rebuild([(KIND_HEADER, edited.encode())] + records[1:]))
+        assert audit.status is AuditStatus.DAMAGED and audit.blame.seat is None, audit.blame
+        assert audit.stops_at.record == 1
+
+
+def test_a_self_resigned_message_names_its_signer_or_nobody(honest):
+    """issue 12: a peer re-signing its own play blamed the next seat. Whatever a seat re-signs
+    in its own name (here every play of the hand turned into a pass), only it can be named."""
+    records = split_records(honest.transcript(0))
+    seats = {p.my_seat: p for p in honest.peers}
+    plays = [i for i, (kind, data) in enumerate(records)
+             if kind == KIND_ENVELOPE and decode_envelope(data).body.type == "table/action"
+             and decode_envelope(data).body.payload.verb in ("play", "pass")]
+    assert len(plays) > 10
+    for i in plays[::3]:
+        body = decode_envelope(records[i][1]).body
+        key = honest.keys[honest.peers.index(seats[body.sender])]
+        verb = "pass" if body.payload.verb == "play" else "play"
+        cards = () if verb == "pass" else (47,)
+        forged = Body(body.table, body.hand, body.slot, body.sender, body.prev, TableAction(verb, cards))
+        edited = list(records)
+        edited[i] = (KIND_ENVELOPE, sign_envelope(forged, key))
+        audit = audit_table(rebuild(edited))
+        assert audit.status in (AuditStatus.FAULT, AuditStatus.DAMAGED), (i, audit.status)
+        assert audit.blame.seat in (None, body.sender), (i, audit.blame)
+
+
+def test_a_weak_identity_key_in_the_header_is_refused(honest):
+    """issue 12 finding 5: a header key that is the identity point or of small order lets
+    anyone forge signatures for it: the audit refuses the header and names nobody."""
+    import dataclasses
+
+    records = split_records(honest.transcript(0))
+    header = read_transcript(honest.transcript(0)).header
+    identity_point = bytes([1]) + bytes(31)
+    small_order = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")  # order 8
+    for weak in (identity_point, small_order):
+        edited = dataclasses.replace(header, roster_keys=(weak,) + header.roster_keys[1:])
+        audit = audit_table(rebuild([(KIND_HEADER, edited.encode())] + records[1:]))
+        assert audit.status is AuditStatus.DAMAGED and audit.blame.seat is None
+        assert "small order" in audit.blame.reason
