@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import os
 import random
 import subprocess
@@ -356,6 +357,14 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
     if presenter is not None and result.transcript is not None and result.transcript.exists():
         presenter.finished(await trio.to_thread.run_sync(verdict, result.transcript), result.transcript)
     return result
+
+
+def member_nonce(args: argparse.Namespace, identity: Identity) -> bytes | None:
+    """This member's nonce for the table id: fresh (None: the join draws it) except with the
+    tests' --deal-seed, where it is derived from the seed and the key, so a test deal repeats."""
+    if getattr(args, "deal_seed", None) is None:
+        return None
+    return hashlib.sha256(b"sasaki test member nonce %d " % args.deal_seed + identity.public_key).digest()
 
 
 def seeded_sessions(seed: int) -> Any:

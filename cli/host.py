@@ -15,7 +15,7 @@ import trio
 from p2p_sasaki.protocol.net import MemberJoined, MemberLeft, TableCode, WrongCodeTried, advertise_table, host_table
 
 from p2p_sasaki.cli.commands import COMMANDS
-from p2p_sasaki.cli.common import (add_peer_options, add_table_options, bind_host, config_from_args, prepare_directories,
+from p2p_sasaki.cli.common import (member_nonce, add_peer_options, add_table_options, bind_host, config_from_args, prepare_directories,
                         interfaces, lan_address, load_identity, make_player, make_ui, parse_code, play_roster,
                         report, run_async, spawn_bot_peers, table_page)
 
@@ -95,6 +95,7 @@ async def _host(args: argparse.Namespace, player: object) -> int:
 
         try:
             roster = await host_table(identity, code, mesh_port, join_listeners, table_id=_table_id(args),
+                                      nonce=member_nonce(args, identity),
                                       mesh_host=args.interface or "", on_event=on_event)
         except BaseException:
             for process in bots:

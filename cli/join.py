@@ -9,7 +9,7 @@ import trio
 from p2p_sasaki.protocol.net import find_and_join_table, join_table
 
 from p2p_sasaki.cli.commands import COMMANDS
-from p2p_sasaki.cli.common import (CliError, add_peer_options, bind_host, prepare_directories, interfaces, load_identity, make_player,
+from p2p_sasaki.cli.common import (member_nonce, CliError, add_peer_options, bind_host, prepare_directories, interfaces, load_identity, make_player,
                         make_ui, parse_code, play_roster, report, run_async, table_page)
 
 
@@ -56,9 +56,11 @@ async def _join(args: argparse.Namespace, player: object) -> int:
         where = f"at {args.address}" if address else "on the local network"
         print(f"Joining table {code.nameplate} {where}; waiting until all four seats are taken ...", flush=True)
     if address:
-        roster = await join_table(identity, code, address, mesh_port, mesh_host=args.interface or "")
+        roster = await join_table(identity, code, address, mesh_port, mesh_host=args.interface or "",
+                                  nonce=member_nonce(args, identity))
     else:
         roster = await find_and_join_table(identity, code, mesh_port, interfaces=interfaces(args),
-                                           browse_timeout=args.browse_timeout, mesh_host=args.interface or "")
+                                           browse_timeout=args.browse_timeout, mesh_host=args.interface or "",
+                                           nonce=member_nonce(args, identity))
     result = await play_roster(args, identity, roster, mesh_listeners, None, player, ui)
     return report(result, args.quiet)

@@ -102,9 +102,9 @@ class WebTable:
             if request is None:
                 return
             await self._route(stream, conn, request)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, h11.ProtocolError,
-                wsproto.utilities.LocalProtocolError, wsproto.utilities.RemoteProtocolError):
-            pass    # a tab that went away or spoke nonsense; the table goes on
+        except* (trio.BrokenResourceError, trio.ClosedResourceError, h11.ProtocolError,
+                 wsproto.utilities.LocalProtocolError, wsproto.utilities.RemoteProtocolError):
+            pass    # a tab that went away or spoke nonsense (also from the WebSocket's two tasks); the table goes on
         finally:
             with trio.move_on_after(1) as cleanup:
                 cleanup.shield = True

@@ -226,6 +226,7 @@ async def host_table(
     table_id: bytes | None = None,
     handshake_timeout: float = 10.0,
     on_event: Callable[[HostEvent], None] | None = None,
+    nonce: bytes | None = None,
 ) -> TableRoster:
     """Admit joiners who know ``code`` on ``listeners`` until the table has ``seats``.
 
@@ -233,9 +234,10 @@ async def host_table(
     default empty) once every joiner has been sent it. Raises
     :class:`CodeBurntError` after ``max_failures`` wrong codes. ``on_event`` is
     called with each :data:`HostEvent` (e.g. to update the mDNS seats hint).
-    The listeners are closed on return: the code admits nobody any more.
+    The listeners are closed on return: the code admits nobody any more. ``nonce``: this
+    member's fresh 32 bytes for the table id (default: drawn here; tests pass a seeded one).
     """
-    me = TableMember(identity.public_key, mesh_host, mesh_port, secrets.token_bytes(32))  # fresh per join
+    me = TableMember(identity.public_key, mesh_host, mesh_port, nonce or secrets.token_bytes(32))  # fresh per join
     state = _HostState(table_id or secrets.token_bytes(32), me, seats, max_failures, on_event)
     open_per_address: dict[str, int] = {}
 
@@ -360,6 +362,7 @@ async def join_table(
     *,
     mesh_host: str = "",
     handshake_timeout: float = 10.0,
+    nonce: bytes | None = None,
 ) -> TableRoster:
     """Join the table whose creator listens at ``address`` (host, port), by code.
 
@@ -375,7 +378,7 @@ async def join_table(
     except (OSError, trio.TooSlowError) as exc:
         raise JoinError(f"could not reach a table at {host}:{port} ({exc or 'timed out'})") from None
     framed = FramedStream(stream, f"the table at {host}:{port}", JOIN_FRAME_LIMIT)
-    machine = JoinJoiner(identity, TableMember(identity.public_key, mesh_host, mesh_port, secrets.token_bytes(32)),
+    machine = JoinJoiner(identity, TableMember(identity.public_key, mesh_host, mesh_port, nonce or secrets.token_bytes(32)),
                          code.password,
                          code.nameplate, creator_host=host, peer=framed.peer, code_text=str(code))
     try:
@@ -413,6 +416,7 @@ async def find_and_join_table(
     browse_timeout: float = 5.0,
     mesh_host: str = "",
     handshake_timeout: float = 10.0,
+    nonce: bytes | None = None,
 ) -> TableRoster:
     """Find the table of ``code``'s nameplate by mDNS, then :func:`join_table` it.
 
@@ -434,7 +438,7 @@ async def find_and_join_table(
         for host in ad.addresses:
             try:
                 return await join_table(identity, code, (host, ad.port), mesh_port, mesh_host=mesh_host,
-                                        handshake_timeout=handshake_timeout)
+                                        handshake_timeout=handshake_timeout, nonce=nonce)
             except (WrongCodeError, TableClosedError):
                 raise
             except JoinError as exc:

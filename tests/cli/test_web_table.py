@@ -111,14 +111,19 @@ def test_the_page_refuses_a_wrong_token_host_or_origin(tmp_path: Path) -> None:
             other.wait_for_function("() => document.getElementById('you').dataset.prompt", timeout=60000)
             prompt = int(page.get_attribute("#you", "data-prompt") or 0)
             # Two tabs answer the same decision: the first answer wins, the second is refused.
+            # (A legal answer to whatever the prompt is: decline a window; on a turn, pass or
+            # play its first legal combination.)
             refused = other.evaluate("""prompt => new Promise(resolve => {
                 const ws = new WebSocket(location.href.replace('http', 'ws') + 'ws');
-                ws.onopen = () => ws.send(JSON.stringify({type: 'answer', prompt: prompt, key: 'decline'}));
                 let answered = false;
                 ws.onmessage = ev => { const m = JSON.parse(ev.data);
                     if (m.type === 'refused') resolve(m.reason);
-                    if (m.type === 'table' && !answered) { answered = true;
-                        ws.send(JSON.stringify({type: 'answer', prompt: prompt, key: 'decline'})); } };
+                    if (m.type === 'table' && !answered && m.table.prompt) { answered = true;
+                        const p = m.table.prompt;
+                        const legal = p.kind !== 'turn' ? {key: 'decline'} : p.can_pass ? {key: 'pass'}
+                            : {cards: p.groups[0].choices[0].variants[0].join(' ')};
+                        const answer = JSON.stringify(Object.assign({type: 'answer', prompt: prompt}, legal));
+                        ws.send(answer); ws.send(answer); } };
             })""", prompt)
             assert refused == "that decision is over (answered already, or its time is up)", refused
             browser.close()
