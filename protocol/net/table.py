@@ -102,11 +102,15 @@ from typing import Any, Protocol
 
 import trio
 
+from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.messages import MessageError, VersionMismatchError, decode_envelope
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
 from p2p_sasaki.protocol.net.mesh import Mesh
+from p2p_sasaki.protocol.net.persist import TableStore
+from p2p_sasaki.protocol.restore import RecordingEntropy, restore_session
+from p2p_sasaki.protocol.transcript import frame_records
 from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
-from p2p_sasaki.protocol.session import Blame, HandEnded, Record
+from p2p_sasaki.protocol.session import Blame, HandEnded, Record, TableSession
 
 __all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Connected", "TableResult", "TranscriptWriter",
            "SentLog", "run_table"]
@@ -175,11 +179,23 @@ class TableResult:
 class TranscriptWriter:
     """Appends records to a ``.sasaki`` file, each flushed and fsync-ed."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, reopen: bool = False) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.path, "xb")  # never overwrite another table's transcript
         self.records = 0
+        self.cut = 0   # bytes of a torn tail cut off when reopened
+        if reopen:     # a resumed table: keep the complete records, cut a torn tail
+            data = self.path.read_bytes() if self.path.exists() else b""
+            records, _ = frame_records(data)
+            keep = sum(5 + len(r) for _, r in records)
+            self.cut = len(data) - keep
+            self._file = open(self.path, "ab")
+            if self.cut:
+                self._file.truncate(keep)
+                os.fsync(self._file.fileno())
+            self.records = len(records)
+        else:
+            self._file = open(self.path, "xb")  # never overwrite another table's transcript
 
     def append(self, data: bytes) -> None:
         self._file.write(data)
@@ -227,8 +243,6 @@ class SentLog:
 
 
 def _default_session_factory(identity: Identity, roster: TableRoster, config: Any) -> Any:
-    from p2p_sasaki.protocol.session import TableSession  # the contract's sans-IO session
-
     return TableSession(identity, roster.keys, roster.table_id, config)
 
 
@@ -251,6 +265,10 @@ async def run_table(
     transport: Transport | None = None,
     step_in_thread: bool = True,
     resend: bool = True,
+    store: TableStore | None = None,
+    resume: bool = False,
+    entropy: Entropy = system_entropy,
+    crash_point: Callable[[str, list[bytes]], Awaitable[None]] | None = None,
 ) -> TableResult:
     """Play the whole match of ``roster`` as ``identity``; return when it is over.
 
@@ -275,9 +293,28 @@ async def run_table(
     :class:`~p2p_sasaki.protocol.net.mesh.Mesh` on ``listeners`` with ``mesh_options``.
     ``step_in_thread=False`` runs the session's crypto steps on the trio thread (tests
     in virtual time).
+
+    ``store``: the table's :class:`~p2p_sasaki.protocol.net.persist.TableStore`; the
+    session then draws from a :class:`~p2p_sasaki.protocol.restore.RecordingEntropy` over
+    ``entropy``, and before anything goes out, the newly drawn entropy and my new envelopes
+    are saved (module docstring, "What is persisted"). ``resume=True`` rebuilds the session
+    from the store and the transcript at ``transcript_path`` instead of starting one
+    (``config`` and ``config_codec``'s agreement are then not used: the saved header is
+    the config), re-sends my saved envelopes to every peer and goes on.
+    ``crash_point(name, mine)`` (tests) is called whenever I signed envelopes (``mine``)
+    at "saved" (saved, not yet recorded nor sent) and at "sent" (just broadcast), and
+    followed by a checkpoint, so a test can cancel the peer exactly there.
     """
     notify = on_event or (lambda event, session: None)
-    writer = TranscriptWriter(transcript_path) if transcript_path is not None else None
+    if resume and (store is None or transcript_path is None):
+        raise ValueError("a resume needs the table's store and its transcript path")
+    restored = None
+    if resume:
+        assert store is not None and transcript_path is not None
+        saved = store.load()
+        restored = restore_session(identity, saved.transcript_records(), saved.entropy, saved.sent, fresh=entropy)
+        config = restored.session.config
+    writer = TranscriptWriter(transcript_path, reopen=resume) if transcript_path is not None else None
     result = TableResult(finished=False, totals=(0, 0, 0, 0), transcript=transcript_path)
     start: Callable[..., Awaitable[None]]
     if transport is None:
@@ -295,14 +332,34 @@ async def run_table(
                 await transport.wait_connected()
             notify(Connected(), None)
             early: list[tuple[bytes, bytes]] = []
-            if config_codec is not None:
-                config = await _agree_config(transport, roster, identity, config, config_codec, early, log)
+            recording: RecordingEntropy | None = None
+            if restored is not None:
+                assert store is not None
+                session = restored.session
+                recording = restored.entropy
+                for frame in store.load().sent:
+                    log.add(frame)
+                if config_codec is not None and identity.public_key == roster.members[0].key:
+                    log.pinned.append(config_codec[0](roster, config))   # a joiner may still wait for it
+            else:
+                if config_codec is not None:
+                    config = await _agree_config(transport, roster, identity, config, config_codec, early, log)
+                if store is not None:
+                    recording = RecordingEntropy(b"", entropy)
+                    session = TableSession(identity, roster.keys, roster.table_id, config, recording)
+                else:
+                    session = (session_factory or _default_session_factory)(identity, roster, config)
             result.config = config
-            session = (session_factory or _default_session_factory)(identity, roster, config)
             driver = _Driver(session, transport, player, writer, notify, result, log, stall_after,
-                             step_in_thread=step_in_thread, resend=resend)
+                             step_in_thread=step_in_thread, resend=resend, store=store, entropy=recording,
+                             crash_point=crash_point)
             driver.inbox.extend(early)
-            await driver.run(nursery, linger)
+            if restored is not None:
+                await driver.resume(nursery, linger, restored)
+            else:
+                await driver.run(nursery, linger)
+            if store is not None and session.finished:
+                store.mark_finished()
             result.mesh = transport.statistics()
             transport.close()
             nursery.cancel_scope.cancel()
@@ -342,10 +399,21 @@ async def _agree_config(mesh: Transport, roster: TableRoster, identity: Identity
 STALL_BACKOFF_MAX = 60.0
 
 
+def _is_mine(session: Any, frame: bytes) -> bool:
+    """Whether ``frame`` is an envelope I signed (not a relay)."""
+    try:
+        body = decode_envelope(frame).body
+    except MessageError:
+        return False
+    return body.sender == (session.my_index if body.hand == 0 else session.my_seat)
+
+
 class _Driver:
     def __init__(self, session: Any, transport: Transport, player: Player, writer: TranscriptWriter | None,
                  notify: Callable[[Any, Any], None], result: TableResult, log: SentLog | None = None,
-                 stall_after: float = 3.0, *, step_in_thread: bool = True, resend: bool = True) -> None:
+                 stall_after: float = 3.0, *, step_in_thread: bool = True, resend: bool = True,
+                 store: TableStore | None = None, entropy: RecordingEntropy | None = None,
+                 crash_point: Callable[[str, list[bytes]], Awaitable[None]] | None = None) -> None:
         self.session = session
         self.transport = transport
         self.player = player
@@ -364,9 +432,17 @@ class _Driver:
         self.reconnected: set[bytes] = set()
         self.last_progress = trio.current_time()
         self.stall_wait = stall_after
+        self.store = store
+        self.entropy = entropy
+        self.crash_point = crash_point
 
     def _wake(self) -> None:
         self.wake.set()
+
+    async def _crash_point(self, name: str, mine: list[bytes]) -> None:
+        if self.crash_point is not None:
+            await self.crash_point(name, mine)
+            await trio.lowlevel.checkpoint()
 
     async def _read(self) -> None:
         async for peer, frame in self.transport.received:
@@ -422,6 +498,13 @@ class _Driver:
         """Events first (records to disk, in order), then our outgoing messages."""
         session = self.session
         events = session.take_events()
+        outgoing = session.take_outgoing()
+        mine = [f for f in outgoing if _is_mine(session, f)]
+        if self.store is not None:   # before anything else: what I signed, and its randomness
+            drawn = self.entropy.take_drawn() if self.entropy is not None else b""
+            self.store.save(drawn, mine)
+        if mine:
+            await self._crash_point("saved", mine)
         for event in events:
             match event:
                 case Record(data=data):
@@ -432,10 +515,11 @@ class _Driver:
                 case Blame():
                     self.result.blame = event
             self.notify(event, session)
-        outgoing = session.take_outgoing()
         for frame in outgoing:
             self.log.add(frame)
             await self.transport.broadcast(frame)
+        if mine:
+            await self._crash_point("sent", mine)
         if events or outgoing:
             self._progress()
         self._report_waiting()
@@ -488,14 +572,34 @@ class _Driver:
         self.asking = (key, scope)
         nursery.start_soon(self._ask, key, turn, scope)
 
-    async def run(self, nursery: trio.Nursery, linger: float) -> None:
+    async def resume(self, nursery: trio.Nursery, linger: float, restored: Any) -> None:
+        """Go on from a restored session (protocol/restore.py): write the records its replay
+        completed beyond the saved transcript, save and send what it newly signed, tell the
+        UI where the hand stands, and send my saved envelopes to every peer."""
+        session = self.session
+        for data in restored.records:
+            if self.writer is not None:
+                self.writer.append(data)
+        if self.store is not None:
+            drawn = self.entropy.take_drawn() if self.entropy is not None else b""
+            self.store.save(drawn, restored.outgoing)
+        for event in restored.events:
+            self.notify(event, session)
+        self._resend(self.transport.peers)   # my saved envelopes: a peer may have missed them
+        for frame in restored.outgoing:
+            self.log.add(frame)
+            await self.transport.broadcast(frame)
+        await self.run(nursery, linger, started=True)
+
+    async def run(self, nursery: trio.Nursery, linger: float, *, started: bool = False) -> None:
         session = self.session
         nursery.start_soon(self._read)
         for peer_key in self.transport.peers:
             nursery.start_soon(self._watch, peer_key)
         self._progress()
         async with trio.open_nursery() as players:
-            session.start()
+            if not started:
+                session.start()
             await self._flush()
             while not session.finished:
                 progressed = False
