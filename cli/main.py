@@ -12,7 +12,7 @@ import importlib
 import sys
 
 # Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("play", "host", "join", "tables", "demo", "audit", "export", "replay", "simulate")
+COMMANDS: tuple[str, ...] = ("play", "host", "join", "resume", "tables", "demo", "audit", "export", "replay", "simulate")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,7 +17,10 @@ every random choice comes from the log, so the session signs again the very byte
 signed: it is checked (:class:`RestoreError` otherwise) and nothing different is ever
 signed for a slot (that would be equivocation). The records it emits must repeat the
 transcript byte for byte; records beyond it (a slot my own last message completed just
-before the crash) are handed back to be written. What others sent for slots not yet
+before the crash) are handed back to be written; records in the file that the replay cannot
+complete yet (a crash in the middle of writing a slot's or the deck's batch of records) are
+handed back too, to be skipped (not written twice) when the session emits them again.
+What others sent for slots not yet
 complete is not saved: their drivers re-send it when the link comes back.
 """
 
@@ -77,6 +80,8 @@ class Restored:
     records: list[bytes]        # records after the transcript's, to append (in order)
     outgoing: list[bytes]       # my envelopes signed now that were never saved (send them)
     events: list[Event]         # the non-record events of the current hand (for a UI)
+    on_disk: list[bytes]        # records already in the transcript that the session will emit
+                                # again (a crash while a batch of records was written): skip them
 
 
 def own_slot(envelope: bytes) -> tuple[int, int]:
@@ -165,9 +170,10 @@ def restore_session(identity: IdentityKey, transcript: Sequence[tuple[int, bytes
         settle()
     if session.blame is not None:
         raise RestoreError(f"replaying the saved transcript stops the table: {session.blame.reason}")
-    if emitted[:len(expected)] != expected:
+    common = min(len(emitted), len(expected))
+    if emitted[:common] != expected[:common]:
         raise RestoreError("replaying the saved state does not give the saved transcript")
-    return Restored(session, entropy, emitted[len(expected):], outgoing, events)
+    return Restored(session, entropy, emitted[common:], outgoing, events, expected[common:])
 
 
 def _recorded_own(session: TableSession, transcript: Sequence[tuple[int, bytes]]) -> bytes | None:

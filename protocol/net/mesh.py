@@ -113,7 +113,11 @@ class Mesh:
         connect_timeout: float = 5.0,
         backoff: Backoff = Backoff(),
         rng: random.Random | None = None,
+        dial_all: bool = False,
     ) -> None:
+        """``dial_all``: dial every member, not only those with a greater key (a peer
+        resumed on a new address, which the others cannot dial); a link that is
+        connected is not dialed again."""
         if identity.public_key not in roster:
             raise ValueError(f"{describe_key(identity.public_key)} is not in the table's roster")
         self.identity = identity
@@ -126,6 +130,7 @@ class Mesh:
         self.connect_timeout = connect_timeout
         self.backoff = backoff
         self._rng = rng or random.Random(secrets.randbits(64))
+        self.dial_all = dial_all
         self._links = {m.key: _Link(m, queue_size) for m in roster.members if m.key != self.key}
         self._received_send, self.received = trio.open_memory_channel[tuple[bytes, bytes]](receive_buffer)
         self._changed = trio.Event()
@@ -158,7 +163,7 @@ class Mesh:
                 async with trio.open_nursery() as nursery:
                     await nursery.start(trio.serve_listeners, self._accept, listeners)
                     for link in self._links.values():
-                        if self.key < link.member.key:
+                        if self.key < link.member.key or self.dial_all:
                             nursery.start_soon(self._dial_forever, link)
                     task_status.started(port)
         finally:
@@ -276,6 +281,8 @@ class Mesh:
         while True:
             while self._offline:
                 await self._online.wait()
+            while self.dial_all and link.connection is not None:
+                await self.wait_disconnected(member.key)
             try:
                 with trio.fail_after(self.connect_timeout):
                     stream = await trio.open_tcp_stream(member.host, member.port)

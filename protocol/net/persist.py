@@ -7,6 +7,9 @@ mode 0600:
 - ``table``    the roster (the ``join-roster`` handshake message: every member's key and the
                address it listened on) and the transcript file's path; written once, by an
                atomic replace (write a temporary file, fsync, rename, fsync the directory);
+- ``header``   the table's transcript header (its config), atomically written once the table
+               options are agreed (before the first message), for a crash before the
+               transcript's first record is on disk;
 - ``entropy``  every byte the session drew from its entropy, appended in order;
 - ``sent``     every envelope I signed, each ``u32be(length) ‖ envelope``, appended;
 - ``finished`` present once the match ended (or stopped): the table is no longer resumable.
@@ -26,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from p2p_sasaki.protocol.messages import MessageError, TableRoster, decode_handshake, encode_handshake
-from p2p_sasaki.protocol.transcript import frame_records
+from p2p_sasaki.protocol.transcript import KIND_HEADER, frame_records
 
 __all__ = ["TableStore", "SavedTable", "tables_dir", "unfinished_tables"]
 
-TABLE_FILE, ENTROPY_FILE, SENT_FILE, FINISHED_FILE = "table", "entropy", "sent", "finished"
+TABLE_FILE, HEADER_FILE, ENTROPY_FILE, SENT_FILE, FINISHED_FILE = "table", "header", "entropy", "sent", "finished"
 
 
 def tables_dir(data_dir: Path) -> Path:
@@ -47,14 +50,18 @@ class SavedTable:
     entropy: bytes
     sent: tuple[bytes, ...]
     finished: bool
+    header: bytes | None = None
 
     def transcript_records(self) -> list[tuple[int, bytes]]:
-        """The transcript's complete records (a torn tail is left out)."""
+        """The transcript's complete records (a torn tail is left out); only the saved
+        header when the transcript has not started."""
         try:
-            data = self.transcript_path.read_bytes()
+            records = frame_records(self.transcript_path.read_bytes())[0]
         except FileNotFoundError:
-            return []
-        return frame_records(data)[0]
+            records = []
+        if not records and self.header is not None:
+            return [(KIND_HEADER, self.header)]
+        return records
 
 
 def _fsync_dir(path: Path) -> None:
@@ -127,6 +134,9 @@ class TableStore:
         if frames:
             _append(self.directory / SENT_FILE, frames)
 
+    def save_header(self, header: bytes) -> None:
+        self._replace(HEADER_FILE, header)
+
     def mark_finished(self) -> None:
         self._replace(FINISHED_FILE, b"")
 
@@ -147,8 +157,10 @@ class TableStore:
             raise ValueError(f"{self.directory / TABLE_FILE} is damaged: {exc}") from None
         if not isinstance(roster, TableRoster):
             raise ValueError(f"{self.directory / TABLE_FILE} holds no roster")
+        header_path = self.directory / HEADER_FILE
         return SavedTable(self.directory, roster, Path(os.fsdecode(table[4 + size:])), entropy, _frames(sent),
-                          (self.directory / FINISHED_FILE).exists())
+                          (self.directory / FINISHED_FILE).exists(),
+                          header_path.read_bytes() if header_path.exists() else None)
 
 
 def unfinished_tables(data_dir: Path) -> list[SavedTable]:

@@ -95,6 +95,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,7 +109,7 @@ from p2p_sasaki.protocol.net.identity import Identity, TableRoster
 from p2p_sasaki.protocol.net.mesh import Mesh
 from p2p_sasaki.protocol.net.persist import TableStore
 from p2p_sasaki.protocol.restore import RecordingEntropy, restore_session
-from p2p_sasaki.protocol.transcript import frame_records
+from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record, frame_records
 from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
 from p2p_sasaki.protocol.session import Blame, HandEnded, Record, TableSession
 
@@ -347,6 +348,7 @@ async def run_table(
                 if store is not None:
                     recording = RecordingEntropy(b"", entropy)
                     session = TableSession(identity, roster.keys, roster.table_id, config, recording)
+                    store.save_header(session.header.encode())
                 else:
                     session = (session_factory or _default_session_factory)(identity, roster, config)
             result.config = config
@@ -434,6 +436,7 @@ class _Driver:
         self.stall_wait = stall_after
         self.store = store
         self.entropy = entropy
+        self.on_disk: deque[bytes] = deque()
         self.crash_point = crash_point
 
     def _wake(self) -> None:
@@ -508,7 +511,10 @@ class _Driver:
         for event in events:
             match event:
                 case Record(data=data):
-                    if self.writer is not None:
+                    if self.on_disk:   # resumed: already in the file (protocol/restore.py)
+                        if self.on_disk.popleft() != data:
+                            raise RuntimeError("the resumed session's records differ from the saved transcript")
+                    elif self.writer is not None:
                         self.writer.append(data)
                 case HandEnded():
                     self.result.hands.append(event)
@@ -577,6 +583,9 @@ class _Driver:
         completed beyond the saved transcript, save and send what it newly signed, tell the
         UI where the hand stands, and send my saved envelopes to every peer."""
         session = self.session
+        if self.writer is not None and self.writer.records == 0:   # crashed before the first record
+            self.writer.append(encode_record(KIND_HEADER, session.header.encode()))
+        self.on_disk.extend(restored.on_disk)
         for data in restored.records:
             if self.writer is not None:
                 self.writer.append(data)
