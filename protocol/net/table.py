@@ -80,15 +80,14 @@ What is persisted, and what a crash loses
 - The transcript (``.sasaki``) holds every record the session emitted, in
   canonical order, each fsync-ed before our next message was sent. After a crash
   it is a valid prefix that ``sasaki audit`` checks as far as it goes.
-- **Not persisted: the session's in-memory state**, notably this hand's secret
-  shuffle/decryption keys and the deal. ``TableSession`` (contract in
-  ``session-api.md``) has no resume entry point, so a crashed peer cannot rejoin
-  the running match: the others see it go silent (keep-alives, 15 s) and the
-  table stalls; the hands already finished stay auditable from any copy of the
-  transcript. Resuming would need the session to export and re-import its
-  secrets; that is future work. The re-sending above only covers a peer whose
-  *process keeps running* while its links are down; a killed and restarted
-  process is a new session and cannot rejoin.
+- With a ``store`` (protocol/net/persist.py), before anything goes out: the bytes the
+  session drew from its entropy and my new envelopes, appended and fsync-ed, **then** the
+  step's records, **then** the frames are sent. A killed peer started again with
+  ``resume=True`` is rebuilt by protocol/restore.py from the store and the transcript
+  (it signs the very bytes it had signed, or refuses), writes the records its replay
+  completed beyond the file (and skips those already in it), re-sends its saved
+  envelopes to every peer and goes on; the others re-send theirs when its link comes back
+  (above). Tests: ``tests/cli/test_resume.py`` (in memory), ``test_resume_processes.py``.
 """
 
 from __future__ import annotations
@@ -304,7 +303,8 @@ async def run_table(
     the config), re-sends my saved envelopes to every peer and goes on.
     ``crash_point(name, mine)`` (tests) is called whenever I signed envelopes (``mine``)
     at "saved" (saved, not yet recorded nor sent) and at "sent" (just broadcast), and
-    followed by a checkpoint, so a test can cancel the peer exactly there.
+    after each record written, at "recorded" (with that record), each followed by a
+    checkpoint, so a test can cancel the peer exactly there.
     """
     notify = on_event or (lambda event, session: None)
     if resume and (store is None or transcript_path is None):
@@ -516,6 +516,7 @@ class _Driver:
                             raise RuntimeError("the resumed session's records differ from the saved transcript")
                     elif self.writer is not None:
                         self.writer.append(data)
+                        await self._crash_point("recorded", [data])
                 case HandEnded():
                     self.result.hands.append(event)
                 case Blame():
