@@ -310,12 +310,16 @@ async def run_table(
     if resume and (store is None or transcript_path is None):
         raise ValueError("a resume needs the table's store and its transcript path")
     restored = None
+    reopen = resume
     if resume:
         assert store is not None and transcript_path is not None
         saved = store.load()
-        restored = restore_session(identity, saved.transcript_records(), saved.entropy, saved.sent, fresh=entropy)
-        config = restored.session.config
-    writer = TranscriptWriter(transcript_path, reopen=resume) if transcript_path is not None else None
+        records = saved.transcript_records()
+        if records:
+            restored = restore_session(identity, records, saved.entropy, saved.sent, fresh=entropy)
+            config = restored.session.config
+        # else: stopped before the table options were agreed; nothing was signed: start afresh
+    writer = TranscriptWriter(transcript_path, reopen=reopen) if transcript_path is not None else None
     result = TableResult(finished=False, totals=(0, 0, 0, 0), transcript=transcript_path)
     start: Callable[..., Awaitable[None]]
     if transport is None:
