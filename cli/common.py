@@ -283,8 +283,12 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
         if ui is not None:
             ui.say(f"The table is full. Connecting to the other three players; transcript: {path}")
     presenter = getattr(player, "presenter", None)
-    if presenter is not None and config is not None:
-        presenter.hands = config.hands
+    if config is None and saved is not None and saved.header is not None:
+        hands = config_of(TranscriptHeader.decode(saved.header)).hands
+    else:
+        hands = config.hands if config is not None else None
+    if presenter is not None and hands is not None:
+        presenter.hands = hands
     try:
         async with trio.open_nursery() as nursery:
             if ui is not None:

@@ -1,18 +1,21 @@
 """Real processes on 127.0.0.1: one ``sasaki`` peer is killed with SIGKILL in the middle of
 the match and started again with the very same command (no terminal: it resumes the
 unfinished table in its data directory without asking); the match completes and the four
-transcripts are byte-identical and audit clean. Once for a joiner, once for the creator."""
+transcripts are byte-identical and audit clean. Once for a joiner (whose old port is then
+taken, so it comes back on a new address), once for the creator."""
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import time
 from pathlib import Path
 
 import pytest
 
-from p2p_sasaki.protocol.net import TableCode
+from p2p_sasaki.protocol.net import Identity, TableCode
+from p2p_sasaki.protocol.net.persist import unfinished_tables
 from p2p_sasaki.protocol.transcript import frame_records
 
 from tests.cli.peers import finish, sasaki, wait_for
@@ -51,9 +54,20 @@ def test_a_peer_killed_mid_match_is_restarted_with_the_same_command(tmp_path: Pa
     os.kill(processes[victim].pid, signal.SIGKILL)
     processes[victim].wait()
     killed_at = records(transcript)
+    blocker = None
+    if victim != 0:   # its old port is taken now: it comes back on a new address
+        key = Identity((tmp_path / f"p{victim}" / "identity.key").read_bytes()).public_key
+        (saved,) = unfinished_tables(tmp_path / f"p{victim}")
+        blocker = socket.socket()
+        blocker.bind(("127.0.0.1", saved.roster.member(key).port))
+        blocker.listen()
     time.sleep(1.0)
     processes[victim] = sasaki(*argv[victim])   # the same command again
-    results = finish(processes, timeout=150)
+    try:
+        results = finish(processes, timeout=150)
+    finally:
+        if blocker is not None:
+            blocker.close()
     for status, out in results:
         assert status == 0, out
     assert "Resuming table" in results[victim][1]
