@@ -283,6 +283,7 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
         if ui is not None:
             ui.say(f"The table is full. Connecting to the other three players; transcript: {path}")
     presenter = getattr(player, "presenter", None)
+    hands: int | None
     if config is None and saved is not None and saved.header is not None:
         hands = config_of(TranscriptHeader.decode(saved.header)).hands
     else:
