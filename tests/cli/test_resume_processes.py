@@ -59,6 +59,7 @@ def test_a_peer_killed_mid_match_is_restarted_with_the_same_command(tmp_path: Pa
         key = Identity((tmp_path / f"p{victim}" / "identity.key").read_bytes()).public_key
         (saved,) = unfinished_tables(tmp_path / f"p{victim}")
         blocker = socket.socket()
+        blocker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # its old connections are in TIME_WAIT
         blocker.bind(("127.0.0.1", saved.roster.member(key).port))
         blocker.listen()
     time.sleep(1.0)
