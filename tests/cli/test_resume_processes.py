@@ -45,32 +45,37 @@ def test_a_peer_killed_mid_match_is_restarted_with_the_same_command(tmp_path: Pa
         argv.append(["join", code, "--address", address, "--bot", "--seed", str(i), "--interface", "127.0.0.1",
                      "--data-dir", str(tmp_path / f"p{i}"), "--transcript", str(tmp_path / f"p{i}.sasaki")])
         processes.append(sasaki(*argv[i]))
-    transcript = tmp_path / f"p{victim}.sasaki"
-    deadline = time.monotonic() + 120
-    while records(transcript) < 40:   # into the first hand's play
-        assert processes[victim].poll() is None, processes[victim].stdout.read().decode()
-        assert time.monotonic() < deadline, "the match did not get going"
-        time.sleep(0.01)
-    os.kill(processes[victim].pid, signal.SIGKILL)
-    processes[victim].wait()
-    killed_at = records(transcript)
-    blocker = None
-    if victim != 0:   # its old port is taken now: it comes back on a new address
-        key = Identity((tmp_path / f"p{victim}" / "identity.key").read_bytes()).public_key
-        (saved,) = unfinished_tables(tmp_path / f"p{victim}")
-        blocker = socket.socket()
-        blocker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # its old connections are in TIME_WAIT
-        blocker.bind(("127.0.0.1", saved.roster.member(key).port))
-        blocker.listen()
-    time.sleep(1.0)
-    processes[victim] = sasaki(*argv[victim])   # the same command again
     try:
-        results = finish(processes, timeout=150)
-    finally:
-        if blocker is not None:
-            blocker.close()
-    for status, out in results:
-        assert status == 0, out
+        transcript = tmp_path / f"p{victim}.sasaki"
+        deadline = time.monotonic() + 120
+        while records(transcript) < 40:   # into the first hand's play
+            assert processes[victim].poll() is None, processes[victim].stdout.read().decode()
+            assert time.monotonic() < deadline, "the match did not get going"
+            time.sleep(0.01)
+        os.kill(processes[victim].pid, signal.SIGKILL)
+        processes[victim].wait()
+        killed_at = records(transcript)
+        blocker = None
+        if victim != 0:   # its old port is taken now: it comes back on a new address
+            key = Identity((tmp_path / f"p{victim}" / "identity.key").read_bytes()).public_key
+            (saved,) = unfinished_tables(tmp_path / f"p{victim}")
+            blocker = socket.socket()
+            blocker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # its old connections are in TIME_WAIT
+            blocker.bind(("127.0.0.1", saved.roster.member(key).port))
+            blocker.listen()
+        time.sleep(1.0)
+        processes[victim] = sasaki(*argv[victim])   # the same command again
+        try:
+            results = finish(processes, timeout=150)
+        finally:
+            if blocker is not None:
+                blocker.close()
+        for status, out in results:
+            assert status == 0, out
+    finally:   # never leave a peer behind, whatever failed
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
     assert "Resuming table" in results[victim][1]
     transcripts = [(tmp_path / f"p{i}.sasaki").read_bytes() for i in range(4)]
     assert transcripts == [transcripts[0]] * 4
