@@ -1,0 +1,89 @@
+"""``sasaki resume --list``, the choice between resuming and a new table, and the saved
+files' permissions (protocol/net/persist.py)."""
+
+from __future__ import annotations
+
+import argparse
+import stat
+from pathlib import Path
+
+import pytest
+
+from p2p_sasaki.cli.main import main
+from p2p_sasaki.cli.resume import pending_table, with_addresses
+from p2p_sasaki.cli.common import CliError
+from p2p_sasaki.protocol.crypto import SeededEntropy
+from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net.persist import TableStore, tables_dir, unfinished_tables
+
+KEYS = [Identity.generate(SeededEntropy(b"cli peer %d" % n)).public_key for n in range(4)]
+ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(k, "127.0.0.1", 40000 + n) for n, k in enumerate(KEYS)))
+
+
+def saved_table(data_dir: Path) -> TableStore:
+    store = TableStore.create(tables_dir(data_dir) / ROSTER.table_id.hex(), ROSTER, data_dir / "t.sasaki")
+    store.save(b"\x01" * 40, [b"not an envelope"])
+    return store
+
+
+def test_the_saved_files_are_owner_only_and_read_back(tmp_path: Path) -> None:
+    store = saved_table(tmp_path)
+    assert stat.S_IMODE(store.directory.stat().st_mode) == 0o700
+    for name in ("table", "entropy", "sent"):
+        assert stat.S_IMODE((store.directory / name).stat().st_mode) == 0o600
+    saved = store.load()
+    assert saved.roster == ROSTER and saved.entropy == b"\x01" * 40 and saved.sent == (b"not an envelope",)
+    assert saved.transcript_path == tmp_path / "t.sasaki" and not saved.finished
+    with open(store.directory / "sent", "ab") as torn:   # a crash during an append
+        torn.write(b"\x00\x00\x01\x00partial")
+    assert store.load().sent == (b"not an envelope",)
+    store.mark_finished()
+    assert unfinished_tables(tmp_path) == []
+
+
+def test_resume_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["resume", "--list", "--data-dir", str(tmp_path)]) == 0
+    assert "No unfinished table" in capsys.readouterr().out
+    saved_table(tmp_path)
+    assert main(["resume", "--list", "--data-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"table {ROSTER.table_id.hex()[:12]}" in out and "member 4: peer" in out and "127.0.0.1:40003" in out
+
+
+def test_an_unfinished_table_is_resumed_unless_new(tmp_path: Path) -> None:
+    args = argparse.Namespace(data_dir=tmp_path, new=False, bot=True)
+    assert pending_table(args) is None
+    saved_table(tmp_path)
+    found = pending_table(args)
+    assert found is not None and found.roster == ROSTER
+    assert pending_table(argparse.Namespace(data_dir=tmp_path, new=True, bot=True)) is None
+
+
+def test_resume_address_overrides_a_members_saved_address() -> None:
+    moved = with_addresses(ROSTER, ["2=10.0.0.5:41000"])
+    assert moved.members[1] == TableMember(KEYS[1], "10.0.0.5", 41000) and moved.members[0] == ROSTER.members[0]
+    with pytest.raises(CliError):
+        with_addresses(ROSTER, ["5=10.0.0.5:41000"])
+
+
+@pytest.mark.slow
+def test_on_a_terminal_host_asks_before_resuming_and_n_starts_a_new_table(tmp_path: Path) -> None:
+    """Through a pty: ``sasaki host`` finds the unfinished table, asks; ``n`` creates a new one."""
+    import sys
+
+    import pexpect
+
+    from tests.cli.peers import ROOT, env
+
+    saved_table(tmp_path)
+    child = pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", "host", "--data-dir", str(tmp_path),
+                                           "--no-mdns", "--interface", "127.0.0.1"],
+                          cwd=str(ROOT), env=env(), encoding="utf-8", timeout=60)
+    try:
+        child.expect("You have an unfinished table:")
+        child.expect(r"Resume it\? \[Y/n\]")
+        child.sendline("n")
+        child.expect("Table code: ")
+    finally:
+        child.terminate(force=True)
+    assert unfinished_tables(tmp_path) != []   # left for later
