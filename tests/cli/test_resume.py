@@ -37,7 +37,7 @@ LINGER = 10.0
 CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False)
 IDENTITIES = [Identity.generate(SeededEntropy(b"resume peer %d" % n)) for n in range(4)]
 KEYS = [identity.public_key for identity in IDENTITIES]
-ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n) for n, key in enumerate(KEYS)))
+ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n, bytes(32)) for n, key in enumerate(KEYS)))
 
 Trigger = Callable[[TableSession, str, list[tuple[int, int, str]], Any], bool]
 """(the victim's session, the crash point, (hand, slot, verb) of what it just signed, the
