@@ -20,6 +20,7 @@ import trio
 from p2p_sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.options import TableOptions
+from p2p_sasaki.protocol.config import Pace
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.hand import DecisionKind
 from p2p_sasaki.protocol.events import DecisionPending
@@ -223,6 +224,20 @@ async def test_a_crash_in_the_middle_of_writing_the_decks_records(tmp_path: Path
 async def test_a_crash_in_the_proofs_with_proofs_on(tmp_path: Path, autojump_clock: Any) -> None:
     config = TableConfig(hands=1, options=TableOptions(lead_card="3S"), proofs=True)
     run = await play(tmp_path, 3, signed_verb("deck/shuffle-proof", point="sent"), config=config)
+    check(tmp_path, run, hands=1)
+
+
+@pytest.mark.parametrize("victim, trigger", [
+    (2, lambda: signed_verb("lead", "decline")),        # the Pacer holds it 1 s: saved, never sent
+    (1, lambda: answered(DecisionKind.TURN, "sent")),   # a bot's turn play held until open + D, then sent
+])
+async def test_a_crash_with_paced_windows(victim: int, trigger: Callable[[], Trigger], tmp_path: Path,
+                                          autojump_clock: Any) -> None:
+    """Fair windows on: the opening answer is signed and saved at once but held by the
+    Pacer; a crash before its due time loses only the send, and the resumed peer sends the
+    saved body (never a second one). A held turn play is saved before the Pacer lets it go."""
+    config = TableConfig(hands=1, options=TableOptions(lead_card="3S"), proofs=False, pace=Pace.of())
+    run = await play(tmp_path, victim, trigger(), config=config)
     check(tmp_path, run, hands=1)
 
 
