@@ -4,6 +4,7 @@ files' permissions (protocol/net/persist.py)."""
 from __future__ import annotations
 
 import argparse
+import os
 import stat
 from pathlib import Path
 
@@ -14,7 +15,12 @@ from p2p_sasaki.cli.resume import pending_table, with_addresses
 from p2p_sasaki.cli.common import CliError
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net import disk
+from p2p_sasaki.protocol.net.disk import DiskError
 from p2p_sasaki.protocol.net.persist import TableStore, tables_dir, unfinished_tables
+from p2p_sasaki.protocol.net.table import TranscriptWriter
+from p2p_sasaki.protocol.restore import RestoreError
+from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record
 
 KEYS = [Identity.generate(SeededEntropy(b"cli peer %d" % n)).public_key for n in range(4)]
 ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(k, "127.0.0.1", 40000 + n, bytes([n + 1]) * 32) for n, k in enumerate(KEYS)))
@@ -39,6 +45,36 @@ def test_the_saved_files_are_owner_only_and_read_back(tmp_path: Path) -> None:
     assert store.load().sent == (b"not an envelope",)
     store.mark_finished()
     assert unfinished_tables(tmp_path) == []
+
+
+def test_a_failed_save_is_a_disk_error_and_leaves_no_torn_frame(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The saved table's appends go through protocol/net/disk.py: a short write (a full
+    disk) is cut back and named as a disk error."""
+    store = saved_table(tmp_path)
+    before = (store.directory / "sent").read_bytes()
+    real_write = os.write
+
+    def short_write(fd: int, data: bytes) -> int:
+        return real_write(fd, bytes(data)[:3])
+
+    monkeypatch.setattr(disk.os, "write", short_write)
+    with pytest.raises(DiskError, match="disk error"):
+        store.save(b"", [b"another envelope"])
+    monkeypatch.undo()
+    assert (store.directory / "sent").read_bytes() == before
+
+
+def test_a_resumed_transcript_is_cut_back_to_its_last_complete_record(tmp_path: Path) -> None:
+    path = tmp_path / "t.sasaki"
+    whole = encode_record(KIND_HEADER, b"header") + encode_record(KIND_HEADER, b"second")
+    path.write_bytes(whole + encode_record(KIND_HEADER, b"torn")[:6])
+    writer = TranscriptWriter(path, reopen=True)
+    assert writer.records == 2 and writer.cut == 6 and path.read_bytes() == whole
+    writer.close()
+    path.write_bytes(whole + b"\x00\x00\x00\x02\x07zz")   # no record (kind 7): refused, never appended after
+    with pytest.raises(RestoreError):
+        TranscriptWriter(path, reopen=True)
 
 
 def test_resume_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
