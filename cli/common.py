@@ -372,6 +372,13 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
                                      mesh_options={"dial_all": True} if saved is not None else None)
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
+        unreachable, _ = group.split(PeersUnreachable)
+        if saved is not None and unreachable is not None:
+            leaf: BaseException = unreachable
+            while isinstance(leaf, BaseExceptionGroup):
+                leaf = leaf.exceptions[0]
+            raise CliError(f"{leaf}; the table stays resumable: run 'sasaki resume' again when the others "
+                           "are back (or give a moved player's address with --address N=HOST:PORT)") from None
         restore, _ = group.split(RestoreError)
         if restore is None:
             raise

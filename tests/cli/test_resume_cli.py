@@ -124,3 +124,23 @@ def test_on_a_terminal_host_asks_before_resuming_and_n_starts_a_new_table(tmp_pa
     finally:
         child.terminate(force=True)
     assert unfinished_tables(tmp_path) != []   # left for later
+
+
+@pytest.mark.slow
+def test_a_resume_whose_players_are_gone_says_so_and_stays_resumable(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Real sockets on 127.0.0.1: nobody listens at the saved addresses; the resume ends with
+    one sentence (status 1) that says the table is still resumable, and it is."""
+    from p2p_sasaki.cli.common import load_identity
+
+    me = load_identity(tmp_path)
+    roster = TableRoster(ROSTER.table_id, (TableMember(me.public_key, "127.0.0.1", 0, bytes(32)),
+                                           *ROSTER.members[1:]))
+    TableStore.create(tables_dir(tmp_path) / roster.table_id.hex(), roster, tmp_path / "t.sasaki")
+    status = main(["resume", "--data-dir", str(tmp_path), "--bot", "--quiet", "--interface", "127.0.0.1",
+                   "--connect-timeout", "0.5", "--proof-workers", "0"])
+    assert status == 1
+    err = capsys.readouterr().err
+    assert "never connected within 0.5 s; the table stays resumable: run 'sasaki resume' again" in err
+    assert "Traceback" not in err
+    assert [t.roster.table_id for t in unfinished_tables(tmp_path)] == [roster.table_id]
