@@ -36,6 +36,7 @@ def test_a_peer_killed_mid_match_is_restarted_with_the_same_command(tmp_path: Pa
     code = str(TableCode.generate())
     ready = tmp_path / "address"
     argv: list[list[str]] = [["host", "--bot", "--seed", "1", "--hands", "2", "--lead", "3H", "--no-proofs",
+                              "--window", "0", "--claim-window", "0", "--bot-turn", "0",   # fast (no fair pacing)
                               "--interface", "127.0.0.1", "--no-mdns", "--data-dir", str(tmp_path / "p0"),
                               "--transcript", str(tmp_path / "p0.sasaki"), "--ready-file", str(ready),
                               "--code", code]]
