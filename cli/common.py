@@ -21,9 +21,12 @@ import trio
 from p2p_sasaki.bots import BOTS, make_bot
 from p2p_sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
 from p2p_sasaki.protocol.net import ALL_INTERFACES, Identity, TableRoster
+from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.net.disk import DiskError, check_directory, repair_tail
+from p2p_sasaki.protocol.net.persist import SavedTable, TableStore, tables_dir
 from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.net.table import BotPlayer, PeersUnreachable, TableResult, run_table
+from p2p_sasaki.protocol.restore import RestoreError
 from p2p_sasaki.protocol.messages import TranscriptHeader
 from p2p_sasaki.protocol.config import Pace, TableConfig, config_of, header_of
 from p2p_sasaki.search import DEFAULT_LEVEL, LEVELS
@@ -127,6 +130,9 @@ def add_peer_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--bot", action="store_true",
                        help="let a bot play your seat (a bot peer; no questions asked)")
     group.add_argument("--quiet", action="store_true", help="print only the result")
+    group.add_argument("--new", action="store_true",
+                       help="start a new table even if DATA_DIR holds an unfinished one (which is otherwise "
+                            "resumed; see 'sasaki resume')")
     group.add_argument("--seed", type=int, default=None, help="seed of the bot's choices (not of the deal)")
     group.add_argument("--bot-kind", choices=tuple(BOTS), default=None,
                        help="which bot plays for --bot and --bots: random, heuristic (a casual player's "
@@ -252,8 +258,8 @@ def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interf
     processes = []
     for number in range(count):
         bot_dir = directory / "bots" / str(number + 1)
-        argv = [sys.executable, "-P", "-m", "p2p_sasaki", "join", code, "--address", address, "--bot", "--quiet",
-                "--data-dir", str(bot_dir), "--bot-kind", kind, "--level", str(level),
+        argv = [sys.executable, "-P", "-m", "p2p_sasaki", "join", "--new", code, "--address", address, "--bot",
+                "--quiet", "--data-dir", str(bot_dir), "--bot-kind", kind, "--level", str(level),
                 "--proof-workers", "0"]  # the bots share this machine's cores with the creator's peer
         if interface:
             # Same interface as the creator. Without one, a bot's mesh listens on every
@@ -330,14 +336,28 @@ def _open_browser(url: str) -> None:
 
 
 async def play_roster(args: argparse.Namespace, identity: Identity, roster: TableRoster,
-                      listeners: Any, config: Any, player: Any, ui: Any) -> TableResult:
+                      listeners: Any, config: Any, player: Any, ui: Any, saved: SavedTable | None = None
+                      ) -> TableResult:
+    """Play the match of ``roster``; with ``saved``, resume that saved table (cli/resume.py)."""
     directory = data_dir(args)
-    path = transcript_path(args, directory, roster)
-    if ui is not None:
-        ui.say(f"The table is full. Connecting to the other three players; transcript: {path}")
+    if saved is not None:
+        path = saved.transcript_path
+        store = TableStore(saved.directory)
+        if ui is not None:
+            ui.say(f"Resuming the table; reconnecting to the other three players; transcript: {path}")
+    else:
+        path = transcript_path(args, directory, roster)
+        store = TableStore.create(tables_dir(directory) / roster.table_id.hex(), roster, path)
+        if ui is not None:
+            ui.say(f"The table is full. Connecting to the other three players; transcript: {path}")
     presenter = getattr(player, "presenter", None)
-    if presenter is not None and config is not None:
-        presenter.hands = config.hands
+    hands: int | None
+    if config is None and saved is not None and saved.header is not None:
+        hands = config_of(TranscriptHeader.decode(saved.header)).hands
+    else:
+        hands = config.hands if config is not None else None
+    if presenter is not None and hands is not None:
+        presenter.hands = hands
     workers = getattr(args, "proof_workers", 0)
     pool = await trio.to_thread.run_sync(ProofPool, workers) if workers > 0 else None
     try:
@@ -347,10 +367,26 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
             result = await run_table(identity, roster, config, player=player, transcript_path=path,
                                      listeners=listeners, on_event=ui.event if ui is not None else None,
                                      config_codec=(encode_config, decode_config),
-                                     connect_timeout=getattr(args, "connect_timeout", 60.0),
-                                     session_factory=seeded_sessions(args.deal_seed) if args.deal_seed is not None
-                                     else None, proof_pool=pool)
+                                     connect_timeout=getattr(args, "connect_timeout", 60.0), proof_pool=pool,
+                                     store=store, resume=saved is not None,
+                                     entropy=session_entropy(args, identity, saved),
+                                     mesh_options={"dial_all": True} if saved is not None else None)
             nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        unreachable, _ = group.split(PeersUnreachable)
+        if saved is not None and unreachable is not None:
+            leaf: BaseException = unreachable
+            while isinstance(leaf, BaseExceptionGroup):
+                leaf = leaf.exceptions[0]
+            raise CliError(f"{leaf}; the table stays resumable: run 'sasaki resume' again when the others "
+                           "are back (or give a moved player's address with --address N=HOST:PORT)") from None
+        restore, _ = group.split(RestoreError)
+        if restore is None:
+            raise
+        first = restore.exceptions[0]
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        raise CliError(f"the saved table in {store.directory} cannot be resumed: {first}") from None
     finally:
         if pool is not None:
             pool.close()
@@ -367,15 +403,13 @@ def member_nonce(args: argparse.Namespace, identity: Identity) -> bytes | None:
     return hashlib.sha256(b"sasaki test member nonce %d " % args.deal_seed + identity.public_key).digest()
 
 
-def seeded_sessions(seed: int) -> Any:
-    """A session factory whose randomness is a function of ``seed`` and the identity (tests only)."""
-    from p2p_sasaki.protocol.session import TableSession
-
-    def factory(identity: Identity, roster: TableRoster, config: Any) -> Any:
-        rng = random.Random(f"{seed}:{identity.public_key.hex()}")
-        return TableSession(identity, roster.keys, roster.table_id, config, rng.randbytes)
-
-    return factory
+def session_entropy(args: argparse.Namespace, identity: Identity, saved: SavedTable | None) -> Entropy:
+    """The session's fresh randomness: the system's, or with the tests' ``--deal-seed`` a
+    function of the seed and the identity (and, once resumed, of how much was drawn)."""
+    if args.deal_seed is None:
+        return system_entropy
+    resumed = f":{len(saved.entropy)}" if saved is not None else ""
+    return random.Random(f"{args.deal_seed}:{identity.public_key.hex()}{resumed}").randbytes
 
 
 def verdict(path: Path) -> str:

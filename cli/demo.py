@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     transcripts = [directory / f"peer{i}.sasaki" for i in range(4)]
     for path in transcripts:
         path.unlink(missing_ok=True)
-    host_argv = py + ["host", "--code", str(code), "--ready-file", str(ready), "--no-mdns",
+    host_argv = py + ["host", "--new", "--code", str(code), "--ready-file", str(ready), "--no-mdns",
                       "--data-dir", str(directory / "peer0"), "--transcript", str(transcripts[0]),
                       "--timeout", str(args.timeout)] + common + extra
     host_argv += ["--no-invite", "--proof-workers", "0"]  # four peers share this machine's cores
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
             time.sleep(0.05)
         address = ready.read_text().strip()
         for i in (1, 2, 3):
-            argv = py + ["join", str(code), "--address", address, "--bot", "--seed", str(seed + i),
+            argv = py + ["join", "--new", str(code), "--address", address, "--bot", "--seed", str(seed + i),
                          "--bot-kind", args.seats[i], "--level", str(args.level),
                          "--data-dir", str(directory / f"peer{i}"), "--transcript", str(transcripts[i]),
                          "--interface", "127.0.0.1", "--proof-workers", "0"] + deal_seed

@@ -15,6 +15,7 @@ import trio
 from p2p_sasaki.protocol.net import MemberJoined, MemberLeft, TableCode, WrongCodeTried, advertise_table, host_table
 
 from p2p_sasaki.cli.commands import COMMANDS
+from p2p_sasaki.cli.resume import pending_table, resume
 from p2p_sasaki.cli.common import (member_nonce, add_peer_options, add_table_options, bind_host, config_from_args, prepare_directories,
                         interfaces, lan_address, load_identity, make_player, make_ui, parse_code, play_roster,
                         report, run_async, spawn_bot_peers, table_page)
@@ -42,6 +43,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def host(args: argparse.Namespace) -> int:
+    saved = pending_table(args)
+    if saved is not None:
+        return await resume(args, saved)
     player = make_player(args)
     async with table_page(args, player):
         return await _host(args, player)

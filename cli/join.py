@@ -9,6 +9,7 @@ import trio
 from p2p_sasaki.protocol.net import find_and_join_table, join_table
 
 from p2p_sasaki.cli.commands import COMMANDS
+from p2p_sasaki.cli.resume import pending_table, resume
 from p2p_sasaki.cli.common import (member_nonce, CliError, add_peer_options, bind_host, prepare_directories, interfaces, load_identity, make_player,
                         make_ui, parse_code, play_roster, report, run_async, table_page)
 
@@ -40,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def join(args: argparse.Namespace) -> int:
+    saved = pending_table(args)
+    if saved is not None:
+        return await resume(args, saved)
     player = make_player(args)
     async with table_page(args, player):
         return await _join(args, player)

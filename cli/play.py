@@ -7,6 +7,8 @@ import sys
 
 from p2p_sasaki.cli import host as host_command
 from p2p_sasaki.cli import join as join_command
+from p2p_sasaki.cli import resume as resume_command
+from p2p_sasaki.cli.resume import pending_table
 from p2p_sasaki.cli.common import EXIT_INTERRUPTED, CliError, add_peer_options, add_table_options, parse_code, run_async
 from p2p_sasaki.cli.tables import browse, table_line
 from p2p_sasaki.cli.commands import COMMANDS
@@ -27,6 +29,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     async def main() -> int:
+        saved = pending_table(args)
+        if saved is not None:
+            return await resume_command.resume(args, saved)
+        args.new = True   # asked once: host/join below start a new table
         print("Looking for tables on the local network ...", flush=True)
         ns = argparse.Namespace(**vars(args))
         ns.timeout = args.browse_timeout

@@ -197,8 +197,10 @@ class MeshHandshake(_Machine):
     """One side of a mesh connection's handshake.
 
     ``dialing``: the key we dialled (we are the dialer), or None (we are the listener).
-    The listener accepts a dialer whose key is in ``roster``, below ours (the lower key
-    dials) and acceptable (crypto.is_acceptable_identity_key).
+    The listener accepts a dialer whose key is in ``roster`` and acceptable
+    (crypto.is_acceptable_identity_key). The lower key dials, but a higher one may too (a
+    peer resumed on a new address, which the others cannot dial: protocol/net/mesh.py
+    ``dial_all``).
     """
 
     def __init__(self, identity: IdentityKey, roster: TableRoster, dialing: bytes | None = None,
@@ -235,8 +237,6 @@ class MeshHandshake(_Machine):
             return f"{describe_key(hello.key)} is not a member of this table"
         if not crypto.is_acceptable_identity_key(hello.key):
             return f"{describe_key(hello.key)} is a weak key"
-        if self.dialing is None and not hello.key < self.identity.public_key:
-            return f"{describe_key(hello.key)} should wait for this peer to dial it (the lower key dials)"
         return None
 
     def _transcript(self, role: str) -> bytes:

@@ -34,9 +34,9 @@ state hash before the slot):
                      then the full deal is replayed through the game and checked
 
 What a driver must persist for crash safety (before sending what take_outgoing returns):
-every envelope of take_outgoing (mine are among them) and every Record event. A resume also
-needs my secrets (:meth:`TableSession.export_secrets`: the seating nonce, the current hand's
-deck nonce, shuffle scalar and permutation); a full resume from them is not implemented yet.
+my envelopes of take_outgoing, every byte the session drew from ``rng``, and every Record
+event; protocol/restore.py rebuilds the session from them (docs/protocol.md, "Resume").
+:meth:`TableSession.export_secrets` shows my current secrets (they are in the drawn bytes).
 """
 
 from __future__ import annotations

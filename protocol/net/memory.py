@@ -162,14 +162,31 @@ class MemoryNetwork:
         self._offline: set[bytes] = set()
         self._order = itertools.count()
         self._changed = trio.Event()
-        self._transports = {key: MemoryTransport(self, key, receive_buffer) for key in keys}
+        self._transports = {key: MemoryTransport(self, key, receive_buffer, queue_size) for key in keys}
 
     def transport(self, key: bytes) -> MemoryTransport:
-        """The endpoint of the member ``key`` (the same object every time)."""
+        """The endpoint of the member ``key`` (the same object every time, until :meth:`restart`)."""
         try:
             return self._transports[key]
         except KeyError:
             raise KeyError("this key is not a member of the network") from None
+
+    def restart(self, key: bytes) -> MemoryTransport:
+        """A new endpoint for ``key``, whose old one has stopped (a crashed process started
+        again): the frames it had queued for its peers are gone; the peers' queues for it
+        stay (they are delivered when the links come back, as the TCP mesh does)."""
+        old = self.transport(key)
+        if old.running:
+            raise RuntimeError("the member's transport is still running")
+        for peer in self.keys:
+            if peer == key:
+                continue
+            direction = _Direction(key, peer, self.seed, old._queue_size)
+            link = self._link(key, peer)
+            link.directions = [d for d in link.directions if d.source != key] + [direction]
+            self._directions[key, peer] = direction
+        self._transports[key] = MemoryTransport(self, key, old._receive_buffer, old._queue_size)
+        return self._transports[key]
 
     # -- faults ------------------------------------------------------------------------
 
@@ -277,7 +294,6 @@ class MemoryNetwork:
     async def _deliver(self, direction: _Direction) -> None:
         """Hand each frame on the wire to the receiver when it is due, in (due, order) order."""
         link = self._link(direction.source, direction.target)
-        receiver = self._transports[direction.target]
         while True:
             if not direction.wire:
                 direction.arrived = trio.Event()
@@ -292,6 +308,7 @@ class MemoryNetwork:
             heapq.heappop(direction.wire)
             if epoch != link.epoch:
                 continue
+            receiver = self._transports[direction.target]   # a restarted member's new endpoint
             try:
                 await receiver._received_send.send((direction.source, frame))
             except (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -305,9 +322,10 @@ class MemoryTransport:
     :class:`~p2p_sasaki.protocol.net.transport.Transport`. Run it once, with
     ``await nursery.start(transport.run)``."""
 
-    def __init__(self, network: MemoryNetwork, key: bytes, receive_buffer: int) -> None:
+    def __init__(self, network: MemoryNetwork, key: bytes, receive_buffer: int, queue_size: int = 1024) -> None:
         self.network = network
         self._key = key
+        self._receive_buffer, self._queue_size = receive_buffer, queue_size
         self._received_send, self._received = trio.open_memory_channel[tuple[bytes, bytes]](receive_buffer)
         self.running = False
         self._started = False

@@ -128,7 +128,11 @@ class Mesh:
         max_pending: int = 32,
         max_pending_per_address: int = 4,
         report_every: float = 10.0,
+        dial_all: bool = False,
     ) -> None:
+        """``dial_all``: dial every member, not only those with a greater key (a peer
+        resumed on a new address, which the others cannot dial); a link that is
+        connected is not dialed again."""
         if identity.public_key not in roster:
             raise ValueError(f"{describe_key(identity.public_key)} is not in the table's roster")
         self.identity = identity
@@ -141,6 +145,7 @@ class Mesh:
         self.connect_timeout = connect_timeout
         self.backoff = backoff
         self._rng = rng or random.Random(secrets.randbits(64))
+        self.dial_all = dial_all
         self._links = {m.key: _Link(m, queue_size) for m in roster.members if m.key != self.key}
         self._received_send, self.received = trio.open_memory_channel[tuple[bytes, bytes]](receive_buffer)
         self._changed = trio.Event()
@@ -181,7 +186,7 @@ class Mesh:
                     await nursery.start(trio.serve_listeners, self._accept, listeners)
                     nursery.start_soon(self._report_failures)
                     for link in self._links.values():
-                        if self.key < link.member.key:
+                        if self.key < link.member.key or self.dial_all:
                             nursery.start_soon(self._dial_forever, link)
                     task_status.started(port)
         finally:
@@ -299,6 +304,8 @@ class Mesh:
         while True:
             while self._offline:
                 await self._online.wait()
+            while self.dial_all and link.connection is not None:
+                await self.wait_disconnected(member.key)
             try:
                 with trio.fail_after(self.connect_timeout):
                     stream = await trio.open_tcp_stream(member.host, member.port)

@@ -88,21 +88,21 @@ What is persisted, and what a crash loses
 - The transcript (``.sasaki``) holds every record the session emitted, in
   canonical order, each fsync-ed before our next message was sent. After a crash
   it is a valid prefix that ``sasaki audit`` checks as far as it goes.
-- **Not persisted: the session's in-memory state**, notably this hand's secret
-  shuffle/decryption keys and the deal. ``TableSession`` (contract in
-  ``session-api.md``) has no resume entry point, so a crashed peer cannot rejoin
-  the running match: the others see it go silent (keep-alives, 15 s) and the
-  table stalls; the hands already finished stay auditable from any copy of the
-  transcript. Resuming would need the session to export and re-import its
-  secrets; that is future work. The re-sending above only covers a peer whose
-  *process keeps running* while its links are down; a killed and restarted
-  process is a new session and cannot rejoin.
+- With a ``store`` (protocol/net/persist.py), before anything goes out: the bytes the
+  session drew from its entropy and my new envelopes, appended and fsync-ed, **then** the
+  step's records, **then** the frames are sent. A killed peer started again with
+  ``resume=True`` is rebuilt by protocol/restore.py from the store and the transcript
+  (it signs the very bytes it had signed, or refuses), writes the records its replay
+  completed beyond the file (and skips those already in it), re-sends its saved
+  envelopes to every peer and goes on; the others re-send theirs when its link comes back
+  (above). Tests: ``tests/cli/test_resume.py`` (in memory), ``test_resume_processes.py``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,14 +110,18 @@ from typing import Any, Protocol
 
 import trio
 
-from p2p_sasaki.protocol.net.disk import DiskError, append_record
+from p2p_sasaki.protocol.crypto import Entropy, system_entropy
+from p2p_sasaki.protocol.net.disk import DiskError, append_record, complete_length, repair_tail
 from p2p_sasaki.protocol.config import NO_PACE, Pace
 from p2p_sasaki.protocol.messages import MessageError, TableAction, VersionMismatchError, decode_envelope
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
 from p2p_sasaki.protocol.net.mesh import Mesh
+from p2p_sasaki.protocol.net.persist import TableStore
 from p2p_sasaki.protocol.net.workers import ProofPool
+from p2p_sasaki.protocol.restore import RecordingEntropy, RestoreError, restore_session
+from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record, frame_records
 from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
-from p2p_sasaki.protocol.session import Blame, HandEnded, Record
+from p2p_sasaki.protocol.session import Blame, HandEnded, Record, TableSession
 
 __all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Connected", "WindowOpened", "Pacer", "TableResult", "TranscriptWriter",
            "SentLog", "run_table"]
@@ -259,16 +263,26 @@ class TranscriptWriter:
     """Appends records to a ``.sasaki`` file, each with one write and one fsync, truncated
     back on failure (protocol/net/disk.py); a file that got no record is removed on close."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, reopen: bool = False) -> None:
         self.path = Path(path)
+        self.records = 0
+        self.cut = 0   # bytes of a torn tail cut off when reopened
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.path, "xb")  # never overwrite another table's transcript
-        except FileExistsError:
+            if reopen:     # a resumed table: keep the complete records, cut a torn tail (disk.py)
+                if self.path.exists():
+                    self.cut = repair_tail(self.path)
+                data = self.path.read_bytes() if self.path.exists() else b""
+                if complete_length(data) != len(data):
+                    raise RestoreError(f"{self.path} ends with bytes that are not a transcript record")
+                self._file = open(self.path, "ab")
+                self.records = len(frame_records(data)[0])
+            else:
+                self._file = open(self.path, "xb")  # never overwrite another table's transcript
+        except (FileExistsError, DiskError):
             raise
         except OSError as error:
             raise DiskError(error.errno, f"disk error: cannot create {self.path}: {error.strerror or error}") from error
-        self.records = 0
 
     def append(self, data: bytes) -> None:
         append_record(self._file, data, self.path)
@@ -317,8 +331,6 @@ class SentLog:
 
 
 def _default_session_factory(identity: Identity, roster: TableRoster, config: Any) -> Any:
-    from p2p_sasaki.protocol.session import TableSession  # the contract's sans-IO session
-
     return TableSession(identity, roster.keys, roster.table_id, config)
 
 
@@ -342,6 +354,10 @@ async def run_table(
     step_in_thread: bool = True,
     resend: bool = True,
     proof_pool: ProofPool | None = None,
+    store: TableStore | None = None,
+    resume: bool = False,
+    entropy: Entropy = system_entropy,
+    crash_point: Callable[[str, list[bytes]], Awaitable[None]] | None = None,
 ) -> TableResult:
     """Play the whole match of ``roster`` as ``identity``; return when it is over.
 
@@ -367,9 +383,33 @@ async def run_table(
     ``step_in_thread=False`` runs the session's crypto steps on the trio thread (tests
     in virtual time). ``proof_pool``: worker processes (protocol/net/workers.py) that run
     the hand's queued proof jobs side by side, on every core, instead of one at a time.
+
+    ``store``: the table's :class:`~p2p_sasaki.protocol.net.persist.TableStore`; the
+    session then draws from a :class:`~p2p_sasaki.protocol.restore.RecordingEntropy` over
+    ``entropy``, and before anything goes out, the newly drawn entropy and my new envelopes
+    are saved (module docstring, "What is persisted"). ``resume=True`` rebuilds the session
+    from the store and the transcript at ``transcript_path`` instead of starting one
+    (``config`` and ``config_codec``'s agreement are then not used: the saved header is
+    the config), re-sends my saved envelopes to every peer and goes on.
+    ``crash_point(name, mine)`` (tests) is called whenever I signed envelopes (``mine``)
+    at "saved" (saved, not yet recorded nor sent) and at "sent" (just broadcast), and
+    after each record written, at "recorded" (with that record), each followed by a
+    checkpoint, so a test can cancel the peer exactly there.
     """
     notify = on_event or (lambda event, session: None)
-    writer = TranscriptWriter(transcript_path) if transcript_path is not None else None
+    if resume and (store is None or transcript_path is None):
+        raise ValueError("a resume needs the table's store and its transcript path")
+    restored = None
+    reopen = resume
+    if resume:
+        assert store is not None and transcript_path is not None
+        saved = store.load()
+        records = saved.transcript_records()
+        if records:
+            restored = restore_session(identity, records, saved.entropy, saved.sent, fresh=entropy)
+            config = restored.session.config
+        # else: stopped before the table options were agreed; nothing was signed: start afresh
+    writer = TranscriptWriter(transcript_path, reopen=reopen) if transcript_path is not None else None
     result = TableResult(finished=False, totals=(0, 0, 0, 0), transcript=transcript_path)
     start: Callable[..., Awaitable[None]]
     if transport is None:
@@ -386,19 +426,42 @@ async def run_table(
             with trio.move_on_after(connect_timeout) as connecting:
                 await transport.wait_connected()
             if connecting.cancelled_caught:
+                if store is not None and not resume:
+                    store.mark_finished()   # nothing was signed: a new table, not a resume, comes next
                 raise PeersUnreachable(tuple(m for m in roster.members if m.key != identity.public_key
                                              and not transport.is_connected(m.key)), connect_timeout)
             notify(Connected(), None)
             early: list[tuple[bytes, bytes]] = []
-            if config_codec is not None:
-                config = await _agree_config(transport, roster, identity, config, config_codec, early, log)
+            recording: RecordingEntropy | None = None
+            if restored is not None:
+                assert store is not None
+                session = restored.session
+                recording = restored.entropy
+                for frame in store.load().sent:
+                    log.add(frame)
+                if config_codec is not None and identity.public_key == roster.members[0].key:
+                    log.pinned.append(config_codec[0](roster, config))   # a joiner may still wait for it
+            else:
+                if config_codec is not None:
+                    config = await _agree_config(transport, roster, identity, config, config_codec, early, log)
+                if store is not None:
+                    recording = RecordingEntropy(b"", entropy)
+                    session = TableSession(identity, roster.keys, roster.table_id, config, recording)
+                    store.save_header(session.header.encode())
+                else:
+                    session = (session_factory or _default_session_factory)(identity, roster, config)
             result.config = config
-            session = (session_factory or _default_session_factory)(identity, roster, config)
             driver = _Driver(session, transport, player, writer, notify, result, log, stall_after,
                              step_in_thread=step_in_thread, resend=resend, proof_pool=proof_pool,
-                             pace=getattr(config, "pace", NO_PACE))
+                             pace=getattr(config, "pace", NO_PACE), store=store, entropy=recording,
+                             crash_point=crash_point)
             driver.inbox.extend(early)
-            await driver.run(nursery, linger)
+            if restored is not None:
+                await driver.resume(nursery, linger, restored)
+            else:
+                await driver.run(nursery, linger)
+            if store is not None and session.finished:
+                store.mark_finished()
             result.mesh = transport.statistics()
             transport.close()
             nursery.cancel_scope.cancel()
@@ -438,11 +501,23 @@ async def _agree_config(mesh: Transport, roster: TableRoster, identity: Identity
 STALL_BACKOFF_MAX = 60.0
 
 
+def _is_mine(session: Any, frame: bytes) -> bool:
+    """Whether ``frame`` is an envelope I signed (not a relay)."""
+    try:
+        body = decode_envelope(frame).body
+    except MessageError:
+        return False
+    me: int | None = session.my_index if body.hand == 0 else session.my_seat
+    return body.sender == me
+
+
 class _Driver:
     def __init__(self, session: Any, transport: Transport, player: Player, writer: TranscriptWriter | None,
                  notify: Callable[[Any, Any], None], result: TableResult, log: SentLog | None = None,
                  stall_after: float = 3.0, *, step_in_thread: bool = True, resend: bool = True,
-                 proof_pool: ProofPool | None = None, pace: Pace = NO_PACE) -> None:
+                 proof_pool: ProofPool | None = None, pace: Pace = NO_PACE,
+                 store: TableStore | None = None, entropy: RecordingEntropy | None = None,
+                 crash_point: Callable[[str, list[bytes]], Awaitable[None]] | None = None) -> None:
         self.session = session
         self.transport = transport
         self.player = player
@@ -467,9 +542,18 @@ class _Driver:
         self.opened: dict[object, tuple[float, float]] = {}   # decision key -> (opened, due)
         self.held: list[tuple[float, object, Any]] = []        # (due, decision key, action)
         self.acted: set[tuple[int, int]] = set()                # (hand, slot) I answered through act
+        self.store = store
+        self.entropy = entropy
+        self.on_disk: deque[bytes] = deque()
+        self.crash_point = crash_point
 
     def _wake(self) -> None:
         self.wake.set()
+
+    async def _crash_point(self, name: str, mine: list[bytes]) -> None:
+        if self.crash_point is not None:
+            await self.crash_point(name, mine)
+            await trio.lowlevel.checkpoint()
 
     async def _read(self) -> None:
         async for peer, frame in self.transport.received:
@@ -525,19 +609,29 @@ class _Driver:
         """Events first (records to disk, in order), then our outgoing messages."""
         session = self.session
         events = session.take_events()
+        outgoing = session.take_outgoing()
+        mine = [f for f in outgoing if _is_mine(session, f)]
+        if self.store is not None:   # before anything else: what I signed, and its randomness
+            drawn = self.entropy.take_drawn() if self.entropy is not None else b""
+            self.store.save(drawn, mine)
+        if mine:
+            await self._crash_point("saved", mine)
         for event in events:
             match event:
                 case Record(data=data):
-                    if self.writer is not None:
+                    if self.on_disk:   # resumed: already in the file (protocol/restore.py)
+                        if self.on_disk.popleft() != data:
+                            raise RuntimeError("the resumed session's records differ from the saved transcript")
+                    elif self.writer is not None:
                         self.writer.append(data)
+                        await self._crash_point("recorded", [data])
                 case HandEnded():
                     self.result.hands.append(event)
                 case Blame():
                     self.result.blame = event
             self.notify(event, session)
-        outgoing = session.take_outgoing()
         now = trio.current_time()
-        for frame in outgoing:
+        for frame in outgoing:   # saved above; the Pacer may hold a frame, never re-signs it
             self.pacer.hold(frame, self._lead_due(frame, now))
         await self._release()
         if events or outgoing:
@@ -563,9 +657,14 @@ class _Driver:
         return now + delay
 
     async def _release(self) -> None:
-        for frame in self.pacer.take_due(trio.current_time()):
+        """Send the Pacer's due frames (each saved in :meth:`_flush` when it was signed)."""
+        frames = self.pacer.take_due(trio.current_time())
+        for frame in frames:
             self.log.add(frame)
             await self.transport.broadcast(frame)
+        mine = [f for f in frames if _is_mine(self.session, f)]
+        if mine:
+            await self._crash_point("sent", mine)
 
     def _report_waiting(self) -> None:
         session = self.session
@@ -635,14 +734,37 @@ class _Driver:
         self.asking = (key, scope)
         nursery.start_soon(self._ask, key, turn, scope)
 
-    async def run(self, nursery: trio.Nursery, linger: float) -> None:
+    async def resume(self, nursery: trio.Nursery, linger: float, restored: Any) -> None:
+        """Go on from a restored session (protocol/restore.py): write the records its replay
+        completed beyond the saved transcript, save and send what it newly signed, tell the
+        UI where the hand stands, and send my saved envelopes to every peer."""
+        session = self.session
+        if self.writer is not None and self.writer.records == 0:   # crashed before the first record
+            self.writer.append(encode_record(KIND_HEADER, session.header.encode()))
+        self.on_disk.extend(restored.on_disk)
+        for data in restored.records:
+            if self.writer is not None:
+                self.writer.append(data)
+        if self.store is not None:
+            drawn = self.entropy.take_drawn() if self.entropy is not None else b""
+            self.store.save(drawn, restored.outgoing)
+        for event in restored.events:
+            self.notify(event, session)
+        self._resend(self.transport.peers)   # my saved envelopes: a peer may have missed them
+        for frame in restored.outgoing:
+            self.log.add(frame)
+            await self.transport.broadcast(frame)
+        await self.run(nursery, linger, started=True)
+
+    async def run(self, nursery: trio.Nursery, linger: float, *, started: bool = False) -> None:
         session = self.session
         nursery.start_soon(self._read)
         for peer_key in self.transport.peers:
             nursery.start_soon(self._watch, peer_key)
         self._progress()
         async with trio.open_nursery() as players:
-            session.start()
+            if not started:
+                session.start()
             await self._flush()
             while not session.finished:
                 progressed = False

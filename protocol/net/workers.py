@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from types import TracebackType
@@ -45,6 +46,13 @@ class JobSource(Protocol):
     def finish_job(self, job: DeckJob, result: JobResult) -> None: ...
 
 
+def _ignore_interrupts() -> None:
+    """Each worker's initializer: a Ctrl-C on the terminal reaches the whole process group,
+    but only the peer's process decides what an interrupt means (it closes the pool); a
+    worker must not die with a traceback of its own on the player's screen."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _warm_up() -> int:
     """Run in each worker at start: import the group and derive the 48-card generators."""
     from p2p_sasaki.protocol import crypto
@@ -58,7 +66,8 @@ class ProofPool:
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
-        self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+        self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_ignore_interrupts)
         # start every process now (the first job should not pay for an interpreter start)
         for future in [self._executor.submit(_warm_up) for _ in range(self.workers)]:
             future.result()

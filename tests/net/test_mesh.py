@@ -234,3 +234,29 @@ async def test_a_peer_of_another_version_is_refused_with_one_sentence():
         assert info.value.reason == (f"refused by peer {high.public_key[:4].hex()}: it speaks protocol version 1, we "
                                      f"speak version {PROTOCOL_VERSION}; both need the same p2p-sasaki release")
         assert mesh.statistics().refused == 1
+
+
+async def test_a_peer_restarted_on_a_new_address_is_found_again():
+    """The member with the greatest key (dialed by everyone at its roster address) comes back
+    on a new port with ``dial_all``: it dials the others, who accept its key from the new
+    address; frames flow both ways and nobody dials it again meanwhile."""
+    identities, roster, listeners = await make_table(4)
+    moved = identities[3]
+    for listener in listeners[3]:
+        await listener.aclose()   # its old address is dead
+    new_listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    async with AsyncExitStack() as stack:
+        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST))
+                  for i, ls in zip(identities[:3], listeners[:3])]
+        resumed = await stack.enter_async_context(open_mesh(moved, roster, new_listeners, dial_all=True, **FAST))
+        with trio.fail_after(5):
+            await resumed.wait_connected()
+            for mesh in meshes:
+                await mesh.wait_connected([moved.public_key])
+        await resumed.broadcast(b"back")
+        for mesh in meshes:
+            assert await receive_n(mesh, 1) == [(moved.public_key, b"back")]
+            await mesh.send(moved.public_key, b"welcome")
+        assert sorted(await receive_n(resumed, 3)) == sorted((i.public_key, b"welcome") for i in identities[:3])
+        await trio.sleep(0.5)   # several backoff periods: the links stay as they are
+        assert all(p.connections == 1 for p in resumed.statistics().peers.values())
