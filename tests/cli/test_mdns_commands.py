@@ -117,11 +117,11 @@ def test_interactive_play_browses_then_creates_or_joins(tmp_path):
     pytest.importorskip("pexpect")
     report = run_scenario("play", tmp_path)
     typo = report["typo"]
-    assert typo["rc"] == 1
+    assert typo["rc"] == 130   # the input ended (Ctrl-D): docs/usage.md, exit statuses
     lines = typo["out"].rstrip().splitlines()
     assert lines[-2] == ("'7-purple' is not a table code like 7-purple-sausage. Type the code again, "
                          "or press Enter to create a table:")
-    assert lines[-1] == "sasaki: no table code typed (end of input)."
+    assert lines[-1] == "sasaki: no table code typed (end of input); nothing was sent."
 
     assert report["creator_saw_none"]
     nameplate = report["code"].split("-")[0]
