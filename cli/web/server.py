@@ -45,6 +45,7 @@ __all__ = ["WebTable", "table_json"]
 
 MAX_REQUEST = 16384
 MAX_MESSAGE = 4096
+SEND_TIMEOUT = 30.0    # seconds a tab may leave a message unread before its WebSocket is closed
 
 
 def table_json(table: TableView) -> dict[str, Any]:
@@ -102,9 +103,10 @@ class WebTable:
             if request is None:
                 return
             await self._route(stream, conn, request)
-        except* (trio.BrokenResourceError, trio.ClosedResourceError, h11.ProtocolError,
+        except* (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, h11.ProtocolError,
                  wsproto.utilities.LocalProtocolError, wsproto.utilities.RemoteProtocolError):
-            pass    # a tab that went away or spoke nonsense (also from the WebSocket's two tasks); the table goes on
+            pass    # a tab that went away, stopped reading or spoke nonsense (also from the WebSocket's
+            # two tasks); the table goes on, and a reload opens a new WebSocket
         finally:
             with trio.move_on_after(1) as cleanup:
                 cleanup.shield = True
@@ -190,9 +192,19 @@ class WebTable:
         if trailing:
             ws.receive_data(trailing)
         closed = trio.Event()
+        # The push task and the receive task (its replies) both write to the stream: one at a
+        # time (a SocketStream refuses two concurrent send_all calls with BusyResourceError,
+        # which would end the whole page server), and never longer than SEND_TIMEOUT for a tab
+        # that stopped reading.
+        sending = trio.StrictFIFOLock()
+
+        async def write(event: Any) -> None:
+            async with sending:
+                with trio.fail_after(SEND_TIMEOUT):
+                    await stream.send_all(ws.send(event))
 
         async def send(text: str) -> None:
-            await stream.send_all(ws.send(TextMessage(data=text)))
+            await write(TextMessage(data=text))
 
         async def push() -> None:
             while not closed.is_set():
@@ -214,9 +226,9 @@ class WebTable:
                             if reply is not None:
                                 await send(json.dumps(reply))
                     elif isinstance(event, Ping):
-                        await stream.send_all(ws.send(event.response()))
+                        await write(event.response())
                     elif isinstance(event, CloseConnection):
-                        await stream.send_all(ws.send(event.response()))
+                        await write(event.response())
                         return
                 data = await stream.receive_some(4096)
                 if not data:

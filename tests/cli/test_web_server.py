@@ -14,7 +14,8 @@ from p2p_sasaki.hand import Decision, DecisionKind, Decline, Hand, Stop
 from p2p_sasaki.protocol.net.table import Turn
 from p2p_sasaki.protocol.session import Seated
 
-from p2p_sasaki.cli.presenter import Presenter
+from p2p_sasaki.cli.presenter import Note, NoteKind, Presenter
+from p2p_sasaki.cli.web import server
 from p2p_sasaki.cli.web.page import page
 from p2p_sasaki.cli.web.server import WebTable
 from tests.engine.helpers import deal
@@ -91,10 +92,16 @@ class Socket:
         self.pending.extend(self.ws.events())
 
     async def receive(self) -> dict:
-        while not any(isinstance(e, TextMessage) for e in self.pending):
-            await self._read()
-        index = next(i for i, e in enumerate(self.pending) if isinstance(e, TextMessage))
-        return json.loads(self.pending.pop(index).data)
+        """The next whole text message (a big one arrives in pieces)."""
+        text = ""
+        while True:
+            while not any(isinstance(e, TextMessage) for e in self.pending):
+                await self._read()
+            index = next(i for i, e in enumerate(self.pending) if isinstance(e, TextMessage))
+            event = self.pending.pop(index)
+            text += event.data
+            if event.message_finished:
+                return json.loads(text)
 
     async def send(self, message: dict) -> None:
         await self.stream.send_all(self.ws.send(TextMessage(data=json.dumps(message))))
@@ -144,3 +151,57 @@ async def test_two_tabs_see_the_same_table_and_the_first_answer_wins():
         assert message == {"type": "refused", "reason": "unknown message"}
         nursery.cancel_scope.cancel()
     assert answers == [Stop(2)]
+
+
+async def flood(presenter: Presenter, changes: int = 300) -> None:
+    """Many big changes: a tab that does not read fills its socket and the push blocks."""
+    for number in range(changes):
+        presenter.tell(Note(f"{number} " + "x" * 20000, NoteKind.PLAY))
+        await trio.sleep(0)
+    await trio.testing.wait_all_tasks_blocked()
+
+
+async def test_a_reply_while_a_push_is_blocked_waits_its_turn():
+    # The cause of the browser test that hung: the push task and the receive task (its
+    # reply) wrote to one stream at once; trio refused the second with BusyResourceError,
+    # which ended the whole page server while the tab waited for its reply.
+    presenter = Presenter(timeout=100)
+    presenter.event(Seated(KEYS, 2), None)
+    web = WebTable(presenter)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(web.serve)
+        path = f"/t/{web.token}/ws"
+        slow = await Socket.open(web.port, path)
+        await slow.receive()
+        await flood(presenter)                      # the push to the slow tab is stuck mid-send
+        await slow.send({"type": "hello"})          # its reply has to wait for the push
+        await trio.testing.wait_all_tasks_blocked()
+        other = await Socket.open(web.port, path)   # the page still serves
+        assert (await other.receive())["table"]["version"] == presenter.version
+        with trio.fail_after(30):
+            message = await slow.receive()
+            while message["type"] != "refused":
+                message = await slow.receive()
+        assert message == {"type": "refused", "reason": "unknown message"}
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_tab_that_stops_reading_is_closed_and_the_page_goes_on(monkeypatch):
+    monkeypatch.setattr(server, "SEND_TIMEOUT", 0.2)
+    presenter = Presenter(timeout=100)
+    presenter.event(Seated(KEYS, 2), None)
+    web = WebTable(presenter)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(web.serve)
+        path = f"/t/{web.token}/ws"
+        slow = await Socket.open(web.port, path)
+        await slow.receive()
+        await flood(presenter)
+        await trio.sleep(1)                         # past SEND_TIMEOUT: the server closes the slow tab
+        with trio.fail_after(30):
+            while chunk := await slow.stream.receive_some(1 << 20):
+                slow.ws.receive_data(chunk)
+        assert chunk == b""                         # the end of the stream: closed by the server
+        other = await Socket.open(web.port, path)
+        assert (await other.receive())["table"]["version"] == presenter.version
+        nursery.cancel_scope.cancel()

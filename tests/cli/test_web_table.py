@@ -10,12 +10,15 @@ audit verdict and the transcript download. The screenshots of each phase go to d
 from __future__ import annotations
 
 import re
+import threading
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.cli.web_player import CHROMIUM, DOCS, Seen, button_names, no_horizontal_scroll, play_hand, \
+from tests.cli.web_player import CHROMIUM, DOCS, Seen, button_names, hand_cards, no_horizontal_scroll, play_hand, \
     start_demo
 
 pytestmark = pytest.mark.slow
@@ -69,3 +72,84 @@ def test_a_person_plays_a_whole_hand_in_the_browser(tmp_path: Path) -> None:
     text = demo.text()
     assert re.search(r"you \(S\d\) chata! \w\w \w\w out of turn", text), text[-3000:]
     assert "Audit: all four transcripts verify and agree" in text
+
+
+# Two answers to one decision from one tab, sent back to back: the first is taken, the
+# second refused. The promise fails by itself (no reply within 60 s, or the socket closes),
+# so the test cannot wait forever for a reply that never comes.
+DOUBLE_ANSWER = """prompt => new Promise((resolve, reject) => {
+    const ws = new WebSocket(location.href.replace('http', 'ws') + 'ws');
+    let answered = false;
+    setTimeout(() => reject(new Error('no reply to the second answer within 60 s')), 60000);
+    ws.onclose = () => reject(new Error('the page closed the WebSocket'));
+    ws.onmessage = ev => { const m = JSON.parse(ev.data);
+        if (m.type === 'refused') { ws.onclose = null; ws.close(); resolve(m.reason); }
+        if (m.type === 'table' && !answered && m.table.prompt) { answered = true;
+            const p = m.table.prompt;
+            const legal = p.kind !== 'turn' ? {key: 'decline'} : p.can_pass ? {key: 'pass'}
+                : {cards: p.groups[0].choices[0].variants[0].join(' ')};
+            const answer = JSON.stringify(Object.assign({type: 'answer', prompt: prompt}, legal));
+            ws.send(answer); ws.send(answer); } };
+})"""
+
+
+def test_two_tabs_first_answer_wins_and_the_page_refuses_a_wrong_token_host_or_origin(tmp_path: Path) -> None:
+    demo = start_demo(tmp_path / "demo", CHATA_SEED)
+    # Whatever happens, the demo and its peers end: a stuck table fails the test loudly
+    # (every page wait below has a timeout) instead of hanging the run.
+    watchdog = threading.Timer(300, demo.kill)
+    watchdog.start()
+    try:
+        base = demo.url.rstrip("/")
+        port = int(re.search(r":(\d+)/", demo.url).group(1))   # type: ignore[union-attr]
+
+        def status(url: str, headers: dict[str, str] | None = None) -> int:
+            request = urllib.request.Request(url, headers=headers or {})
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    return int(response.status)
+            except urllib.error.HTTPError as error:
+                return int(error.code)
+
+        assert status(demo.url) == 200
+        assert status(base.rsplit("/", 1)[0] + "/not-the-token/") == 404
+        assert status(demo.url, {"Host": f"localhost:{port}"}) == 421          # DNS rebinding
+        assert status(demo.url, {"Origin": "http://evil.example"}) == 403
+        assert status(base + "/transcript") == 404                              # not before the end
+        # The WebSocket: from another origin, or with none, it is refused before the upgrade.
+        ws_headers = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+                      "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+        assert status(base + "/ws", ws_headers | {"Origin": "http://evil.example"}) == 403
+        assert status(base + "/ws", ws_headers) == 403
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM)
+            page = browser.new_page()
+            page.set_default_timeout(120000)
+            page.goto(demo.url)
+            page.wait_for_selector("#hand .card")
+            # A second tab shows the same table.
+            other = browser.new_page()
+            other.set_default_timeout(60000)
+            other.goto(demo.url)
+            other.wait_for_selector("#hand .card")
+            assert hand_cards(other) == hand_cards(page)
+            page.wait_for_function("() => document.getElementById('you').dataset.prompt")
+            other.wait_for_function("() => document.getElementById('you').dataset.prompt")
+            prompt = page.get_attribute("#you", "data-prompt") or ""
+            assert other.get_attribute("#you", "data-prompt") == prompt
+            refused = other.evaluate(DOUBLE_ANSWER, int(prompt))
+            assert refused == "that decision is over (answered already, or its time is up)", refused
+            # Both tabs show the decision taken: the prompt is gone from each.
+            for tab in (page, other):
+                tab.wait_for_function("before => document.getElementById('you').dataset.prompt !== before",
+                                      arg=prompt)
+            # A reload shows the same table.
+            before = hand_cards(other)
+            other.reload()
+            other.wait_for_selector("#hand .card")
+            assert hand_cards(other) == before
+            browser.close()
+    finally:
+        watchdog.cancel()
+        demo.kill()
+    assert "Traceback" not in demo.text(), demo.text()[-3000:]
