@@ -134,6 +134,10 @@ def add_peer_options(parser: argparse.ArgumentParser) -> None:
                        help="start a new table even if DATA_DIR holds an unfinished one (which is otherwise "
                             "resumed; see 'sasaki resume')")
     group.add_argument("--seed", type=int, default=None, help="seed of the bot's choices (not of the deal)")
+    group.add_argument("--next-match", choices=("ask", "yes", "no"), default=None,
+                       help="at the end of a match, a next match with the same four players (all must "
+                            "agree): ask (a person, at the terminal and on the page: the default), yes, or "
+                            "no (a --bot's default)")
     group.add_argument("--bot-kind", choices=tuple(BOTS), default=None,
                        help="which bot plays for --bot and --bots: random, heuristic (a casual player's "
                             "rules) or search (Monte Carlo search over the hidden cards; default for "
@@ -252,7 +256,7 @@ def parse_code(text: str) -> Any:
 
 def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interface: str | None,
                     quiet_log: Path | None = None, kind: str = "search",
-                    level: int = DEFAULT_LEVEL) -> list[subprocess.Popen[bytes]]:
+                    level: int = DEFAULT_LEVEL, next_match: str = "no") -> list[subprocess.Popen[bytes]]:
     """Start ``count`` bot peers (``kind`` at ``level``) as separate processes that join
     ``code`` at ``address``."""
     processes = []
@@ -260,7 +264,8 @@ def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interf
         bot_dir = directory / "bots" / str(number + 1)
         argv = [sys.executable, "-P", "-m", "p2p_sasaki", "join", "--new", code, "--address", address, "--bot",
                 "--quiet", "--data-dir", str(bot_dir), "--bot-kind", kind, "--level", str(level),
-                "--proof-workers", "0"]  # the bots share this machine's cores with the creator's peer
+                "--proof-workers", "0",  # the bots share this machine's cores with the creator's peer
+                "--next-match", next_match]
         if interface:
             # Same interface as the creator. Without one, a bot's mesh listens on every
             # interface and the creator records it at the address it came from (the LAN
@@ -338,7 +343,118 @@ def _open_browser(url: str) -> None:
 async def play_roster(args: argparse.Namespace, identity: Identity, roster: TableRoster,
                       listeners: Any, config: Any, player: Any, ui: Any, saved: SavedTable | None = None
                       ) -> TableResult:
-    """Play the match of ``roster``; with ``saved``, resume that saved table (cli/resume.py)."""
+    """Play the match of ``roster`` (with ``saved``, resume that saved table: cli/resume.py);
+    then, while every member wants one, a next match with the same four over the same
+    connections (protocol/followon.py), each at a fresh table with its own transcript.
+    Returns the last match's result."""
+    from p2p_sasaki.protocol.net.mesh import Mesh
+
+    mesh = Mesh(identity, roster, dial_all=saved is not None)
+    async with trio.open_nursery() as links:
+        await links.start(mesh.run, listeners)
+        try:
+            result = await play_match(args, identity, roster, mesh, config, player, ui, saved)
+            match_no = 1
+            while result.final_hash is not None:
+                agreed = await next_match(args, identity, roster, mesh, result, player, ui, match_no)
+                if agreed is None:
+                    break
+                roster, early = agreed
+                report(result, args.quiet)          # this match's totals and transcript, before the next
+                match_no += 1
+                presenter = getattr(player, "presenter", None)
+                if presenter is not None:
+                    presenter.new_match()
+                elif ui is not None:
+                    ui.say(f"Match {match_no} starts: same four players, a fresh table.")
+                result = await play_match(args, identity, roster, mesh, result.config, player, ui, None,
+                                          match_no=match_no, early=early)
+        finally:
+            mesh.close()
+            links.cancel_scope.cancel()
+    return result
+
+
+def next_match_policy(args: argparse.Namespace, player: Any) -> str:
+    """``yes``, ``no`` or ``ask`` (a person: the terminal and the page ask): ``--next-match``,
+    else a person is asked and a bot declines (so four bots never play forever; the bots a
+    person's ``host --bots`` or ``demo --human`` starts are given ``--next-match yes``)."""
+    policy = getattr(args, "next_match", None)
+    if policy is None:
+        policy = "ask" if hasattr(player, "decide_next") and not getattr(args, "bot", False) else "no"
+    if policy == "ask" and not hasattr(player, "decide_next"):
+        return "no"
+    return str(policy)
+
+
+async def next_match(args: argparse.Namespace, identity: Identity, roster: TableRoster, mesh: Any,
+                     result: TableResult, player: Any, ui: Any, match_no: int
+                     ) -> tuple[TableRoster, list[tuple[bytes, bytes]]] | None:
+    """The next-match agreement after a finished match: the new roster and the frames of the
+    new table that came meanwhile, or None (everyone ends; one sentence says why)."""
+    from p2p_sasaki.protocol.followon import FollowOn
+    from p2p_sasaki.protocol.net.followon import agree_follow_on
+
+    assert result.final_hash is not None
+    pace = getattr(result.config, "pace", None)
+    seconds = max(5.0, pace.answer_ms / 1000) if pace is not None else 30.0
+    policy = next_match_policy(args, player)
+    presenter = getattr(player, "presenter", None)
+
+    async def decide() -> bool:
+        if policy == "ask":
+            return bool(await player.decide_next(seconds))
+        return policy == "yes"
+
+    entropy: Entropy = system_entropy
+    if getattr(args, "deal_seed", None) is not None:   # tests: the next table's nonce repeats too
+        entropy = random.Random(f"{args.deal_seed}:{identity.public_key.hex()}:next{match_no}").randbytes
+    agreement = FollowOn(roster, result.final_hash, identity.public_key)
+    outcome = await agree_follow_on(mesh, identity, agreement, decide, seconds, frames=result.follow_on,
+                                    entropy=entropy)
+    if outcome.roster is not None:
+        return outcome.roster, outcome.early
+
+    def who(key: bytes) -> str:
+        if key == identity.public_key:
+            return "you"
+        return presenter.key_label(key) if presenter is not None else describe_member(roster, key)
+
+    if outcome.declined is not None:
+        text = "No next match: you declined." if outcome.declined == identity.public_key and not outcome.timed_out \
+            else ("No next match: your time to answer was up." if outcome.declined == identity.public_key
+                  else f"No next match: {who(outcome.declined)} declined.")
+    else:
+        names = ", ".join(who(key) for key in outcome.missing)
+        text = f"No next match: {names} did not answer in time."
+    if presenter is not None:
+        presenter.close_next(text)
+        if ui is None or getattr(ui, "presenter", None) is not presenter:
+            print(text, flush=True)
+    elif ui is not None:
+        ui.say(text)
+    return None
+
+
+def describe_member(roster: TableRoster, key: bytes) -> str:
+    from p2p_sasaki.protocol.messages import describe_key
+
+    return describe_key(key)
+
+
+def next_transcript_path(args: argparse.Namespace, directory: Path, roster: TableRoster, match_no: int) -> Path:
+    """Match 2, 3, ... at the same table: ``--transcript X.sasaki`` gives ``X-2.sasaki``; else a new
+    file named by the new table id."""
+    if args.transcript and match_no > 1:
+        path = Path(args.transcript)
+        return path.with_name(f"{path.stem}-{match_no}{path.suffix}")
+    return transcript_path(args, directory, roster)
+
+
+async def play_match(args: argparse.Namespace, identity: Identity, roster: TableRoster, mesh: Any,
+                     config: Any, player: Any, ui: Any, saved: SavedTable | None = None, *, match_no: int = 1,
+                     early: list[tuple[bytes, bytes]] | None = None) -> TableResult:
+    """Play one match of ``roster`` over the running ``mesh``."""
     directory = data_dir(args)
     if saved is not None:
         path = saved.transcript_path
@@ -346,10 +462,11 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
         if ui is not None:
             ui.say(f"Resuming the table; reconnecting to the other three players; transcript: {path}")
     else:
-        path = transcript_path(args, directory, roster)
+        path = next_transcript_path(args, directory, roster, match_no)
         store = TableStore.create(tables_dir(directory) / roster.table_id.hex(), roster, path)
         if ui is not None:
-            ui.say(f"The table is full. Connecting to the other three players; transcript: {path}")
+            ui.say(f"The table is full. Connecting to the other three players; transcript: {path}"
+                   if match_no == 1 else f"Next match at a fresh table; transcript: {path}")
     presenter = getattr(player, "presenter", None)
     hands: int | None
     if config is None and saved is not None and saved.header is not None:
@@ -365,12 +482,12 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
             if ui is not None:
                 nursery.start_soon(ui.run)
             result = await run_table(identity, roster, config, player=player, transcript_path=path,
-                                     listeners=listeners, on_event=ui.event if ui is not None else None,
+                                     transport=mesh, transport_running=True, early_frames=early or (),
+                                     on_event=ui.event if ui is not None else None,
                                      config_codec=(encode_config, decode_config),
                                      connect_timeout=getattr(args, "connect_timeout", 60.0), proof_pool=pool,
                                      store=store, resume=saved is not None,
-                                     entropy=session_entropy(args, identity, saved),
-                                     mesh_options={"dial_all": True} if saved is not None else None)
+                                     entropy=session_entropy(args, identity, saved, match_no))
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
         unreachable, _ = group.split(PeersUnreachable)
@@ -403,13 +520,16 @@ def member_nonce(args: argparse.Namespace, identity: Identity) -> bytes | None:
     return hashlib.sha256(b"sasaki test member nonce %d " % args.deal_seed + identity.public_key).digest()
 
 
-def session_entropy(args: argparse.Namespace, identity: Identity, saved: SavedTable | None) -> Entropy:
+def session_entropy(args: argparse.Namespace, identity: Identity, saved: SavedTable | None,
+                    match_no: int = 1) -> Entropy:
     """The session's fresh randomness: the system's, or with the tests' ``--deal-seed`` a
-    function of the seed and the identity (and, once resumed, of how much was drawn)."""
+    function of the seed and the identity (and, once resumed, of how much was drawn; in a
+    next match, of its number)."""
     if args.deal_seed is None:
         return system_entropy
     resumed = f":{len(saved.entropy)}" if saved is not None else ""
-    return random.Random(f"{args.deal_seed}:{identity.public_key.hex()}{resumed}").randbytes
+    match = f":m{match_no}" if match_no > 1 else ""
+    return random.Random(f"{args.deal_seed}:{identity.public_key.hex()}{resumed}{match}").randbytes
 
 
 def verdict(path: Path) -> str:

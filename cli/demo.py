@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
             argv = py + ["join", "--new", str(code), "--address", address, "--bot", "--seed", str(seed + i),
                          "--bot-kind", args.seats[i], "--level", str(args.level),
                          "--data-dir", str(directory / f"peer{i}"), "--transcript", str(transcripts[i]),
-                         "--interface", "127.0.0.1", "--proof-workers", "0"] + deal_seed
+                         "--interface", "127.0.0.1", "--proof-workers", "0",
+                         "--next-match", "yes" if args.human else "no"] + deal_seed
             with open(directory / f"peer{i}.log", "wb") as log:
                 processes.append(subprocess.Popen(argv, env=_env(), stdin=subprocess.DEVNULL,
                                                   stdout=log, stderr=subprocess.STDOUT))
@@ -120,7 +121,13 @@ def run(args: argparse.Namespace) -> int:
             process.wait()
     print(f"\nAll four peers exited ({', '.join(map(str, codes))}) after {time.monotonic() - started:.1f} s. "
           "Auditing their transcripts:", flush=True)
-    return audit_all(transcripts, codes)
+    status = audit_all(transcripts, codes)
+    match = 2
+    while any(p.with_name(f"{p.stem}-{match}{p.suffix}").exists() for p in transcripts):   # next matches
+        print(f"Match {match}:", flush=True)
+        status = max(status, audit_all([p.with_name(f"{p.stem}-{match}{p.suffix}") for p in transcripts], codes))
+        match += 1
+    return status
 
 
 def _wait_seats(path: Path, seats: int, processes: list[subprocess.Popen[bytes]]) -> None:

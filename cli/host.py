@@ -79,7 +79,8 @@ async def _host(args: argparse.Namespace, player: object) -> int:
             ad = await stack.enter_async_context(advertise_table(code.nameplate, join_port, interfaces=interfaces(args)))
         if args.bots:
             bots = spawn_bot_peers(args.bots, str(code), address, directory, args.interface,
-                                   kind=args.bot_kind or "search", level=args.level)
+                                   kind=args.bot_kind or "search", level=args.level,
+                                   next_match="no" if args.bot else "yes")   # a person's bots agree by themselves
             print(f"Started {args.bots} bot peer(s) as local processes.", flush=True)
         people = 3 - args.bots
         print(f"Waiting for {people} player(s) to join ..." if people else "Waiting for the bots to join ...",

@@ -21,6 +21,7 @@ the same prompt are refused, so a peer never signs twice for one slot.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -124,6 +125,7 @@ def rank_groups(cards: CardSet) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(group) for _, group in sorted(groups.items()))
 
 
+NEXT_MATCH_QUESTION = "Next match with the same four?"
 OFFLINE_TEXT = ("You are offline: no connection to any other player (check your network); "
                 "reconnecting, and the table goes on when you are back ...")
 
@@ -197,6 +199,16 @@ class Prompt:
 
 
 @dataclass(frozen=True)
+class NextMatch:
+    """The offer of a next match with the same four, at the end of a match."""
+
+    id: int
+    question: str
+    deadline: float | None          # trio.current_time() when it declines by itself
+    answer: bool | None = None      # yours, once given: then the others' answers are awaited
+
+
+@dataclass(frozen=True)
 class ScoreSheet:
     rows: tuple[tuple[int, tuple[int, ...]], ...]   # (hand number, scores)
     totals: tuple[int, ...]
@@ -242,6 +254,8 @@ class TableView:
     verdict: str | None
     transcript: bool                         # a transcript can be downloaded
     result: str | None = None                # who won, once the match is over
+    next_match: NextMatch | None = None      # the next-match offer, while it is open
+    match_no: int = 1                        # matches at this table so far (a next match adds one)
 
 
 @dataclass(frozen=True)
@@ -299,6 +313,11 @@ class Presenter:
         self._open: _Open | None = None
         self._prompts = 0
         self._forced_pass = False
+        self.next_offer: NextMatch | None = None
+        self.seat_keys: tuple[bytes, ...] = ()
+        self.pages = 0                # web pages serving this presenter (cli/web/server.py)
+        self._next_done = trio.Event()
+        self.match_no = 1
 
     # -- words ---------------------------------------------------------------------------
 
@@ -308,6 +327,12 @@ class Presenter:
         if seat < len(self.names) and self.names[seat]:
             return "".join(ch if ch.isprintable() else "?" for ch in self.names[seat])[:24]
         return f"S{seat}"
+
+    def key_label(self, key: bytes) -> str:
+        """The label of the member with identity ``key`` (its seat's), else ``peer 1a2b3c4d``."""
+        if key in self.seat_keys:
+            return self.label(self.seat_keys.index(key))
+        return describe_key(key)
 
     def who(self, seat: int) -> str:
         """``S2``, or ``you (S1)``."""
@@ -361,6 +386,7 @@ class Presenter:
                 return self._waiting(frozenset(seats), offline, session)
             case Seated(my_seat=my_seat, seat_keys=seat_keys):
                 self.you = my_seat
+                self.seat_keys = tuple(seat_keys)
                 self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
                 where = f"you are {self.label(my_seat)}" if my_seat is not None else "you watch"
                 # Once, which peer sits where (until the roster carries names, the only place).
@@ -477,6 +503,56 @@ class Presenter:
         self.verdict, self.transcript = verdict, transcript
         self.tell(Note(verdict, NoteKind.SCORE))
 
+    # -- the next match -----------------------------------------------------------------
+
+    def offer_next(self, seconds: float | None) -> NextMatch:
+        """Open the next-match offer (every view shows it) for ``seconds``."""
+        self._prompts += 1
+        deadline = None if seconds is None else trio.current_time() + seconds
+        self.next_offer = NextMatch(self._prompts, NEXT_MATCH_QUESTION, deadline)
+        self._next_done = trio.Event()
+        self.changed()
+        return self.next_offer
+
+    def answer_next(self, offer_id: int, accept: bool) -> bool | Refusal:
+        """A view's answer to the offer: the first one counts."""
+        offer = self.next_offer
+        if offer is None or offer.id != offer_id or offer.answer is not None:
+            return Refusal("that question is over (answered already, or its time is up)")
+        self.next_offer = dataclasses.replace(offer, answer=accept)
+        self._next_done.set()
+        self.tell(Note("You want a next match; waiting for the others." if accept
+                       else "You do not want a next match.", NoteKind.INFO))
+        return accept
+
+    async def wait_next(self, offer: NextMatch) -> bool:
+        """The first answer to ``offer``; cancelled (its time is up), the offer closes unanswered."""
+        try:
+            await self._next_done.wait()
+            return bool(self.next_offer is not None and self.next_offer.answer)
+        except trio.Cancelled:
+            if self.next_offer is not None and self.next_offer.id == offer.id and self.next_offer.answer is None:
+                self.next_offer = None
+                self.tell(Note("Time is up: no next match for you.", NoteKind.INFO), quiet=True)
+                self.changed()
+            raise
+
+    def close_next(self, text: str) -> None:
+        """The agreement ended (``text``: how); the offer closes."""
+        self.next_offer = None
+        self.tell(Note(text, NoteKind.SCORE))
+
+    def new_match(self) -> None:
+        """A next match starts at this table: a fresh score sheet, seats drawn again."""
+        self.match_no += 1
+        self.next_offer = None
+        self.phase, self.hand_no, self.view, self.progress = Phase.JOINING, 0, None, None
+        self.sizes, self.finish, self.deal_steps = [CARDS_PER_SEAT] * SEATS, [], {}
+        self.awaited, self.offline, self.last_wait, self.waiting = frozenset(), (), None, ""
+        self.rows, self.totals = [], (0,) * SEATS
+        self.verdict, self.transcript, self._open = None, None, None
+        self.tell(Note(f"Match {self.match_no} starts: same four players, a fresh table.", NoteKind.SCORE))
+
     def changed(self) -> None:
         self.version += 1
         for listener in list(self.listeners):
@@ -509,7 +585,8 @@ class Presenter:
                          view.multiplier if view is not None else 1, self.progress, self.waiting,
                          self._open.prompt if self._open is not None else None, sheet, tuple(self.log),
                          self.verdict, self.transcript is not None,
-                         self.winner_text() if self.phase is Phase.MATCH_OVER else None)
+                         self.winner_text() if self.phase is Phase.MATCH_OVER else None, self.next_offer,
+                         self.match_no)
 
     # -- the desk: prompts and answers ---------------------------------------------------
 

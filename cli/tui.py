@@ -304,6 +304,40 @@ class HumanPlayer:
                 continue
             return
 
+    async def decide_next(self, seconds: float | None) -> bool:
+        """At the end of a match: a next match with the same four? (a page may answer too)."""
+        offer = self.presenter.offer_next(seconds)
+        self.reader.discard()
+        within = f" (answer within {seconds:.0f} s)" if seconds is not None else ""
+        say(f"{offer.question} [y/N]{within}")
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._typed_next, offer.id)
+            accept = await self.presenter.wait_next(offer)
+            nursery.cancel_scope.cancel()
+        return accept
+
+    async def _typed_next(self, offer_id: int) -> None:
+        while True:
+            line = await self.reader.line()
+            if line is None:
+                if _is_terminal() or not self.presenter.pages:
+                    self.presenter.answer_next(offer_id, False)   # Ctrl-D, or no input at all: no next match
+                    return
+                await trio.sleep_forever()   # no terminal: the page may still answer
+                return
+            lower = line.strip().lower()
+            if lower in ("help", "?", "h"):
+                say("Type y for a next match with the same four players (a fresh table, scores from zero), "
+                    "or n (or Enter) to end here.")
+                continue
+            if lower in ("y", "yes"):
+                self.presenter.answer_next(offer_id, True)
+                return
+            if lower in ("", "n", "no", "quit", "exit"):
+                self.presenter.answer_next(offer_id, False)
+                return
+            say("Answer y or n.")
+
     async def _confirm_quit(self) -> None:
         say("Leave the table? The others cannot finish the match without you. [y/N]")
         line = await self.reader.line()

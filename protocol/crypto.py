@@ -148,6 +148,9 @@ TAG_JOIN_KEY_TO_CREATOR = domain_tag("join/key-to-creator")
 TAG_JOIN_KEY_TO_JOINER = domain_tag("join/key-to-joiner")
 TAG_JOIN_TRANSCRIPT = domain_tag("join/transcript")
 TAG_MESH_TRANSCRIPT = domain_tag("mesh/transcript")
+# a follow-on table (protocol/followon.py)
+TAG_FOLLOW_ON = domain_tag("follow-on")
+TAG_FOLLOW_ON_ANSWER = domain_tag("follow-on/answer")
 # (p2p_sasaki/hand.py, which may not import this module, hashes the engine's hidden
 # state with the fixed prefix b"p2p-sasaki/hand/v1\x00"; docs/protocol.md lists it.)
 

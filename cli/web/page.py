@@ -134,7 +134,9 @@ _BODY = """
   <aside>
     <section id="end" hidden aria-label="Result">
       <h2>Result</h2><p id="verdict"></p>
-      <div class="actions"><button class="act primary" id="download" type="button">Download transcript</button>
+      <p id="next-question" hidden></p>
+      <div class="actions"><button class="act primary" id="next" type="button" hidden>Next match</button>
+      <button class="act" id="download" type="button">Download transcript</button>
       <button class="act" id="leave" type="button">Close table</button></div>
     </section>
     <section aria-label="Scores"><h2>Scores</h2><table class="scores" id="scores"></table></section>
@@ -155,7 +157,7 @@ const RANKS = {"3":"three","4":"four","5":"five","6":"six","7":"seven","8":"eigh
 const SUITS = {"C":"clubs","D":"diamonds","H":"hearts","S":"spades"};
 const words = c => RANKS[c[0]] + " of " + SUITS[c[1]];
 const $ = id => document.getElementById(id);
-let table = null, socket = null, selected = new Set(), countdownEnd = null, promptId = null;
+let table = null, socket = null, selected = new Set(), countdownEnd = null, promptId = null, nextEnd = null;
 
 function el(tag, attrs, text) {
   const e = document.createElement(tag);
@@ -211,7 +213,8 @@ function draw() {
   $("you").dataset.prompt = p ? String(p.id) : "";
   $("you").dataset.kind = p ? p.kind : "";
   $("you").classList.toggle("asked", !!p);
-  $("meta").textContent = (t.hand_no ? "Hand " + t.hand_no + (t.hands ? " of " + t.hands : "") : "Waiting room")
+  $("meta").textContent = (t.match_no > 1 ? "Match " + t.match_no + " \u00b7 " : "")
+    + (t.hand_no ? "Hand " + t.hand_no + (t.hands ? " of " + t.hands : "") : "Waiting room")
     + " \u00b7 multiplier x" + t.multiplier + (t.you !== null ? " \u00b7 you are S" + t.you : "");
   $("status").textContent = t.phase === "match over" ? "The match is over." : (t.waiting || (p ? "Your move." : ""));
   const seats = t.seats || [];
@@ -308,6 +311,15 @@ function draw() {
   $("end").hidden = t.verdict === null;
   $("verdict").textContent = t.verdict || "";
   $("download").disabled = !t.transcript;
+  // The next match with the same four: asked until you answer, then the others are awaited.
+  const n = t.next_match;
+  $("next").hidden = !(n && n.answer === null);
+  $("next-question").hidden = !n;
+  if (n && n.answer === null) {
+    $("next-question").textContent = n.question + " ";
+    if (n.seconds_left !== null) { nextEnd = Date.now() + n.seconds_left * 1000;
+      $("next-question").append(el("span", {"id":"next-countdown", "aria-live":"off"})); tick(); }
+  } else if (n) { nextEnd = null; $("next-question").textContent = n.answer ? "Waiting for the others to answer ..." : ""; }
 }
 
 function markSelection() {
@@ -326,12 +338,17 @@ function tick() {
   const left = Math.max(0, Math.ceil((countdownEnd - Date.now()) / 1000));
   c.textContent = left + " s left";
 }
-setInterval(tick, 250);
+function tickNext() {
+  const c = $("next-countdown");
+  if (c && nextEnd !== null) c.textContent = "(" + Math.max(0, Math.ceil((nextEnd - Date.now()) / 1000)) + " s left)";
+}
+setInterval(() => { tick(); tickNext(); }, 250);
 
 $("play").addEventListener("click", () => { if (selected.size) answer({cards: [...selected].join(" ")}); });
 $("pass").addEventListener("click", () => answer({key:"pass"}));
 $("clear").addEventListener("click", () => { selected.clear(); markSelection(); });
 $("download").addEventListener("click", () => { location.href = location.pathname + "transcript"; });
+$("next").addEventListener("click", () => { if (table && table.next_match) send({type:"next-match", offer: table.next_match.id, accept: true}); });
 $("leave").addEventListener("click", () => { send({type:"leave"}); $("status").textContent = "Table closed; you can close this tab."; });
 $("help").addEventListener("click", () => { const h = $("help-text"); h.hidden = !h.hidden; $("help").setAttribute("aria-expanded", String(!h.hidden)); });
 $("help-text").textContent = HELP;

@@ -16,8 +16,11 @@ per connection (``Connection: close``); the WebSocket then carries JSON:
   (``prompt.deadline`` replaced by ``seconds_left``), ``{"type": "refused",
   "reason": ...}`` to the page whose answer was not taken;
 - page to server: ``{"type": "answer", "prompt": ID, "key": "c3" | "pass" |
-  "decline"}`` or ``{"type": "answer", "prompt": ID, "cards": "9C 9H"}``, and
-  ``{"type": "leave"}`` (the match is over and the person closes the table).
+  "decline"}`` or ``{"type": "answer", "prompt": ID, "cards": "9C 9H"}``,
+  ``{"type": "next-match", "offer": ID, "accept": true|false}`` (the next-match offer,
+  ``table.next_match``, whose ``deadline`` is also sent as ``seconds_left``), and
+  ``{"type": "leave"}`` (the match is over and the person closes the table; an open
+  next-match offer is declined).
 
 Answers go to :meth:`Presenter.answer`: the first for a prompt wins, in whichever
 tab or view it was given.
@@ -60,10 +63,11 @@ def table_json(table: TableView) -> dict[str, Any]:
         return value
 
     data: dict[str, Any] = plain(dataclasses.asdict(table))
-    prompt = data.get("prompt")
-    if prompt is not None:
-        deadline = prompt.pop("deadline")
-        prompt["seconds_left"] = None if deadline is None else max(0.0, deadline - trio.current_time())
+    for name in ("prompt", "next_match"):
+        prompt = data.get(name)
+        if prompt is not None:
+            deadline = prompt.pop("deadline")
+            prompt["seconds_left"] = None if deadline is None else max(0.0, deadline - trio.current_time())
     return data
 
 
@@ -78,6 +82,7 @@ class WebTable:
         self.left = trio.Event()                 # the person closed the table after the match
         self._changed = trio.Event()
         presenter.listeners.append(self._on_change)
+        presenter.pages += 1
 
     @property
     def url(self) -> str:
@@ -250,9 +255,17 @@ class WebTable:
             return {"type": "refused", "reason": "not a message"}
         kind = message.get("type")
         if kind == "leave":
+            offer = self.presenter.next_offer
+            if offer is not None and offer.answer is None:
+                self.presenter.answer_next(offer.id, False)    # closing the table: no next match
             if self.presenter.verdict is not None:
                 self.left.set()
             return None
+        if kind == "next-match":
+            if not isinstance(message.get("offer"), int) or not isinstance(message.get("accept"), bool):
+                return {"type": "refused", "reason": "unknown message"}
+            taken = self.presenter.answer_next(message["offer"], message["accept"])
+            return {"type": "refused", "reason": taken.reason} if isinstance(taken, Refusal) else None
         if kind != "answer" or not isinstance(message.get("prompt"), int):
             return {"type": "refused", "reason": "unknown message"}
         key, cards = message.get("key"), message.get("cards")

@@ -113,6 +113,7 @@ import trio
 from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.net.disk import DiskError, append_record, complete_length, repair_tail
 from p2p_sasaki.protocol.config import NO_PACE, Pace
+from p2p_sasaki.protocol.followon import is_follow_on
 from p2p_sasaki.protocol.messages import MessageError, TableAction, VersionMismatchError, decode_envelope
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
 from p2p_sasaki.protocol.net.mesh import Mesh
@@ -247,6 +248,10 @@ class TableResult:
     hands: list[Any] = field(default_factory=list)   # HandEnded events
     mesh: TransportStatistics | None = None           # the transport's, when the table stopped
     resent: int = 0                                   # frames re-sent (Transport reliability)
+    final_hash: bytes | None = None   # the chain hash after the last slot, once the match is over
+    follow_on: list[tuple[bytes, bytes]] = field(default_factory=list)
+    """(peer, frame) of every follow-on message that arrived while the table ran (protocol/followon.py):
+    a peer that finished first may already answer "next match"; the caller's agreement takes them."""
 
 
 class PeersUnreachable(trio.TooSlowError):
@@ -358,6 +363,8 @@ async def run_table(
     resume: bool = False,
     entropy: Entropy = system_entropy,
     crash_point: Callable[[str, list[bytes]], Awaitable[None]] | None = None,
+    transport_running: bool = False,
+    early_frames: Sequence[tuple[bytes, bytes]] = (),
 ) -> TableResult:
     """Play the whole match of ``roster`` as ``identity``; return when it is over.
 
@@ -395,6 +402,10 @@ async def run_table(
     at "saved" (saved, not yet recorded nor sent) and at "sent" (just broadcast), and
     after each record written, at "recorded" (with that record), each followed by a
     checkpoint, so a test can cancel the peer exactly there.
+
+    ``transport_running=True``: ``transport`` is already running and stays so (the
+    caller closes it): a follow-on table (protocol/followon.py) plays over the same links.
+    ``early_frames``: (peer, frame) that arrived for this table before it started.
     """
     notify = on_event or (lambda event, session: None)
     if resume and (store is None or transcript_path is None):
@@ -417,6 +428,10 @@ async def run_table(
         transport, start = mesh, functools.partial(mesh.run, listeners)
     else:
         start = transport.run
+    if transport_running:
+        async def started(*, task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED) -> None:
+            task_status.started()
+        start = started
     if on_mesh is not None:
         on_mesh(transport)
     log = SentLog()
@@ -431,7 +446,7 @@ async def run_table(
                 raise PeersUnreachable(tuple(m for m in roster.members if m.key != identity.public_key
                                              and not transport.is_connected(m.key)), connect_timeout)
             notify(Connected(), None)
-            early: list[tuple[bytes, bytes]] = []
+            early: list[tuple[bytes, bytes]] = list(early_frames)
             recording: RecordingEntropy | None = None
             if restored is not None:
                 assert store is not None
@@ -462,8 +477,11 @@ async def run_table(
                 await driver.run(nursery, linger)
             if store is not None and session.finished:
                 store.mark_finished()
+            if session.finished and result.blame is None:
+                result.final_hash = session.chain
             result.mesh = transport.statistics()
-            transport.close()
+            if not transport_running:
+                transport.close()
             nursery.cancel_scope.cancel()
     finally:
         if writer is not None:
@@ -484,6 +502,16 @@ async def _agree_config(mesh: Transport, roster: TableRoster, identity: Identity
         log.pinned.append(frame)  # re-sent like the envelopes: its first copy may be lost
         await mesh.broadcast(frame)
         return config
+    for index, (peer, frame) in enumerate(early):   # a follow-on table's options may have come already
+        if peer == creator:
+            try:
+                options = decode(roster, frame)
+            except VersionMismatchError:
+                raise
+            except MessageError:
+                continue
+            del early[index]
+            return options
     async for peer, frame in mesh.received:
         if peer == creator:
             try:
@@ -557,6 +585,9 @@ class _Driver:
 
     async def _read(self) -> None:
         async for peer, frame in self.transport.received:
+            if is_follow_on(frame):
+                self.result.follow_on.append((peer, frame))   # not for this table: for the caller
+                continue
             self.inbox.append((peer, frame))
             self._wake()
 

@@ -12,6 +12,7 @@ import pexpect
 import pytest
 
 from p2p_sasaki.cli.main import main
+from p2p_sasaki.protocol.transcript import read_transcript
 from tests.cli.peers import ROOT, env
 
 CHATA_SEED = 1     # tests/cli/test_web_table.py: the person (S0) may run first, later has a chata chance
@@ -143,3 +144,44 @@ class _Tee:
 
     def flush(self) -> None:
         pass
+
+
+NEXT = r"Next match with the same four\? \[y/N\] \(answer within \d+ s\)"
+
+
+def _play_to_the_end(child: pexpect.spawn) -> None:
+    """The hand by the first listed play, every window declined, up to the next-match question."""
+    while True:
+        index = child.expect([NEXT, PLAY, r"\[y/N\]", r"Type a number, or Enter"])
+        if index == 0:
+            return
+        child.sendline("1" if index == 1 else "n")
+
+
+@pytest.mark.slow
+def test_a_next_match_with_the_same_four_at_the_terminal(tmp_path):
+    # --timeout 20: the person's answer deadline (and so the next-match question's) is 20 s.
+    child = spawn_demo(tmp_path, timeout="20")
+    log: list[str] = []
+    child.logfile_read = _Tee(log)
+    _play_to_the_end(child)
+    child.sendline("y")                                        # the bots agree by themselves
+    child.expect("You want a next match; waiting for the others.")
+    child.expect("Match over. Totals: ")                       # the first match's line, then the next
+    child.expect("Match 2 starts: same four players, a fresh table.")
+    child.expect(r"Next match at a fresh table; transcript: \S+peer0-2\.sasaki")
+    child.expect("Seats drawn: ")
+    _play_to_the_end(child)
+    child.sendline("n")
+    child.expect("No next match: you declined.")
+    child.expect(pexpect.EOF)
+    child.close()
+    text = "".join(log)
+    assert child.exitstatus == 0, text[-3000:]
+    first, second = text.split("Match 2:")
+    assert "Audit: all four transcripts verify and agree" in first
+    assert "Audit: all four transcripts verify and agree" in second
+    assert text.count("The match is over: ") == 2
+    peer0 = [tmp_path / "peer0.sasaki", tmp_path / "peer0-2.sasaki"]
+    ids = [read_transcript(path.read_bytes()).header.table for path in peer0]
+    assert ids[0] != ids[1]

@@ -1,0 +1,208 @@
+"""A follow-on table: after a match, the next table of (here) the same members, agreed over
+the old table's links and bound to its final chain hash. Sans-IO.
+
+Every member of the follow-on table signs one :class:`FollowOnAnswer` (accept or decline,
+with a fresh nonce); when every one of them has accepted, each computes the same new
+roster: the same members (keys, addresses, join order) with the nonces of their answers,
+and the table id ``table_id_of(link, members)`` (protocol/chain.py) whose invitation id is
+the **link** ``H32("follow-on", old table id, old final chain hash, kind, u32(n), keys...)``.
+So the new table id is fresh (every member's nonce is in it) and names the old table and
+the exact end of its chain; docs/protocol.md, "Follow-on table", is the specification.
+
+The kind says what the follow-on is: ``"rematch"`` (a new match, same members, same
+options, totals from zero). ``keys`` are the follow-on table's members in join order, so
+another kind can later seat a different roster (a bot in an empty seat) with the same
+messages; only the members in ``keys`` answer.
+
+::
+
+    agreement = FollowOn(old_roster, final_hash, my_key)
+    frame = agreement.answer(identity, accept=True, nonce=entropy(32))   # broadcast it
+    relay = agreement.receive(frame_from_a_peer)                          # broadcast if not None
+    agreement.outcome        # None (waiting), Agreed(roster) or Declined(key, reason)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.chain import table_id_of
+from p2p_sasaki.protocol.crypto import TAG_FOLLOW_ON, TAG_FOLLOW_ON_ANSWER, u32
+from p2p_sasaki.protocol.messages import (
+    HASH_BYTES, MAX_SEATS, NONCE_BYTES, PROTOCOL_VERSION, PUBLIC_KEY_BYTES, SIGNATURE_BYTES, TABLE_ID_BYTES, Array,
+    Bin, Bool, F, MessageError, Str, TableRoster, UInt, WireStruct, _check_version, _fail, _pack, _unpack_canonical,
+    describe_key,
+)
+
+__all__ = ["FOLLOW_ON_KINDS", "FollowOnAnswer", "FollowOn", "Agreed", "Declined", "link_of", "answer_digest",
+           "encode_follow_on", "decode_follow_on", "is_follow_on"]
+
+FOLLOW_ON_TAG = "follow-on"
+FOLLOW_ON_KINDS = ("rematch",)
+
+
+@dataclass(frozen=True)
+class FollowOnAnswer(WireStruct):
+    """One member's signed answer: ``["follow-on", version, table_id, final, kind, keys,
+    key, accept, nonce, signature]`` (a msgpack array, strict like a handshake message)."""
+
+    TAG: ClassVar[str] = FOLLOW_ON_TAG
+    WHAT: ClassVar[str] = "follow-on message"
+    FIELDS = (F("version", UInt()), F("table_id", Bin(TABLE_ID_BYTES), "table id"),
+              F("final", Bin(HASH_BYTES), "final chain hash"), F("kind", Str(16, FOLLOW_ON_KINDS), "follow-on kind"),
+              F("keys", Array(Bin(PUBLIC_KEY_BYTES), MAX_SEATS, 2), "member key"),
+              F("key", Bin(PUBLIC_KEY_BYTES), "public key"), F("accept", Bool()),
+              F("nonce", Bin(NONCE_BYTES), "member nonce"), F("signature", Bin(SIGNATURE_BYTES)))
+    version: int
+    table_id: bytes
+    final: bytes
+    kind: str
+    keys: tuple[bytes, ...]
+    key: bytes
+    accept: bool
+    nonce: bytes
+    signature: bytes
+
+    def check(self) -> None:
+        if len(set(self.keys)) != len(self.keys):
+            raise _fail("a follow-on names each member once")
+        if self.key not in self.keys:
+            raise _fail("a follow-on answer is signed by one of its members")
+
+    @property
+    def link(self) -> bytes:
+        return link_of(self.table_id, self.final, self.kind, self.keys)
+
+    def verify(self) -> bool:
+        return crypto.verify_signature(self.key, answer_digest(self.link, self.key, self.accept, self.nonce),
+                                       self.signature)
+
+
+def link_of(table_id: bytes, final: bytes, kind: str, keys: Sequence[bytes]) -> bytes:
+    """The follow-on table's invitation id: binds the old table, the end of its chain, the
+    kind and the new members."""
+    return crypto.hash32(TAG_FOLLOW_ON, table_id, final, kind.encode(), u32(len(keys)), *keys)
+
+
+def answer_digest(link: bytes, key: bytes, accept: bool, nonce: bytes) -> bytes:
+    """What a member signs (Ed25519 over these 32 bytes)."""
+    return crypto.hash32(TAG_FOLLOW_ON_ANSWER, link, key, bytes([1 if accept else 0]), nonce)
+
+
+def encode_follow_on(answer: FollowOnAnswer) -> bytes:
+    data = _pack([answer.TAG, *answer.to_wire()])
+    decode_follow_on(data)
+    return data
+
+
+def decode_follow_on(data: bytes) -> FollowOnAnswer:
+    """The answer in ``data``; :class:`MessageError` if it is not one (an envelope, a header,
+    anything malformed), :class:`VersionMismatchError` for another protocol version."""
+    values = _unpack_canonical(data, "follow-on message")
+    if type(values) is not list or not values or values[0] != FOLLOW_ON_TAG:
+        raise _fail("not a follow-on message")
+    if len(values) > 1:
+        _check_version(values[1], "this peer")
+    answer = FollowOnAnswer.from_wire(values[1:])
+    return answer
+
+
+def is_follow_on(data: bytes) -> bool:
+    """Whether a frame is a follow-on message (cheap: its first element is the tag)."""
+    return data[:1] == b"\x9a" and data[1:11] == b"\xa9follow-on"
+
+
+@dataclass(frozen=True)
+class Agreed:
+    """Every member accepted: the follow-on table's roster (its id is the new table id)."""
+
+    roster: TableRoster
+
+
+@dataclass(frozen=True)
+class Declined:
+    """No follow-on table: ``key`` declined (or answered both ways)."""
+
+    key: bytes
+    reason: str
+
+
+class FollowOn:
+    """The agreement on one follow-on table of ``old`` (the finished table's roster), whose
+    chain ended at ``final``. ``keys``: the new table's members (default: the same)."""
+
+    def __init__(self, old: TableRoster, final: bytes, me: bytes, kind: str = "rematch",
+                 keys: Sequence[bytes] | None = None) -> None:
+        if kind not in FOLLOW_ON_KINDS:
+            raise ValueError(f"unknown follow-on kind {kind!r}")
+        self.old = old
+        self.final = bytes(final)
+        self.me = me
+        self.kind = kind
+        self.keys = tuple(keys) if keys is not None else old.keys
+        self.link = link_of(old.table_id, self.final, kind, self.keys)
+        self.answers: dict[bytes, FollowOnAnswer] = {}
+        self.frames: dict[bytes, bytes] = {}          # each member's answer, as received (to relay)
+        self.both_ways: bytes | None = None           # a member that signed accept and decline
+
+    def answer(self, identity: Any, accept: bool, nonce: bytes) -> bytes:
+        """My signed answer (taken as received); broadcast it. A second call gives the first."""
+        if identity.public_key in self.frames:
+            return self.frames[identity.public_key]
+        signature = identity.sign(answer_digest(self.link, identity.public_key, accept, nonce))
+        frame = encode_follow_on(FollowOnAnswer(PROTOCOL_VERSION, self.old.table_id, self.final, self.kind,
+                                                self.keys, identity.public_key, accept, bytes(nonce), signature))
+        self.receive(frame)
+        return frame
+
+    def receive(self, data: bytes) -> bytes | None:
+        """Take one frame; the frame to relay to the others (the first copy of an authentic
+        answer, or a member's second, contradicting answer), else None. Never raises:
+        anything not an authentic answer about this follow-on is dropped, nobody blamed."""
+        try:
+            answer = decode_follow_on(data)
+        except MessageError:
+            return None
+        if (answer.table_id, answer.final, answer.kind, answer.keys) != \
+                (self.old.table_id, self.final, self.kind, self.keys) or not answer.verify():
+            return None
+        earlier = self.answers.get(answer.key)
+        if earlier is None:
+            self.answers[answer.key] = answer
+            self.frames[answer.key] = data
+            return data
+        if earlier != answer and self.both_ways is None:
+            self.both_ways = answer.key      # evidence: both answers travel, everyone ends
+            return data
+        return None
+
+    @property
+    def outcome(self) -> Agreed | Declined | None:
+        if self.both_ways is not None:
+            return Declined(self.both_ways, "answered both yes and no")
+        for key in self.keys:                # in member order: every peer names the same one
+            answer = self.answers.get(key)
+            if answer is not None and not answer.accept:
+                return Declined(key, "declined")
+        if all(key in self.answers for key in self.keys):
+            return Agreed(self.roster())
+        return None
+
+    @property
+    def missing(self) -> tuple[bytes, ...]:
+        """The members whose answer has not come."""
+        return tuple(key for key in self.keys if key not in self.answers)
+
+    def roster(self) -> TableRoster:
+        """The follow-on table's roster (every member answered): the old members' addresses
+        with their new nonces, in ``keys`` order; the id from the link."""
+        members = tuple(dataclasses.replace(self.old.member(key), nonce=self.answers[key].nonce)
+                        for key in self.keys)
+        return TableRoster(table_id_of(self.link, members), members)
+
+    def describe(self, key: bytes) -> str:
+        return describe_key(key)

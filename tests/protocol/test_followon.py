@@ -1,0 +1,125 @@
+"""protocol/followon.py: the signed next-match answers and the follow-on table's id (sans-IO)."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+
+from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.chain import table_id_of
+from p2p_sasaki.protocol.crypto import SeededEntropy
+from p2p_sasaki.protocol.followon import (
+    Agreed, Declined, FollowOn, FollowOnAnswer, answer_digest, decode_follow_on, encode_follow_on, is_follow_on,
+    link_of,
+)
+from p2p_sasaki.protocol.messages import MessageError, VersionMismatchError
+from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+
+IDENTITIES = [Identity.generate(SeededEntropy(b"follow-on peer %d" % n)) for n in range(4)]
+KEYS = tuple(identity.public_key for identity in IDENTITIES)
+OLD = TableRoster(bytes(range(32)), tuple(TableMember(key, "127.0.0.1", 5000 + n, bytes([n]) * 32)
+                                          for n, key in enumerate(KEYS)))
+FINAL = bytes(range(100, 132))
+NONCES = [bytes([0xA0 + n]) * 32 for n in range(4)]
+
+
+def agreements() -> list[FollowOn]:
+    return [FollowOn(OLD, FINAL, key) for key in KEYS]
+
+
+def test_all_four_accept_a_new_table_whose_id_follows_the_table_id_rule():
+    peers = agreements()
+    frames = [peers[n].answer(IDENTITIES[n], True, NONCES[n]) for n in range(4)]
+    for n, peer in enumerate(peers):
+        for m, frame in enumerate(frames):
+            relay = peer.receive(frame)
+            assert relay == (None if m == n else frame)        # the first copy is relayed, once
+            assert peer.receive(frame) is None
+    outcomes = [peer.outcome for peer in peers]
+    assert all(isinstance(o, Agreed) for o in outcomes) and len(set(outcomes)) == 1
+    roster = outcomes[0].roster                                 # type: ignore[union-attr]
+    # Same members, addresses and order; each member's new nonce; the id from the link.
+    assert roster.members == tuple(TableMember(m.key, m.host, m.port, NONCES[n]) for n, m in enumerate(OLD.members))
+    link = crypto.hash32(crypto.domain_tag("follow-on"), OLD.table_id, FINAL, b"rematch",
+                         (4).to_bytes(4, "big"), *KEYS)
+    assert link == link_of(OLD.table_id, FINAL, "rematch", KEYS)
+    assert roster.table_id == table_id_of(link, roster.members) != OLD.table_id
+    # Another final hash (another end of the old chain) gives another table.
+    other = FollowOn(OLD, bytes(32), KEYS[0])
+    assert other.link != link
+
+
+def test_the_answer_bytes_and_signature():
+    frame = FollowOn(OLD, FINAL, KEYS[1]).answer(IDENTITIES[1], True, NONCES[1])
+    values = msgpack.unpackb(frame)
+    assert values[:9] == ["follow-on", 2, OLD.table_id, FINAL, "rematch", list(KEYS), KEYS[1], True, NONCES[1]]
+    link = link_of(OLD.table_id, FINAL, "rematch", KEYS)
+    assert values[9] == IDENTITIES[1].sign(answer_digest(link, KEYS[1], True, NONCES[1]))
+    assert answer_digest(link, KEYS[1], True, NONCES[1]) == crypto.hash32(
+        crypto.domain_tag("follow-on/answer"), link, KEYS[1], b"\x01", NONCES[1])
+    assert is_follow_on(frame) and decode_follow_on(frame).verify()
+    assert encode_follow_on(decode_follow_on(frame)) == frame
+
+
+def test_one_decline_ends_it_for_everyone_and_names_the_same_member():
+    peers = agreements()
+    frames = [peers[0].answer(IDENTITIES[0], True, NONCES[0]), peers[2].answer(IDENTITIES[2], False, NONCES[2])]
+    for peer in peers:
+        for frame in frames:
+            peer.receive(frame)
+    assert all(peer.outcome == Declined(KEYS[2], "declined") for peer in peers)
+
+
+def test_a_member_that_answers_both_ways_ends_it():
+    peer = agreements()[0]
+    yes = FollowOn(OLD, FINAL, KEYS[3]).answer(IDENTITIES[3], True, NONCES[3])
+    no = FollowOn(OLD, FINAL, KEYS[3]).answer(IDENTITIES[3], False, NONCES[3])
+    assert peer.receive(yes) == yes and peer.outcome is None and peer.missing == KEYS[:3]
+    assert peer.receive(no) == no                      # relayed: everyone sees both
+    assert peer.outcome == Declined(KEYS[3], "answered both yes and no")
+
+
+def test_what_is_not_an_authentic_answer_about_this_table_is_dropped():
+    peer = agreements()[0]
+    elsewhere = FollowOn(OLD, bytes(32), KEYS[1]).answer(IDENTITIES[1], True, NONCES[1])   # another final hash
+    assert peer.receive(elsewhere) is None
+    forged = msgpack.unpackb(FollowOn(OLD, FINAL, KEYS[1]).answer(IDENTITIES[1], True, NONCES[1]))
+    forged[7] = False                                   # the signature was over "accept"
+    assert peer.receive(msgpack.packb(forged)) is None
+    outsider = Identity.generate(SeededEntropy(b"not a member"))
+    with pytest.raises(MessageError, match="signed by one of its members"):
+        FollowOn(OLD, FINAL, outsider.public_key).answer(outsider, True, NONCES[0])
+    assert peer.receive(b"\x92\xc4\x00\xc4\x00") is None     # an envelope-shaped frame
+    assert peer.receive(b"") is None and peer.answers == {}
+    newer = msgpack.unpackb(FollowOn(OLD, FINAL, KEYS[1]).answer(IDENTITIES[1], True, NONCES[1]))
+    newer[1] = 3
+    with pytest.raises(VersionMismatchError, match="version 3"):
+        decode_follow_on(msgpack.packb(newer))
+    assert peer.receive(msgpack.packb(newer)) is None
+    assert not is_follow_on(b"\x92\xc4\x00\xc4\x00")
+    assert isinstance(decode_follow_on(FollowOn(OLD, FINAL, KEYS[2]).answer(IDENTITIES[2], True, NONCES[2])),
+                      FollowOnAnswer)
+
+
+def test_vector():
+    # docs/protocol.md, "Follow-on table": identity seeds bytes([i]) * 32 for i = 1..4 in
+    # that (join) order at 127.0.0.1:5000+n with the old nonce bytes(range(200, 232)), old
+    # table id bytes(range(32)), final chain hash bytes(range(100, 132)); member n accepts
+    # with the nonce bytes([0xA0 + n]) * 32.
+    import hashlib
+
+    ids = [Identity(bytes([i]) * 32) for i in range(1, 5)]
+    members = tuple(TableMember(x.public_key, "127.0.0.1", 5000 + n, bytes(range(200, 232)))
+                    for n, x in enumerate(ids))
+    old = TableRoster(bytes(range(32)), members)
+    frames = [FollowOn(old, FINAL, x.public_key).answer(x, True, bytes([0xA0 + n]) * 32) for n, x in enumerate(ids)]
+    agreement = FollowOn(old, FINAL, ids[0].public_key)
+    for frame in frames:
+        agreement.receive(frame)
+    assert len(b"".join(frames)) == 1440
+    assert hashlib.sha256(b"".join(frames)).hexdigest() == \
+        "dcd17d4dbbe36674111479149c670e0334b4b17a78a6e62496f5d5a0f4e76335"
+    assert agreement.link.hex() == "4bdc3ffdc41796ccc5b6f0ad9b003a18c7b74ac8558067f5d99961d7c154c27d"
+    outcome = agreement.outcome
+    assert isinstance(outcome, Agreed)
+    assert outcome.roster.table_id.hex() == "02adbb209ea4f1e7462ca3b43fd4a9941ab4b1cfc64eab40c625aa433c21ad7e"
