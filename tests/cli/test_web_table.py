@@ -4,7 +4,9 @@
 three bot peers join over loopback. On a fixed deal that gives the person a chata chance,
 the test plays the whole hand by clicking (and once by keyboard), takes the chata, is
 refused an illegal selection with a visible reason, reloads mid-hand, and ends at the
-audit verdict and the transcript download. The screenshots of each phase go to docs/.
+audit verdict and the transcript download, then clicks "Next match": the bots agree, a second
+match is played at a fresh table, and "Close table" at its end declines a third. The
+screenshots of each phase go to docs/.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ def test_a_person_plays_a_whole_hand_in_the_browser(tmp_path: Path) -> None:
 
             # The end: scores, the verdict of the audit, the transcript.
             page.wait_for_function("() => document.getElementById('verdict').textContent !== ''")
+            page.wait_for_selector("#next:not([hidden])", timeout=60000)   # the next-match question
             verdict = page.inner_text("#verdict")
             assert verdict.startswith("Audit of your transcript: OK: 1 hand(s) verified"), verdict
             assert "The match is over" in page.inner_text("#log")
@@ -55,8 +58,19 @@ def test_a_person_plays_a_whole_hand_in_the_browser(tmp_path: Path) -> None:
             download.value.save_as(saved)
             assert saved.read_bytes() == (tmp_path / "demo" / "peer0.sasaki").read_bytes()
             names = set(button_names(page))
-            assert {"Download transcript", "Close table", "Help"} <= names and "" not in names
-            page.get_by_role("button", name="Close table", exact=True).click()
+            assert {"Next match", "Download transcript", "Close table", "Help"} <= names and "" not in names
+            assert page.inner_text("#next-question").startswith("Next match with the same four?")
+            # The next match with the same four: the bots agree by themselves; a fresh table.
+            page.get_by_role("button", name="Next match", exact=True).click()
+            page.wait_for_function("() => document.getElementById('meta').textContent.startsWith('Match 2')",
+                                   timeout=120000)
+            assert page.is_hidden("#end")
+            page.wait_for_selector("#hand .card", timeout=120000)
+            second = play_hand(page, Seen())
+            page.wait_for_function("() => document.getElementById('verdict').textContent !== ''")
+            assert page.inner_text("#verdict").startswith("Audit of your transcript: OK: 1 hand(s) verified")
+            assert second.turns >= 1
+            page.get_by_role("button", name="Close table", exact=True).click()      # no third match
             browser.close()
         assert demo.finish() == 0, demo.text()[-3000:]
     finally:
@@ -71,7 +85,10 @@ def test_a_person_plays_a_whole_hand_in_the_browser(tmp_path: Path) -> None:
     assert seen.keyboard and seen.checks == ["faces", "390 ok"]
     text = demo.text()
     assert re.search(r"you \(S\d\) chata! \w\w \w\w out of turn", text), text[-3000:]
-    assert "Audit: all four transcripts verify and agree" in text
+    assert "No next match: you declined." in text
+    first, second = text.split("Match 2:")
+    assert "Audit: all four transcripts verify and agree" in first
+    assert "Audit: all four transcripts verify and agree" in second
 
 
 # Two answers to one decision from one tab, sent back to back: the first is taken, the
