@@ -316,6 +316,7 @@ class Presenter:
         self.next_offer: NextMatch | None = None
         self.seat_keys: tuple[bytes, ...] = ()
         self.pages = 0                # web pages serving this presenter (cli/web/server.py)
+        self.closed = False           # the person pressed "Close table" on a page: no next match
         self._next_done = trio.Event()
         self.match_no = 1
 

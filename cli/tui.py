@@ -307,6 +307,9 @@ class HumanPlayer:
     async def decide_next(self, seconds: float | None) -> bool:
         """At the end of a match: a next match with the same four? (a page may answer too)."""
         offer = self.presenter.offer_next(seconds)
+        if self.presenter.closed:                 # the page was closed already: that is a no
+            self.presenter.answer_next(offer.id, False)
+            return False
         self.reader.discard()
         within = f" (answer within {seconds:.0f} s)" if seconds is not None else ""
         say(f"{offer.question} [y/N]{within}")

@@ -259,6 +259,7 @@ class WebTable:
             if offer is not None and offer.answer is None:
                 self.presenter.answer_next(offer.id, False)    # closing the table: no next match
             if self.presenter.verdict is not None:
+                self.presenter.closed = True
                 self.left.set()
             return None
         if kind == "next-match":

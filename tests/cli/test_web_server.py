@@ -14,7 +14,7 @@ from p2p_sasaki.hand import Decision, DecisionKind, Decline, Hand, Stop
 from p2p_sasaki.protocol.net.table import Turn
 from p2p_sasaki.protocol.session import Seated
 
-from p2p_sasaki.cli.presenter import Note, NoteKind, Presenter
+from p2p_sasaki.cli.presenter import Note, NoteKind, Presenter, Refusal
 from p2p_sasaki.cli.web import server
 from p2p_sasaki.cli.web.page import page
 from p2p_sasaki.cli.web.server import WebTable
@@ -205,3 +205,54 @@ async def test_a_tab_that_stops_reading_is_closed_and_the_page_goes_on(monkeypat
         other = await Socket.open(web.port, path)
         assert (await other.receive())["table"]["version"] == presenter.version
         nursery.cancel_scope.cancel()
+
+
+async def test_the_next_match_question_on_the_page_first_answer_counts_and_close_table_declines():
+    presenter = Presenter(timeout=100)
+    presenter.event(Seated(KEYS, 2), None)
+    web = WebTable(presenter)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(web.serve)
+        path = f"/t/{web.token}/ws"
+        first, second = await Socket.open(web.port, path), await Socket.open(web.port, path)
+        await first.receive()
+        await second.receive()
+        answers: list[bool] = []
+
+        async def ask() -> None:
+            answers.append(await presenter.wait_next(presenter.offer_next(100)))
+
+        nursery.start_soon(ask)
+        message = await first.receive()
+        while message["table"]["next_match"] is None:
+            message = await first.receive()
+        offer = message["table"]["next_match"]
+        assert offer["question"] == "Next match with the same four?" and offer["answer"] is None
+        assert 99 < offer["seconds_left"] <= 100
+        await first.send({"type": "next-match", "offer": offer["id"], "accept": True})
+        await trio.testing.wait_all_tasks_blocked()
+        await second.send({"type": "next-match", "offer": offer["id"], "accept": False})
+        message = await second.receive()
+        while message["type"] != "refused":
+            message = await second.receive()
+        assert message["reason"] == "that question is over (answered already, or its time is up)"
+        assert answers == [True] and presenter.next_offer is not None and presenter.next_offer.answer is True
+        # Another offer (a later match): "Close table" declines it.
+        presenter.verdict = "Audit of your transcript: OK"
+        nursery.start_soon(ask)
+        await trio.testing.wait_all_tasks_blocked()
+        await first.send({"type": "leave"})
+        await trio.testing.wait_all_tasks_blocked()
+        assert answers == [True, False] and web.left.is_set() and presenter.closed
+        nursery.cancel_scope.cancel()
+
+
+async def test_an_unanswered_next_match_question_closes_when_its_time_is_up(autojump_clock):
+    presenter = Presenter(timeout=100)
+    notes: list[str] = []
+    presenter.on_note.append(lambda note: notes.append(note.text))
+    offer = presenter.offer_next(30)
+    with trio.move_on_after(30):
+        await presenter.wait_next(offer)
+    assert presenter.next_offer is None and notes == ["Time is up: no next match for you."]
+    assert presenter.answer_next(offer.id, True) == Refusal("that question is over (answered already, or its time is up)")
