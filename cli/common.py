@@ -360,6 +360,7 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
                 if agreed is None:
                     break
                 roster, early = agreed
+                mesh.roster = roster     # new connections (a reconnect, a resumed peer) say the new table id
                 report(result, args.quiet)          # this match's totals and transcript, before the next
                 match_no += 1
                 presenter = getattr(player, "presenter", None)
