@@ -527,14 +527,14 @@ class Presenter:
         return accept
 
     async def wait_next(self, offer: NextMatch) -> bool:
-        """The first answer to ``offer``; cancelled (its time is up), the offer closes unanswered."""
+        """The first answer to ``offer``; cancelled (its time is up, or another member declined
+        first), the offer closes unanswered and the caller tells why (:meth:`close_next`)."""
         try:
             await self._next_done.wait()
             return bool(self.next_offer is not None and self.next_offer.answer)
         except trio.Cancelled:
             if self.next_offer is not None and self.next_offer.id == offer.id and self.next_offer.answer is None:
                 self.next_offer = None
-                self.tell(Note("Time is up: no next match for you.", NoteKind.INFO), quiet=True)
                 self.changed()
             raise
 

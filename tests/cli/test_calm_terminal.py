@@ -185,3 +185,19 @@ def test_a_next_match_with_the_same_four_at_the_terminal(tmp_path):
     peer0 = [tmp_path / "peer0.sasaki", tmp_path / "peer0-2.sasaki"]
     ids = [read_transcript(path.read_bytes()).header.table for path in peer0]
     assert ids[0] != ids[1]
+
+
+@pytest.mark.slow
+def test_no_answer_to_the_next_match_question_ends_everyone_cleanly(tmp_path):
+    child = spawn_demo(tmp_path, timeout="3")                  # the question's deadline: 5 s (its minimum)
+    log: list[str] = []
+    child.logfile_read = _Tee(log)
+    _play_to_the_end(child)                                    # ... and no answer
+    child.expect("No next match: your time to answer was up.")
+    child.expect(pexpect.EOF)
+    child.close()
+    text = "".join(log)
+    assert child.exitstatus == 0, text[-3000:]
+    assert "Match 2:" not in text and "Audit: all four transcripts verify and agree" in text
+    for peer in (1, 2, 3):                                     # the bots were told: one sentence each
+        assert "No next match: " in (tmp_path / f"peer{peer}.log").read_text()

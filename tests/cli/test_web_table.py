@@ -166,6 +166,9 @@ def test_two_tabs_first_answer_wins_and_the_page_refuses_a_wrong_token_host_or_o
             other.wait_for_selector("#hand .card")
             assert hand_cards(other) == before
             browser.close()
+    except BaseException:
+        print("The demo's output:\n" + demo.text()[-6000:])    # shown by pytest with the failure
+        raise
     finally:
         watchdog.cancel()
         demo.kill()
