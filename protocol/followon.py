@@ -34,7 +34,7 @@ from p2p_sasaki.protocol.chain import table_id_of
 from p2p_sasaki.protocol.crypto import TAG_FOLLOW_ON, TAG_FOLLOW_ON_ANSWER, u32
 from p2p_sasaki.protocol.messages import (
     HASH_BYTES, MAX_SEATS, NONCE_BYTES, PROTOCOL_VERSION, PUBLIC_KEY_BYTES, SIGNATURE_BYTES, TABLE_ID_BYTES, Array,
-    Bin, Bool, F, MessageError, Str, TableRoster, UInt, WireStruct, _check_version, _fail, _pack, _unpack_canonical,
+    Bin, Bool, F, MessageError, Str, TableMember, TableRoster, UInt, WireStruct, _check_version, _fail, _pack, _unpack_canonical,
     describe_key,
 )
 
@@ -133,17 +133,19 @@ class Declined:
 
 class FollowOn:
     """The agreement on one follow-on table of ``old`` (the finished table's roster), whose
-    chain ended at ``final``. ``keys``: the new table's members (default: the same)."""
+    chain ended at ``final``. ``members``: the new table's members in join order (their
+    keys and addresses; default: the old roster's), each of whom answers."""
 
     def __init__(self, old: TableRoster, final: bytes, me: bytes, kind: str = "rematch",
-                 keys: Sequence[bytes] | None = None) -> None:
+                 members: Sequence[TableMember] | None = None) -> None:
         if kind not in FOLLOW_ON_KINDS:
             raise ValueError(f"unknown follow-on kind {kind!r}")
         self.old = old
         self.final = bytes(final)
         self.me = me
         self.kind = kind
-        self.keys = tuple(keys) if keys is not None else old.keys
+        self.members = tuple(members) if members is not None else old.members
+        self.keys = tuple(member.key for member in self.members)
         self.link = link_of(old.table_id, self.final, kind, self.keys)
         self.answers: dict[bytes, FollowOnAnswer] = {}
         self.frames: dict[bytes, bytes] = {}          # each member's answer, as received (to relay)
@@ -198,10 +200,10 @@ class FollowOn:
         return tuple(key for key in self.keys if key not in self.answers)
 
     def roster(self) -> TableRoster:
-        """The follow-on table's roster (every member answered): the old members' addresses
+        """The follow-on table's roster (every member answered): the members' addresses
         with their new nonces, in ``keys`` order; the id from the link."""
-        members = tuple(dataclasses.replace(self.old.member(key), nonce=self.answers[key].nonce)
-                        for key in self.keys)
+        members = tuple(dataclasses.replace(member, nonce=self.answers[member.key].nonce)
+                        for member in self.members)
         return TableRoster(table_id_of(self.link, members), members)
 
     def describe(self, key: bytes) -> str:

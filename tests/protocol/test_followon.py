@@ -123,3 +123,23 @@ def test_vector():
     outcome = agreement.outcome
     assert isinstance(outcome, Agreed)
     assert outcome.roster.table_id.hex() == "02adbb209ea4f1e7462ca3b43fd4a9941ab4b1cfc64eab40c625aa433c21ad7e"
+
+
+def test_a_follow_on_under_another_roster_is_answered_by_its_own_members():
+    # The same messages seat another roster (later kinds: a bot in an empty seat): only the
+    # follow-on's members answer, and its roster is theirs, with their new nonces.
+    bot = Identity.generate(SeededEntropy(b"a bot taking seat 3"))
+    members = OLD.members[:3] + (TableMember(bot.public_key, "127.0.0.1", 6000, bytes(32)),)
+    signers = IDENTITIES[:3] + [bot]
+    peers = [FollowOn(OLD, FINAL, s.public_key, members=members) for s in signers]
+    frames = [peer.answer(signer, True, NONCES[n]) for n, (peer, signer) in enumerate(zip(peers, signers))]
+    with pytest.raises(MessageError, match="signed by one of its members"):   # the member who left
+        FollowOn(OLD, FINAL, KEYS[3], members=members).answer(IDENTITIES[3], True, NONCES[3])
+    for peer in peers:
+        for frame in frames:
+            peer.receive(frame)
+    outcome = peers[0].outcome
+    assert isinstance(outcome, Agreed) and all(peer.outcome == outcome for peer in peers)
+    assert outcome.roster.members == tuple(TableMember(m.key, m.host, m.port, NONCES[n]) for n, m in enumerate(members))
+    assert outcome.roster.table_id == table_id_of(link_of(OLD.table_id, FINAL, "rematch", [m.key for m in members]),
+                                                  outcome.roster.members)
