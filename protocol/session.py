@@ -269,7 +269,7 @@ class TableSession:
         if self._my_abandon == unit or (*unit, self.my_seat, Abandon.TYPE) in self._seen:
             return False
         silent = tuple(s for s in self.waiting_for if s != self.my_seat and s not in self._absent)
-        if not silent:
+        if not silent or not self._majority(silent):
             return False
         self._my_abandon = unit
         self._sign(unit[0], unit[1], Abandon(silent, end))
@@ -855,7 +855,15 @@ class TableSession:
             return f"{where} is signed by a seat it names silent or that already left the hand; ignored"
         if not set(payload.silent) <= self._unit_waits_on():
             return f"{where} names a seat the slot does not wait for; ignored"
+        if not self._majority(payload.silent):
+            return f"{where} names half the present seats or more silent (the others must be a majority); ignored"
         return None
+
+    def _majority(self, silent: Sequence[int]) -> bool:
+        """The seats that must sign (present, not silent) are a strict majority of the present
+        ones: two abandons of one unit with disjoint signers can never both complete."""
+        present = self.game.seats - len(self._absent)
+        return 2 * (present - len(silent)) > present
 
     def _complete_abandon(self) -> bool:
         """Close the current unit as abandoned if every present seat outside one silent set
