@@ -167,7 +167,6 @@ class TableSession:
         self._jobs_out: dict[DeckJob, CardSource] = {}               # proof jobs handed out
         # abandon (docs/protocol.md, "Abandon"): every abandon signature seen, by (hand, slot)
         self._abandons: dict[tuple[int, int], dict[int, SignedMessage]] = {}
-        self._my_abandon: tuple[int, int] | None = None              # the unit I signed an abandon for
         self._absent: frozenset[int] = frozenset()                   # this hand's seats named silent
         self._end_after = False                                      # a present seat chose to end the match
         self._void: dict[int, tuple[int, frozenset[int]]] = {}       # hand -> (last abandoned slot, absent)
@@ -266,12 +265,11 @@ class TableSession:
         if self.identity is None or self.my_seat is None or self.finished or self.hand_no < 1:
             return False
         unit = self._unit()
-        if self._my_abandon == unit or (*unit, self.my_seat, Abandon.TYPE) in self._seen:
+        if self._i_abandoned():
             return False
         silent = tuple(s for s in self.waiting_for if s != self.my_seat and s not in self._absent)
         if not silent or not self._majority(silent):
             return False
-        self._my_abandon = unit
         self._sign(unit[0], unit[1], Abandon(silent, end))
         self._guarded(self._advance)
         return True
@@ -305,7 +303,7 @@ class TableSession:
         """The game's decision my seat must answer now, or None (also once I signed an
         abandon of this slot: I wait for it to complete)."""
         slot = self._play_slot()
-        if slot is None or self.my_seat is None or self._my_abandon == self._unit():
+        if slot is None or self.my_seat is None or self._i_abandoned():
             return None
         return slot.decision if self.my_seat in slot.seats and self.my_seat not in self._got else None
 
@@ -503,6 +501,10 @@ class TableSession:
         # the chain first: a message that does not fit the agreed chain says nothing about the
         # game state it was signed in (in a file: a record before it was altered or removed)
         if body.prev != self.chain:
+            named = self._named_silent_before(body.hand)
+            if named is not None:   # rule 3 before the whole abandon is here: nobody is named
+                raise _Stop(None, named, f"the other seats are abandoning hand {body.hand} slot {named} while this "
+                            "seat was cut off; this seat's table has gone on without it", BlameBasis.ABANDONED)
             raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev does not match the agreed state",
                         BlameBasis.CHAIN)
         if body.sender not in self._expected():
@@ -551,7 +553,7 @@ class TableSession:
         if self.hand_no >= 1 and self.phase is not Phase.DONE:
             if self._complete_abandon():
                 return True
-            if self._my_abandon == self._unit() and not self._overtaken():
+            if self._i_abandoned() and not self._overtaken():
                 return False   # I signed its abandon: rule 2 of docs/protocol.md, "Abandon"
         if self.phase is Phase.DECK:
             if not self._deck_complete():
@@ -637,7 +639,7 @@ class TableSession:
         self._deck_got, self._opened, self._slots_played, self._hashes = {}, 0, [], []
         self._opener = self._my_cards = None
         self._settle = None
-        self._my_abandon, self._absent = None, frozenset()
+        self._absent = frozenset()
         assert self.seat_keys is not None
         self.source = self.dealer.hand(HandSetup(
             self.my_seat, self.game.seats, self.game.n_cards, self.identity, self.seat_keys, self.table_id,
@@ -836,6 +838,10 @@ class TableSession:
         """What an abandon now closes: (hand, slot), slot 0 standing for the whole deal."""
         return self.hand_no, 0 if self.phase is Phase.DECK else self.slot
 
+    def _i_abandoned(self) -> bool:
+        """I signed an abandon of the current unit (rule 2: I then do not complete it normally)."""
+        return self.my_seat is not None and (*self._unit(), self.my_seat, Abandon.TYPE) in self._seen
+
     def _unit_prev(self) -> bytes:
         return self.hand_start if self.phase is Phase.DECK else self.chain
 
@@ -919,6 +925,16 @@ class TableSession:
                     raise _Stop(None, slot, f"the other seats abandoned hand {hand} slot {slot} while this seat was "
                                 "cut off; this seat's table has gone on without it", BlameBasis.ABANDONED)
 
+    def _named_silent_before(self, hand: int) -> int | None:
+        """A slot of ``hand`` before the current one that some abandon names my seat silent in."""
+        if self.my_seat is None:
+            return None
+        for (h, slot), got in self._abandons.items():
+            if h == hand and (h, slot) < self._unit() and any(
+                    isinstance(m.body.payload, Abandon) and self.my_seat in m.body.payload.silent for m in got.values()):
+                return slot
+        return None
+
     def _close_abandoned(self, unit: tuple[int, int], messages: list[SignedMessage], silent: tuple[int, ...]) -> None:
         """Rule 1's outcome, the same on every peer: the unit's records are the abandon
         signatures (in signer order), chained on its prev; the hand is void."""
@@ -934,7 +950,7 @@ class TableSession:
         bound = self.source.deck_slots - 1 if was_deck else slot
         self._absent = self._absent | frozenset(silent)
         self._void[hand] = (bound, self._absent)
-        self._got, self._my_abandon = {}, None
+        self._got = {}
         self._pending = [m for m in self._pending if m.body.hand != hand or (
             m.body.slot > bound and m.body.sender not in self._absent)]
         names = ", ".join(f"S{s}" for s in sorted(self._absent))

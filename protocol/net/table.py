@@ -491,7 +491,11 @@ async def run_table(
             await nursery.start(start)
             with trio.move_on_after(connect_timeout) as connecting:
                 await transport.wait_connected()
-            if connecting.cancelled_caught:
+            # A resumed table goes on with the members it reaches: one may have left for good
+            # (the stall deadline's choices then apply to it, "Abandon and leaving" above).
+            gone_for_good = resume and restored is not None and any(transport.is_connected(k)
+                                                                    for k in transport.peers)
+            if connecting.cancelled_caught and not gone_for_good:
                 if store is not None and not resume:
                     store.mark_finished()   # nothing was signed: a new table, not a resume, comes next
                 raise PeersUnreachable(tuple(m for m in roster.members if m.key != identity.public_key

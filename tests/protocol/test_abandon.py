@@ -278,3 +278,19 @@ def test_a_complete_hand_keeps_its_score_when_the_next_is_abandoned():
     audit = audit_table(net.transcript(others[0]))
     assert audit.status is AuditStatus.ABANDONED and audit.scores == (ended[0].scores,)
     assert audit.totals == ended[0].totals and net.of_type(others[0], MatchEnded)[-1].totals == ended[0].totals
+
+
+@pytest.mark.parametrize("seed", [3, 9])   # 9: the others' next slot reaches it before their whole abandon
+def test_a_seat_cut_off_after_completing_its_own_turn_stops_naming_nobody(seed):
+    """Rule 3: the silent seat completed its turn slot by itself (its play never left); the
+    others abandon that slot naming it. It stops with nobody named, never blaming the honest
+    seats whose next messages no longer fit its chain."""
+    net = Net(seed=seed, config=ONE, tamper=Silence(1, after_the_strips))
+    net.start()
+    net.run()
+    victim = net.peers[1]
+    assert victim.slot == net.peers[0].slot + 1        # it went on alone
+    abandon_all(net, present(net, 1))
+    assert victim.blame is not None and victim.blame.seat is None and victim.blame.basis is BlameBasis.ABANDONED
+    assert "while this seat was cut off" in victim.blame.reason
+    assert all(net.peers[i].blame is None and net.of_type(i, HandAbandoned) for i in present(net, 1))
