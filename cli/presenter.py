@@ -426,10 +426,12 @@ class Presenter:
                 return [Note(f"{self.label(seat)} left the table.", NoteKind.ALERT)]
             case Stalled(seats=seats, since=since, left=left):
                 return [Note(self.stall_question(seats, since, left), NoteKind.ALERT)]
-            case HandAbandoned(hand=hand, left=left, end=end, reason=reason):
+            case HandAbandoned(hand=hand, left=left, end=end, reason=reason, scored=scored):
                 self.phase = Phase.HAND_OVER
                 self.awaited, self.offline, self.waiting = frozenset(), (), ""
                 gone = ", ".join(self.label(s) for s in left)
+                if scored:
+                    return [Note(f"Hand {hand}: {reason}; nobody is blamed.", NoteKind.SCORE)]
                 what = ("the match ends here" if end or (self.hands is not None and hand >= self.hands)
                         else "the next hand starts when every player is there")
                 return [Note(f"Hand {hand} is abandoned ({reason}): {gone} left, nobody is "
@@ -523,6 +525,7 @@ class Presenter:
             line = f"Waiting for {names} {what} ...".replace("  ", " ")
             if self.gone:
                 line += f" ({', '.join(self.label(s) for s in self.gone)} left the table)"
+        offline = tuple(s for s in offline if s not in self.gone)   # it left: "no connection" is no news
         if offline:
             gone = ", ".join(self.label(s) if self.you is not None else "a player" for s in offline)
             line += f" ({gone}: no connection, reconnecting)"

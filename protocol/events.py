@@ -107,7 +107,7 @@ class Blame:
 @dataclass(frozen=True)
 class HandAbandoned:
     """The present seats abandoned hand ``hand`` at ``slot`` (slot 0: during the deal): it is
-    void, nobody scores. ``left``: the seats that stopped answering, named as having left,
+    void, nobody scores (unless ``scored``). ``left``: the seats that stopped answering, named as having left,
     never as cheats; ``deal``: every seat's dealt cards (masks) when the strips were done
     (the present seats' revealed keys, the absent seat's hand their complement), None when
     the hand stopped during the deal or more than one seat left; ``end``: the match ends
@@ -120,6 +120,10 @@ class HandAbandoned:
     deal: tuple[int | None, ...] | None
     end: bool
     reason: str
+    scored: bool = False
+    """The abandoned slot was the KEYS slot of a hand played out: it is scored (a HandEnded
+    follows) with the absent seat's cards read as the complement, so withholding a key at
+    the end of a lost hand does not void it."""
 
 
 @dataclass(frozen=True)

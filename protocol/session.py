@@ -978,7 +978,6 @@ class TableSession:
             raise _Stop(exc.seat, slot, exc.reason) from None
         full = None if any(mask is None for mask in deal) else tuple(int(mask or 0) for mask in deal)
         if self._settle is not None and full is not None:
-            refused, answers = self._settle
             try:
                 self._settlement_verdict(full)
             except _Stop as stop:
@@ -986,22 +985,33 @@ class TableSession:
                     raise _Stop(stop.seat, stop.slot, f"{stop.reason}; its hand is read as the complement of the "
                                 "others' revealed hands" if stop.seat in self._absent else stop.reason) from None
         names = ", ".join(f"S{s}" for s in sorted(self._absent))
+        if self._settle is None and full is not None and self.state is not None and self.state.slot() is None:
+            # every play was made and agreed: the hand is scored, whoever withholds its key
+            ended = self._replay(full)
+            self._void_hand(slot, deal, f"{names} left at the key reveal of hand {self.hand_no}; the hand was played "
+                            f"out and is scored, {names}'s cards read as the complement of the others'", ended)
+            return
         self._void_hand(slot, deal, f"{names} left during hand {self.hand_no}; the hand is void")
 
-    def _void_hand(self, slot: int, deal: tuple[int | None, ...] | None, reason: str) -> None:
-        event = HandAbandoned(self.hand_no, slot, tuple(sorted(self._absent)), deal, self._end_after, reason)
+    def _void_hand(self, slot: int, deal: tuple[int | None, ...] | None, reason: str,
+                   ended: HandEnded | None = None) -> None:
+        event = HandAbandoned(self.hand_no, slot, tuple(sorted(self._absent)), deal, self._end_after, reason,
+                              scored=ended is not None)
         self.abandoned_hands.append(event)
         self._events.append(event)
+        if ended is not None:
+            self._events.append(ended)
         if self._end_after or self.hand_no >= self.config.hands:
             self.phase, self.finished = Phase.DONE, True
             self._events.append(MatchEnded(self.totals))
             return
         self._start_hand(self.hand_no + 1)
 
-    def _replay(self) -> HandEnded:
-        """Replay the hand with the full deal; every slot must reproduce the agreed state."""
+    def _replay(self, known: tuple[int, ...] | None = None) -> HandEnded:
+        """Replay the hand with the full deal (``known``: read by complement after an abandon);
+        every slot must reproduce the agreed state."""
         assert self.source is not None
-        slot, deal = self.slot, self.source.final_deal()
+        slot, deal = self.slot, known if known is not None else self.source.final_deal()
         if deal is None:
             raise _Stop(None, slot, "the deal is not known at the end of the hand")
         try:

@@ -222,7 +222,7 @@ def test_a_seat_that_left_and_an_abandoned_hand_are_told_without_blame():
     presenter = Presenter(hands=2)
     texts(presenter, Seated(KEYS, 1), HandStarted(1))
     assert texts(presenter, SeatLeft(2, 1)) == ["S2 left the table."]
-    texts(presenter, Waiting((2,), (KEYS[2],), left=(2,)))
+    texts(presenter, Waiting((2,), (KEYS[2],), offline=(2,), left=(2,)))
     assert presenter.table().waiting == "Waiting for S2 to shuffle and deal ... (S2 left the table)"
     notes = texts(presenter, HandAbandoned(1, 14, (2,), None, True, "S2 left during hand 1; the hand is void"))
     assert notes == ["Hand 1 is abandoned (S2 left during hand 1; the hand is void): S2 left, nobody is blamed; "

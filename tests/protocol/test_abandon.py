@@ -294,3 +294,41 @@ def test_a_seat_cut_off_after_completing_its_own_turn_stops_naming_nobody(seed):
     assert victim.blame is not None and victim.blame.seat is None and victim.blame.basis is BlameBasis.ABANDONED
     assert "while this seat was cut off" in victim.blame.reason
     assert all(net.peers[i].blame is None and net.of_type(i, HandAbandoned) for i in present(net, 1))
+
+
+def test_vector_abandoned_table_digest():
+    """docs/protocol.md, "Table test vector": the abandoned table of the first test above."""
+    import hashlib
+
+    net = Net(seed=3, config=ONE, tamper=Silence(1, after_the_strips))
+    net.start()
+    net.run()
+    abandon_all(net, present(net, 1))
+    data = net.transcript(0)
+    assert len(data) == 23179
+    assert hashlib.sha256(data).hexdigest() == "15fcb001bc20b2baa0ac38d95d40ec72edda199c2fdfdf90057f0493d0682939"
+    assert Abandon((2,), False).to_wire() == [[2], False]
+
+
+def test_a_seat_that_withholds_its_key_after_a_played_out_hand_cannot_void_it():
+    """A loser that withholds its key at the end of the hand: the present seats abandon the
+    KEYS slot, reveal again, its cards are the complement, and the hand is scored exactly as
+    the withholding seat itself scored it (it holds every key)."""
+    def withhold(sender, envelope):
+        return [] if sender == 2 and decode_envelope(envelope).body.type == "deck/key" else None
+
+    net = Net(seed=3, config=TWO, tamper=withhold)
+    net.start()
+    net.run()
+    seat = net.peers[2].my_seat
+    others = present(net, 2)
+    assert all(net.peers[i].waiting_for == (seat,) for i in others)
+    abandon_all(net, others, end=True)
+    (own,) = net.of_type(2, HandEnded)           # the withholder's own view: every key
+    for i in others:
+        (event,) = net.of_type(i, HandAbandoned)
+        assert event.scored and event.left == (seat,) and "played out and is scored" in event.reason
+        (ended,) = net.of_type(i, HandEnded)
+        assert ended.scores == own.scores and net.peers[i].finished and net.peers[i].blame is None
+    audit = audit_table(net.transcript(others[0]))
+    assert audit.status is AuditStatus.ABANDONED and audit.scores == (own.scores,) and audit.left == (seat,)
