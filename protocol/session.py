@@ -168,6 +168,7 @@ class TableSession:
         # abandon (docs/protocol.md, "Abandon"): every abandon signature seen, by (hand, slot)
         self._abandons: dict[tuple[int, int], dict[int, SignedMessage]] = {}
         self._absent: frozenset[int] = frozenset()                   # this hand's seats named silent
+        self._abandoned_at = 0                                       # the slot last closed as abandoned
         self._end_after = False                                      # a present seat chose to end the match
         self._void: dict[int, tuple[int, frozenset[int]]] = {}       # hand -> (last abandoned slot, absent)
         self.left: set[int] = set()                                   # seats that signed a leave notice
@@ -950,12 +951,13 @@ class TableSession:
         bound = self.source.deck_slots - 1 if was_deck else slot
         self._absent = self._absent | frozenset(silent)
         self._void[hand] = (bound, self._absent)
+        self._abandoned_at = slot
         self._got = {}
         self._pending = [m for m in self._pending if m.body.hand != hand or (
             m.body.slot > bound and m.body.sender not in self._absent)]
         names = ", ".join(f"S{s}" for s in sorted(self._absent))
         if was_deck or not self.source.strips_done():
-            self._void_hand(slot, None, f"stopped during the deal, waiting for {names}")
+            self._void_hand(None, f"stopped during the deal, waiting for {names}")
             return
         if not self.source.closes:   # a dealer that knows the deal (tests): no keys to reveal
             self._abandon_verdict(slot, {})
@@ -988,15 +990,15 @@ class TableSession:
         if self._settle is None and full is not None and self.state is not None and self.state.slot() is None:
             # every play was made and agreed: the hand is scored, whoever withholds its key
             ended = self._replay(full)
-            self._void_hand(slot, deal, f"{names} left at the key reveal of hand {self.hand_no}; the hand was played "
+            self._void_hand(deal, f"{names} left at the key reveal of hand {self.hand_no}; the hand was played "
                             f"out and is scored, {names}'s cards read as the complement of the others'", ended)
             return
-        self._void_hand(slot, deal, f"{names} left during hand {self.hand_no}; the hand is void")
+        self._void_hand(deal, f"{names} left during hand {self.hand_no}; the hand is void")
 
-    def _void_hand(self, slot: int, deal: tuple[int | None, ...] | None, reason: str,
+    def _void_hand(self, deal: tuple[int | None, ...] | None, reason: str,
                    ended: HandEnded | None = None) -> None:
-        event = HandAbandoned(self.hand_no, slot, tuple(sorted(self._absent)), deal, self._end_after, reason,
-                              scored=ended is not None)
+        event = HandAbandoned(self.hand_no, self._abandoned_at, tuple(sorted(self._absent)), deal, self._end_after,
+                              reason, scored=ended is not None)
         self.abandoned_hands.append(event)
         self._events.append(event)
         if ended is not None:

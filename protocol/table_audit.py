@@ -311,7 +311,7 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
             f", waiting for seat(s) {', '.join(map(str, waiting))}" if waiting else "")
     return TableAudit(tuple(observer.dealt_hands), tuple(observer.hand_scores), observer.totals, blame,
                       complete=status is AuditStatus.COMPLETE, states=tuple(observer.finished_states),
-                      status=status, stops_at=None if status is AuditStatus.COMPLETE else at,
+                      status=status, stops_at=None if status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED) else at,
                       waiting_for=waiting if status is AuditStatus.INCOMPLETE else (), note=note,
                       left=left if status in (AuditStatus.ABANDONED, AuditStatus.INCOMPLETE) else (),
                       abandoned=tuple(e.hand for e in observer.abandoned_hands)), keyed

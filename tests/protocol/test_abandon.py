@@ -308,6 +308,10 @@ def test_vector_abandoned_table_digest():
     assert len(data) == 23179
     assert hashlib.sha256(data).hexdigest() == "15fcb001bc20b2baa0ac38d95d40ec72edda199c2fdfdf90057f0493d0682939"
     assert Abandon((2,), False).to_wire() == [[2], False]
+    (event,) = net.of_type(0, HandAbandoned)
+    assert event.slot == LEAD_SLOT + 1 and event.left == (3,)     # the slot abandoned, not the KEYS slot after it
+    audit = audit_table(data)
+    assert audit.stops_at is None and audit.note.startswith(f"hand 1 was abandoned at slot {LEAD_SLOT + 1}: ")
 
 
 def test_a_seat_that_withholds_its_key_after_a_played_out_hand_cannot_void_it():
