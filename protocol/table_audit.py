@@ -77,7 +77,7 @@ class TableAudit:
     ``scores[h-1]`` that hand's scores (every complete hand before a stop is still
     verified and reported); ``blame`` the fault or the damage (``seat`` None: nobody can
     be named), None when complete or merely incomplete; ``status`` the verdict;
-    ``stops_at`` where the verified records end (None when complete); ``waiting_for`` the
+    ``stops_at`` where the verified records end (None when complete or abandoned); ``waiting_for`` the
     seats the table was waiting for there (never blamed)."""
 
     hands: tuple[tuple[tuple[int, ...], ...], ...]
