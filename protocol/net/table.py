@@ -92,7 +92,8 @@ the player (``Player.stalled``, in its own task, cancelled if the seat answers m
 ``"wait"`` asks again one deadline later; ``"abandon"`` signs the session's abandon of the
 slot (docs/protocol.md, "Abandon"), the match then goes on with the next hand; ``"end"``
 signs it with ``end`` set: no further hands. A bot (and a player without ``stalled``)
-abandons, and ends the match when the seat left (:meth:`BotPlayer.stalled`). A player that
+abandons, and ends the match when the seat left or was already abandoned in an earlier hand
+(:meth:`BotPlayer.stalled`). A player that
 raises :class:`PlayerLeft` (``quit`` at the terminal) makes the driver sign and send a leave
 notice, wait up to 2 s for it to go out, and re-raise. Ctrl-C or a closed terminal sends
 nothing (the table stays resumable). ``TableResult.abandoned`` holds the
@@ -168,6 +169,8 @@ class Stalled:
     seats: tuple[int, ...]
     since: float
     left: tuple[int, ...] = ()
+    again: tuple[int, ...] = ()
+    """Those of ``seats`` that an earlier hand of this match was already abandoned for."""
 
 
 @dataclass(frozen=True)
@@ -218,13 +221,14 @@ class BotPlayer:
 
     async def stalled(self, stall: Stalled) -> str:
         """A bot abandons the hand at the stall deadline (the player may come back for the
-        next hand), and ends the match when an awaited seat signed a leave notice."""
+        next hand), and ends the match when an awaited seat signed a leave notice or was
+        already abandoned in an earlier hand (it did not come back)."""
         return bot_stall_choice(stall)
 
 
 def bot_stall_choice(stall: Stalled) -> str:
     """What a bot (and a player without ``stalled``) chooses: see :meth:`BotPlayer.stalled`."""
-    return END if stall.left else ABANDON
+    return END if stall.left or stall.again else ABANDON
 
 
 @dataclass(frozen=True)
@@ -784,7 +788,9 @@ class _Driver:
         session = self.session
         hand, slot, waiting = self.wait_key
         self.stall_asked = True
-        stall = Stalled(hand, slot, waiting, self.wait_since, tuple(s for s in waiting if s in session.left))
+        before = {s for event in self.result.abandoned if event.hand < hand for s in event.left}
+        stall = Stalled(hand, slot, waiting, self.wait_since, tuple(s for s in waiting if s in session.left),
+                        tuple(s for s in waiting if s in before))
         self.notify(stall, session)
         scope = trio.CancelScope()
         self.choosing = scope

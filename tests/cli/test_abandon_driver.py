@@ -197,13 +197,15 @@ async def test_a_peer_killed_for_good_after_the_strips_is_abandoned_at_the_stall
         waits = [(t, w) for t, w in table.of(n, Waiting) if w.seats == (seat,)]
         assert waits and all(w.deadline == w.since + STALL for _, w in waits)
         stalls = table.of(n, Stalled)
-        # hand 1: the seat stopped in a game slot; hand 2: in the deal (the match goes on, then ends)
+        # hand 1: the seat stopped in a game slot; hand 2: in the deal (the match went on; the bots end it, the seat did not come back)
         assert [s.hand for _, s in stalls] == [1, 2] and all(s.seats == (seat,) and not s.left for _, s in stalls)
+        assert [s.again for _, s in stalls] == [(), (seat,)]    # so the bots end the match at hand 2
         assert all(t == s.since + STALL for t, s in stalls)     # exactly at the deadline, in virtual time
         first, second = (e for _, e in table.of(n, HandAbandoned))
         assert first.deal is not None and all(mask is not None for mask in first.deal)   # the complement
         assert "left during hand 1" in first.reason and not first.end
         assert second.reason == f"stopped during the deal, waiting for S{seat}" and second.deal is None
+        assert second.end
 
 
 async def test_keep_waiting_asks_again_one_deadline_later_and_end_the_match_ends_it(autojump_clock):
