@@ -211,6 +211,12 @@ async def test_the_stall_deadline_asks_every_view_to_wait_abandon_or_end(autojum
         assert [c.key for g in prompt.groups for c in g.choices] == ["wait", "abandon", "end"]
         assert [c.label for g in prompt.groups for c in g.choices] == [
             "Keep waiting", "Abandon this hand", "End the match"]
+        import json
+
+        from p2p_sasaki.cli.web.server import table_json
+        page = json.loads(json.dumps(table_json(presenter.table())))   # what the page is sent
+        assert page["prompt"]["kind"] == "stall" and [g["choices"][0]["key"] for g in page["prompt"]["groups"]] == [
+            "wait", "abandon", "end"]
         assert isinstance(presenter.answer(prompt.id, cards="9C"), Refusal)
         assert presenter.answer(prompt.id, key="abandon") == "abandon"
     assert got == ["abandon"] and presenter.prompt is None
