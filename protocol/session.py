@@ -85,9 +85,10 @@ DECLINE_VERB = "decline"  # ... and every other seat declines
 class _Stop(Exception):
     """Internal: a violation that stops the table."""
 
-    def __init__(self, seat: int | None, slot: int, reason: str, basis: BlameBasis = BlameBasis.SIGNED) -> None:
+    def __init__(self, seat: int | None, slot: int, reason: str, basis: BlameBasis = BlameBasis.SIGNED,
+                 hand: int | None = None) -> None:
         super().__init__(reason)
-        self.seat, self.slot, self.reason, self.basis = seat, slot, reason, basis
+        self.seat, self.slot, self.reason, self.basis, self.hand = seat, slot, reason, basis, hand
 
 
 class Phase(Enum):
@@ -330,7 +331,7 @@ class TableSession:
         try:
             work()
         except _Stop as stop:
-            self._stop(stop.seat, stop.slot, stop.reason, basis=stop.basis)
+            self._stop(stop.seat, stop.slot, stop.reason, stop.hand, basis=stop.basis)
         except Exception as exc:  # a bug of ours: report, never crash the driver
             self._stop(None, self.slot, f"internal error: {type(exc).__name__}: {exc}")
 
@@ -491,6 +492,9 @@ class TableSession:
         if not self.source.accepts(body.payload):
             raise _Stop(body.sender, body.slot, f"a {body.type} message cannot be in deck slot {body.slot}")
         if body.prev != self.hand_start:
+            self._forked(body.hand)
+            if self._was_absent(body.sender, body.hand):
+                return   # its own fork (rule 3 at its end): dropped, not blamed
             raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev is not the hash before the hand",
                         BlameBasis.CHAIN)
         self._deck_got.setdefault(body.slot, {})[body.sender] = message
@@ -502,10 +506,9 @@ class TableSession:
         # the chain first: a message that does not fit the agreed chain says nothing about the
         # game state it was signed in (in a file: a record before it was altered or removed)
         if body.prev != self.chain:
-            named = self._named_silent_before(body.hand)
-            if named is not None:   # rule 3 before the whole abandon is here: nobody is named
-                raise _Stop(None, named, f"the other seats are abandoning hand {body.hand} slot {named} while this "
-                            "seat was cut off; this seat's table has gone on without it", BlameBasis.ABANDONED)
+            self._forked(body.hand)
+            if self._was_absent(body.sender, body.hand):
+                return   # its own fork (rule 3 at its end): dropped, not blamed
             raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev does not match the agreed state",
                         BlameBasis.CHAIN)
         if body.sender not in self._expected():
@@ -914,27 +917,41 @@ class TableSession:
         """Rule 3: a complete abandon of a slot this peer has already gone past names it silent
         (it was cut off while the others abandoned): this peer's chain forked; it stops, naming
         nobody."""
-        if self.my_seat is None or (hand, slot) >= self._unit() or hand != self.hand_no:
+        if self.my_seat is None or (hand, slot) >= self._unit():
             return
+        absent = self._absent if hand == self.hand_no else self._void.get(hand, (0, frozenset()))[1]
         got = self._abandons.get((hand, slot), {})
         for message in got.values():
             payload = message.body.payload
             if isinstance(payload, Abandon) and self.my_seat in payload.silent:
                 signers = {s for s, m in got.items() if isinstance(m.body.payload, Abandon)
                            and m.body.payload.silent == payload.silent}
-                if signers == set(range(self.game.seats)) - set(payload.silent) - self._absent:
+                if signers == set(range(self.game.seats)) - set(payload.silent) - absent:
                     raise _Stop(None, slot, f"the other seats abandoned hand {hand} slot {slot} while this seat was "
-                                "cut off; this seat's table has gone on without it", BlameBasis.ABANDONED)
+                                "cut off; this seat's table has gone on without it", BlameBasis.ABANDONED, hand)
 
-    def _named_silent_before(self, hand: int) -> int | None:
-        """A slot of ``hand`` before the current one that some abandon names my seat silent in."""
+    def _named_silent_before(self, hand: int) -> tuple[int, int] | None:
+        """A slot (hand, slot) up to ``hand``, before the current one, that some abandon names my
+        seat silent in."""
         if self.my_seat is None:
             return None
         for (h, slot), got in self._abandons.items():
-            if h == hand and (h, slot) < self._unit() and any(
+            if h <= hand and (h, slot) < self._unit() and any(
                     isinstance(m.body.payload, Abandon) and self.my_seat in m.body.payload.silent for m in got.values()):
-                return slot
+                return h, slot
         return None
+
+    def _was_absent(self, seat: int, hand: int) -> bool:
+        """A complete abandon of this hand or an earlier one named ``seat`` silent."""
+        return any(h <= hand and seat in absent for h, (_, absent) in self._void.items())
+
+    def _forked(self, hand: int) -> None:
+        """Rule 3 before the whole abandon is here: a message that does not fit my chain while
+        some abandon of an earlier slot names me silent stops me, naming nobody."""
+        named = self._named_silent_before(hand)
+        if named is not None:
+            raise _Stop(None, named[1], f"the other seats are abandoning hand {named[0]} slot {named[1]} while this "
+                        "seat was cut off; this seat's table has gone on without it", BlameBasis.ABANDONED, named[0])
 
     def _close_abandoned(self, unit: tuple[int, int], messages: list[SignedMessage], silent: tuple[int, ...]) -> None:
         """Rule 1's outcome, the same on every peer: the unit's records are the abandon

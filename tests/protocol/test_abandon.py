@@ -336,3 +336,33 @@ def test_a_seat_that_withholds_its_key_after_a_played_out_hand_cannot_void_it():
         assert ended.scores == own.scores and net.peers[i].finished and net.peers[i].blame is None
     audit = audit_table(net.transcript(others[0]))
     assert audit.status is AuditStatus.ABANDONED and audit.scores == (own.scores,) and audit.left == (seat,)
+
+
+def test_a_seat_whose_key_never_left_goes_on_alone_and_stops_naming_nobody_at_the_next_deal():
+    """The withholder completed the KEYS slot by itself (it holds every key) and started hand 2;
+    the others abandoned that slot naming it and go on to hand 2 with a different chain. Their
+    deal messages do not fit its chain: it stops naming nobody (rule 3), never blaming them."""
+    def withhold(sender, envelope):
+        body = decode_envelope(envelope).body
+        return [] if sender == 2 and body.hand == 1 and body.type == "deck/key" else None
+
+    net = Net(seed=3, config=TWO, tamper=withhold)
+    net.start()
+    net.run()
+    others = present(net, 2)
+    assert net.peers[2].hand_no == 2
+    for i in others:
+        assert net.peers[i].abandon(end=False)
+    net.run()
+    victim = net.peers[2]
+    assert victim.blame is not None and victim.blame.seat is None and victim.blame.basis is BlameBasis.ABANDONED
+    assert victim.blame.hand == 1
+    # and the others drop its forked deal messages unblamed: they wait for it in hand 2's deal
+    seat = victim.my_seat
+    assert all(net.peers[i].blame is None and net.peers[i].hand_no == 2 and net.peers[i].waiting_for == (seat,)
+               for i in others)
+    abandon_all(net, others, end=False)   # and abandon that deal too: the match is over
+    for i in others:
+        first, second = net.of_type(i, HandAbandoned)
+        assert first.scored and second.reason == f"stopped during the deal, waiting for S{seat}"
+        assert net.peers[i].finished and net.peers[i].blame is None
