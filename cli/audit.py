@@ -73,12 +73,16 @@ def as_json(audit: Any) -> dict[str, Any]:
                                                    "record": stops_at.record},
         "waiting_for": list(getattr(audit, "waiting_for", ())),
         "note": getattr(audit, "note", None),
+        "left": list(getattr(audit, "left", ())),
     }
 
 
 def describe(audit: Any) -> str:
     data = as_json(audit)
-    if data["status"] in ("incomplete", "abandoned"):
+    if data["status"] == "abandoned":
+        return (f"ABANDONED: {data['note']}; nobody is blamed. {len(data['scores'])} complete hand(s) verified; "
+                "totals " + ", ".join(f"S{s} {v:+d}" for s, v in enumerate(data["totals"])) + ".")
+    if data["status"] == "incomplete":
         where = data["note"] or "the transcript stops before the match is over"
         lines = [f"INCOMPLETE: {where}; nobody is blamed. {len(data['scores'])} hand(s) verified before that; totals "
                  + ", ".join(f"S{s} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
@@ -134,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"ok": False, "complete": False, "hands": [], "scores": [], "totals": [], "blame":
                               {"seat": None, "hand": None, "slot": None, "reason": f"not a transcript: {problem}"},
-                              "status": "unreadable", "stops_at": None, "waiting_for": [], "note": None}))
+                              "status": "unreadable", "stops_at": None, "waiting_for": [], "note": None,
+                              "left": []}))
         else:
             print(f"sasaki audit: {args.file} is not a transcript: {problem}.")
         return EXIT["unreadable"]

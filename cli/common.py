@@ -355,7 +355,9 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
         try:
             result = await play_match(args, identity, roster, mesh, config, player, ui, saved)
             match_no = 1
-            while result.final_hash is not None:
+            # A next match is offered after a match played out by all four (not one where a
+            # hand was abandoned: a seat stopped answering or left).
+            while result.final_hash is not None and not result.abandoned:
                 agreed = await next_match(args, identity, roster, mesh, result, player, ui, match_no)
                 if agreed is None:
                     break
@@ -549,6 +551,9 @@ def report(result: TableResult, quiet: bool) -> int:
         print(f"The table stopped: {seat} is blamed: {result.blame.reason}.")
         print(f"Transcript: {result.transcript}")
         return 1
+    for event in result.abandoned:
+        gone = ", ".join(f"S{s}" for s in event.left)
+        print(f"Hand {event.hand} was abandoned: {gone} left ({event.reason}); nobody is blamed.")
     print(f"Match over. Totals: {places_text(result.totals)}.")
     print(f"Transcript: {result.transcript} (check it with: sasaki audit {result.transcript})")
     return 0 if result.finished else 1
@@ -587,7 +592,8 @@ def explain(error: BaseException) -> tuple[int, str] | None:
             return EXIT_INTERRUPTED, f"the input ended (Ctrl-D); {resumable}."
     for leaf in leaves:
         if isinstance(leaf, LeftTable):
-            return EXIT_FAILED, "you left the table; the others cannot finish this match."
+            return EXIT_FAILED, ("you left the table; the others were told at once and may abandon this hand "
+                                 "(your transcript stops here).")
     for leaf in leaves:
         if isinstance(leaf, DiskError):
             return EXIT_DISK, f"{leaf.strerror}; free some space or choose another --data-dir."

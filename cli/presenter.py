@@ -36,10 +36,11 @@ from p2p_sasaki.hand import (
     Action, Chata, DecisionKind, Decline, Expose, Kkojda, Pass, Play, Run, SeatView, Stop,
 )
 from p2p_sasaki.protocol.net.identity import describe_key
-from p2p_sasaki.protocol.net.table import Connected, Turn, Waiting
+from p2p_sasaki.protocol.net.table import ABANDON, END, WAIT, Connected, Stalled, Turn, Waiting
 from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
 from p2p_sasaki.protocol.events import (
-    ActionApplied, Blame, DealProgress, Dealt, HandEnded, HandStarted, MatchEnded, Seated, VersionMismatch,
+    AbandonRejected, ActionApplied, Blame, DealProgress, Dealt, HandAbandoned, HandEnded, HandStarted, MatchEnded,
+    SeatLeft, Seated, VersionMismatch,
 )
 
 from p2p_sasaki.cli.render import action_text
@@ -86,6 +87,14 @@ _QUESTIONS = {
 }
 _CLAIM_NAMES = {DecisionKind.RUN: "Run", DecisionKind.STOP: "Stop", DecisionKind.CHATA: "Chata",
                 DecisionKind.KKOJDA: "Kkojda", DecisionKind.EXPOSE: "Show"}
+def _duration(seconds: int) -> str:
+    """``45 s``, ``2 min``, ``2 min 5 s``."""
+    minutes, rest = divmod(seconds, 60)
+    if not minutes:
+        return f"{rest} s"
+    return f"{minutes} min" + (f" {rest} s" if rest else "")
+
+
 _AWAITED = {DecisionKind.TURN: "to play", DecisionKind.RUN: "to answer the run window",
             DecisionKind.STOP: "to answer the Stop window", DecisionKind.CHATA: "to answer the chata chance",
             DecisionKind.KKOJDA: "to answer the kkojda chance", DecisionKind.EXPOSE: "to show a red ten",
@@ -268,9 +277,9 @@ class Refusal:
 @dataclass
 class _Open:
     prompt: Prompt
-    answers: dict[str, Action]
+    answers: dict[str, Any]            # an Action, or at a stall prompt one of STALL_CHOICES
     legal: tuple[Action, ...]
-    turn: Turn
+    turn: Turn | None                  # None at a stall prompt
     done: trio.Event = field(default_factory=trio.Event)
     action: Action | None = None
 
@@ -305,6 +314,9 @@ class Presenter:
         self.last_wait: tuple[frozenset[int], tuple[int, ...]] | None = None
         self.alone = False            # no link to any other player: "You are offline"
         self.waiting = ""
+        self.waiting_since = 0.0      # trio time since when the table waits (the Waiting event's)
+        self.stall_at = 0.0           # ... and when the choices come (the stall deadline)
+        self.gone: tuple[int, ...] = ()   # awaited seats that signed a leave notice
         self.rows: list[tuple[int, tuple[int, ...]]] = []
         self.totals: tuple[int, ...] = (0,) * SEATS
         self.log: list[Note] = []
@@ -373,7 +385,8 @@ class Presenter:
         match event:
             case Connected():
                 return [Note("Connected to the other three players; drawing seats.")]
-            case Waiting(seats=seats, offline=offline, alone=alone):
+            case Waiting(seats=seats, offline=offline, alone=alone, since=since, deadline=deadline, left=left):
+                self.waiting_since, self.stall_at, self.gone = since, deadline, tuple(left)
                 if alone != self.alone:
                     self.alone, self.last_wait = alone, None
                     if alone:
@@ -436,7 +449,50 @@ class Presenter:
                 return [Note(f"The table stops: {who}: {reason}.", NoteKind.ALERT)]
             case VersionMismatch(reason=reason):
                 return [Note(f"A peer runs another release: {reason}.", NoteKind.ALERT)]
+            case SeatLeft(seat=seat):
+                return [Note(f"{self.label(seat)} left the table.", NoteKind.ALERT)]
+            case Stalled(seats=seats, since=since, left=left):
+                return [Note(self.stall_question(seats, since, left), NoteKind.ALERT)]
+            case HandAbandoned(hand=hand, left=left, end=end, reason=reason, scored=scored):
+                self.phase = Phase.HAND_OVER
+                self.awaited, self.offline, self.waiting = frozenset(), (), ""
+                gone = ", ".join(self.label(s) for s in left)
+                if scored:
+                    return [Note(f"Hand {hand}: {reason}; nobody is blamed.", NoteKind.SCORE)]
+                what = ("the match ends here" if end or (self.hands is not None and hand >= self.hands)
+                        else "the next hand starts when every player is there")
+                return [Note(f"Hand {hand} is abandoned ({reason}): {gone} left, nobody is "
+                             f"blamed; {what}.", NoteKind.SCORE)]
+            case AbandonRejected(reason=reason):
+                return [Note(f"An abandon was not accepted: {reason}.", NoteKind.ALERT)]
         return []
+
+    def stall_question(self, seats: Sequence[int], since: float, left: Sequence[int]) -> str:
+        names = ", ".join(self.label(s) for s in seats)
+        if left:
+            return (f"{', '.join(self.label(s) for s in left)} left the table. Keep waiting, abandon this hand, "
+                    "or end the match?")
+        try:
+            waited = max(0, round(trio.current_time() - since))
+        except RuntimeError:
+            waited = 0
+        return f"{names} has not answered for {_duration(waited)}. Keep waiting, abandon this hand, or end the match?"
+
+    async def stalled(self, stall: Stalled) -> str:
+        """The stall deadline's choice (protocol/net/table.py, ``Player.stalled``): a prompt
+        every view shows (kind ``"stall"``, one choice per group: wait, abandon, end); a
+        decision of mine that is open is answered first."""
+        while self._open is not None:
+            await trio.sleep(0.2)
+        choices = ((WAIT, "Keep waiting"), (ABANDON, "Abandon this hand"), (END, "End the match"))
+        self._prompts += 1
+        prompt = Prompt(self._prompts, "stall", self.stall_question(stall.seats, stall.since, stall.left),
+                        tuple(ChoiceGroup(label, (Choice(key, label),)) for key, label in choices),
+                        can_pass=False, can_decline=False, seconds=None, deadline=None)
+        self._open = _Open(prompt, {key: key for key, _ in choices}, (), None)
+        self.changed()
+        choice = await self.wait(prompt)
+        return str(choice)
 
     def winner_text(self) -> str:
         best = max(self.totals)
@@ -494,10 +550,23 @@ class Presenter:
             elif self.phase in (Phase.HAND_OVER, Phase.MATCH_OVER):
                 what = "to finish the hand"
             line = f"Waiting for {names} {what} ...".replace("  ", " ")
+            if self.gone:
+                line += f" ({', '.join(self.label(s) for s in self.gone)} left the table)"
+        offline = tuple(s for s in offline if s not in self.gone)   # it left: "no connection" is no news
         if offline:
             gone = ", ".join(self.label(s) if self.you is not None else "a player" for s in offline)
             line += f" ({gone}: no connection, reconnecting)"
         return line
+
+    def waiting_for_how_long(self) -> str:
+        """The waiting line with how long the table has waited (the page shows it, refreshed)."""
+        if not self.waiting or self.alone or not self.awaited or self.hand_no < 1:
+            return self.waiting
+        try:
+            waited = round(trio.current_time() - self.waiting_since)
+        except RuntimeError:   # outside trio (a snapshot taken by a test): no clock to read
+            return self.waiting
+        return self.waiting + (f" (for {_duration(waited)})" if waited >= 5 else "")
 
     def finished(self, verdict: str, transcript: Path | None) -> None:
         """The end-of-match audit verdict and the transcript (the page offers it for download)."""
@@ -583,7 +652,7 @@ class Presenter:
         return TableView(self.version, self.phase, self.hand_no, self.hands, self.you,
                          tuple(seats) if self.you is not None else (), top,
                          rank_groups(view.cards) if view is not None else (),
-                         view.multiplier if view is not None else 1, self.progress, self.waiting,
+                         view.multiplier if view is not None else 1, self.progress, self.waiting_for_how_long(),
                          self._open.prompt if self._open is not None else None, sheet, tuple(self.log),
                          self.verdict, self.transcript is not None,
                          self.winner_text() if self.phase is Phase.MATCH_OVER else None, self.next_offer,
@@ -683,7 +752,7 @@ class Presenter:
         self.changed()
         return prompt
 
-    async def wait(self, prompt: Prompt) -> Action:
+    async def wait(self, prompt: Prompt) -> Any:
         """The first answer to ``prompt`` from any view; a window declines when its time is up."""
         opened = self._open
         assert opened is not None and opened.prompt is prompt
@@ -708,20 +777,23 @@ class Presenter:
         """:meth:`open` then :meth:`wait`: the answer for ``turn`` from any view."""
         opened = self.open(turn)
         if isinstance(opened, Prompt):
-            return await self.wait(opened)
+            action: Action = await self.wait(opened)
+            return action
         return opened
 
     @property
     def prompt(self) -> Prompt | None:
         return self._open.prompt if self._open is not None else None
 
-    def answer(self, prompt_id: int, key: str | None = None, cards: str | None = None) -> Action | Refusal:
+    def answer(self, prompt_id: int, key: str | None = None, cards: str | None = None) -> Any:
         """An answer from a view: a choice ``key`` ("c3", "pass", "decline") or typed ``cards``.
         The first valid answer for an open prompt wins; anything else is a :class:`Refusal`."""
         opened = self._open
         if opened is None or opened.prompt.id != prompt_id or opened.action is not None:
             return Refusal("that decision is over (answered already, or its time is up)")
-        if cards is not None:
+        if cards is not None and opened.turn is None:
+            return Refusal("choose keep waiting, abandon or end")
+        if cards is not None and opened.turn is not None:
             action: Action | Refusal = self.action_for_cards(opened.turn, cards)
         elif key is not None and key in opened.answers:
             action = opened.answers[key]

@@ -19,7 +19,7 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.protocol.net.table import Turn
+from p2p_sasaki.protocol.net.table import PlayerLeft, Stalled, Turn
 
 from p2p_sasaki.cli.presenter import (
     COMMANDS_HELP, RULES_HELP, Note, NoteKind, Presenter, Prompt, Refusal, TableView, grouped, passed_since_last_play,
@@ -34,8 +34,8 @@ class InputEnded(Exception):
     exits with status 130 like an interrupt, without sending anything."""
 
 
-class LeftTable(Exception):
-    """The person typed ``quit`` and confirmed it."""
+class LeftTable(PlayerLeft):
+    """The person typed ``quit`` and confirmed it: the driver sends a leave notice first."""
 
 
 def flush_typed_input() -> None:
@@ -253,6 +253,39 @@ class HumanPlayer:
             action = await self.presenter.wait(opened)
             nursery.cancel_scope.cancel()
         return action
+
+    async def stalled(self, stall: Stalled) -> str:
+        """The stall deadline's choice, typed here or chosen on a page (the first answer wins)."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._typed_stall)
+            choice = await self.presenter.stalled(stall)
+            nursery.cancel_scope.cancel()
+        return choice
+
+    async def _typed_stall(self) -> None:
+        while self.presenter.prompt is None or self.presenter.prompt.kind != "stall":
+            await trio.sleep(0.05)
+        prompt = self.presenter.prompt
+        self.reader.discard()
+        say("  w) keep waiting   a) abandon this hand   e) end the match")
+        keys = {"w": "wait", "a": "abandon", "e": "end", "1": "wait", "2": "abandon", "3": "end"}
+        while True:
+            line = await self.reader.line()
+            if line is None:
+                if _is_terminal():
+                    raise InputEnded("the input ended")
+                await trio.sleep_forever()
+                return
+            lower = line.strip().lower()
+            if lower in ("quit", "exit"):
+                await self._confirm_quit()
+                continue
+            key = keys.get(lower[:1]) if lower else None
+            if key is None:
+                say("Type w (keep waiting), a (abandon this hand) or e (end the match).")
+                continue
+            self.presenter.answer(prompt.id, key=key)
+            return
 
     async def _typed(self, prompt: Prompt) -> None:
         """Read lines until one answers ``prompt`` (the presenter takes the first answer)."""

@@ -115,6 +115,9 @@ class CardSource(Protocol):
     def close(self, slot: int) -> None: ...
     def accept_close(self, message: SignedMessage) -> None: ...
     def final_deal(self) -> tuple[int, ...] | None: ...
+    def strips_done(self) -> bool: ...
+    def my_key(self) -> bytes | None: ...
+    def partial_deal(self, keys: dict[int, bytes]) -> tuple[int | None, ...]: ...
     def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]: ...
 
 
@@ -236,6 +239,12 @@ class DeckSource:
                 except CryptoError as exc:
                     raise SourceError(body.sender, f"deck key: {exc}") from None
         missing = [seat for seat in range(setup.seats) if seat not in keys]
+        if len(missing) == 1 and self.deck.deal_verified:   # an abandoned hand: the complement
+            try:
+                hands = self.deck.hands_from_some_keys(keys)
+            except KeyMismatch as exc:
+                raise SourceError(exc.seat, f"deck key: {exc}") from None
+            return tuple(_masks([hand])[0] for hand in hands if hand is not None)
         if missing:
             raise DealUnknown(tuple(missing), f"the transcript holds no key reveal of seat(s) "
                               f"{', '.join(map(str, missing))} for hand {setup.hand_no}")
@@ -255,6 +264,26 @@ class DeckSource:
 
     def final_deal(self) -> tuple[int, ...] | None:
         return None if self.deck.hands is None else _masks(self.deck.hands)
+
+    def strips_done(self) -> bool:
+        return self.deck.deal_verified
+
+    def my_key(self) -> bytes | None:
+        scalar = self.deck.secrets()[1]
+        return None if scalar is None else crypto.scalar_bytes(scalar)
+
+    def partial_deal(self, keys: dict[int, bytes]) -> tuple[int | None, ...]:
+        """The dealt cards (masks) that some seats' keys show; with one key missing, that
+        seat's hand is the complement (:meth:`DeckSession.hands_from_some_keys`)."""
+        try:
+            scalars = {seat: crypto.scalar_from_bytes(key) for seat, key in keys.items()}
+        except CryptoError as exc:
+            raise SourceError(None, f"deck key: {exc}") from None
+        try:
+            hands = self.deck.hands_from_some_keys(scalars)
+        except KeyMismatch as exc:
+            raise SourceError(exc.seat, f"deck key: {exc}") from None
+        return tuple(None if hand is None else _masks([hand])[0] for hand in hands)
 
     def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]:
         return self.deck.secrets()
@@ -387,6 +416,15 @@ class TrustedSource:
         raise SourceError(message.body.sender, "a trusted dealer's hand has no key reveal")
 
     def final_deal(self) -> tuple[int, ...] | None:
+        return self.deal
+
+    def strips_done(self) -> bool:
+        return True
+
+    def my_key(self) -> bytes | None:
+        return None
+
+    def partial_deal(self, keys: dict[int, bytes]) -> tuple[int | None, ...]:
         return self.deal
 
     def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]:

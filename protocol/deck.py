@@ -870,6 +870,41 @@ class DeckSession:
                 raise KeyMismatch(seat, str(exc)) from None
         return self._dealt_hands(self._origin(perms))
 
+    def hands_from_some_keys(self, keys: dict[int, int]) -> tuple[tuple[int, ...] | None, ...]:
+        """Every seat's dealt cards that ``keys`` (some seats' keys) show, once the strips are
+        done (each position's final value is under its owner's layer only): a seat whose key
+        is given has its own positions decrypted with it (the key is checked against its hop
+        first); when exactly one seat's key is missing, its hand is the complement of the
+        others' (docs/protocol.md, "Settlement"); with more missing, those hands are None.
+
+        Raises :class:`KeyMismatch` naming the first seat whose key explains no hop, or whose
+        key decrypts a position to no card; :class:`DeckUsageError` before the strips are done.
+        """
+        if len(self._final) != self.n_cards or not set(keys) <= set(range(self.n)):
+            raise DeckUsageError("hands_from_some_keys needs the strips done and keys of this table's seats")
+        hands: list[tuple[int, ...] | None] = [None] * self.n
+        for seat in sorted(keys):
+            try:
+                self._hop_permutation(seat, keys[seat])
+                x_inv = crypto.scalar_inverse(keys[seat])
+            except (_Reject, CryptoError) as exc:
+                raise KeyMismatch(seat, str(exc)) from None
+            cards = []
+            for k in self.positions_of(seat):
+                card = self._card_index.get(G.mul(x_inv, self._final[k]))
+                if card is None or self._opened.get(k, card) != card:
+                    raise KeyMismatch(seat, f"seat {seat}'s key does not decrypt position {k} to its card")
+                cards.append(card)
+            hands[seat] = tuple(cards)
+        missing = [seat for seat in range(self.n) if hands[seat] is None]
+        if len(missing) == 1:
+            dealt = [card for hand in hands if hand is not None for card in hand]
+            rest = tuple(sorted(set(range(self.n_cards)) - set(dealt)))
+            if len(set(dealt)) != len(dealt) or len(rest) != len(self.positions_of(missing[0])):
+                raise KeyMismatch(min(keys), "the revealed hands overlap: their complement is not a hand")
+            hands[missing[0]] = rest
+        return tuple(hands)
+
     def _reveal_hands(self) -> None:
         origin = self._origin(self._hop_perms)
         hands = self._dealt_hands(origin)

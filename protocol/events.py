@@ -11,6 +11,7 @@ from p2p_sasaki.cards import CardSet
 __all__ = [
     "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt", "DecisionPending",
     "ActionApplied", "HandEnded", "MatchEnded", "Record", "Blame", "BlameBasis", "Event",
+    "HandAbandoned", "SeatLeft", "AbandonRejected",
 ]
 
 
@@ -86,6 +87,8 @@ class BlameBasis(Enum):
     CHAIN = "chain"                # a message does not fit the agreed chain or its place: live, its
                                    # signer is named; in a file, the records were altered or reordered
     UNKNOWN_DEAL = "unknown-deal"  # an observer cannot follow the hand: its key reveals are not (all) there
+    ABANDONED = "abandoned"        # the other seats abandoned a slot this seat had gone past (it was cut
+                                   # off): its table forked, it stops; nobody is named
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,45 @@ class Blame:
 
 
 @dataclass(frozen=True)
+class HandAbandoned:
+    """The present seats abandoned hand ``hand`` at ``slot`` (slot 0: during the deal): it is
+    void, nobody scores (unless ``scored``). ``left``: the seats that stopped answering, named as having left,
+    never as cheats; ``deal``: every seat's dealt cards (masks) when the strips were done
+    (the present seats' revealed keys, the absent seat's hand their complement), None when
+    the hand stopped during the deal or more than one seat left; ``end``: the match ends
+    here (some present seat chose to end it), else the next hand starts. ``reason``: one
+    sentence ("stopped during the deal, waiting for S2", "S2 left during hand 1")."""
+
+    hand: int
+    slot: int
+    left: tuple[int, ...]
+    deal: tuple[int | None, ...] | None
+    end: bool
+    reason: str
+    scored: bool = False
+    """The abandoned slot was the KEYS slot of a hand played out: it is scored (a HandEnded
+    follows) with the absent seat's cards read as the complement, so withholding a key at
+    the end of a lost hand does not void it."""
+
+
+@dataclass(frozen=True)
+class SeatLeft:
+    """A seat signed a leave notice (its player quit): the others may abandon at once."""
+
+    seat: int
+    hand: int
+
+
+@dataclass(frozen=True)
+class AbandonRejected:
+    """An abandon or leave message was not accepted, in one sentence (``seat``: its signer
+    when the signature verifies, else None). Nobody is blamed for it."""
+
+    seat: int | None
+    reason: str
+
+
+@dataclass(frozen=True)
 class VersionMismatch:
     """A message of another protocol version arrived: it cannot be read, so the table
     cannot go on with its sender until both run the same release. ``reason`` is the one
@@ -112,7 +154,7 @@ class VersionMismatch:
 
 
 Event = Union[Seated, HandStarted, DealProgress, Dealt, DecisionPending, ActionApplied, HandEnded, MatchEnded,
-              Record, Blame, VersionMismatch]
+              Record, Blame, VersionMismatch, HandAbandoned, SeatLeft, AbandonRejected]
 
 
 @dataclass(frozen=True)

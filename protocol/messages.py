@@ -440,12 +440,41 @@ class TableAction(_Payload):
             raise _fail("an action opens some of its own cards, each once, ascending")
 
 
+@dataclass(frozen=True)
+class Abandon(_Payload):
+    """A present seat's signature on closing the slot ``(hand, slot)`` of its body (for the
+    deal, slot 0 stands for the whole deck block) as abandoned: ``silent`` are the seats the
+    slot waits for that the signer has nothing from (ascending, at least one, never the
+    signer); ``end``: the signer also ends the match after this hand. Valid once every seat
+    neither silent nor already absent from the hand signed the same ``silent``
+    (docs/protocol.md, "Abandon")."""
+
+    TYPE: ClassVar[str] = "table/abandon"
+    FIELDS = (F("silent", Array(UInt(MAX_SEATS - 1), MAX_SEATS - 1, 1), "silent seat"), F("end", Bool(), "end flag"))
+    silent: tuple[int, ...]
+    end: bool = False
+
+    def check(self) -> None:
+        if list(self.silent) != sorted(set(self.silent)):
+            raise _fail("an abandon's silent seats must be distinct and ascending")
+
+
+@dataclass(frozen=True)
+class Leave(_Payload):
+    """A seat leaves the table for good (the player typed ``quit``): a notice to the others,
+    bound to the slot it was signed in; it is not chained nor recorded (docs/protocol.md,
+    "Leaving")."""
+
+    TYPE: ClassVar[str] = "table/leave"
+    FIELDS = ()
+
+
 Payload = Union[DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal,
-                Genesis, SeatCommit, SeatNonce, TableAction]
+                Genesis, SeatCommit, SeatNonce, TableAction, Abandon, Leave]
 
 PAYLOAD_TYPES: dict[str, type[_Payload]] = {
     cls.TYPE: cls for cls in (DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal,
-                              Genesis, SeatCommit, SeatNonce, TableAction)
+                              Genesis, SeatCommit, SeatNonce, TableAction, Abandon, Leave)
 }
 
 # ---------------------------------------------------------------------------------------
@@ -490,6 +519,15 @@ def _check_version(version: Any, what: str) -> None:
         raise VersionMismatchError(version, what)
     if type(version) is not int:
         raise _fail(f"the version must be {VERSION}")
+
+
+def seen_key(body: Body) -> tuple[Any, ...]:
+    """What one signer may sign only once: ``(hand, slot, sender)`` for a slot's message, with
+    the type added for an abandon or a leave notice (a seat that answered a slot may still sign
+    its abandon). Two different bodies with one key are equivocation."""
+    if isinstance(body.payload, (Abandon, Leave)):
+        return (body.hand, body.slot, body.sender, body.type)
+    return (body.hand, body.slot, body.sender)
 
 
 def encode_body(body: Body) -> bytes:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from p2p_sasaki.protocol.config import TableConfig, config_of
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.events import Event, HandStarted, Record, Seated
-from p2p_sasaki.protocol.messages import MessageError, TableAction, TranscriptHeader, decode_envelope
+from p2p_sasaki.protocol.messages import Abandon, Leave, MessageError, TableAction, TranscriptHeader, decode_envelope
 from p2p_sasaki.protocol.session import TableSession
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, KIND_EVIDENCE, KIND_HEADER, encode_record
 
@@ -107,8 +107,12 @@ def restore_session(identity: IdentityKey, transcript: Sequence[tuple[int, bytes
     else:
         session = make(identity, header, config, entropy)
     mine: dict[tuple[int, int], bytes] = {}
+    notices: list[bytes] = []   # my abandons and leave notices: a choice of my player, fed back as received
     for envelope in my_envelopes:
         try:
+            if _is_notice(envelope):
+                notices.append(envelope)
+                continue
             mine.setdefault(own_slot(envelope), envelope)
         except MessageError as exc:
             raise RestoreError(f"a saved envelope of mine does not decode: {exc}") from exc
@@ -131,8 +135,8 @@ def restore_session(identity: IdentityKey, transcript: Sequence[tuple[int, bytes
                 message = decode_envelope(frame)
             except MessageError:
                 continue
-            if message.body.sender != _my_sender(session, message.body.hand):
-                continue   # a relay of another seat's message: theirs to re-send
+            if message.body.sender != _my_sender(session, message.body.hand) or _is_notice(frame):
+                continue   # a relay of another seat's message: theirs to re-send (or my abandon, saved)
             slot = (message.body.hand, message.body.slot)
             saved = mine.get(slot)
             if saved is None:
@@ -164,9 +168,12 @@ def restore_session(identity: IdentityKey, transcript: Sequence[tuple[int, bytes
         if kind != KIND_ENVELOPE:
             continue
         message = decode_envelope(data)
-        if message.body.sender == _my_sender(session, message.body.hand):
+        if message.body.sender == _my_sender(session, message.body.hand) and not _is_notice(data):
             continue   # mine: the session signs it again itself
         session.receive(data)
+        settle()
+    for envelope in notices:   # an abandon of mine not yet complete: the session holds it again
+        session.receive(envelope)
         settle()
     if session.blame is not None:
         raise RestoreError(f"replaying the saved transcript stops the table: {session.blame.reason}")
@@ -174,6 +181,10 @@ def restore_session(identity: IdentityKey, transcript: Sequence[tuple[int, bytes
     if emitted[:common] != expected[:common]:
         raise RestoreError("replaying the saved state does not give the saved transcript")
     return Restored(session, entropy, emitted[common:], outgoing, events, expected[common:])
+
+
+def _is_notice(envelope: bytes) -> bool:
+    return isinstance(decode_envelope(envelope).body.payload, (Abandon, Leave))
 
 
 def _recorded_own(session: TableSession, transcript: Sequence[tuple[int, bytes]]) -> bytes | None:

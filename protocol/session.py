@@ -57,13 +57,13 @@ from p2p_sasaki.protocol.dealing import (
     check_dealer,
 )
 from p2p_sasaki.protocol.events import (
-    ActionApplied, Blame, BlameBasis, Dealt, DealProgress, DecisionPending, Event, HandEnded, HandStarted, MatchEnded,
-    Record, Seated, SessionSecrets, VersionMismatch,
+    AbandonRejected, ActionApplied, Blame, BlameBasis, Dealt, DealProgress, DecisionPending, Event, HandAbandoned,
+    HandEnded, HandStarted, MatchEnded, Record, Seated, SeatLeft, SessionSecrets, VersionMismatch,
 )
 from p2p_sasaki.protocol.game import GameState, IllegalAnswer, Slot
 from p2p_sasaki.protocol.messages import (
-    Body, Genesis, KeyReveal, MessageError, Payload, SeatCommit, SeatNonce, SignedMessage, TableAction,
-    VersionMismatchError, decode_envelope, sign_envelope, verify_envelope,
+    Abandon, Body, Genesis, KeyReveal, Leave, MessageError, Payload, SeatCommit, SeatNonce, SignedMessage,
+    TableAction, VersionMismatchError, decode_envelope, seen_key, sign_envelope, verify_envelope,
 )
 from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT
 from p2p_sasaki.protocol.transcript import (
@@ -73,7 +73,8 @@ from p2p_sasaki.protocol.transcript import (
 __all__ = [
     "TableSession", "TableConfig", "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt",
     "DecisionPending", "ActionApplied", "HandEnded", "MatchEnded", "Record", "Blame", "Event", "LEAD_SLOT",
-    "seating_order", "game_of", "dealer_of", "header_of", "OPEN_VERB", "DECLINE_VERB",
+    "seating_order", "game_of", "dealer_of", "header_of", "OPEN_VERB", "DECLINE_VERB", "HandAbandoned", "SeatLeft",
+    "AbandonRejected",
 ]
 
 MAX_UNSEATED_BUFFER = 4096
@@ -84,9 +85,10 @@ DECLINE_VERB = "decline"  # ... and every other seat declines
 class _Stop(Exception):
     """Internal: a violation that stops the table."""
 
-    def __init__(self, seat: int | None, slot: int, reason: str, basis: BlameBasis = BlameBasis.SIGNED) -> None:
+    def __init__(self, seat: int | None, slot: int, reason: str, basis: BlameBasis = BlameBasis.SIGNED,
+                 hand: int | None = None) -> None:
         super().__init__(reason)
-        self.seat, self.slot, self.reason, self.basis = seat, slot, reason, basis
+        self.seat, self.slot, self.reason, self.basis, self.hand = seat, slot, reason, basis, hand
 
 
 class Phase(Enum):
@@ -147,8 +149,8 @@ class TableSession:
         self._started = False
         self._seat_nonce: bytes | None = None
         self._seat_commits: dict[int, bytes] = {}
-        self._seen: dict[tuple[int, int, int], SignedMessage] = {}
-        self._evidence: set[tuple[int, int, int]] = set()
+        self._seen: dict[tuple[Any, ...], SignedMessage] = {}
+        self._evidence: set[tuple[Any, ...]] = set()
         self._pending: list[SignedMessage] = []
         self._unseated: list[bytes] = []
         self._got: dict[int, SignedMessage] = {}                    # current slot: sender -> message
@@ -164,6 +166,14 @@ class TableSession:
         self._events: deque[Event] = deque()
         self._versions_seen: set[int] = set()
         self._jobs_out: dict[DeckJob, CardSource] = {}               # proof jobs handed out
+        # abandon (docs/protocol.md, "Abandon"): every abandon signature seen, by (hand, slot)
+        self._abandons: dict[tuple[int, int], dict[int, SignedMessage]] = {}
+        self._absent: frozenset[int] = frozenset()                   # this hand's seats named silent
+        self._abandoned_at = 0                                       # the slot last closed as abandoned
+        self._end_after = False                                      # a present seat chose to end the match
+        self._void: dict[int, tuple[int, frozenset[int]]] = {}       # hand -> (last abandoned slot, absent)
+        self.left: set[int] = set()                                   # seats that signed a leave notice
+        self.abandoned_hands: list[HandAbandoned] = []
 
     # -- public API ----------------------------------------------------------------------
 
@@ -248,6 +258,35 @@ class TableSession:
         out, self._outbox = self._outbox, []
         return out
 
+    def abandon(self, end: bool = False) -> bool:
+        """Sign an abandon of the slot the table is stuck in (the whole deal while it is being
+        dealt), naming the seats it waits for (never mine) as silent; ``end``: and end the match
+        after this hand. Returns False if there is nothing to abandon (not seated, no hand
+        going on, nobody else awaited) or I already signed one for this slot. The slot is
+        closed as abandoned once every other present seat signed the same silent seats."""
+        if self.identity is None or self.my_seat is None or self.finished or self.hand_no < 1:
+            return False
+        unit = self._unit()
+        if self._i_abandoned():
+            return False
+        silent = tuple(s for s in self.waiting_for if s != self.my_seat and s not in self._absent)
+        if not silent or not self._majority(silent):
+            return False
+        self._sign(unit[0], unit[1], Abandon(silent, end))
+        self._guarded(self._advance)
+        return True
+
+    def leave(self) -> bool:
+        """Sign a leave notice (my player quit for good): the others are told at once and may
+        abandon without waiting for the stall deadline. Returns False if not seated or over."""
+        if self.identity is None or self.my_seat is None or self.finished or self.hand_no < 1:
+            return False
+        unit = self._unit()
+        if (*unit, self.my_seat, Leave.TYPE) in self._seen:
+            return False
+        self._sign(unit[0], unit[1], Leave())
+        return True
+
     def take_events(self) -> list[Event]:
         events = list(self._events)
         self._events.clear()
@@ -263,9 +302,10 @@ class TableSession:
 
     @property
     def pending_for_me(self) -> Any:
-        """The game's decision my seat must answer now, or None."""
+        """The game's decision my seat must answer now, or None (also once I signed an
+        abandon of this slot: I wait for it to complete)."""
         slot = self._play_slot()
-        if slot is None or self.my_seat is None:
+        if slot is None or self.my_seat is None or self._i_abandoned():
             return None
         return slot.decision if self.my_seat in slot.seats and self.my_seat not in self._got else None
 
@@ -291,7 +331,7 @@ class TableSession:
         try:
             work()
         except _Stop as stop:
-            self._stop(stop.seat, stop.slot, stop.reason, basis=stop.basis)
+            self._stop(stop.seat, stop.slot, stop.reason, stop.hand, basis=stop.basis)
         except Exception as exc:  # a bug of ours: report, never crash the driver
             self._stop(None, self.slot, f"internal error: {type(exc).__name__}: {exc}")
 
@@ -329,13 +369,16 @@ class TableSession:
                 self._unseated.append(data)
             return
         if body.sender >= len(keys) or not verify_envelope(message, keys[body.sender]):
+            if isinstance(body.payload, (Abandon, Leave)) and body.hand == self.hand_no:
+                self._events.append(AbandonRejected(None, f"a {body.type} message for hand {body.hand} slot "
+                                                    f"{body.slot} does not carry its signer's signature; ignored"))
             return
         self._accept(message)
 
     def _accept(self, message: SignedMessage) -> None:
         """An authentic message: equivocation check (the one place), relay the first copy, queue it."""
         body = message.body
-        key = (body.hand, body.slot, body.sender)
+        key = seen_key(body)
         first = self._seen.get(key)
         if first is not None:
             if first.body_bytes != message.body_bytes:
@@ -343,12 +386,21 @@ class TableSession:
             return
         self._seen[key] = message
         self._outbox.append(message.raw)
-        if not self.finished:
+        if self.finished:
+            return
+        if isinstance(body.payload, Abandon):
+            self._abandons.setdefault((body.hand, body.slot), {})[body.sender] = message
+            self._abandoned_without_me(body.hand, body.slot)
+        elif isinstance(body.payload, Leave):
+            if body.hand == self.hand_no and body.sender != self.my_seat and body.sender not in self.left:
+                self.left.add(body.sender)
+                self._events.append(SeatLeft(body.sender, body.hand))
+        else:
             self._pending.append(message)
 
     def _equivocation(self, first: SignedMessage, second: SignedMessage) -> None:
         body = first.body
-        key = (body.hand, body.slot, body.sender)
+        key = seen_key(body)
         if key in self._evidence:
             return
         self._evidence.add(key)
@@ -393,7 +445,7 @@ class TableSession:
 
     def _expected(self) -> tuple[int, ...]:
         if self.phase in (Phase.SETUP, Phase.OPENING, Phase.CLOSE):
-            return tuple(range(self.game.seats))
+            return tuple(s for s in range(self.game.seats) if s not in self._absent)
         slot = self._play_slot()
         return slot.seats if slot is not None else ()
 
@@ -408,6 +460,8 @@ class TableSession:
                     continue
                 self._pending.remove(message)
                 progress = True
+                if where == "drop":
+                    continue
                 if where == "deck":
                     self._deck_message(message)
                 else:
@@ -419,6 +473,9 @@ class TableSession:
 
     def _place(self, message: SignedMessage) -> str:
         body = message.body
+        void = self._void.get(body.hand)
+        if void is not None and (body.slot <= void[0] or body.sender in void[1]):
+            return "drop"   # a late message of a slot closed as abandoned, or of a seat named silent
         if (body.hand, body.slot) < (self.hand_no, self.slot if self.phase is not Phase.DECK else 0):
             raise _Stop(body.sender, body.slot, f"seat {body.sender} signed for hand {body.hand} slot "
                         f"{body.slot}, where it was not expected", BlameBasis.CHAIN)
@@ -435,6 +492,9 @@ class TableSession:
         if not self.source.accepts(body.payload):
             raise _Stop(body.sender, body.slot, f"a {body.type} message cannot be in deck slot {body.slot}")
         if body.prev != self.hand_start:
+            self._forked(body.hand)
+            if self._was_absent(body.sender, body.hand):
+                return   # its own fork (rule 3 at its end): dropped, not blamed
             raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev is not the hash before the hand",
                         BlameBasis.CHAIN)
         self._deck_got.setdefault(body.slot, {})[body.sender] = message
@@ -446,6 +506,9 @@ class TableSession:
         # the chain first: a message that does not fit the agreed chain says nothing about the
         # game state it was signed in (in a file: a record before it was altered or removed)
         if body.prev != self.chain:
+            self._forked(body.hand)
+            if self._was_absent(body.sender, body.hand):
+                return   # its own fork (rule 3 at its end): dropped, not blamed
             raise _Stop(body.sender, body.slot, f"seat {body.sender}'s prev does not match the agreed state",
                         BlameBasis.CHAIN)
         if body.sender not in self._expected():
@@ -461,7 +524,7 @@ class TableSession:
         if not isinstance(body.payload, wanted):
             raise _Stop(body.sender, body.slot, f"slot {body.slot} expects {wanted.TYPE}, not {body.type}")
         self._got[body.sender] = message
-        if self.phase is Phase.CLOSE:
+        if self.phase is Phase.CLOSE and not self._absent:   # after an abandon: the verdict checks the keys
             assert self.source is not None
             self.source.accept_close(message)
             self._pump_source(body.slot)
@@ -491,6 +554,11 @@ class TableSession:
 
     def _complete(self) -> bool:
         """Complete the current slot if every expected message is in. Returns True if it did."""
+        if self.hand_no >= 1 and self.phase is not Phase.DONE:
+            if self._complete_abandon():
+                return True
+            if self._i_abandoned() and not self._overtaken():
+                return False   # I signed its abandon: rule 2 of docs/protocol.md, "Abandon"
         if self.phase is Phase.DECK:
             if not self._deck_complete():
                 return False
@@ -502,7 +570,8 @@ class TableSession:
             return True
         if self.phase is Phase.DONE or any(s not in self._got for s in self._expected()):
             return False
-        if self.phase is Phase.CLOSE and (self.source is None or self.source.final_deal() is None):
+        if self.phase is Phase.CLOSE and not self._absent and (self.source is None
+                                                               or self.source.final_deal() is None):
             return False
         got, slot = self._got, self.slot
         outcome = {Phase.SETUP: self._setup_outcome, Phase.OPENING: self._opening_outcome,
@@ -574,6 +643,7 @@ class TableSession:
         self._deck_got, self._opened, self._slots_played, self._hashes = {}, 0, [], []
         self._opener = self._my_cards = None
         self._settle = None
+        self._absent = frozenset()
         assert self.seat_keys is not None
         self.source = self.dealer.hand(HandSetup(
             self.my_seat, self.game.seats, self.game.n_cards, self.identity, self.seat_keys, self.table_id,
@@ -718,6 +788,10 @@ class TableSession:
         self._events.append(DecisionPending(slot.decision, self.my_seat in slot.seats))
 
     def _close_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
+        if self._absent:
+            keys = {seat: m.body.payload.key for seat, m in got.items() if isinstance(m.body.payload, KeyReveal)}
+            slot = self.slot
+            return lambda: self._abandon_verdict(slot, keys)
         if self._settle is not None:
             return self._settlement_verdict  # after the keys are recorded: they are the evidence
         ended = self._replay()
@@ -737,11 +811,12 @@ class TableSession:
         self.source.close(self.slot)
         self._pump_source(self.slot)
 
-    def _settlement_verdict(self) -> None:
-        """With the full deal: the seat whose own signed answer refused its duty."""
+    def _settlement_verdict(self, known: Sequence[int] | None = None) -> None:
+        """With the full deal (``known``: read by complement after an abandon, else the
+        revealed keys'): the seat whose own signed answer refused its duty."""
         assert self.source is not None and self._settle is not None
         slot, answers = self._settle
-        deal = self.source.final_deal()
+        deal = tuple(known) if known is not None else self.source.final_deal()
         if deal is None:
             raise _Stop(None, slot, "the deal is not known after the settlement's key reveal")
         if answers is None:
@@ -761,10 +836,201 @@ class TableSession:
             raise _Stop(exc.seat, slot, f"with the revealed deal (the hand is void): {exc.reason}") from exc
         raise _Stop(None, slot, "the revealed deal shows no refusal in the slot the table could not resolve")
 
-    def _replay(self) -> HandEnded:
-        """Replay the hand with the full deal; every slot must reproduce the agreed state."""
+    # -- abandon: the present seats close a slot a silent seat holds up (docs/protocol.md, "Abandon")
+
+    def _unit(self) -> tuple[int, int]:
+        """What an abandon now closes: (hand, slot), slot 0 standing for the whole deal."""
+        return self.hand_no, 0 if self.phase is Phase.DECK else self.slot
+
+    def _i_abandoned(self) -> bool:
+        """I signed an abandon of the current unit (rule 2: I then do not complete it normally)."""
+        return self.my_seat is not None and (*self._unit(), self.my_seat, Abandon.TYPE) in self._seen
+
+    def _unit_prev(self) -> bytes:
+        return self.hand_start if self.phase is Phase.DECK else self.chain
+
+    def _unit_waits_on(self) -> frozenset[int]:
+        """The seats an abandon of the current unit may name silent."""
+        if self.phase is Phase.DECK:
+            return frozenset(range(self.game.seats)) - self._absent
+        return frozenset(self._expected()) - self._absent
+
+    def _abandon_problem(self, message: SignedMessage) -> str | None:
+        body, payload = message.body, message.body.payload
+        assert isinstance(payload, Abandon)
+        where = f"seat {body.sender}'s abandon of hand {body.hand} slot {body.slot}"
+        if body.prev != self._unit_prev():
+            return f"{where} is not bound to the agreed state (its prev does not match); ignored"
+        if body.sender in self._absent or body.sender in payload.silent:
+            return f"{where} is signed by a seat it names silent or that already left the hand; ignored"
+        if not set(payload.silent) <= self._unit_waits_on():
+            return f"{where} names a seat the slot does not wait for; ignored"
+        if not self._majority(payload.silent):
+            return f"{where} names half the present seats or more silent (the others must be a majority); ignored"
+        return None
+
+    def _majority(self, silent: Sequence[int]) -> bool:
+        """The seats that must sign (present, not silent) are a strict majority of the present
+        ones: two abandons of one unit with disjoint signers can never both complete."""
+        present = self.game.seats - len(self._absent)
+        return 2 * (present - len(silent)) > present
+
+    def _complete_abandon(self) -> bool:
+        """Close the current unit as abandoned if every present seat outside one silent set
+        signed that set (rule 1). Invalid signatures are rejected, each with one sentence."""
+        unit = self._unit()
+        got = self._abandons.get(unit)
+        if not got:
+            return False
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for sender in sorted(got):
+            message = got[sender]
+            problem = self._abandon_problem(message)
+            if problem is not None:
+                del got[sender]
+                self._events.append(AbandonRejected(sender, problem))
+                continue
+            payload = message.body.payload
+            assert isinstance(payload, Abandon)
+            groups.setdefault(payload.silent, []).append(sender)
+        present = frozenset(range(self.game.seats)) - self._absent
+        for silent, signers in sorted(groups.items()):
+            if set(signers) == present - set(silent):
+                self._close_abandoned(unit, [got[s] for s in signers], silent)
+                return True
+        return False
+
+    def _overtaken(self) -> bool:
+        """Rule 2's exception: a seat outside my abandon's silent set signed a message for a
+        later slot (it completed this one normally and will never sign the abandon)."""
+        hand, slot = self._unit()
+        assert self.my_seat is not None
+        mine = self._seen.get((hand, slot, self.my_seat, Abandon.TYPE))
+        if mine is None or not isinstance(mine.body.payload, Abandon):
+            return True
+        silent = set(mine.body.payload.silent) | {self.my_seat}
+        bound = (self.source.deck_slots - 1) if self.phase is Phase.DECK and self.source is not None else slot
+        return any(m.body.sender not in silent and (m.body.hand > hand or (m.body.hand == hand and m.body.slot > bound))
+                   for m in self._seen.values())
+
+    def _abandoned_without_me(self, hand: int, slot: int) -> None:
+        """Rule 3: a complete abandon of a slot this peer has already gone past names it silent
+        (it was cut off while the others abandoned): this peer's chain forked; it stops, naming
+        nobody."""
+        if self.my_seat is None or (hand, slot) >= self._unit():
+            return
+        absent = self._absent if hand == self.hand_no else self._void.get(hand, (0, frozenset()))[1]
+        got = self._abandons.get((hand, slot), {})
+        for message in got.values():
+            payload = message.body.payload
+            if isinstance(payload, Abandon) and self.my_seat in payload.silent:
+                signers = {s for s, m in got.items() if isinstance(m.body.payload, Abandon)
+                           and m.body.payload.silent == payload.silent}
+                if signers == set(range(self.game.seats)) - set(payload.silent) - absent:
+                    raise _Stop(None, slot, f"the other seats abandoned hand {hand} slot {slot} while this seat was "
+                                "cut off; this seat's table has gone on without it", BlameBasis.ABANDONED, hand)
+
+    def _named_silent_before(self, hand: int) -> tuple[int, int] | None:
+        """A slot (hand, slot) up to ``hand``, before the current one, that some abandon names my
+        seat silent in."""
+        if self.my_seat is None:
+            return None
+        for (h, slot), got in self._abandons.items():
+            if h <= hand and (h, slot) < self._unit() and any(
+                    isinstance(m.body.payload, Abandon) and self.my_seat in m.body.payload.silent for m in got.values()):
+                return h, slot
+        return None
+
+    def _was_absent(self, seat: int, hand: int) -> bool:
+        """A complete abandon of this hand or an earlier one named ``seat`` silent."""
+        return any(h <= hand and seat in absent for h, (_, absent) in self._void.items())
+
+    def _forked(self, hand: int) -> None:
+        """Rule 3 before the whole abandon is here: a message that does not fit my chain while
+        some abandon of an earlier slot names me silent stops me, naming nobody."""
+        named = self._named_silent_before(hand)
+        if named is not None:
+            raise _Stop(None, named[1], f"the other seats are abandoning hand {named[0]} slot {named[1]} while this "
+                        "seat was cut off; this seat's table has gone on without it", BlameBasis.ABANDONED, named[0])
+
+    def _close_abandoned(self, unit: tuple[int, int], messages: list[SignedMessage], silent: tuple[int, ...]) -> None:
+        """Rule 1's outcome, the same on every peer: the unit's records are the abandon
+        signatures (in signer order), chained on its prev; the hand is void."""
+        hand, slot = unit
+        prev = self._unit_prev()
+        self.chain = next_chain(prev, hand, slot, [m.body_bytes for m in messages])
+        for message in messages:
+            self._events.append(Record(encode_record(KIND_ENVELOPE, message.raw)))
+        self._end_after = self._end_after or any(isinstance(m.body.payload, Abandon) and m.body.payload.end
+                                                 for m in messages)
+        was_deck = self.phase is Phase.DECK
         assert self.source is not None
-        slot, deal = self.slot, self.source.final_deal()
+        bound = self.source.deck_slots - 1 if was_deck else slot
+        self._absent = self._absent | frozenset(silent)
+        self._void[hand] = (bound, self._absent)
+        self._abandoned_at = slot
+        self._got = {}
+        self._pending = [m for m in self._pending if m.body.hand != hand or (
+            m.body.slot > bound and m.body.sender not in self._absent)]
+        names = ", ".join(f"S{s}" for s in sorted(self._absent))
+        if was_deck or not self.source.strips_done():
+            self._void_hand(None, f"stopped during the deal, waiting for {names}")
+            return
+        if not self.source.closes:   # a dealer that knows the deal (tests): no keys to reveal
+            self._abandon_verdict(slot, {})
+            return
+        # the settlement's key slot: every present seat reveals its key for the void hand
+        self.slot, self.phase = slot + 1, Phase.CLOSE
+        if self.identity is not None and self.my_seat is not None and self.my_seat not in self._absent:
+            key = self.source.my_key()
+            if key is not None:
+                self._sign(hand, self.slot, KeyReveal(key))
+
+    def _abandon_verdict(self, slot: int, keys: dict[int, bytes]) -> None:
+        """The keys of the present seats are recorded: the deal is theirs plus, for one absent
+        seat, the complement. A refusal pending settlement names its refuser from it; else the
+        hand is void and the absent seats are named as having left."""
+        assert self.source is not None
+        try:
+            deal = self.source.partial_deal(keys)
+        except SourceError as exc:
+            raise _Stop(exc.seat, slot, exc.reason) from None
+        full = None if any(mask is None for mask in deal) else tuple(int(mask or 0) for mask in deal)
+        if self._settle is not None and full is not None:
+            try:
+                self._settlement_verdict(full)
+            except _Stop as stop:
+                if stop.seat is not None:
+                    raise _Stop(stop.seat, stop.slot, f"{stop.reason}; its hand is read as the complement of the "
+                                "others' revealed hands" if stop.seat in self._absent else stop.reason) from None
+        names = ", ".join(f"S{s}" for s in sorted(self._absent))
+        if self._settle is None and full is not None and self.state is not None and self.state.slot() is None:
+            # every play was made and agreed: the hand is scored, whoever withholds its key
+            ended = self._replay(full)
+            self._void_hand(deal, f"{names} left at the key reveal of hand {self.hand_no}; the hand was played "
+                            f"out and is scored, {names}'s cards read as the complement of the others'", ended)
+            return
+        self._void_hand(deal, f"{names} left during hand {self.hand_no}; the hand is void")
+
+    def _void_hand(self, deal: tuple[int | None, ...] | None, reason: str,
+                   ended: HandEnded | None = None) -> None:
+        event = HandAbandoned(self.hand_no, self._abandoned_at, tuple(sorted(self._absent)), deal, self._end_after,
+                              reason, scored=ended is not None)
+        self.abandoned_hands.append(event)
+        self._events.append(event)
+        if ended is not None:
+            self._events.append(ended)
+        if self._end_after or self.hand_no >= self.config.hands:
+            self.phase, self.finished = Phase.DONE, True
+            self._events.append(MatchEnded(self.totals))
+            return
+        self._start_hand(self.hand_no + 1)
+
+    def _replay(self, known: tuple[int, ...] | None = None) -> HandEnded:
+        """Replay the hand with the full deal (``known``: read by complement after an abandon);
+        every slot must reproduce the agreed state."""
+        assert self.source is not None
+        slot, deal = self.slot, known if known is not None else self.source.final_deal()
         if deal is None:
             raise _Stop(None, slot, "the deal is not known at the end of the hand")
         try:

@@ -31,7 +31,7 @@ from p2p_sasaki.protocol.crypto import is_acceptable_identity_key
 from p2p_sasaki.protocol.events import BlameBasis, Record
 from p2p_sasaki.protocol.game import GameState
 from p2p_sasaki.protocol.messages import (
-    KeyReveal, MessageError, SignedMessage, TranscriptHeader, decode_envelope, verify_envelope,
+    KeyReveal, MessageError, SignedMessage, TranscriptHeader, decode_envelope, seen_key, verify_envelope,
 )
 from p2p_sasaki.protocol.sasaki_game import SasakiState
 from p2p_sasaki.protocol.session import Phase, TableSession
@@ -47,7 +47,7 @@ class AuditStatus(Enum):
 
     COMPLETE = "complete"      # every hand played out and verified
     INCOMPLETE = "incomplete"  # every record verifies, but the transcript simply ends
-    ABANDONED = "abandoned"    # the table ended a hand void with nobody at fault (reserved: resume issue)
+    ABANDONED = "abandoned"    # every record verifies; some hand was abandoned: its silent seats left, nobody at fault
     FAULT = "fault"            # a seat is named by a message it signed
     DAMAGED = "damaged"        # a record inside fails its checks: the file was altered, nobody named
     UNREADABLE = "unreadable"  # not a transcript this program can read (no or a bad header)
@@ -77,7 +77,7 @@ class TableAudit:
     ``scores[h-1]`` that hand's scores (every complete hand before a stop is still
     verified and reported); ``blame`` the fault or the damage (``seat`` None: nobody can
     be named), None when complete or merely incomplete; ``status`` the verdict;
-    ``stops_at`` where the verified records end (None when complete); ``waiting_for`` the
+    ``stops_at`` where the verified records end (None when complete or abandoned); ``waiting_for`` the
     seats the table was waiting for there (never blamed)."""
 
     hands: tuple[tuple[tuple[int, ...], ...], ...]
@@ -90,6 +90,8 @@ class TableAudit:
     stops_at: StopsAt | None = None
     waiting_for: tuple[int, ...] = ()
     note: str | None = None                     # why an incomplete transcript stops where it does
+    left: tuple[int, ...] = ()                  # seats named as having left (abandoned hands), never blamed
+    abandoned: tuple[int, ...] = ()             # the hands abandoned (void)
 
     @property
     def ok(self) -> bool:
@@ -117,7 +119,7 @@ def _evidence_blame(data: bytes, header: TranscriptHeader, seat_keys: tuple[byte
     if first is None or second is None:
         return AuditBlame(None, -1, -1, "an evidence record holds an envelope that is not authentic")
     fa, fb = first.body, second.body
-    if (fa.hand, fa.slot, fa.sender) != (fb.hand, fb.slot, fb.sender) or first.body_bytes == second.body_bytes:
+    if seen_key(fa) != seen_key(fb) or first.body_bytes == second.body_bytes:
         return AuditBlame(None, fa.hand, fa.slot, "an evidence record holds two unrelated envelopes")
     return AuditBlame(fa.sender, fa.hand, fa.slot, f"seat {fa.sender} signed two different messages for hand "
                       f"{fa.hand} slot {fa.slot} (equivocation)")
@@ -283,7 +285,7 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
             blame = AuditBlame(None, -1, -1, f"record {len(canonical) + 1} is extra: the match was over")
             at = StopsAt(observer.hand_no, observer.slot, len(canonical) + 1)
         else:
-            status = AuditStatus.COMPLETE
+            status = AuditStatus.ABANDONED if observer.abandoned_hands else AuditStatus.COMPLETE
     if status is None:  # the transcript ends before the match does (or the deal of its last hand is unknown)
         tail = held[len(canonical):]
         problem = _tail_problem(observer, tail)
@@ -299,14 +301,20 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
     if damage is not None and status is AuditStatus.INCOMPLETE:
         at = StopsAt(at.hand, at.slot, len(records) + 1)
     note: str | None = None
+    left = tuple(sorted({s for event in observer.abandoned_hands for s in event.left}))
+    if status is AuditStatus.ABANDONED:
+        note = "; ".join(f"hand {e.hand} was abandoned at slot {e.slot}: {e.reason}" for e in observer.abandoned_hands)
+        note += "; " + ", ".join(f"S{s}" for s in left) + " left (not a fault)"
     if status is AuditStatus.INCOMPLETE:
         where = f"the transcript stops at hand {at.hand} slot {at.slot} (record {at.record})"
         note = where + (f": {damage}" if damage else "") + (
             f", waiting for seat(s) {', '.join(map(str, waiting))}" if waiting else "")
     return TableAudit(tuple(observer.dealt_hands), tuple(observer.hand_scores), observer.totals, blame,
                       complete=status is AuditStatus.COMPLETE, states=tuple(observer.finished_states),
-                      status=status, stops_at=None if status is AuditStatus.COMPLETE else at,
-                      waiting_for=waiting if status is AuditStatus.INCOMPLETE else (), note=note), keyed
+                      status=status, stops_at=None if status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED) else at,
+                      waiting_for=waiting if status is AuditStatus.INCOMPLETE else (), note=note,
+                      left=left if status in (AuditStatus.ABANDONED, AuditStatus.INCOMPLETE) else (),
+                      abandoned=tuple(e.hand for e in observer.abandoned_hands)), keyed
 
 
 def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableAudit:

@@ -80,6 +80,26 @@ The driver reports :class:`Waiting` (the awaited seats, their keys, and which of
 them have no live link) once per change, so a UI can say who the table waits for
 and that they are offline. Counters: ``TableResult.resent`` (frames re-sent).
 
+Abandon and leaving
+-------------------
+
+While the session waits for other seats, :class:`Waiting` carries since when (``since``, trio
+time: the clock restarts whenever the hand, the slot or the awaited seats change) and when
+the stall deadline falls (``deadline`` = since + the table's signed ``stall_ms``). At the
+deadline, or at once when an awaited seat signed a leave notice (``left``; the session's
+:class:`~p2p_sasaki.protocol.events.SeatLeft`), the driver reports :class:`Stalled` and asks
+the player (``Player.stalled``, in its own task, cancelled if the seat answers meanwhile):
+``"wait"`` asks again one deadline later; ``"abandon"`` signs the session's abandon of the
+slot (docs/protocol.md, "Abandon"), the match then goes on with the next hand; ``"end"``
+signs it with ``end`` set: no further hands. A bot (and a player without ``stalled``)
+abandons, and ends the match when the seat left or was already abandoned in an earlier hand
+(:meth:`BotPlayer.stalled`). A player that
+raises :class:`PlayerLeft` (``quit`` at the terminal) makes the driver sign and send a leave
+notice, wait up to 2 s for it to go out, and re-raise. Ctrl-C or a closed terminal sends
+nothing (the table stays resumable). ``TableResult.abandoned`` holds the
+:class:`~p2p_sasaki.protocol.events.HandAbandoned` events. Tests:
+``tests/cli/test_abandon_driver.py`` (virtual time), ``tests/cli/test_abandon_processes.py``.
+
 What is persisted, and what a crash loses
 -----------------------------------------
 
@@ -122,10 +142,36 @@ from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.restore import RecordingEntropy, RestoreError, restore_session
 from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record, frame_records
 from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
-from p2p_sasaki.protocol.session import Blame, HandEnded, Record, TableSession
+from p2p_sasaki.protocol.session import Blame, HandAbandoned, HandEnded, Record, TableSession
 
 __all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Connected", "WindowOpened", "Pacer", "TableResult", "TranscriptWriter",
-           "SentLog", "run_table"]
+           "SentLog", "run_table", "Stalled", "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END"]
+
+WAIT, ABANDON, END = "wait", "abandon", "end"
+STALL_CHOICES = (WAIT, ABANDON, END)
+"""The choices at the stall deadline (docs/usage.md, "When a player stops answering"): keep
+waiting (asked again one stall deadline later), abandon the hand (the match goes on with the
+next hand), or end the match (abandon the hand, no further hands)."""
+
+
+class PlayerLeft(Exception):
+    """Raised by a player's ``decide`` when its person quits for good (``quit``, confirmed):
+    the driver signs a leave notice, sends it, then lets this exception end the table."""
+
+
+@dataclass(frozen=True)
+class Stalled:
+    """Driver event, and the question put to the player (``Player.stalled``): the table has
+    waited for ``seats`` (not mine) since ``since`` (trio time) in ``hand``/``slot``, past the
+    table's stall deadline, or ``left`` (those of them that signed a leave notice) at once."""
+
+    hand: int
+    slot: int
+    seats: tuple[int, ...]
+    since: float
+    left: tuple[int, ...] = ()
+    again: tuple[int, ...] = ()
+    """Those of ``seats`` that an earlier hand of this match was already abandoned for."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +189,12 @@ class Turn:
 
 class Player(Protocol):
     async def decide(self, turn: Turn) -> Any:
-        """Return an action for ``turn``; cancelled if the decision goes away."""
+        """Return an action for ``turn``; cancelled if the decision goes away. Raise
+        :class:`PlayerLeft` to leave the table for good."""
+
+    # Optional: ``async def stalled(self, stall: Stalled) -> str`` returns one of
+    # STALL_CHOICES (cancelled if the awaited seats answer meanwhile); a player without it
+    # chooses as a bot does (:meth:`BotPlayer.stalled`).
 
 
 class BotPlayer:
@@ -169,6 +220,17 @@ class BotPlayer:
             return await trio.to_thread.run_sync(self.bot.choose, turn.view, turn.legal)
         return self.bot.choose(turn.view, turn.legal)
 
+    async def stalled(self, stall: Stalled) -> str:
+        """A bot abandons the hand at the stall deadline (the player may come back for the
+        next hand), and ends the match when an awaited seat signed a leave notice or was
+        already abandoned in an earlier hand (it did not come back)."""
+        return bot_stall_choice(stall)
+
+
+def bot_stall_choice(stall: Stalled) -> str:
+    """What a bot (and a player without ``stalled``) chooses: see :meth:`BotPlayer.stalled`."""
+    return END if stall.left or stall.again else ABANDON
+
 
 @dataclass(frozen=True)
 class Waiting:
@@ -186,6 +248,12 @@ class Waiting:
     alone: bool = False
     """This peer has no live link to any other member: most likely it is the one offline
     ("You are offline"); emitted even while nobody is awaited."""
+    since: float = 0.0
+    """trio time since when the table waits for these seats in this slot (how long: now - since)."""
+    deadline: float = 0.0
+    """trio time of the stall deadline (since + the table's ``stall_ms``): the choices come then."""
+    left: tuple[int, ...] = ()
+    """Those of ``seats`` that signed a leave notice ("S2 left")."""
 
 
 @dataclass(frozen=True)
@@ -252,6 +320,8 @@ class TableResult:
     follow_on: list[tuple[bytes, bytes]] = field(default_factory=list)
     """(peer, frame) of every follow-on message that arrived while the table ran (protocol/followon.py):
     a peer that finished first may already answer "next match"; the caller's agreement takes them."""
+    abandoned: list[Any] = field(default_factory=list)   # HandAbandoned events
+    left: bool = False                                # this player left (a leave notice was sent)
 
 
 class PeersUnreachable(trio.TooSlowError):
@@ -440,7 +510,11 @@ async def run_table(
             await nursery.start(start)
             with trio.move_on_after(connect_timeout) as connecting:
                 await transport.wait_connected()
-            if connecting.cancelled_caught:
+            # A resumed table goes on with the members it reaches: one may have left for good
+            # (the stall deadline's choices then apply to it, "Abandon and leaving" above).
+            gone_for_good = resume and restored is not None and any(transport.is_connected(k)
+                                                                    for k in transport.peers)
+            if connecting.cancelled_caught and not gone_for_good:
                 if store is not None and not resume:
                     store.mark_finished()   # nothing was signed: a new table, not a resume, comes next
                 raise PeersUnreachable(tuple(m for m in roster.members if m.key != identity.public_key
@@ -561,7 +635,13 @@ class _Driver:
         self.answers: list[tuple[object, Any]] = []
         self.wake = trio.Event()
         self.asking: tuple[object, trio.CancelScope] | None = None
-        self.waiting: tuple[Any, ...] = ((), (), False)
+        self.waiting: tuple[Any, ...] = ((), (), False, ())
+        self.wait_key: tuple[Any, ...] = ()
+        self.wait_since = trio.current_time()
+        self.stall_asked = False
+        self.choosing: trio.CancelScope | None = None
+        self.choices: list[tuple[Any, str]] = []
+        self.leaving: PlayerLeft | None = None
         self.reconnected: set[bytes] = set()
         self.last_progress = trio.current_time()
         self.stall_wait = stall_after
@@ -658,6 +738,8 @@ class _Driver:
                         await self._crash_point("recorded", [data])
                 case HandEnded():
                     self.result.hands.append(event)
+                case HandAbandoned():
+                    self.result.abandoned.append(event)
                 case Blame():
                     self.result.blame = event
             self.notify(event, session)
@@ -705,10 +787,74 @@ class _Driver:
         offline = tuple(s for s, k in zip(waiting, keys) if not self.transport.is_connected(k))
         peers = self.transport.peers
         alone = bool(peers) and not any(self.transport.is_connected(k) for k in peers)
-        if (waiting, offline, alone) != self.waiting:
-            self.waiting = (waiting, offline, alone)
+        wait_key = (session.hand_no, session.slot, waiting)
+        if wait_key != self.wait_key:     # a new wait: its clock starts now, its choices are asked anew
+            self.wait_key, self.wait_since, self.stall_asked = wait_key, trio.current_time(), False
+            if self.choosing is not None:
+                self.choosing.cancel()
+                self.choosing = None
+        left = tuple(s for s in waiting if s in getattr(session, "left", ()))
+        if (waiting, offline, alone, left) != self.waiting:
+            self.waiting = (waiting, offline, alone, left)
             if waiting or alone:
-                self.notify(Waiting(waiting, keys, offline, alone), session)
+                self.notify(Waiting(waiting, keys, offline, alone, self.wait_since,
+                                    self.wait_since + self.pacer.pace.stall_deadline, left), session)
+
+    # -- the stall deadline's choices (module docstring, "Abandon and leaving") ---------
+
+    def _stall_due(self) -> float:
+        """When the choices are due for the current wait (inf: not waiting, or asked)."""
+        session = self.session
+        waiting = self.wait_key[2] if self.wait_key else ()
+        if (self.stall_asked or not waiting or session.finished or getattr(session, "hand_no", 0) < 1
+                or not hasattr(session, "abandon")):
+            return float("inf")
+        if any(s in getattr(session, "left", ()) for s in waiting):
+            return float("-inf")          # a seat we wait for left: no need to wait for the deadline
+        return self.wait_since + self.pacer.pace.stall_deadline
+
+    def _maybe_choose(self, nursery: trio.Nursery) -> None:
+        if trio.current_time() < self._stall_due():
+            return
+        session = self.session
+        hand, slot, waiting = self.wait_key
+        self.stall_asked = True
+        before = {s for event in self.result.abandoned if event.hand < hand for s in event.left}
+        stall = Stalled(hand, slot, waiting, self.wait_since, tuple(s for s in waiting if s in session.left),
+                        tuple(s for s in waiting if s in before))
+        self.notify(stall, session)
+        scope = trio.CancelScope()
+        self.choosing = scope
+        nursery.start_soon(self._choose, self.wait_key, stall, scope)
+
+    async def _choose(self, key: Any, stall: Stalled, scope: trio.CancelScope) -> None:
+        with scope:
+            chooser = getattr(self.player, "stalled", None)
+            choice = await chooser(stall) if chooser is not None else bot_stall_choice(stall)
+            self.choices.append((key, choice))
+            self._wake()
+
+    def _take_choices(self) -> bool:
+        """Act on the choices made for the current wait. Returns True if one was acted on."""
+        choices, self.choices = self.choices, []
+        acted = False
+        for key, choice in choices:
+            if key != self.wait_key:
+                continue                   # the wait is over (the seat answered)
+            self.choosing = None
+            if choice == WAIT:
+                self.wait_since, self.stall_asked = trio.current_time(), False
+            elif choice in (ABANDON, END):
+                acted = bool(self.session.abandon(end=choice == END)) or acted
+        return acted
+
+    async def _leave(self) -> None:
+        """My player quit: sign and send a leave notice, give it a moment to go out."""
+        self.result.left = bool(self.session.leave())
+        await self._flush()
+        with trio.move_on_after(2):
+            while any(p.queued for p in self.transport.statistics().peers.values()):
+                await trio.sleep(0.05)
 
     async def _step(self) -> bool:
         """The session's slow crypto (module docstring, point 2): with a proof pool, every
@@ -733,7 +879,12 @@ class _Driver:
 
     async def _ask(self, key: object, turn: Turn, scope: trio.CancelScope) -> None:
         with scope:
-            action = await self.player.decide(turn)
+            try:
+                action = await self.player.decide(turn)
+            except PlayerLeft as left:
+                self.leaving = left        # the loop sends the leave notice, then ends the table
+                self._wake()
+                return
             self.answers.append((key, action))
             self._wake()
 
@@ -803,6 +954,11 @@ class _Driver:
                 for peer, frame in inbox:
                     session.receive(frame, peer)
                     progressed = True
+                if self.leaving is not None:
+                    await self._leave()
+                    raise self.leaving
+                if self._take_choices():
+                    progressed = True
                 answers, self.answers = self.answers, []
                 for key, action in answers:
                     if self.asking is not None and self.asking[0] == key:
@@ -824,6 +980,7 @@ class _Driver:
                 if session.finished:
                     break
                 self._maybe_ask(players)
+                self._maybe_choose(players)
                 if await self._step():
                     self._progress()   # our own proof work: not a stall
                     await self._flush()
@@ -832,12 +989,14 @@ class _Driver:
                 if progressed or self.inbox or self.answers:
                     continue
                 self.wake = trio.Event()
-                with trio.move_on_at(min(self._stall_deadline(), self.pacer.next_due(),
+                with trio.move_on_at(min(self._stall_deadline(), self.pacer.next_due(), self._stall_due(),
                                          *(due for due, _, _ in self.held))):
                     await self.wake.wait()
                 await self._release()
             if self.asking is not None:
                 self.asking[1].cancel()
+            if self.choosing is not None:
+                self.choosing.cancel()
         while self.pacer.queue:                     # our paced frames still go out on time
             await trio.sleep_until(self.pacer.next_due())
             await self._release()

@@ -91,7 +91,7 @@ def test_quit_confirmed_leaves_the_table(tmp_path):
     child.expect(r"Leave the table\?")
     child.sendline("y")
     child.expect("You leave the table.")
-    child.expect("you left the table; the others cannot finish this match")
+    child.expect("you left the table; the others were told at once")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 1

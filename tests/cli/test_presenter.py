@@ -184,3 +184,53 @@ def test_the_deal_is_one_line_that_fills_in_words():
     assert notes[-1].text == ("Dealing [####################] hand agreed; shuffled by 4 of 4 seats; "
                               "4 of 4 shuffle proofs checked; cards dealt")
     assert "hand-id" not in " ".join(note.text for note in notes)
+
+
+async def test_the_stall_deadline_asks_every_view_to_wait_abandon_or_end(autojump_clock):
+    from p2p_sasaki.protocol.net.table import Stalled
+
+    presenter = Presenter()
+    texts(presenter, Seated(KEYS, 1), HandStarted(1))
+    since = trio.current_time()
+    texts(presenter, Waiting((2,), (KEYS[2],), since=since, deadline=since + 120))
+    await trio.sleep(125)
+    assert presenter.table().waiting == "Waiting for S2 to shuffle and deal ... (for 2 min 5 s)"
+    stall = Stalled(1, 0, (2,), since)
+    assert texts(presenter, stall) == [
+        "S2 has not answered for 2 min 5 s. Keep waiting, abandon this hand, or end the match?"]
+    async with trio.open_nursery() as nursery:
+        got: list[str] = []
+
+        async def ask() -> None:
+            got.append(await presenter.stalled(stall))
+
+        nursery.start_soon(ask)
+        await trio.testing.wait_all_tasks_blocked()
+        prompt = presenter.table().prompt
+        assert prompt is not None and prompt.kind == "stall"
+        assert [c.key for g in prompt.groups for c in g.choices] == ["wait", "abandon", "end"]
+        assert [c.label for g in prompt.groups for c in g.choices] == [
+            "Keep waiting", "Abandon this hand", "End the match"]
+        import json
+
+        from p2p_sasaki.cli.web.server import table_json
+        page = json.loads(json.dumps(table_json(presenter.table())))   # what the page is sent
+        assert page["prompt"]["kind"] == "stall" and [g["choices"][0]["key"] for g in page["prompt"]["groups"]] == [
+            "wait", "abandon", "end"]
+        assert isinstance(presenter.answer(prompt.id, cards="9C"), Refusal)
+        assert presenter.answer(prompt.id, key="abandon") == "abandon"
+    assert got == ["abandon"] and presenter.prompt is None
+
+
+def test_a_seat_that_left_and_an_abandoned_hand_are_told_without_blame():
+    from p2p_sasaki.protocol.session import HandAbandoned, SeatLeft
+
+    presenter = Presenter(hands=2)
+    texts(presenter, Seated(KEYS, 1), HandStarted(1))
+    assert texts(presenter, SeatLeft(2, 1)) == ["S2 left the table."]
+    texts(presenter, Waiting((2,), (KEYS[2],), offline=(2,), left=(2,)))
+    assert presenter.table().waiting == "Waiting for S2 to shuffle and deal ... (S2 left the table)"
+    notes = texts(presenter, HandAbandoned(1, 14, (2,), None, True, "S2 left during hand 1; the hand is void"))
+    assert notes == ["Hand 1 is abandoned (S2 left during hand 1; the hand is void): S2 left, nobody is blamed; "
+                     "the match ends here."]
+    assert presenter.table().waiting == ""

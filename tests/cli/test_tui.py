@@ -160,3 +160,18 @@ async def test_a_claimable_window_takes_the_typed_answer(monkeypatch, autojump_c
     action, end, lines = await _decide(monkeypatch, turn, [(start + 4.0, "n")])
     assert action == Decline(turn.seat) and end == start + 4.0   # a person who thinks longer: when answered
     assert lines[0].endswith("[y/N] (declines in 30 s)")
+
+
+async def test_the_stall_choice_is_typed_at_the_terminal(monkeypatch, autojump_clock):
+    from p2p_sasaki.protocol.net.table import Stalled
+
+    lines: list[str] = []
+    monkeypatch.setattr(tui, "say", lines.append)
+    player = tui.HumanPlayer()
+    start = trio.current_time()
+    player._reader = ScriptedInput([(start + 1, "maybe"), (start + 2, "e")])  # type: ignore[assignment]
+    choice = await player.stalled(Stalled(1, 20, (2,), start - 120))
+    assert choice == "end" and trio.current_time() == start + 2
+    assert lines == ["  w) keep waiting   a) abandon this hand   e) end the match",
+                     "Type w (keep waiting), a (abandon this hand) or e (end the match)."]
+    assert player.presenter.prompt is None

@@ -372,9 +372,10 @@ def test_a_refused_lead_is_settled_by_the_keys_and_names_the_holder_everywhere()
 
 
 def test_a_refused_lead_whose_holder_withholds_its_key_leaves_the_table_waiting_for_it():
-    """The settlement needs every key (reading an absent seat's hand as the complement of the
-    revealed ones comes with the resume issue): until then the honest seats wait for the
-    holder, blame nobody, and their transcripts audit as incomplete, waiting for it."""
+    """The settlement needs every key until the present seats abandon the key slot (then the
+    holder's hand is the complement of theirs: tests/protocol/test_abandon.py): until then the
+    honest seats wait for the holder, blame nobody, and their transcripts audit as incomplete,
+    waiting for it."""
     from p2p_sasaki.protocol.table_audit import AuditStatus
 
     holder_index: dict[str, int] = {}

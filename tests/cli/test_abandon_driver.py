@@ -1,0 +1,251 @@
+"""A player who leaves for good, in virtual time: four real drivers (protocol/net/table.py)
+with the real TableSession on the in-memory network (protocol/net/memory.py) under
+``MockClock(autojump_threshold=0)``. One peer's driver stops mid-hand after the strips (a
+SIGKILL, or ``quit`` with its leave notice); the others see who they wait for and since
+when, get the stall deadline's choices (bots: abandon; end the match when the seat left),
+abandon, settle the void hand with the complement, and exit cleanly with identical
+transcripts that audit as ``abandoned``, naming the seat only as having left."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import trio
+
+from p2p_sasaki.bots import HeuristicBot
+from p2p_sasaki.cli.common import decode_config, encode_config
+from p2p_sasaki.options import TableOptions
+from p2p_sasaki.protocol.config import Pace
+from p2p_sasaki.protocol.crypto import SeededEntropy
+from p2p_sasaki.protocol.messages import decode_envelope
+from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net.memory import MemoryNetwork
+from p2p_sasaki.protocol.net.persist import TableStore
+from p2p_sasaki.protocol.transcript import encode_record, frame_records
+from p2p_sasaki.protocol.net.table import (
+    ABANDON, END, WAIT, BotPlayer, PlayerLeft, Stalled, TableResult, Turn, Waiting, run_table,
+)
+from p2p_sasaki.protocol.session import LEAD_SLOT, HandAbandoned, Record, SeatLeft, TableConfig
+from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table
+
+STALL = 90.0
+PACE = Pace((0,) * 7, 1_000, round(STALL * 1000))
+IDENTITIES = [Identity.generate(SeededEntropy(b"abandon peer %d" % n)) for n in range(4)]
+KEYS = [identity.public_key for identity in IDENTITIES]
+ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n, bytes(range(200, 232)))
+                                             for n, key in enumerate(KEYS)))
+VICTIM = 2
+
+
+def config(hands: int) -> TableConfig:
+    return TableConfig(hands=hands, options=TableOptions(lead_card="3S"), proofs=False, pace=PACE)
+
+
+@dataclass
+class Table:
+    results: list[TableResult | BaseException | None] = field(default_factory=lambda: [None] * 4)
+    records: list[list[bytes]] = field(default_factory=lambda: [[] for _ in range(4)])
+    events: list[list[tuple[float, Any]]] = field(default_factory=lambda: [[] for _ in range(4)])
+    seats: list[int | None] = field(default_factory=lambda: [None] * 4)
+    gone_at: float | None = None
+
+    def of(self, n: int, kind: type) -> list[tuple[float, Any]]:
+        return [(t, e) for t, e in self.events[n] if isinstance(e, kind)]
+
+
+class Chooser(BotPlayer):
+    """A bot whose stall choices are scripted (then as a bot's)."""
+
+    def __init__(self, bot: Any, script: list[str]) -> None:
+        super().__init__(bot)
+        self.script = list(script)
+        self.asked: list[Stalled] = []
+
+    async def stalled(self, stall: Stalled) -> str:
+        self.asked.append(stall)
+        return self.script.pop(0) if self.script else await super().stalled(stall)
+
+
+class Quitter(BotPlayer):
+    """A bot whose person types ``quit`` at its first decision after the opening slot."""
+
+    async def decide(self, turn: Turn) -> Any:
+        if turn.view is not None and len(turn.view.history) >= 1:
+            raise PlayerLeft("you left the table")
+        return await super().decide(turn)
+
+
+async def play(hands: int, *, quit_: bool = False, scripts: dict[int, list[str]] | None = None,
+               crasher: int | None = None, tmp: Path | None = None) -> Table:
+    """``crasher`` (with ``tmp``): that present peer is killed right after it signed its abandon,
+    before sending it, and resumed from its data directory a second later."""
+    table = Table()
+    network = MemoryNetwork(KEYS)
+    players: list[Any] = []
+    for n in range(4):
+        bot = HeuristicBot(random.Random(n))
+        if n == VICTIM and quit_:
+            players.append(Quitter(bot))
+        else:
+            players.append(Chooser(bot, (scripts or {}).get(n, [])))
+
+    def on_event(n: int) -> Any:
+        def event(ev: Any, session: Any) -> None:
+            table.events[n].append((trio.current_time(), ev))
+            if isinstance(ev, Record):
+                table.records[n].append(ev.data)
+            if session is not None and getattr(session, "my_seat", None) is not None:
+                table.seats[n] = session.my_seat
+        return event
+
+    def kill(scope: trio.CancelScope) -> Any:
+        async def point(name: str, mine: list[bytes]) -> None:
+            bodies = [decode_envelope(f).body for f in mine]
+            if name == "saved" and any(b.type == "table/action" and b.hand == 1 and b.slot > LEAD_SLOT
+                                       for b in bodies) and table.gone_at is None:
+                table.gone_at = trio.current_time()
+                network.go_offline(KEYS[VICTIM])   # the machine is gone: its links drop
+                scope.cancel()                     # SIGKILL: nothing more is sent
+        return point
+
+    def crash(scope: trio.CancelScope) -> Any:
+        async def point(name: str, mine: list[bytes]) -> None:
+            if name == "saved" and any(decode_envelope(f).body.type == "table/abandon" for f in mine):
+                table.crashed = True  # type: ignore[attr-defined]
+                scope.cancel()
+        return point
+
+    async def resumable(n: int) -> None:
+        assert tmp is not None
+        transcript = tmp / f"peer{n}.sasaki"
+        store = TableStore.create(tmp / f"peer{n}" / ROSTER.table_id.hex(), ROSTER, transcript)
+        for attempt in range(2):
+            scope = trio.CancelScope()
+            with scope:
+                table.results[n] = await run_table(
+                    IDENTITIES[n], ROSTER, config(hands) if n == 0 else None, player=players[n],
+                    transcript_path=transcript, on_event=on_event(n), linger=5.0,
+                    config_codec=(encode_config, decode_config), transport=network.transport(KEYS[n]),
+                    step_in_thread=False, store=store, resume=attempt > 0,
+                    entropy=SeededEntropy(b"abandon session %d attempt %d" % (n, attempt)),
+                    crash_point=crash(scope) if attempt == 0 else None)
+            if not scope.cancelled_caught:
+                table.records[n] = [encode_record(kind, data) for kind, data in frame_records(
+                    transcript.read_bytes())[0]]
+                return
+            await trio.sleep(1.0)
+            network.restart(KEYS[n])
+
+    async def peer(n: int) -> None:
+        if n == crasher:
+            await resumable(n)
+            return
+        scope = trio.CancelScope()
+        with scope:
+            try:
+                table.results[n] = await run_table(
+                    IDENTITIES[n], ROSTER, config(hands) if n == 0 else None, player=players[n],
+                    transcript_path=None, on_event=on_event(n), linger=5.0,
+                    config_codec=(encode_config, decode_config), transport=network.transport(KEYS[n]),
+                    step_in_thread=False, entropy=SeededEntropy(b"abandon session %d" % n),
+                    crash_point=kill(scope) if n == VICTIM and not quit_ else None)
+            except* PlayerLeft as group:   # it ends the table (the CLI says so in one sentence)
+                table.results[n] = group.exceptions[0]
+                while isinstance(table.results[n], BaseExceptionGroup):
+                    table.results[n] = table.results[n].exceptions[0]  # type: ignore[union-attr]
+                table.gone_at = trio.current_time()
+        if n == VICTIM and scope.cancelled_caught:
+            table.results[n] = None
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for n in range(4):
+                nursery.start_soon(peer, n)
+    table.players = players  # type: ignore[attr-defined]
+    return table
+
+
+PRESENT = [n for n in range(4) if n != VICTIM]
+
+
+def check_abandoned(table: Table, hands: tuple[int, ...]) -> bytes:
+    seat = table.seats[VICTIM]
+    for n in PRESENT:
+        result = table.results[n]
+        assert isinstance(result, TableResult) and result.finished and result.blame is None, result
+        assert [e.hand for e in result.abandoned] == list(hands)
+        assert all(e.left == (seat,) for e in result.abandoned)
+    transcripts = {b"".join(table.records[n]) for n in PRESENT}
+    assert len(transcripts) == 1
+    data = transcripts.pop()
+    audit = audit_table(data)
+    assert audit.status is AuditStatus.ABANDONED and audit.blame is None
+    assert audit.left == (seat,) and audit.abandoned == hands
+    return data
+
+
+async def test_a_peer_killed_for_good_after_the_strips_is_abandoned_at_the_stall_deadline(autojump_clock):
+    table = await play(hands=2)
+    seat = table.seats[VICTIM]
+    assert table.gone_at is not None
+    check_abandoned(table, (1, 2))
+    for n in PRESENT:
+        waits = [(t, w) for t, w in table.of(n, Waiting) if w.seats == (seat,)]
+        assert waits and all(w.deadline == w.since + STALL for _, w in waits)
+        stalls = table.of(n, Stalled)
+        # hand 1: the seat stopped in a game slot; hand 2: in the deal (the match went on; the bots end it, the seat did not come back)
+        assert [s.hand for _, s in stalls] == [1, 2] and all(s.seats == (seat,) and not s.left for _, s in stalls)
+        assert [s.again for _, s in stalls] == [(), (seat,)]    # so the bots end the match at hand 2
+        assert all(t == s.since + STALL for t, s in stalls)     # exactly at the deadline, in virtual time
+        first, second = (e for _, e in table.of(n, HandAbandoned))
+        assert first.deal is not None and all(mask is not None for mask in first.deal)   # the complement
+        assert "left during hand 1" in first.reason and not first.end
+        assert second.reason == f"stopped during the deal, waiting for S{seat}" and second.deal is None
+        assert second.end
+
+
+async def test_keep_waiting_asks_again_one_deadline_later_and_end_the_match_ends_it(autojump_clock):
+    table = await play(hands=3, scripts={0: [WAIT, END], 1: [ABANDON], 3: [ABANDON]})
+    check_abandoned(table, (1,))     # one present seat chose to end the match: no further hands
+    asked = table.players[0].asked   # type: ignore[attr-defined]
+    assert len(asked) == 2 and asked[1].since >= asked[0].since + STALL
+    for n in PRESENT:
+        (_, event), = table.of(n, HandAbandoned)
+        assert event.end
+
+
+async def test_a_player_who_quits_sends_a_leave_notice_and_the_others_need_not_wait_for_the_deadline(autojump_clock):
+    table = await play(hands=2, quit_=True)
+    seat = table.seats[VICTIM]
+    assert isinstance(table.results[VICTIM], PlayerLeft)
+    check_abandoned(table, (1,))     # bots end the match when the seat left
+    for n in PRESENT:
+        (told_at, left), = table.of(n, SeatLeft)
+        assert left.seat == seat
+        stalls = table.of(n, Stalled)   # asked again if the awaited seats change meanwhile (others answer)
+        assert stalls and all(s.left == (seat,) and t < s.since + STALL for t, s in stalls)
+        assert stalls[0][0] == told_at
+        assert any(w.left == (seat,) for _, w in table.of(n, Waiting))
+
+
+@pytest.mark.parametrize("hands", [1])
+async def test_the_victims_transcript_is_a_prefix_and_audits_as_incomplete(hands, autojump_clock):
+    table = await play(hands=hands)
+    victim = b"".join(table.records[VICTIM])
+    data = check_abandoned(table, (1,))
+    audit = audit_table(victim)
+    assert audit.status is AuditStatus.INCOMPLETE and audit.blame is None
+    assert data.startswith(victim)
+
+
+async def test_a_present_peer_killed_after_signing_its_abandon_resumes_and_the_abandon_completes(
+        tmp_path, autojump_clock):
+    """Resume across an abandon (protocol/restore.py feeds my saved abandon back to the
+    session: it is my player's choice, not something the session signs by itself)."""
+    table = await play(hands=1, crasher=0, tmp=tmp_path)
+    assert getattr(table, "crashed", False)
+    check_abandoned(table, (1,))

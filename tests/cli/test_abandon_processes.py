@@ -1,0 +1,77 @@
+"""Four ``sasaki`` processes on 127.0.0.1; one is SIGKILLed for good during the match. The
+other three wait for it, get the (short, ``--stall``) stall deadline, abandon as bots do,
+and exit cleanly; their transcripts are identical and ``sasaki audit`` says ``abandoned``,
+naming the killed seat only as having left (exit status 3)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from p2p_sasaki.protocol.messages import MessageError, decode_envelope
+from p2p_sasaki.protocol.net import TableCode
+from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, frame_records
+
+from tests.cli.peers import ROOT, env, finish, sasaki, wait_for
+
+pytestmark = pytest.mark.slow
+
+
+def played(path) -> bool:
+    """The transcript holds a game slot of hand 1 after the opening (the strips are done)."""
+    try:
+        records, _ = frame_records(path.read_bytes())
+    except OSError:
+        return False
+    for kind, data in records:
+        if kind != KIND_ENVELOPE:
+            continue
+        try:
+            body = decode_envelope(data).body
+        except MessageError:
+            continue
+        if body.hand == 1 and body.type == "table/action" and body.slot > 13:
+            return True
+    return False
+
+
+def test_three_processes_abandon_a_sigkilled_peer_and_exit_cleanly(tmp_path):
+    code = str(TableCode.generate())
+    ready = tmp_path / "address"
+    pace = ["--window", "0.2", "--claim-window", "0.2", "--bot-turn", "0.2", "--answer-deadline", "1",
+            "--stall", "3", "--no-proofs"]
+    host = sasaki("host", "--bot", "--seed", "1", "--hands", "2", "--lead", "3H", "--interface", "127.0.0.1",
+                  "--no-mdns", *pace, "--data-dir", str(tmp_path / "p0"), "--transcript", str(tmp_path / "p0.sasaki"),
+                  "--ready-file", str(ready), "--code", code)
+    address = wait_for(ready, host)
+    joiners = [sasaki("join", code, "--bot", "--seed", str(i), "--interface", "127.0.0.1", "--address", address,
+                      "--data-dir", str(tmp_path / f"p{i}"), "--transcript", str(tmp_path / f"p{i}.sasaki"))
+               for i in (1, 2, 3)]
+    victim = joiners[1]
+    deadline = time.monotonic() + 120
+    while not played(tmp_path / "p2.sasaki"):
+        assert victim.poll() is None and time.monotonic() < deadline, "the victim never played a card"
+        time.sleep(0.02)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    results = finish([host, joiners[0], joiners[2]], timeout=120)
+    for status, out in results:
+        assert status == 0, out
+        assert "was abandoned" in out and "nobody is blamed" in out
+    transcripts = [tmp_path / f"p{i}.sasaki" for i in (0, 1, 3)]
+    assert len({p.read_bytes() for p in transcripts}) == 1
+    out = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "audit", "--json", str(transcripts[0])],
+                         cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 3, out.stdout + out.stderr
+    audit = json.loads(out.stdout)
+    assert audit["status"] == "abandoned" and audit["blame"] is None and len(audit["left"]) == 1
+    assert "left (not a fault)" in audit["note"]
+    killed = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "audit", "--json",
+                             str(tmp_path / "p2.sasaki")], cwd=ROOT, env=env(), capture_output=True, text=True,
+                            timeout=120)
+    assert killed.returncode == 3 and json.loads(killed.stdout)["status"] == "incomplete"

@@ -1,0 +1,368 @@
+"""Abandon and leaving (docs/protocol.md, "Abandon", "Leaving", "Settlement"): the present
+seats close a slot a silent seat holds up, the void hand is settled with the complement of
+the revealed hands, and the seat that left is named as having left, never as a cheat. Four
+sans-IO sessions on the seeded hostile fake wire of tests/protocol/table_helpers.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2p_sasaki.options import TableOptions
+from p2p_sasaki.protocol.events import AbandonRejected, BlameBasis, HandAbandoned, SeatLeft
+from p2p_sasaki.protocol.messages import Abandon, Body, decode_envelope, sign_envelope
+from p2p_sasaki.protocol.session import LEAD_SLOT, HandEnded, MatchEnded, TableConfig
+from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table
+from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record, frame_records
+from tests.protocol.table_helpers import Net
+
+ONE = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
+TWO = TableConfig(hands=2, options=TableOptions(lead_card="3H"), proofs=False)
+PROOFS = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=True)
+
+
+class Silence:
+    """The fake wire's tamper: peer ``victim`` (roster index) stops sending for good at its
+    first envelope ``when(body)`` is true for (its driver stopped)."""
+
+    def __init__(self, victim: int, when) -> None:
+        self.victim, self.when, self.silent = victim, when, False
+
+    def __call__(self, sender: int, envelope: bytes):
+        if sender != self.victim:
+            return None
+        if not self.silent and self.when(decode_envelope(envelope).body):
+            self.silent = True
+        return [] if self.silent else None
+
+
+def after_the_strips(body) -> bool:
+    return body.hand == 1 and body.slot > LEAD_SLOT    # its first play after the opening slot
+
+
+def during_the_deal(body) -> bool:
+    return body.hand == 1 and body.type == "deck/shuffle"
+
+
+def present(net: Net, victim: int) -> list[int]:
+    return [i for i in range(net.n) if i != victim]
+
+
+def abandon_all(net: Net, peers: list[int], end: bool = False) -> None:
+    for i in peers:
+        assert net.peers[i].abandon(end=end), i
+    net.run()
+
+
+def test_a_seat_silent_after_the_strips_is_abandoned_and_the_deal_settled_by_complement():
+    silence = Silence(1, after_the_strips)
+    net = Net(seed=3, config=ONE, tamper=silence)
+    net.start()
+    net.run()
+    seat = net.peers[1].my_seat
+    others = present(net, 1)
+    assert all(net.peers[i].waiting_for == (seat,) for i in others), [net.peers[i].waiting_for for i in others]
+    abandon_all(net, others, end=False)
+    dealt = {p.my_seat: p._my_cards for p in net.peers}
+    for i in others:
+        peer = net.peers[i]
+        assert peer.blame is None and peer.finished
+        (event,) = net.of_type(i, HandAbandoned)
+        assert (event.hand, event.left, event.end) == (1, (seat,), False)
+        assert event.deal == tuple(dealt[s] for s in range(4))   # the silent seat's hand: the complement
+        assert "left during hand 1" in event.reason
+        assert net.of_type(i, MatchEnded)[-1].totals == (0, 0, 0, 0)
+    transcripts = {net.transcript(i) for i in others}
+    assert len(transcripts) == 1
+    audit = audit_table(transcripts.pop())
+    assert audit.status is AuditStatus.ABANDONED and audit.blame is None
+    assert audit.left == (seat,) and audit.abandoned == (1,) and audit.scores == ()
+    assert f"S{seat} left (not a fault)" in audit.note
+
+
+def test_the_match_goes_on_after_an_abandoned_hand_and_the_next_deal_stops_waiting_for_the_seat():
+    silence = Silence(2, after_the_strips)
+    net = Net(seed=4, config=TWO, tamper=silence)
+    net.start()
+    net.run()
+    seat = net.peers[2].my_seat
+    others = present(net, 2)
+    abandon_all(net, others, end=False)     # hand 1 void, hand 2 starts and waits for the seat in its deal
+    assert all(net.peers[i].hand_no == 2 and not net.peers[i].finished for i in others)
+    abandon_all(net, others, end=False)
+    for i in others:
+        first, second = net.of_type(i, HandAbandoned)
+        assert second.hand == 2 and second.deal is None and second.left == (seat,)
+        assert second.reason == f"stopped during the deal, waiting for S{seat}"
+        assert net.peers[i].finished and net.peers[i].blame is None
+    audit = audit_table(net.transcript(others[0]))
+    assert audit.status is AuditStatus.ABANDONED and audit.abandoned == (1, 2) and audit.left == (seat,)
+    assert len({net.transcript(i) for i in others}) == 1
+
+
+def test_a_hand_stopped_during_the_deal_is_void_with_no_keys_and_nobody_blamed():
+    silence = Silence(0, during_the_deal)
+    net = Net(seed=5, config=PROOFS, tamper=silence)
+    net.start()
+    net.run()
+    seat = net.peers[0].my_seat
+    others = present(net, 0)
+    waiting = {net.peers[i].waiting_for for i in others}
+    assert waiting == {(seat,)}, waiting
+    abandon_all(net, others, end=True)
+    for i in others:
+        (event,) = net.of_type(i, HandAbandoned)
+        assert event.reason == f"stopped during the deal, waiting for S{seat}"
+        assert event.deal is None and event.end and net.peers[i].blame is None
+        assert not any(decode_envelope(r[1]).body.type == "deck/key"
+                       for r in frame_records(net.transcript(i))[0][1:])
+    audit = audit_table(net.transcript(others[0]))
+    assert audit.status is AuditStatus.ABANDONED and audit.blame is None and audit.left == (seat,)
+
+
+def test_an_abandon_needs_every_present_seat_and_until_then_the_table_waits():
+    net = Net(seed=3, config=ONE, tamper=Silence(1, after_the_strips))
+    net.start()
+    net.run()
+    seat = net.peers[1].my_seat
+    others = present(net, 1)
+    for i in others[:2]:
+        assert net.peers[i].abandon()
+        assert not net.peers[i].abandon()    # one abandon per slot
+    net.run()
+    for i in others:
+        assert net.peers[i].waiting_for == (seat,) and not net.of_type(i, HandAbandoned)
+    assert net.peers[others[2]].abandon()
+    net.run()
+    assert all(net.of_type(i, HandAbandoned) for i in others)
+
+
+def _stuck(seed: int = 3) -> tuple[Net, int, list[int]]:
+    net = Net(seed=seed, config=ONE, tamper=Silence(1, after_the_strips))
+    net.start()
+    net.run()
+    return net, net.peers[1].my_seat, present(net, 1)
+
+
+def test_a_forged_abandon_or_one_with_a_wrong_prev_is_rejected_with_one_sentence_and_blames_nobody():
+    net, seat, others = _stuck()
+    target = net.peers[others[0]]
+    signer = net.peers[others[1]]
+    unit_slot = target.slot
+    # forged: the body names a present seat as sender, signed with another key
+    forged = sign_envelope(Body(target.table_id, 1, unit_slot, signer.my_seat, target.chain, Abandon((seat,))),
+                           net.keys[others[2]])
+    target.receive(forged)
+    # authentic but bound to another state
+    wrong = sign_envelope(Body(target.table_id, 1, unit_slot, signer.my_seat, bytes(32), Abandon((seat,))),
+                          net.keys[others[1]])
+    target.receive(wrong)
+    events = target.take_events()
+    rejected = [e for e in events if isinstance(e, AbandonRejected)]
+    assert [r.seat for r in rejected] == [None, signer.my_seat], rejected
+    assert "does not carry its signer's signature" in rejected[0].reason
+    assert "not bound to the agreed state" in rejected[1].reason
+    assert target.blame is None and target.waiting_for == (seat,)
+
+
+def test_two_different_abandons_of_one_slot_by_one_seat_are_equivocation_named_on_signed_evidence():
+    net, seat, others = _stuck()
+    cheat = net.peers[others[0]]
+    first = sign_envelope(Body(cheat.table_id, 1, cheat.slot, cheat.my_seat, cheat.chain, Abandon((seat,))),
+                          net.keys[others[0]])
+    second = sign_envelope(Body(cheat.table_id, 1, cheat.slot, cheat.my_seat, cheat.chain, Abandon((seat,), True)),
+                           net.keys[others[0]])
+    victim = net.peers[others[1]]
+    victim.receive(first)
+    victim.receive(second)
+    assert victim.blame is not None and victim.blame.seat == cheat.my_seat
+    assert "signed two different messages" in victim.blame.reason
+    audit = audit_table(b"".join(e.data for e in net.events[others[1]] + victim.take_events()
+                                 if type(e).__name__ == "Record"))
+    assert audit.status is AuditStatus.FAULT and audit.blame.seat == cheat.my_seat
+
+
+def test_an_abandon_and_an_answer_of_one_slot_are_not_evidence_of_anything():
+    net, seat, others = _stuck()
+    signer = net.peers[others[0]]
+    answered = next((m for k, m in signer._seen.items() if k[:3] == (1, signer.slot, signer.my_seat)), None)
+    abandon_all(net, others)
+    transcript = net.transcript(others[1])
+    if answered is not None:   # a file holding the seat's answer and its abandon as "evidence" names nobody
+        from p2p_sasaki.protocol.transcript import KIND_EVIDENCE, encode_evidence
+        mine = signer._seen[(1, answered.body.slot, signer.my_seat, "table/abandon")]
+        tampered = transcript + encode_record(KIND_EVIDENCE, encode_evidence(answered.raw, mine.raw))
+        audit = audit_table(tampered)
+        assert audit.blame is not None and audit.blame.seat is None
+
+
+@pytest.mark.parametrize("drop", [0, 1])
+def test_a_tampered_abandoned_transcript_names_nobody(drop):
+    net, seat, others = _stuck()
+    abandon_all(net, others)
+    records, _ = frame_records(net.transcript(others[0]))
+    abandons = [i for i, (kind, data) in enumerate(records)
+                if kind == KIND_ENVELOPE and decode_envelope(data).body.type == "table/abandon"]
+    assert len(abandons) == 3
+    kept = [r for i, r in enumerate(records) if i != abandons[drop]]
+    audit = audit_table(b"".join(encode_record(kind, data) for kind, data in kept))
+    assert audit.status in (AuditStatus.DAMAGED, AuditStatus.INCOMPLETE) and (audit.blame is None
+                                                                              or audit.blame.seat is None)
+
+
+def test_a_leave_notice_tells_the_others_at_once():
+    net, seat, others = _stuck()
+    leaver = net.peers[1]
+    leaver_sends = net.tamper
+    net.tamper = None
+    assert leaver.leave() and not leaver.leave()
+    net.run()
+    net.tamper = leaver_sends
+    for i in others:
+        assert net.of_type(i, SeatLeft) == [SeatLeft(seat, 1)]
+        assert net.peers[i].left == {seat}
+    abandon_all(net, others)
+    assert all(net.of_type(i, HandAbandoned) for i in others)
+
+
+def test_a_refuser_that_also_withholds_its_key_is_named_by_the_complement_everywhere():
+    """issue 12's settlement after the strips, when the refuser withholds its key too: the
+    present seats abandon the key slot, reveal their keys again in the next slot, and the
+    refuser's hand (the complement) shows the opening card it declined."""
+    holder_index: dict[str, int] = {}
+
+    def withhold(sender, envelope):
+        if sender == holder_index.get("i") and decode_envelope(envelope).body.type == "deck/key":
+            return []
+        return None
+
+    net = Net(seed=6, config=ONE, tamper=withhold)
+    card = net.peers[0].game.opening_card()
+    for i, peer in enumerate(net.peers):
+        original = peer._begin_game
+
+        def refusing(peer=peer, original=original, i=i):
+            mine = peer._my_cards
+            if mine is not None and mine >> card & 1:
+                holder_index["i"] = i
+                peer._my_cards = mine & ~(1 << card)
+            original()
+            peer._my_cards = mine
+
+        peer._begin_game = refusing
+    net.start()
+    net.run()
+    refuser = holder_index["i"]
+    holder = net.peers[refuser].my_seat
+    others = present(net, refuser)
+    assert all(net.peers[i].blame is None and net.peers[i].waiting_for == (holder,) for i in others)
+    abandon_all(net, others)
+    for i in others:
+        blame = net.peers[i].blame
+        assert (blame.seat, blame.hand, blame.slot, blame.basis) == (holder, 1, LEAD_SLOT, BlameBasis.SIGNED)
+        assert "declined" in blame.reason and "complement" in blame.reason
+        audit = audit_table(net.transcript(i))
+        assert audit.status is AuditStatus.FAULT and (audit.blame.seat, audit.blame.slot) == (holder, LEAD_SLOT)
+    assert len({net.transcript(i) for i in others}) == 1
+
+
+def test_a_complete_hand_keeps_its_score_when_the_next_is_abandoned():
+    silence = Silence(3, lambda body: body.hand == 2 and body.slot > LEAD_SLOT)
+    net = Net(seed=8, config=TWO, tamper=silence)
+    net.start()
+    net.run()
+    others = present(net, 3)
+    assert all(net.peers[i].hand_no == 2 for i in others)
+    abandon_all(net, others, end=True)
+    ended = net.of_type(others[0], HandEnded)
+    assert len(ended) == 1
+    audit = audit_table(net.transcript(others[0]))
+    assert audit.status is AuditStatus.ABANDONED and audit.scores == (ended[0].scores,)
+    assert audit.totals == ended[0].totals and net.of_type(others[0], MatchEnded)[-1].totals == ended[0].totals
+
+
+@pytest.mark.parametrize("seed", [3, 9])   # 9: the others' next slot reaches it before their whole abandon
+def test_a_seat_cut_off_after_completing_its_own_turn_stops_naming_nobody(seed):
+    """Rule 3: the silent seat completed its turn slot by itself (its play never left); the
+    others abandon that slot naming it. It stops with nobody named, never blaming the honest
+    seats whose next messages no longer fit its chain."""
+    net = Net(seed=seed, config=ONE, tamper=Silence(1, after_the_strips))
+    net.start()
+    net.run()
+    victim = net.peers[1]
+    assert victim.slot == net.peers[0].slot + 1        # it went on alone
+    abandon_all(net, present(net, 1))
+    assert victim.blame is not None and victim.blame.seat is None and victim.blame.basis is BlameBasis.ABANDONED
+    assert "while this seat was cut off" in victim.blame.reason
+    assert all(net.peers[i].blame is None and net.of_type(i, HandAbandoned) for i in present(net, 1))
+
+
+def test_vector_abandoned_table_digest():
+    """docs/protocol.md, "Table test vector": the abandoned table of the first test above."""
+    import hashlib
+
+    net = Net(seed=3, config=ONE, tamper=Silence(1, after_the_strips))
+    net.start()
+    net.run()
+    abandon_all(net, present(net, 1))
+    data = net.transcript(0)
+    assert len(data) == 23179
+    assert hashlib.sha256(data).hexdigest() == "15fcb001bc20b2baa0ac38d95d40ec72edda199c2fdfdf90057f0493d0682939"
+    assert Abandon((2,), False).to_wire() == [[2], False]
+    (event,) = net.of_type(0, HandAbandoned)
+    assert event.slot == LEAD_SLOT + 1 and event.left == (3,)     # the slot abandoned, not the KEYS slot after it
+    audit = audit_table(data)
+    assert audit.stops_at is None and audit.note.startswith(f"hand 1 was abandoned at slot {LEAD_SLOT + 1}: ")
+
+
+def test_a_seat_that_withholds_its_key_after_a_played_out_hand_cannot_void_it():
+    """A loser that withholds its key at the end of the hand: the present seats abandon the
+    KEYS slot, reveal again, its cards are the complement, and the hand is scored exactly as
+    the withholding seat itself scored it (it holds every key)."""
+    def withhold(sender, envelope):
+        return [] if sender == 2 and decode_envelope(envelope).body.type == "deck/key" else None
+
+    net = Net(seed=3, config=TWO, tamper=withhold)
+    net.start()
+    net.run()
+    seat = net.peers[2].my_seat
+    others = present(net, 2)
+    assert all(net.peers[i].waiting_for == (seat,) for i in others)
+    abandon_all(net, others, end=True)
+    (own,) = net.of_type(2, HandEnded)           # the withholder's own view: every key
+    for i in others:
+        (event,) = net.of_type(i, HandAbandoned)
+        assert event.scored and event.left == (seat,) and "played out and is scored" in event.reason
+        (ended,) = net.of_type(i, HandEnded)
+        assert ended.scores == own.scores and net.peers[i].finished and net.peers[i].blame is None
+    audit = audit_table(net.transcript(others[0]))
+    assert audit.status is AuditStatus.ABANDONED and audit.scores == (own.scores,) and audit.left == (seat,)
+
+
+def test_a_seat_whose_key_never_left_goes_on_alone_and_stops_naming_nobody_at_the_next_deal():
+    """The withholder completed the KEYS slot by itself (it holds every key) and started hand 2;
+    the others abandoned that slot naming it and go on to hand 2 with a different chain. Their
+    deal messages do not fit its chain: it stops naming nobody (rule 3), never blaming them."""
+    def withhold(sender, envelope):
+        body = decode_envelope(envelope).body
+        return [] if sender == 2 and body.hand == 1 and body.type == "deck/key" else None
+
+    net = Net(seed=3, config=TWO, tamper=withhold)
+    net.start()
+    net.run()
+    others = present(net, 2)
+    assert net.peers[2].hand_no == 2
+    for i in others:
+        assert net.peers[i].abandon(end=False)
+    net.run()
+    victim = net.peers[2]
+    assert victim.blame is not None and victim.blame.seat is None and victim.blame.basis is BlameBasis.ABANDONED
+    assert victim.blame.hand == 1
+    # and the others drop its forked deal messages unblamed: they wait for it in hand 2's deal
+    seat = victim.my_seat
+    assert all(net.peers[i].blame is None and net.peers[i].hand_no == 2 and net.peers[i].waiting_for == (seat,)
+               for i in others)
+    abandon_all(net, others, end=False)   # and abandon that deal too: the match is over
+    for i in others:
+        first, second = net.of_type(i, HandAbandoned)
+        assert first.scored and second.reason == f"stopped during the deal, waiting for S{seat}"
+        assert net.peers[i].finished and net.peers[i].blame is None
