@@ -20,6 +20,9 @@ the group operations hold the GIL (ctypes calls into libsodium are short).
 
 Processes are started with ``spawn`` (the same on Linux, macOS and Windows, and safe in a
 program that already runs threads); each imports only the deck and crypto modules, once.
+A worker never outlives its peer: a thread in it waits on the parent's sentinel
+(:func:`multiprocessing.parent_process`: a pipe the parent holds open, or its process handle
+on Windows) and ends the worker when the peer is gone, SIGKILL included.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from types import TracebackType
@@ -46,11 +50,21 @@ class JobSource(Protocol):
     def finish_job(self, job: DeckJob, result: JobResult) -> None: ...
 
 
-def _ignore_interrupts() -> None:
-    """Each worker's initializer: a Ctrl-C on the terminal reaches the whole process group,
+def _start_worker() -> None:
+    """Each worker's initializer. A Ctrl-C on the terminal reaches the whole process group,
     but only the peer's process decides what an interrupt means (it closes the pool); a
-    worker must not die with a traceback of its own on the player's screen."""
+    worker must not die with a traceback of its own on the player's screen. And a worker
+    whose peer died without closing the pool (SIGKILL, a crash) must not run on: the
+    executor's queues cannot tell, since the worker holds both ends of them."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with, args=(parent,), name="parent-watch", daemon=True).start()
+
+
+def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
+    parent.join()          # returns when the parent's sentinel fires: the peer is gone
+    os._exit(1)
 
 
 def _warm_up() -> int:
@@ -67,7 +81,7 @@ class ProofPool:
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
         self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_ignore_interrupts)
+                                             initializer=_start_worker)
         # start every process now (the first job should not pay for an interpreter start)
         for future in [self._executor.submit(_warm_up) for _ in range(self.workers)]:
             future.result()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+
 import pytest
 import trio
 
@@ -99,3 +103,38 @@ async def test_start_jobs_finishes_on_the_trio_thread_and_the_table_deals():
             pump()
     assert sorted(dealt) == [0, 1, 2, 3]
     assert all(isinstance(session, DeckSession) and session.deal_verified for session in table.sessions)
+
+
+_POOL_THEN_WAIT = """
+import multiprocessing, sys, time
+from p2p_sasaki.protocol.net.workers import ProofPool
+pool = ProofPool(2)
+print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+time.sleep(60)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"   # a zombie is dead
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.slow
+def test_the_workers_exit_when_their_peer_is_killed():
+    """A peer SIGKILLed with its pool open (no close, no shutdown): its workers notice their
+    parent is gone and exit at once instead of running on as orphans."""
+    peer = subprocess.Popen([sys.executable, "-c", _POOL_THEN_WAIT], stdout=subprocess.PIPE, text=True)
+    try:
+        assert peer.stdout is not None
+        workers = [int(pid) for pid in peer.stdout.readline().split()]
+        assert len(workers) == 2 and all(_alive(pid) for pid in workers)
+    finally:
+        peer.kill()
+        peer.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in workers)
