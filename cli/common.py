@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import hashlib
+import logging
 import os
 import random
 import subprocess
@@ -32,6 +33,8 @@ from p2p_sasaki.protocol.config import Pace, TableConfig, config_of, header_of
 from p2p_sasaki.search import DEFAULT_LEVEL, LEVELS
 
 from p2p_sasaki.cli.render import places_text
+
+log = logging.getLogger(__name__)
 
 
 # -- the table config ----------------------------------------------------------------
@@ -78,6 +81,13 @@ def positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def heartbeat_seconds(text: str) -> float:
+    value = float(text)
+    if not 2 <= value < float("inf"):   # the others send a keep-alive every second (transport.py)
+        raise argparse.ArgumentTypeError(f"must be at least 2 seconds, not {text}")
     return value
 
 
@@ -152,6 +162,10 @@ def add_peer_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--proof-workers", type=int, default=default_proof_workers(), metavar="N",
                        help="processes that make and check the shuffle proofs side by side (default: one "
                             "per core when the machine has several, else 0: in this process)")
+    group.add_argument("--heartbeat", type=heartbeat_seconds, default=5.0, metavar="SECONDS",
+                       help="a player from whom nothing arrives for this long (every peer sends a "
+                            "keep-alive each second) is shown offline; so are you, when nothing arrives "
+                            "from anyone (default 5, at least 2; affects only your screen)"),
     add_web_options(group)
     group.add_argument("--transcript", type=Path, default=None, help=argparse.SUPPRESS)
     # Tests: how long the mesh may take to connect before the match is given up (default 60).
@@ -334,6 +348,23 @@ async def table_page(args: argparse.Namespace, player: Any) -> AsyncIterator[Any
         nursery.cancel_scope.cancel()
 
 
+def member_records_wanted(args: argparse.Namespace) -> bool:
+    """mDNS member records (protocol/net/discovery.py), unless ``--no-mdns`` or a joiner
+    that joined by ``--address`` (multicast does not pass there)."""
+    return not getattr(args, "no_mdns", False) and not isinstance(getattr(args, "address", None), str)
+
+
+async def keep_member_records(args: argparse.Namespace, mesh: Any, port: int) -> None:
+    """Advertise this peer's member record and follow the others' (a peer that comes back
+    on a new address is found again). Only hints: if mDNS fails, the table plays on."""
+    from p2p_sasaki.protocol.net.discovery import keep_member_records as keep
+
+    try:
+        await keep(mesh, port, interfaces=interfaces(args))
+    except Exception as exc:   # zeroconf's errors are many; a missing hint is no reason to stop
+        log.warning("mDNS member records are off: %s", exc)
+
+
 def _open_browser(url: str) -> None:
     import webbrowser
 
@@ -349,9 +380,12 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
     Returns the last match's result."""
     from p2p_sasaki.protocol.net.mesh import Mesh
 
-    mesh = Mesh(identity, roster, dial_all=saved is not None)
+    heartbeat = getattr(args, "heartbeat", 5.0)
+    mesh = Mesh(identity, roster, dial_all=saved is not None, heartbeat=heartbeat, dead_after=max(15.0, 3 * heartbeat))
     async with trio.open_nursery() as links:
-        await links.start(mesh.run, listeners)
+        port = await links.start(mesh.run, listeners)
+        if member_records_wanted(args):
+            links.start_soon(keep_member_records, args, mesh, port)
         try:
             result = await play_match(args, identity, roster, mesh, config, player, ui, saved)
             match_no = 1

@@ -23,11 +23,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "resume", help=COMMANDS["resume"],
         description="Resume the unfinished table saved in your data directory (the newest, or the one "
                     "whose id starts with TABLE): reconnect to the other players at the addresses saved "
-                    "with the table (or --address), fetch what you missed, and play on. No code is needed.")
+                    "with the table, where their mDNS member records say they are now, or --address; "
+                    "fetch what you missed, and play on. No code is needed.")
     parser.add_argument("table", metavar="TABLE", nargs="?", help="the start of the table's id (see --list)")
     parser.add_argument("--list", action="store_true", help="list the unfinished tables and exit")
     parser.add_argument("--address", metavar="N=HOST:PORT", action="append", default=[],
                         help="member N (1-4, as --list numbers them) now listens at HOST:PORT; repeatable")
+    parser.add_argument("--no-mdns", action="store_true",
+                        help="neither advertise where you listen now nor look for the others' member "
+                             "records on the LAN (saved addresses and --address only)")
     add_peer_options(parser)
     parser.set_defaults(func=run)
 

@@ -8,8 +8,22 @@ with small TXT hints only::
     s=2          seats taken (the creator counts)
     p=40123      the join port (also in the SRV record)
 
+Each seated member advertises a *member record* (``_sasaki-member._tcp.local.``) for
+as long as it plays, named ``<table id, first 12 hex digits>-<key, first 12 hex>``,
+SRV port = its mesh port, A records = its addresses, and TXT::
+
+    v=2          protocol version
+    t=<64 hex>   the table id (the current match's)
+    k=<64 hex>   the member's public key
+    p=40123      its mesh port (also in the SRV record)
+
+A member restarted on a new address (``sasaki resume``) is so found again: every
+member watches the records of its table (:func:`keep_member_records`) and, when one
+shows another member at a new address, dials it there (:meth:`Mesh.relocate`).
+
 mDNS is unauthenticated: an advertisement is a hint where to knock. Who is who
-is settled by the join (SPAKE2 under the table code) and then by identity keys.
+is settled by the join (SPAKE2 under the table code) and then by identity keys
+(the mesh handshake, for a member record).
 
 zeroconf runs with its sync API in its own thread (``use_asyncio=False``),
 called from trio through ``trio.to_thread.run_sync``; the browser's callbacks
@@ -30,7 +44,7 @@ import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import ifaddr
 import trio
@@ -38,9 +52,13 @@ from zeroconf import InterfaceChoice, IPVersion, ServiceBrowser, ServiceInfo, Se
 
 from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION
 
+if TYPE_CHECKING:
+    from p2p_sasaki.protocol.net.mesh import Mesh
+
 log = logging.getLogger(__name__)
 
 SERVICE_TYPE = "_sasaki._tcp.local."
+MEMBER_SERVICE_TYPE = "_sasaki-member._tcp.local."
 ALL_INTERFACES: Literal["all"] = "all"
 Interfaces = Sequence[str] | Literal["all"]
 
@@ -182,6 +200,25 @@ async def browse_tables(
 
     With ``stop_when``, return as soon as a table satisfying it has been seen.
     """
+    found: dict[str, TableAd] = {}
+    async with _open_zeroconf(interfaces) as zc:
+        with trio.move_on_after(timeout):
+            async for name, info in _browse(zc, SERVICE_TYPE):
+                if info is None:
+                    found.pop(name, None)
+                    continue
+                ad = _parse(info)
+                if ad is None:
+                    continue
+                found[name] = ad
+                if stop_when is not None and stop_when(ad):
+                    break
+    return list(found.values())
+
+
+async def _browse(zc: Zeroconf, service_type: str) -> AsyncIterator[tuple[str, ServiceInfo | None]]:
+    """``(name, info)`` for each service of ``service_type`` seen or updated, resolved;
+    ``(name, None)`` when one goes away. Runs until the caller stops iterating."""
     token = trio.lowlevel.current_trio_token()
     changes_send, changes = trio.open_memory_channel[tuple[ServiceStateChange, str]](math.inf)
 
@@ -194,26 +231,101 @@ async def browse_tables(
         except (trio.RunFinishedError, trio.BrokenResourceError, trio.ClosedResourceError):
             pass
 
-    found: dict[str, TableAd] = {}
+    browser = await trio.to_thread.run_sync(
+        lambda: ServiceBrowser(zc, service_type, handlers=[on_service_state_change])
+    )
+    try:
+        async for change, name in changes:
+            if change is ServiceStateChange.Removed:
+                yield name, None
+                continue
+            info = await trio.to_thread.run_sync(zc.get_service_info, service_type, name, 1500)
+            if info is not None:
+                yield name, info
+    finally:
+        changes.close()
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(browser.cancel)
+
+
+# -- member records ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemberAd:
+    """A seated member's mesh address, as its member record gives it (a hint only)."""
+
+    table_id: bytes
+    key: bytes
+    port: int
+    addresses: tuple[str, ...]
+    version: int
+
+
+def _member_info(table_id: bytes, key: bytes, port: int, addresses: Sequence[str], name: str | None = None
+                 ) -> ServiceInfo:
+    instance = f"{table_id.hex()[:12]}-{key.hex()[:12]}"
+    return ServiceInfo(
+        MEMBER_SERVICE_TYPE,
+        name or f"{instance}.{MEMBER_SERVICE_TYPE}",
+        port=port,
+        properties={"v": str(PROTOCOL_VERSION), "t": table_id.hex(), "k": key.hex(), "p": str(port)},
+        server=f"sasaki-member-{instance}.local.",
+        parsed_addresses=list(addresses),
+    )
+
+
+def _parse_member(info: ServiceInfo) -> MemberAd | None:
+    props = {k: v for k, v in info.decoded_properties.items() if v is not None}
+    try:
+        ad = MemberAd(bytes.fromhex(props["t"]), bytes.fromhex(props["k"]), int(props["p"]),
+                      tuple(info.parsed_addresses(IPVersion.V4Only)), int(props["v"]))
+    except (KeyError, ValueError):
+        log.info("ignoring %s: malformed member record %r", info.name, props)
+        return None
+    return ad if len(ad.table_id) == 32 and len(ad.key) == 32 and 0 < ad.port < 65536 else None
+
+
+async def keep_member_records(
+    mesh: Mesh,
+    port: int,
+    *,
+    interfaces: Interfaces,
+    addresses: Sequence[str] | None = None,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Until cancelled: advertise ``mesh``'s member record (its mesh ``port``, for the
+    table id of ``mesh.roster``, updated when that changes: a next match), and watch the
+    other members' records of that table, telling the mesh where each one listens now
+    (:meth:`Mesh.relocate`). Records of other tables, of unknown keys, of another version
+    or of this member itself are ignored. Started when the record is registered (about
+    1.6 s of probing); leaving sends goodbye packets."""
+    if addresses is None:
+        addresses = _local_ipv4_addresses() if interfaces == ALL_INTERFACES else list(interfaces)
+    table_id = mesh.roster.table_id
+    info = _member_info(table_id, mesh.key, port, addresses)
     async with _open_zeroconf(interfaces) as zc:
-        browser = await trio.to_thread.run_sync(
-            lambda: ServiceBrowser(zc, SERVICE_TYPE, handlers=[on_service_state_change])
-        )
+        await trio.to_thread.run_sync(functools.partial(zc.register_service, info, allow_name_change=True))
         try:
-            with trio.move_on_after(timeout):
-                async for change, name in changes:
-                    if change is ServiceStateChange.Removed:
-                        found.pop(name, None)
-                        continue
-                    info = await trio.to_thread.run_sync(zc.get_service_info, SERVICE_TYPE, name, 1500)
-                    ad = _parse(info) if info is not None else None
-                    if ad is None:
-                        continue
-                    found[name] = ad
-                    if stop_when is not None and stop_when(ad):
-                        break
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_follow_members, zc, mesh)
+                task_status.started()
+                while True:
+                    await trio.sleep(0.5)
+                    if mesh.roster.table_id != table_id:   # a next match: the same name, new TXT
+                        table_id = mesh.roster.table_id
+                        info = _member_info(table_id, mesh.key, port, addresses, info.name)
+                        await trio.to_thread.run_sync(zc.update_service, info)
         finally:
-            changes.close()
             with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(browser.cancel)
-    return list(found.values())
+                await trio.to_thread.run_sync(zc.unregister_service, info)
+
+
+async def _follow_members(zc: Zeroconf, mesh: Mesh) -> None:
+    async for _, info in _browse(zc, MEMBER_SERVICE_TYPE):
+        ad = _parse_member(info) if info is not None else None
+        if (ad is None or ad.version != PROTOCOL_VERSION or ad.table_id != mesh.roster.table_id
+                or ad.key == mesh.key or ad.key not in mesh.peers or not ad.addresses):
+            continue
+        host, _ = mesh.address(ad.key)
+        mesh.relocate(ad.key, host if host in ad.addresses else ad.addresses[0], ad.port)

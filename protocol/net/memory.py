@@ -28,7 +28,14 @@ How a link behaves (it mirrors the TCP :class:`~p2p_sasaki.protocol.net.mesh.Mes
   goes down, every frame on the wire is lost, as a frame being written when a TCP
   connection breaks is;
 - with the default :class:`LinkConditions` nothing is lost, duplicated or reordered while
-  a link is up.
+  a link is up;
+- :meth:`MemoryNetwork.unplug` breaks a link *silently*, as a pulled cable or a dead
+  router does to a TCP connection: every frame put on it is lost but neither end is told.
+  With a finite ``heartbeat`` (as the mesh's: off by default here) each end puts a
+  keep-alive on each link as the mesh does (``keepalive_interval``; no seeded draw, not
+  counted), and a link
+  on which nothing arrived for ``heartbeat`` seconds is *silent*: not connected for that
+  end until a frame arrives again.
 
 Determinism: the fate of the *n*-th frame put on the link from A to B (its number of
 copies and its extra delay) is drawn from a generator seeded with ``(seed, A, B)``, four
@@ -49,7 +56,7 @@ from typing import Any
 import trio
 
 from p2p_sasaki.protocol.net.framing import HEADER_SIZE, MAX_FRAME_SIZE
-from p2p_sasaki.protocol.net.transport import PeerStatistics, TransportStatistics
+from p2p_sasaki.protocol.net.transport import PeerStatistics, TransportStatistics, keepalive_interval
 
 __all__ = ["LinkConditions", "Transmission", "MemoryNetwork", "MemoryTransport"]
 
@@ -110,6 +117,8 @@ class _Direction:
         self.bytes_sent = 0
         self.frames_delivered = 0
         self.bytes_delivered = 0
+        self.heard = 0.0          # when the last frame (keep-alives too) arrived
+        self.silent = False       # nothing arrived for a heartbeat (the receiver's belief)
 
 
 @dataclass
@@ -121,6 +130,7 @@ class _Link:
     connections: int = 0
     last_error: str | None = None
     cut: bool = False
+    unplugged: bool = False
     directions: list[_Direction] = field(default_factory=list)
 
 
@@ -143,6 +153,7 @@ class MemoryNetwork:
         max_frame_size: int = MAX_FRAME_SIZE,
         reconnect_after: float = 0.2,
         lose: Callable[[bytes, bytes, bytes], bool] | None = None,
+        heartbeat: float = math.inf,
     ) -> None:
         keys = tuple(bytes(k) for k in keys)
         if len(set(keys)) != len(keys):
@@ -153,6 +164,7 @@ class MemoryNetwork:
         self.max_frame_size = max_frame_size
         self.reconnect_after = reconnect_after
         self.lose = lose
+        self.heartbeat = heartbeat
         self._links = {frozenset((a, b)): _Link() for a, b in itertools.combinations(keys, 2)}
         self._directions = {
             (a, b): _Direction(a, b, seed, queue_size) for a in keys for b in keys if a != b
@@ -199,6 +211,14 @@ class MemoryNetwork:
         self._link(a, b).cut = False
         self._update()
 
+    def unplug(self, a: bytes, b: bytes) -> None:
+        """Lose every frame on the link between ``a`` and ``b`` until :meth:`replug`, without
+        telling either end (only a finite ``heartbeat`` lets them notice)."""
+        self._link(a, b).unplugged = True
+
+    def replug(self, a: bytes, b: bytes) -> None:
+        self._link(a, b).unplugged = False
+
     def go_offline(self, key: bytes) -> None:
         """Cut every link of ``key`` until :meth:`go_online` (a closed laptop lid)."""
         self.transport(key)
@@ -237,6 +257,8 @@ class MemoryNetwork:
                 continue
             changed = True
             link.up = up
+            for direction in link.directions:
+                direction.heard, direction.silent = trio.current_time(), False
             if up:
                 link.connections += 1
                 continue
@@ -247,8 +269,11 @@ class MemoryNetwork:
                     direction.taking.cancel()   # the frame not yet taken stays queued
             link.last_error = reason
         if changed:
-            self._changed.set()
-            self._changed = trio.Event()
+            self._signal()
+
+    def _signal(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
 
     async def _wait_changed(self) -> None:
         await self._changed.wait()
@@ -279,7 +304,7 @@ class MemoryNetwork:
         copies = 0 if drop < conditions.drop else 2 if duplicate < conditions.duplicate else 1
         delay = amount * conditions.max_delay if hold < conditions.delay else 0.0
         lost_by_rule = bool(self.lose is not None and self.lose(direction.source, direction.target, frame))
-        if lost_by_rule:
+        if lost_by_rule or link.unplugged:
             copies = 0
         direction.transmissions.append(Transmission(len(direction.transmissions), copies, delay, lost_by_rule))
         direction.frames_sent += 1
@@ -308,6 +333,12 @@ class MemoryNetwork:
             heapq.heappop(direction.wire)
             if epoch != link.epoch:
                 continue
+            direction.heard = trio.current_time()
+            if direction.silent:
+                direction.silent = False
+                self._signal()
+            if not frame:   # a keep-alive
+                continue
             receiver = self._transports[direction.target]   # a restarted member's new endpoint
             try:
                 await receiver._received_send.send((direction.source, frame))
@@ -315,6 +346,33 @@ class MemoryNetwork:
                 continue
             direction.frames_delivered += 1
             direction.bytes_delivered += HEADER_SIZE + len(frame)
+
+
+    async def _beat(self, direction: _Direction) -> None:
+        """Put a keep-alive on the link as the mesh does (module docstring)."""
+        link = self._link(direction.source, direction.target)
+        while True:
+            await trio.sleep(keepalive_interval(self.heartbeat))
+            if link.up and not link.unplugged:
+                due = trio.current_time() + self.conditions.latency
+                heapq.heappush(direction.wire, (due, next(self._order), link.epoch, b""))
+                direction.arrived.set()
+
+    async def _listen(self, source: bytes, target: bytes) -> None:
+        """``target``'s belief: silent after a heartbeat with nothing from ``source``."""
+        link = self._link(source, target)
+        while True:
+            direction = self._directions[source, target]   # a restarted source has a new one
+            if not link.up or direction.silent:
+                await self._wait_changed()
+                continue
+            due = direction.heard + self.heartbeat
+            if trio.current_time() >= due:
+                direction.silent = True
+                self._signal()
+                continue
+            with trio.move_on_at(due):
+                await self._wait_changed()
 
 
 class MemoryTransport:
@@ -361,6 +419,9 @@ class MemoryTransport:
                     for direction in outgoing:
                         nursery.start_soon(network._pump, direction)
                         nursery.start_soon(network._deliver, direction)
+                        if not math.isinf(network.heartbeat):
+                            nursery.start_soon(network._beat, direction)
+                            nursery.start_soon(network._listen, direction.target, self._key)
                     self.running = True
                     network._update()
                     task_status.started()
@@ -387,7 +448,8 @@ class MemoryTransport:
             await self.send(key, frame)
 
     def is_connected(self, key: bytes) -> bool:
-        return self.network._link(self._key, key).up
+        """The link is up and (with a heartbeat) was heard from within the last one."""
+        return self.network._link(self._key, key).up and not self.network._directions[key, self._key].silent
 
     async def wait_connected(self, keys: Iterable[bytes] | None = None) -> None:
         wanted = list(self.peers if keys is None else keys)
@@ -405,7 +467,7 @@ class MemoryTransport:
             out, back = network._directions[self._key, peer], network._directions[peer, self._key]
             link = network._link(self._key, peer)
             peers[peer] = PeerStatistics(
-                connected=link.up,
+                connected=self.is_connected(peer),
                 connections=link.connections,
                 frames_sent=out.frames_sent,
                 frames_received=back.frames_delivered,

@@ -21,8 +21,18 @@ is refused with a one-sentence :class:`~protocol.messages.Refusal`.
 A dropped connection does not end the table: the dialer reconnects with
 exponential backoff (a laptop whose lid was closed comes back), and the
 listener takes a newly authenticated connection from a key in place of the old
-one. Keep-alive frames (empty frames, every ``keepalive`` seconds) let both
-ends notice a silent peer after ``dead_after`` seconds.
+one. When two members dial each other at once (a resumed peer dials everyone,
+``dial_all``), both keep the connection dialed by the lower key: a new connection
+replaces the current one unless the current one was dialed by the lower key and
+the new one by the higher, which is then closed.
+
+Keep-alive frames (empty frames, every second or every half ``heartbeat`` if that is
+shorter: :func:`~p2p_sasaki.protocol.net.transport.keepalive_interval`) keep a link heard: a
+link on which nothing at all arrived for ``heartbeat`` seconds (5) is *silent*,
+reported as not connected (:meth:`Mesh.is_connected`, the waits, the statistics;
+the players' offline marker) though its connection is kept; the first frame that
+arrives makes it connected again. After ``dead_after`` seconds (15) without a
+frame the connection is closed and redialled.
 
 Delivery is in order while a connection lasts. Frames queued for a peer wait
 in its send queue while it is away; a frame that was being written when a
@@ -64,7 +74,7 @@ from p2p_sasaki.protocol.handshake import Authenticated, MeshHandshake
 from p2p_sasaki.protocol.net.framing import HEADER_SIZE, MAX_FRAME_SIZE, FramedStream, FrameError
 from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusingError, drive
 from p2p_sasaki.protocol.net.identity import Identity, TableMember, TableRoster, describe_key
-from p2p_sasaki.protocol.net.transport import PeerStatistics, TransportStatistics
+from p2p_sasaki.protocol.net.transport import PeerStatistics, TransportStatistics, keepalive_interval
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +104,10 @@ class _Link:
         self.member = member
         self.outbox_send, self.outbox_receive = trio.open_memory_channel[bytes](queue_size)
         self.connection: FramedStream | None = None
+        self.dialer: bytes | None = None       # who dialed ``connection``
+        self.silent = False                    # nothing heard on it for a heartbeat
+        self.dialing = False                   # a _dial_forever task runs for it
+        self.moved = trio.Event()              # set by Mesh.relocate: dial the new address now
         self.scope: trio.CancelScope | None = None
         self.connections = 0
         self.frames_sent = 0
@@ -119,7 +133,7 @@ class Mesh:
         max_frame_size: int = MAX_FRAME_SIZE,
         queue_size: int = 1024,
         receive_buffer: int = 256,
-        keepalive: float = 5.0,
+        heartbeat: float = 5.0,
         dead_after: float = 15.0,
         handshake_timeout: float = 5.0,
         connect_timeout: float = 5.0,
@@ -139,7 +153,7 @@ class Mesh:
         self.roster = roster
         self.key = identity.public_key
         self.max_frame_size = max_frame_size
-        self.keepalive = keepalive
+        self.heartbeat = heartbeat
         self.dead_after = dead_after
         self.handshake_timeout = handshake_timeout
         self.connect_timeout = connect_timeout
@@ -151,6 +165,7 @@ class Mesh:
         self._changed = trio.Event()
         self._refused = 0
         self._cancel_scope = trio.CancelScope()
+        self._nursery: trio.Nursery | None = None
         self._offline = False
         self._online = trio.Event()
         self._online.set()
@@ -185,11 +200,13 @@ class Mesh:
                 async with trio.open_nursery() as nursery:
                     await nursery.start(trio.serve_listeners, self._accept, listeners)
                     nursery.start_soon(self._report_failures)
+                    self._nursery = nursery
                     for link in self._links.values():
                         if self.key < link.member.key or self.dial_all:
-                            nursery.start_soon(self._dial_forever, link)
+                            self._start_dialing(link)
                     task_status.started(port)
         finally:
+            self._nursery = None
             self._received_send.close()
             for link in self._links.values():
                 link.outbox_send.close()
@@ -221,7 +238,9 @@ class Mesh:
         return tuple(self._links)
 
     def is_connected(self, key: bytes) -> bool:
-        return self._link(key).connection is not None
+        """A connection to ``key`` is up and was heard from within the last heartbeat."""
+        link = self._link(key)
+        return link.connection is not None and not link.silent
 
     async def wait_connected(self, keys: Iterable[bytes] | None = None) -> None:
         """Wait until this member has a live connection to each of ``keys`` (default: all)."""
@@ -237,7 +256,7 @@ class Mesh:
         return TransportStatistics(
             peers={
                 key: PeerStatistics(
-                    connected=link.connection is not None,
+                    connected=self.is_connected(key),
                     connections=link.connections,
                     frames_sent=link.frames_sent,
                     frames_received=link.frames_received,
@@ -250,6 +269,25 @@ class Mesh:
             },
             refused=self._refused,
         )
+
+    def relocate(self, key: bytes, host: str, port: int) -> bool:
+        """The member ``key`` now listens at ``host:port`` (its member record said so:
+        protocol/net/discovery.py): dial it there from now on, at once, even if this member's
+        key is the greater (then only while the link is down). A hint, never trusted: the
+        handshake checks the key. False if that is the address already dialed."""
+        link = self._link(key)
+        if (link.member.host, link.member.port) == (host, port):
+            return False
+        log.info("%s moved to %s:%d", link.member, host, port)
+        link.member = TableMember(key, host, port, link.member.nonce)
+        link.moved.set()
+        self._start_dialing(link)
+        return True
+
+    def address(self, key: bytes) -> tuple[str, int]:
+        """Where this member dials ``key`` (its roster address, or where it moved)."""
+        member = self._link(key).member
+        return member.host, member.port
 
     def drop_connection(self, key: bytes) -> None:
         """Close the current connection to ``key`` (as if the network failed); the
@@ -298,14 +336,20 @@ class Mesh:
 
     # -- connections -----------------------------------------------------------
 
+    def _start_dialing(self, link: _Link) -> None:
+        if not link.dialing and self._nursery is not None:
+            link.dialing = True
+            self._nursery.start_soon(self._dial_forever, link)
+
     async def _dial_forever(self, link: _Link) -> None:
         delay = self.backoff.initial
-        member = link.member
+        extra = self.dial_all or self.key > link.member.key   # not the dial rule's dialer: only when down
         while True:
             while self._offline:
                 await self._online.wait()
-            while self.dial_all and link.connection is not None:
-                await self.wait_disconnected(member.key)
+            while extra and link.connection is not None:
+                await self._changed.wait()
+            member = link.member
             try:
                 with trio.fail_after(self.connect_timeout):
                     stream = await trio.open_tcp_stream(member.host, member.port)
@@ -322,9 +366,13 @@ class Mesh:
                     await trio.aclose_forcefully(stream)
                 else:
                     delay = self.backoff.initial
-                    await self._run_connection(link, framed)
-            await trio.sleep(delay * (1 + self._rng.uniform(-self.backoff.jitter, self.backoff.jitter)))
-            delay = min(delay * 2, self.backoff.maximum)
+                    await self._run_connection(link, framed, self.key)
+            with trio.move_on_after(delay * (1 + self._rng.uniform(-self.backoff.jitter, self.backoff.jitter))):
+                await link.moved.wait()
+            if link.moved.is_set():   # relocated: try the new address now
+                link.moved, delay = trio.Event(), self.backoff.initial
+            else:
+                delay = min(delay * 2, self.backoff.maximum)
 
     async def _accept(self, stream: trio.SocketStream) -> None:
         if self._offline:
@@ -354,7 +402,7 @@ class Mesh:
             if not self._pending[host]:
                 del self._pending[host]
         framed.set_limit(self.max_frame_size, receive_size=65536)
-        await self._run_connection(link, framed)
+        await self._run_connection(link, framed, link.member.key)
 
     def _handshake_failed(self, error: BaseException) -> None:
         self.failed_handshakes += 1
@@ -392,14 +440,23 @@ class Mesh:
     async def _authenticate_as_listener(self, framed: FramedStream) -> _Link:
         return await self._authenticate(framed, None)
 
-    async def _run_connection(self, link: _Link, framed: FramedStream) -> None:
-        if self._offline:  # went offline during the handshake
+    def dialed_by(self, key: bytes) -> bytes | None:
+        """Who dialed the current connection to ``key`` (this member's key or ``key``), or None."""
+        link = self._link(key)
+        return link.dialer if link.connection is not None else None
+
+    async def _run_connection(self, link: _Link, framed: FramedStream, dialer: bytes) -> None:
+        lower = min(self.key, link.member.key)
+        if self._offline or (link.connection is not None and link.dialer == lower and dialer != lower):
+            # offline meanwhile, or a duplicate: both ends keep the one the lower key dialed
             await trio.aclose_forcefully(framed.stream)
             return
         if link.scope is not None:  # a newer connection replaces a (perhaps half-dead) older one
             link.scope.cancel()
         link.connections += 1
         link.connection = framed
+        link.dialer = dialer
+        link.silent = False
         self._notify()
         log.info("connected to %s", link.member)
         try:
@@ -413,16 +470,19 @@ class Mesh:
             if link.connection is framed:
                 link.connection = None
                 link.scope = None
+                link.silent = False
                 self._notify()
             with trio.CancelScope(shield=True):
                 await trio.aclose_forcefully(framed.stream)
             log.info("disconnected from %s: %s", link.member, link.last_error)
 
     async def _read_loop(self, link: _Link, framed: FramedStream) -> None:
+        heard = trio.current_time()
         while True:
             try:
-                with trio.fail_after(self.dead_after):
-                    frame = await framed.receive()
+                with trio.fail_at(heard + self.dead_after):
+                    with trio.move_on_at(math.inf if link.silent else heard + self.heartbeat) as quiet:
+                        frame = await framed.receive()
             except trio.TooSlowError:
                 link.last_error = f"{link.member} sent nothing for {self.dead_after} s"
                 return
@@ -432,6 +492,14 @@ class Mesh:
             except _CONNECTION_ERRORS as exc:
                 link.last_error = str(exc) or f"the connection to {link.member} broke"
                 return
+            if quiet.cancelled_caught:   # a heartbeat without a frame: offline for the players
+                link.silent = True
+                self._notify()
+                continue
+            heard = trio.current_time()
+            if link.silent:
+                link.silent = False
+                self._notify()
             if frame:  # empty frames are keep-alives
                 link.frames_received += 1
                 link.bytes_received += HEADER_SIZE + len(frame)
@@ -448,11 +516,11 @@ class Mesh:
         scope.cancel()
 
     async def _keepalive_loop(self, link: _Link, framed: FramedStream, scope: trio.CancelScope) -> None:
-        if math.isinf(self.keepalive):
+        if math.isinf(self.heartbeat):
             return
         try:
             while True:
-                await trio.sleep(self.keepalive)
+                await trio.sleep(keepalive_interval(self.heartbeat))
                 await framed.send(b"")
         except _CONNECTION_ERRORS as exc:
             link.last_error = str(exc) or f"the connection to {link.member} broke"

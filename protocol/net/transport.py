@@ -24,7 +24,9 @@ What every transport promises (and what it does not):
   session ignores duplicates and orders what it gets (the driver's "Transport
   reliability");
 - ``received`` yields ``(peer_key, frame)`` for every frame that arrived;
-- :meth:`~Transport.is_connected` is the transport's current belief about a link;
+- :meth:`~Transport.is_connected` is the transport's current belief about a link (with a
+  ``heartbeat``: false as soon as nothing, not even a keep-alive, came over it for one
+  heartbeat, see :func:`keepalive_interval`);
   :meth:`~Transport.wait_connected` / :meth:`~Transport.wait_disconnected` wait for it
   to change; :meth:`~Transport.statistics` counts frames, bytes and queues per peer.
 
@@ -42,7 +44,21 @@ from typing import Any, Protocol, runtime_checkable
 
 import trio
 
-__all__ = ["Transport", "PeerStatistics", "TransportStatistics"]
+__all__ = ["Transport", "PeerStatistics", "TransportStatistics", "keepalive_interval"]
+
+KEEPALIVE_EVERY = 1.0
+"""The longest pause between two keep-alives on a link (seconds): a member's ``heartbeat``
+is its own choice, so every member sends often enough for any heartbeat of 2 s or more."""
+
+
+def keepalive_interval(heartbeat: float) -> float:
+    """How often a member sends a keep-alive on each link: every second, or every half
+    ``heartbeat`` if that is shorter (so that one late keep-alive is never a silence).
+
+    >>> keepalive_interval(5.0), keepalive_interval(0.4)
+    (1.0, 0.2)
+    """
+    return min(heartbeat / 2, KEEPALIVE_EVERY)
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,13 @@ import trio
 from p2p_sasaki.cli.presenter import OFFLINE_TEXT, Presenter
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import Waiting
+from p2p_sasaki.protocol.net.transport import keepalive_interval
 from tests.cli.test_presenter import KEYS as PRESENTER_KEYS
 from tests.cli.test_presenter import texts
 from tests.cli.test_table_reliability import KEYS, Match, assert_agreed, cut_off_on_first_shuffle, play_match
 
-HEARTBEAT = 5.0    # the mesh's default keep-alive interval
+HEARTBEAT = 5.0    # the mesh's default (cli: --heartbeat)
+KEEPALIVE = keepalive_interval(HEARTBEAT)
 
 
 def marked(waits: list[Waiting], key: bytes) -> bool:
@@ -49,6 +51,52 @@ async def test_you_are_offline_and_the_others_mark_you_within_a_heartbeat(autoju
     alone = [w.alone for w in match.waiting[2]]
     assert alone.count(True) >= 1 and alone[-1] is False
     assert not any(w.alone for n in (0, 1, 3) for w in match.waiting[n])
+
+
+async def test_a_silent_cut_is_marked_within_one_heartbeat_and_cleared_when_heard_again(autojump_clock):
+    """Peer 2's links are unplugged (nobody is told: a pulled cable) while everyone waits for
+    it. Nothing arrives any more, keep-alives included, so one heartbeat after the last frame
+    each end marks the link down: the others show peer 2 offline and peer 2 is told "you are
+    offline", between one heartbeat less the keep-alive interval and one heartbeat after the
+    cut. Plugged back, the first keep-alive clears the marker, and the match ends as on a
+    perfect network."""
+    network = MemoryNetwork(KEYS, heartbeat=HEARTBEAT)
+    lost, _ = cut_off_on_first_shuffle(network, 2, 0)    # peer 2 is awaited by everyone
+    others = (0, 1, 3)
+    delays: dict[str, float] = {}
+
+    def heard_again() -> bool:
+        return all(network.transport(KEYS[n]).is_connected(KEYS[2])
+                   and network.transport(KEYS[2]).is_connected(KEYS[n]) for n in others)
+
+    async def chaos(match: Match) -> None:
+        while len(lost) < 3:
+            await trio.sleep(0.01)
+        start = trio.current_time()
+        for n in others:
+            network.unplug(KEYS[2], KEYS[n])
+        while "alone" not in delays or "others" not in delays:
+            await trio.sleep(0.01)
+            if "alone" not in delays and any(w.alone for w in match.waiting[2]):
+                delays["alone"] = trio.current_time() - start
+            if "others" not in delays and all(marked(match.waiting[n], KEYS[2]) for n in others):
+                delays["others"] = trio.current_time() - start
+        await trio.sleep(30)
+        start = trio.current_time()
+        for n in others:
+            network.replug(KEYS[2], KEYS[n])
+        while not heard_again():
+            await trio.sleep(0.01)
+        delays["back"] = trio.current_time() - start
+
+    match = await play_match(network, chaos)
+    await assert_agreed(match)
+    assert HEARTBEAT - KEEPALIVE <= delays["alone"] <= HEARTBEAT + 0.01
+    assert HEARTBEAT - KEEPALIVE <= delays["others"] <= HEARTBEAT + 0.01
+    assert delays["back"] <= KEEPALIVE + 0.01      # the next keep-alive
+    alone = [w.alone for w in match.waiting[2]]
+    assert alone.count(True) >= 1 and alone[-1] is False
+    assert not any(w.alone for n in others for w in match.waiting[n])
 
 
 def test_the_presenter_says_you_are_offline_then_back():

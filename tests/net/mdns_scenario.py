@@ -106,7 +106,7 @@ async def table_scenario() -> dict[str, object]:
         report["roster_size"] = len(rosters[creator.public_key].members)
 
     # The table is full: the creator advertises no more. Now the mesh.
-    options = dict(backoff=Backoff(0.05, 0.5), keepalive=1.0, dead_after=5.0)
+    options = dict(backoff=Backoff(0.05, 0.5), heartbeat=1.0, dead_after=5.0)
     received: dict[bytes, list[bytes]] = {}
     async with trio.open_nursery() as nursery:
         meshes = []

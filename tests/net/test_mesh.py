@@ -20,7 +20,7 @@ MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real jo
 
 pytestmark = pytest.mark.slow
 
-FAST = dict(backoff=Backoff(initial=0.05, maximum=0.2), keepalive=0.2, dead_after=1.0, handshake_timeout=2.0)
+FAST = dict(backoff=Backoff(initial=0.05, maximum=0.2), heartbeat=0.2, dead_after=1.0, handshake_timeout=2.0)
 
 
 async def make_table(n: int = 4) -> tuple[list[Identity], TableRoster, list[list[trio.SocketListener]]]:
@@ -205,8 +205,8 @@ async def test_send_rejects_bad_frames_and_unknown_peers():
 
 async def test_a_silent_peer_is_declared_dead_and_redialled():
     identities, roster, listeners = await make_table(2)
-    quiet = dict(FAST, keepalive=math.inf, dead_after=60.0)
-    watchful = dict(FAST, keepalive=math.inf, dead_after=0.3)
+    quiet = dict(FAST, heartbeat=math.inf, dead_after=60.0)
+    watchful = dict(FAST, heartbeat=math.inf, dead_after=0.3)
     async with open_mesh(identities[0], roster, listeners[0], **quiet) as low:
         async with open_mesh(identities[1], roster, listeners[1], **watchful) as high:
             with trio.fail_after(5):
@@ -216,6 +216,31 @@ async def test_a_silent_peer_is_declared_dead_and_redialled():
             with trio.fail_after(5):  # the dialer noticed the close and came back
                 await high.wait_connected()
             assert low.statistics().peers[identities[1].public_key].connections >= 2
+
+
+async def test_a_link_silent_for_a_heartbeat_is_offline_until_a_frame_arrives():
+    """A member that sends nothing (no keep-alives) is reported not connected one heartbeat
+    after its last frame, while the connection itself is kept (``dead_after`` is far); its
+    next frame makes it connected again on the same connection."""
+    identities, roster, listeners = await make_table(2)
+    quiet = dict(FAST, heartbeat=math.inf, dead_after=60.0)
+    watchful = dict(FAST, heartbeat=0.2, dead_after=60.0)
+    low_key, high_key = identities[0].public_key, identities[1].public_key
+    async with open_mesh(identities[0], roster, listeners[0], **quiet) as low:
+        async with open_mesh(identities[1], roster, listeners[1], **watchful) as high:
+            with trio.fail_after(5):
+                await high.wait_connected()
+            connected_at = trio.current_time()
+            with trio.fail_after(5):
+                await high.wait_disconnected(low_key)
+            assert 0.2 <= trio.current_time() - connected_at < 1.0
+            assert not high.statistics().peers[low_key].connected
+            assert low.is_connected(high_key)     # it hears the watchful one's keep-alives
+            await low.send(high_key, b"still here")
+            with trio.fail_after(5):
+                await high.wait_connected()
+            assert await receive_n(high, 1) == [(low_key, b"still here")]
+            assert high.statistics().peers[low_key].connections == 1
 
 
 async def test_a_peer_of_another_version_is_refused_with_one_sentence():
@@ -260,3 +285,28 @@ async def test_a_peer_restarted_on_a_new_address_is_found_again():
         assert sorted(await receive_n(resumed, 3)) == sorted((i.public_key, b"welcome") for i in identities[:3])
         await trio.sleep(0.5)   # several backoff periods: the links stay as they are
         assert all(p.connections == 1 for p in resumed.statistics().peers.values())
+
+
+async def test_two_peers_dialing_each_other_at_once_both_keep_the_lower_keys_connection():
+    """Both members dial (``dial_all``, as a resumed peer does) at the same moment, five
+    times over: whichever connection authenticates first, both ends end up on the one the
+    lower key dialed, and it stays (no flapping between the two)."""
+    for _ in range(5):
+        identities, roster, listeners = await make_table(2)
+        low, high = identities
+        async with AsyncExitStack() as stack:
+            a, b = [await stack.enter_async_context(open_mesh(i, roster, ls, dial_all=True, **FAST))
+                    for i, ls in zip(identities, listeners)]
+            with trio.fail_after(5):
+                await a.wait_connected()
+                await b.wait_connected()
+            await trio.sleep(0.3)   # the later connection has authenticated and been judged
+            counts = (a.statistics().peers[high.public_key].connections, b.statistics().peers[low.public_key].connections)
+            assert a.dialed_by(high.public_key) == b.dialed_by(low.public_key) == low.public_key
+            await a.send(high.public_key, b"ping")
+            assert await receive_n(b, 1) == [(low.public_key, b"ping")]
+            await trio.sleep(0.5)   # several backoff periods: nothing changes
+            assert a.dialed_by(high.public_key) == b.dialed_by(low.public_key) == low.public_key
+            assert (a.statistics().peers[high.public_key].connections,
+                    b.statistics().peers[low.public_key].connections) == counts
+            assert all(count <= 2 for count in counts)
