@@ -647,6 +647,14 @@ def explain(error: BaseException) -> tuple[int, str] | None:
     return None
 
 
+async def read_line(prompt: str = "") -> str:
+    """A line typed on stdin ("" at end of input), read in a thread so that Ctrl-C still
+    ends the command at once (:func:`run_async`); ``prompt`` is printed first."""
+    if prompt:
+        print(prompt, end="", flush=True)
+    return await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+
+
 def say_error(sentence: str) -> None:
     """Print the closing sentence; a closed terminal (SIGHUP) cannot take it, which is fine."""
     try:
@@ -660,7 +668,11 @@ def run_async(function: Any, *args: Any) -> int:
     """Run an async command; one sentence and a documented exit status for every way it
     can end that is not a bug (see :func:`explain`)."""
     try:
-        status: int = trio.run(function, *args)
+        # Ctrl-C (and a closed terminal) reach the command at a checkpoint only: raised in the
+        # middle of "await f()", between making the coroutine and awaiting it, it would leave
+        # a never-awaited coroutine, whose RuntimeWarning took the closing sentence's place.
+        # So nothing here may block the trio thread on the terminal (prompts read in a thread).
+        status: int = trio.run(function, *args, restrict_keyboard_interrupt_to_checkpoints=True)
         return status
     except BaseException as error:
         explained = explain(error)

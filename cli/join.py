@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def join(args: argparse.Namespace) -> int:
-    saved = pending_table(args)
+    saved = await pending_table(args)
     if saved is not None:
         return await resume(args, saved)
     player = make_player(args)

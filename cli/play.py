@@ -9,7 +9,8 @@ from p2p_sasaki.cli import host as host_command
 from p2p_sasaki.cli import join as join_command
 from p2p_sasaki.cli import resume as resume_command
 from p2p_sasaki.cli.resume import pending_table
-from p2p_sasaki.cli.common import EXIT_INTERRUPTED, CliError, add_peer_options, add_table_options, parse_code, run_async
+from p2p_sasaki.cli.common import (EXIT_INTERRUPTED, CliError, add_peer_options, add_table_options, parse_code,
+                                   read_line, run_async)
 from p2p_sasaki.cli.tables import browse, table_line
 from p2p_sasaki.cli.commands import COMMANDS
 
@@ -29,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     async def main() -> int:
-        saved = pending_table(args)
+        saved = await pending_table(args)
         if saved is not None:
             return await resume_command.resume(args, saved)
         args.new = True   # asked once: host/join below start a new table
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         print("Type a table code to join (e.g. 7-purple-sausage, optionally followed by HOST:PORT), "
               "or press Enter to create a table:", flush=True)
         while True:
-            text = sys.stdin.readline()
+            text = await read_line()
             if not text:
                 print("sasaki: no table code typed (end of input); nothing was sent.", file=sys.stderr)
                 return EXIT_INTERRUPTED

@@ -15,7 +15,8 @@ from p2p_sasaki.protocol.net.persist import SavedTable, unfinished_tables
 
 from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.cli.common import (CliError, add_peer_options, bind_host, data_dir, load_identity, make_player,
-                                   make_ui, play_roster, prepare_directories, report, run_async, table_page)
+                                   make_ui, play_roster, prepare_directories, read_line, report, run_async,
+                                   table_page)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -101,7 +102,7 @@ async def resume_saved(args: argparse.Namespace, saved: SavedTable, player: obje
     return report(result, args.quiet)
 
 
-def pending_table(args: argparse.Namespace) -> SavedTable | None:
+async def pending_table(args: argparse.Namespace) -> SavedTable | None:
     """The unfinished table that ``sasaki``/``host``/``join`` should resume instead of
     starting a new one: none with ``--new``; on a terminal, only if the person says yes."""
     if getattr(args, "new", False):
@@ -112,12 +113,11 @@ def pending_table(args: argparse.Namespace) -> SavedTable | None:
     saved = tables[0]
     if sys.stdin.isatty() and not getattr(args, "bot", False):
         print("\n".join(["You have an unfinished table:", *describe(saved)]), flush=True)
-        try:
-            answer = input("Resume it? [Y/n] (n starts a new table; 'sasaki resume --list' lists them) ")
-        except EOFError:
+        answer = await read_line("Resume it? [Y/n] (n starts a new table; 'sasaki resume --list' lists them) ")
+        if not answer:
             from p2p_sasaki.cli.tui import InputEnded
 
-            raise InputEnded() from None
+            raise InputEnded()
         if answer.strip().lower() in ("n", "no"):
             return None
     return saved

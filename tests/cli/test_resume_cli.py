@@ -86,13 +86,13 @@ def test_resume_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert f"table {ROSTER.table_id.hex()[:12]}" in out and "member 4: peer" in out and "127.0.0.1:40003" in out
 
 
-def test_an_unfinished_table_is_resumed_unless_new(tmp_path: Path) -> None:
+async def test_an_unfinished_table_is_resumed_unless_new(tmp_path: Path) -> None:
     args = argparse.Namespace(data_dir=tmp_path, new=False, bot=True)
-    assert pending_table(args) is None
+    assert await pending_table(args) is None
     saved_table(tmp_path)
-    found = pending_table(args)
+    found = await pending_table(args)
     assert found is not None and found.roster == ROSTER
-    assert pending_table(argparse.Namespace(data_dir=tmp_path, new=True, bot=True)) is None
+    assert await pending_table(argparse.Namespace(data_dir=tmp_path, new=True, bot=True)) is None
 
 
 def test_resume_address_overrides_a_members_saved_address() -> None:
