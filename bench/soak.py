@@ -105,17 +105,7 @@ def judge(peers: list[dict], hands: int) -> dict:
         return {"finished": False, "why": "; ".join(p["error"] for p in peers if "error" in p), "rss": rss,
                 "latencies": [], "hands": 0, "audits": False}
     finished = all(p["finished"] for p in peers) and len({tuple(p["totals"]) for p in peers}) == 1
-    acted: dict[tuple[int, int], float] = {}
-    complete: list[dict[tuple[int, int], float]] = []
-    for p in peers:
-        done: dict[tuple[int, int], float] = {}
-        for e in p["log"]:
-            if e[0] == "act":
-                acted[e[2:]] = max(acted.get(e[2:], 0.0), e[1])
-            elif e[0] == "record":
-                done[e[2:]] = max(done.get(e[2:], 0.0), e[1])
-        complete.append(done)
-    latencies = [max(d[slot] for d in complete) - t for slot, t in acted.items() if all(slot in d for d in complete)]
+    latencies = bench_table.play_latencies(peers)
     transcripts = [Path(p["transcript"]).read_bytes() for p in peers]
     audits = [audit_table(t) for t in transcripts]
     audited = all(a.ok and a.complete and len(a.scores) == hands for a in audits) and len(set(transcripts)) == 1

@@ -226,6 +226,20 @@ def figures(peers: list[dict]) -> dict:
     start = min(e[1] for p in peers for e in p["log"] if e[0] == "start")
     dealt = max(e[1] for p in peers for e in p["log"] if e[0] == "dealt")
     ended = max(e[1] for p in peers for e in p["log"] if e[0] == "ended")
+    latencies = play_latencies(peers)
+    transcript = Path(peers[0]["transcript"]).read_bytes()
+    identical = all(Path(p["transcript"]).read_bytes() == transcript for p in peers)
+    messages = sum(1 for kind, _ in split_records(transcript) if kind == KIND_ENVELOPE)
+    return {"dealt": dealt - start, "hand": ended - start, "plays": len(latencies),
+            "play_median": statistics.median(latencies), "play_p90": _p90(latencies),
+            "messages": messages, "frames": sum(p["frames"] for p in peers),
+            "bytes": sum(p["bytes"] for p in peers), "identical": identical, "totals": tuple(peers[0]["totals"]),
+            "transcript": transcript}
+
+
+def play_latencies(peers: list[dict]) -> list[float]:
+    """Per play, in slot order: from the acting peer's answer ("act") to the slot's record
+    being written at every peer ("record"); a slot some peer never recorded is left out."""
     acted: dict[tuple[int, int], float] = {}
     complete: list[dict[tuple[int, int], float]] = []
     for p in peers:
@@ -236,15 +250,8 @@ def figures(peers: list[dict]) -> dict:
             elif e[0] == "record":
                 done[e[2:]] = max(done.get(e[2:], 0.0), e[1])
         complete.append(done)
-    latencies = [max(done[slot] for done in complete) - sent for slot, sent in sorted(acted.items())]
-    transcript = Path(peers[0]["transcript"]).read_bytes()
-    identical = all(Path(p["transcript"]).read_bytes() == transcript for p in peers)
-    messages = sum(1 for kind, _ in split_records(transcript) if kind == KIND_ENVELOPE)
-    return {"dealt": dealt - start, "hand": ended - start, "plays": len(latencies),
-            "play_median": statistics.median(latencies), "play_p90": _p90(latencies),
-            "messages": messages, "frames": sum(p["frames"] for p in peers),
-            "bytes": sum(p["bytes"] for p in peers), "identical": identical, "totals": tuple(peers[0]["totals"]),
-            "transcript": transcript}
+    return [max(done[slot] for done in complete) - sent for slot, sent in sorted(acted.items())
+            if all(slot in done for done in complete)]
 
 
 def _p90(values: Sequence[float]) -> float:

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -28,7 +32,45 @@ MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real jo
 pytestmark = pytest.mark.slow
 
 
-async def test_four_drivers_play_a_match_and_fsync_before_sending(tmp_path, monkeypatch):
+@dataclass
+class Four:
+    """Four identities with open listeners on 127.0.0.1 and their roster."""
+
+    identities: list[Identity]
+    listeners: list[Any]
+    roster: TableRoster
+
+    async def play(self, tmp_path: Path, config: TableConfig, options: Callable[[int], dict[str, Any]] = lambda n: {},
+                   timeout: float = 60) -> list[Any]:
+        """A match of four heuristic bots (peer ``n`` writes ``tmp_path/n.sasaki``), each
+        driver with ``options(n)`` as well; their results."""
+        results: list[Any] = [None] * 4
+
+        async def peer(n: int) -> None:
+            results[n] = await run_table(
+                self.identities[n], self.roster, config if n == 0 else None,
+                player=BotPlayer(HeuristicBot(random.Random(n))), transcript_path=tmp_path / f"{n}.sasaki",
+                listeners=self.listeners[n], config_codec=(encode_config, decode_config),
+                **{"linger": 0.5, **options(n)})
+
+        with trio.fail_after(timeout):
+            async with trio.open_nursery() as nursery:
+                for n in range(4):
+                    nursery.start_soon(peer, n)
+        return results
+
+
+@pytest.fixture
+async def four() -> Four:
+    identities = [Identity.generate() for _ in range(4)]
+    listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
+    roster = TableRoster(os.urandom(32), tuple(
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE)
+        for i, ls in zip(identities, listeners)))
+    return Four(identities, listeners, roster)
+
+
+async def test_four_drivers_play_a_match_and_fsync_before_sending(tmp_path, monkeypatch, four):
     log: list[tuple[str, object]] = []
     real_fsync = os.fsync
     real_broadcast = table_module.Mesh.broadcast
@@ -43,26 +85,13 @@ async def test_four_drivers_play_a_match_and_fsync_before_sending(tmp_path, monk
 
     monkeypatch.setattr(disk_module.os, "fsync", fsync)  # records are written by net/disk.py
     monkeypatch.setattr(table_module.Mesh, "broadcast", broadcast)
-    identities = [Identity.generate() for _ in range(4)]
-    listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
-    roster = TableRoster(os.urandom(32), tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE)
-        for i, ls in zip(identities, listeners)))
     config = TableConfig(hands=2, options=TableOptions(lead_card="3S"))
-    results = [None] * 4
     events: list[list[str]] = [[] for _ in range(4)]
 
-    async def peer(n):
-        results[n] = await run_table(
-            identities[n], roster, config if n == 0 else None, player=BotPlayer(HeuristicBot(random.Random(n))),
-            transcript_path=tmp_path / f"{n}.sasaki", listeners=listeners[n],
-            on_event=lambda event, session: events[n].append(type(event).__name__),
-            config_codec=(encode_config, decode_config), linger=0.5)
+    def note(n: int) -> dict[str, Any]:
+        return {"on_event": lambda event, session: events[n].append(type(event).__name__)}
 
-    with trio.fail_after(60):
-        async with trio.open_nursery() as nursery:
-            for n in range(4):
-                nursery.start_soon(peer, n)
+    results = await four.play(tmp_path, config, note)
     assert all(r.finished for r in results)
     assert len({r.totals for r in results}) == 1
     assert all(r.config == config for r in results)  # the creator's options reached the joiners
@@ -73,25 +102,13 @@ async def test_four_drivers_play_a_match_and_fsync_before_sending(tmp_path, monk
     assert sum(1 for kind, _ in log if kind == "fsync") == sum(r.records for r in results)
 
 
-async def test_a_match_survives_real_connections_dropped_every_few_hundred_ms(tmp_path):
+async def test_a_match_survives_real_connections_dropped_every_few_hundred_ms(tmp_path, four):
     """Random TCP connections (seeded) dropped every 0.2-0.5 s while a 2-hand match plays:
     the meshes reconnect, the driver re-sends, the four transcripts are byte-identical."""
-    identities = [Identity.generate() for _ in range(4)]
-    listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
-    roster = TableRoster(os.urandom(32), tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE)
-        for i, ls in zip(identities, listeners)))
     config = TableConfig(hands=2, options=TableOptions(lead_card="3S"))
     rng = random.Random(20240611)
     meshes: list = []
-    results = [None] * 4
     drops = []
-
-    async def peer(n):
-        results[n] = await run_table(
-            identities[n], roster, config if n == 0 else None, player=BotPlayer(HeuristicBot(random.Random(n))),
-            transcript_path=tmp_path / f"{n}.sasaki", listeners=listeners[n], linger=2.0, stall_after=1.0,
-            config_codec=(encode_config, decode_config), on_mesh=meshes.append)
 
     async def chaos(done):
         while not done.is_set():
@@ -103,13 +120,11 @@ async def test_a_match_survives_real_connections_dropped_every_few_hundred_ms(tm
                 mesh.drop_connection(key)
 
     done = trio.Event()
-    with trio.fail_after(90):
-        async with trio.open_nursery() as outer:
-            outer.start_soon(chaos, done)
-            async with trio.open_nursery() as nursery:
-                for n in range(4):
-                    nursery.start_soon(peer, n)
-            done.set()
+    async with trio.open_nursery() as outer:
+        outer.start_soon(chaos, done)
+        results = await four.play(tmp_path, config, lambda n: {"linger": 2.0, "stall_after": 1.0,
+                                                               "on_mesh": meshes.append}, timeout=90)
+        done.set()
     assert all(r.finished and r.blame is None for r in results), [r.blame for r in results]
     transcripts = {(tmp_path / f"{n}.sasaki").read_bytes() for n in range(4)}
     assert len(transcripts) == 1
@@ -120,18 +135,12 @@ async def test_a_match_survives_real_connections_dropped_every_few_hundred_ms(tm
     assert all(sum(p.connections for p in r.mesh.peers.values()) > 3 for r in results)
 
 
-async def test_proof_work_runs_in_the_worker_pool_and_the_table_agrees(tmp_path):
+async def test_proof_work_runs_in_the_worker_pool_and_the_table_agrees(tmp_path, four):
     """With a proof pool (protocol/net/workers.py) every shuffle argument is made and checked
     in worker processes (the session hands out jobs, not step()); the match is the same."""
     from p2p_sasaki.protocol.net.workers import ProofPool
 
-    identities = [Identity.generate() for _ in range(4)]
-    listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
-    roster = TableRoster(os.urandom(32), tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE)
-        for i, ls in zip(identities, listeners)))
     config = TableConfig(hands=1, options=TableOptions(lead_card="3S"))
-    results = [None] * 4
     steps = []
     pool = ProofPool(2)
     real_map = pool.map
@@ -142,16 +151,7 @@ async def test_proof_work_runs_in_the_worker_pool_and_the_table_agrees(tmp_path)
 
     pool.map = counting_map   # count the jobs that went through the workers
     try:
-        async def peer(n):
-            results[n] = await run_table(
-                identities[n], roster, config if n == 0 else None, player=BotPlayer(HeuristicBot(random.Random(n))),
-                transcript_path=tmp_path / f"{n}.sasaki", listeners=listeners[n],
-                config_codec=(encode_config, decode_config), linger=0.5, proof_pool=pool if n < 2 else None)
-
-        with trio.fail_after(60):
-            async with trio.open_nursery() as nursery:
-                for n in range(4):
-                    nursery.start_soon(peer, n)
+        results = await four.play(tmp_path, config, lambda n: {"proof_pool": pool if n < 2 else None})
     finally:
         pool.close()
     assert all(r.finished for r in results)

@@ -8,6 +8,7 @@ import os
 import secrets
 import struct
 import tracemalloc
+from dataclasses import dataclass
 
 import pytest
 import trio
@@ -52,6 +53,44 @@ async def attack(port: int, payload: bytes, hold: trio.Event, opened: list[int])
                 pass
 
 
+@dataclass(frozen=True)
+class Attack:
+    opened: int
+    growth: int
+    """Peak traced memory above the start, in bytes (tracemalloc)."""
+    fds_before: int
+    fds_after: int
+
+    def __str__(self) -> str:
+        return (f"{self.opened} connections, peak traced growth {self.growth / 1e6:.2f} MB, "
+                f"descriptors {self.fds_before} -> {self.fds_after}")
+
+    def assert_bounded(self) -> None:
+        """Every attacker got a connection; memory grew less than 8 MB; no descriptor is left."""
+        assert self.opened == ATTACKERS
+        assert self.growth < 8_000_000
+        assert self.fds_after <= self.fds_before
+
+
+async def attack_with(port: int, payload: bytes, hold_for: float, settle: float) -> Attack:
+    """``ATTACKERS`` connections to ``port``, each sending ``payload`` and holding on for
+    ``hold_for`` seconds; memory (tracemalloc, already started) and descriptors measured
+    before, at the peak, and ``settle`` seconds after the attackers let go."""
+    fds_before = descriptors()
+    base, _ = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    hold = trio.Event()
+    opened = [0]
+    async with trio.open_nursery() as nursery:
+        for _ in range(ATTACKERS):
+            nursery.start_soon(attack, port, payload, hold, opened)
+        await trio.sleep(hold_for)
+        hold.set()
+    _, peak = tracemalloc.get_traced_memory()
+    await trio.sleep(settle)
+    return Attack(opened[0], peak - base, fds_before, descriptors())
+
+
 @pytest.mark.parametrize("frame", ["most of a 1 MiB frame", "nothing"])
 async def test_200_unauthenticated_connections_cost_little_memory_and_no_descriptors(frame, caplog):
     payload = struct.pack(">I", 1 << 20) + bytes(1_000_000) if frame != "nothing" else b""
@@ -61,25 +100,10 @@ async def test_200_unauthenticated_connections_cost_little_memory_and_no_descrip
     try:
         async with open_mesh(identities[1], roster, listeners[1], **FAST) as mesh:
             await trio.sleep(0.1)
-            fds_before = descriptors()
-            base, _ = tracemalloc.get_traced_memory()
-            tracemalloc.reset_peak()
-            hold = trio.Event()
-            opened = [0]
-            async with trio.open_nursery() as nursery:
-                for _ in range(ATTACKERS):
-                    nursery.start_soon(attack, listeners[1][0].socket.getsockname()[1], payload, hold, opened)
-                await trio.sleep(1.5)
-                hold.set()
-            _, peak = tracemalloc.get_traced_memory()
-            await trio.sleep(1.2)   # the last handshakes time out, the summary is logged
-            fds_after = descriptors()
-            growth = peak - base
-            print(f"\n{frame}: {opened[0]} connections, peak traced growth {growth / 1e6:.2f} MB, "
-                  f"descriptors {fds_before} -> {fds_after}, failed handshakes {mesh.failed_handshakes}")
-            assert opened[0] == ATTACKERS
-            assert growth < 8_000_000
-            assert fds_after <= fds_before
+            # settle: the last handshakes time out, the summary is logged
+            measured = await attack_with(listeners[1][0].socket.getsockname()[1], payload, 1.5, 1.2)
+            print(f"\n{frame}: {measured}, failed handshakes {mesh.failed_handshakes}")
+            measured.assert_bounded()
             assert mesh.failed_handshakes >= ATTACKERS - 4   # the last few may still be open
             summaries = [r for r in caplog.records if "failed the handshake" in r.getMessage()]
             assert 1 <= len(summaries) <= 8          # ~3 s at most one line every 0.5 s, never one each
@@ -113,24 +137,9 @@ async def test_200_stalled_join_connections_are_capped():
 
             nursery.start_soon(host)
             await trio.sleep(0.1)
-            fds_before = descriptors()
-            base, _ = tracemalloc.get_traced_memory()
-            tracemalloc.reset_peak()
-            hold = trio.Event()
-            opened = [0]
-            async with trio.open_nursery() as attackers:
-                for _ in range(ATTACKERS):
-                    attackers.start_soon(attack, port, payload, hold, opened)
-                await trio.sleep(1.0)
-                hold.set()
-            _, peak = tracemalloc.get_traced_memory()
-            await trio.sleep(2.5)     # the served ones time out
-            fds_after = descriptors()
-            print(f"\njoin: {opened[0]} connections, peak traced growth {(peak - base) / 1e6:.2f} MB, "
-                  f"descriptors {fds_before} -> {fds_after}")
-            assert opened[0] == ATTACKERS
-            assert peak - base < 8_000_000
-            assert fds_after <= fds_before
+            measured = await attack_with(port, payload, 1.0, 2.5)     # settle: the served ones time out
+            print(f"\njoin: {measured}")
+            measured.assert_bounded()
             with trio.fail_after(10):
                 await join_table(joiner, code, ("127.0.0.1", port), 2, mesh_host="127.0.0.1")
         assert [m.key for m in roster_box[0].members] == [creator.public_key, joiner.public_key]
