@@ -24,7 +24,8 @@ listener takes a newly authenticated connection from a key in place of the old
 one. When two members dial each other at once (a resumed peer dials everyone,
 ``dial_all``), both keep the connection dialed by the lower key: a new connection
 replaces the current one unless the current one was dialed by the lower key and
-the new one by the higher, which is then closed.
+the new one by the higher, which is then closed (but a silent current connection,
+below, is always replaced: it may be half-open after the other machine died).
 
 Keep-alive frames (empty frames, every second or every half ``heartbeat`` if that is
 shorter: :func:`~p2p_sasaki.protocol.net.transport.keepalive_interval`) keep a link heard: a
@@ -447,8 +448,10 @@ class Mesh:
 
     async def _run_connection(self, link: _Link, framed: FramedStream, dialer: bytes) -> None:
         lower = min(self.key, link.member.key)
-        if self._offline or (link.connection is not None and link.dialer == lower and dialer != lower):
-            # offline meanwhile, or a duplicate: both ends keep the one the lower key dialed
+        if self._offline or (link.connection is not None and not link.silent and link.dialer == lower
+                             and dialer != lower):
+            # offline meanwhile, or a duplicate: both ends keep the one the lower key dialed (a
+            # silent one, perhaps half-open after the other machine died, is replaced all the same)
             await trio.aclose_forcefully(framed.stream)
             return
         if link.scope is not None:  # a newer connection replaces a (perhaps half-dead) older one
