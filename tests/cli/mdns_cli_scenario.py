@@ -39,7 +39,8 @@ from p2p_sasaki.protocol.net.words import WORDS  # noqa: E402
 from tests.net.mdns_scenario import assert_isolated, start_avahi  # noqa: E402
 
 CHILD_ENV = dict(os.environ, PYTHONUNBUFFERED="1")
-FAST = ["--hands", "1", "--lead", "3H", "--window", "0", "--claim-window", "0", "--bot-turn", "0"]
+# mDNS and the commands are the point here, not the proofs (the full-proof demo covers those)
+FAST = ["--hands", "1", "--lead", "3H", "--window", "0", "--claim-window", "0", "--bot-turn", "0", "--no-proofs"]
 TOTALS = re.compile(r"Match over\. Totals: (.*)\.")
 children: list[subprocess.Popen] = []
 

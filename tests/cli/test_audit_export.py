@@ -16,14 +16,10 @@ from tests.cli.peers import ROOT, env
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("demo")
-    out = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "demo", "--hands", "1", "--seed", "7",
-                          "--dir", str(directory)],
-                         cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stdout + out.stderr
-    return directory, out.stdout
+@pytest.fixture
+def demo(full_proof_demo):
+    """The session's full-proof demo (tests/cli/conftest.py)."""
+    return full_proof_demo
 
 
 def cli(*argv):

@@ -1,6 +1,7 @@
 """Four ``sasaki`` processes on 127.0.0.1 play whole matches over the real protocol:
 the join with a table code, the mesh, the mental-poker deal with proofs, the
-slotted-lockstep session; every transcript then passes ``sasaki audit``."""
+slotted-lockstep session; every transcript then passes ``sasaki audit``. The network
+demo's full-proof run is the session's shared one (tests/cli/conftest.py)."""
 
 from __future__ import annotations
 
@@ -68,16 +69,15 @@ def test_four_processes_play_a_two_hand_match_and_every_transcript_audits(tmp_pa
 
 
 def test_four_processes_found_by_mdns_on_loopback(tmp_path):
-    results, transcripts = play_match(tmp_path, mdns=True, hands=1)
+    results, transcripts = play_match(tmp_path, mdns=True, hands=1, extra=("--no-proofs",))   # mDNS is the point
     assert "Hand 1 is over" in results[0][1]
     assert audit(transcripts[0])["ok"]
 
 
-def test_network_demo_with_full_proofs_audits(tmp_path):
-    """The README's main command, as it runs on a fresh machine (64-round proofs)."""
-    out = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "demo", "--hands", "1", "--seed", "4", "--dir", str(tmp_path)],
-                         cwd=ROOT, env=env(), capture_output=True, text=True, timeout=240)
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "All four peers exited (0, 0, 0, 0)" in out.stdout
-    assert "Hand 1 is over" in out.stdout
-    assert "Audit: all four transcripts verify and agree" in out.stdout
+def test_network_demo_with_full_proofs_audits(full_proof_demo):
+    """The README's main command, as it runs on a fresh machine (64-round proofs); the
+    session's one run (tests/cli/conftest.py, shared with test_audit_export.py)."""
+    _, out = full_proof_demo
+    assert "All four peers exited (0, 0, 0, 0)" in out
+    assert "Hand 1 is over" in out
+    assert "Audit: all four transcripts verify and agree" in out
