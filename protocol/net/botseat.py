@@ -4,7 +4,7 @@ table's running links.
 
 ::
 
-    kind = replaceable(config.hands, result.abandoned)              # the seat, or None
+    seat = replaceable(config.hands, result.abandoned)              # the seat, or None: no bot
     agreed = await agree_replace_seat(transport, identity, old_roster, result, policy, 30,
                                       bot=Identity.generate() if i_run_it else None)
     if agreed.roster is not None:
@@ -102,6 +102,7 @@ async def agree_replace_seat(transport: Transport, identity: Identity, old: Tabl
         proposal = agreement.answer(bot, True, entropy(32))     # the bot accepts: its key, for the others
         await transport.broadcast(proposal)
     else:
+        members = ()
         with trio.move_on_after(answer_seconds + grace):
             members = await _proposal(transport, old, final, gone, runner, frames, early)
         if not members:
@@ -181,7 +182,7 @@ class _BotEndpoint:
 
     def __init__(self, link: BotLink) -> None:
         self.link = link
-        self.sent = self.received_count = 0
+        self.sent = 0
         self.view: SeatView | None = None
 
     @property

@@ -1,9 +1,9 @@
 """A bot in the empty seat (protocol/net/botseat.py, protocol/followon.py "replace-seat"), in
 virtual time: four real drivers on the in-memory network under
-``MockClock(autojump_threshold=0)``. One peer is killed for good in hand 1 of 3; the other
+``MockClock(autojump_threshold=0)``. One peer is killed for good in hand 2 of 3; the other
 three get the stall deadline's choices, choose "bot" (the hand is abandoned, this table
 ends), agree on a ``replace-seat`` table over the same links, and the lowest present seat
-runs a fresh bot in the departed seat: the new table plays the remaining two hands with
+runs a fresh bot in the departed seat: the new table plays the remaining hand with
 the old seating and the old totals carried, and its four transcripts (three players' and
 the bot's) are byte-identical and audit, linked to the old table."""
 
@@ -25,7 +25,7 @@ from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.followon import REPLACE_SEAT, link_of
 from p2p_sasaki.protocol.messages import TranscriptHeader, decode_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
-from p2p_sasaki.protocol.net.botseat import ReplaceSeat, agree_replace_seat, play_replaced_seat
+from p2p_sasaki.protocol.net.botseat import ReplaceSeat, agree_replace_seat, play_replaced_seat, runner_of
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import BOT, END, BotPlayer, Stalled, TableResult, run_table
 from p2p_sasaki.protocol.session import LEAD_SLOT, Record, TableConfig, TableSession
@@ -74,13 +74,24 @@ def recorder(records: list[bytes]) -> Any:
     return event
 
 
+def killer(network: MemoryNetwork, scope: trio.CancelScope) -> Any:
+    """The victim's crash point: SIGKILLed (offline, cancelled) as it signs its first play of hand 2."""
+    async def point(name: str, mine: list[bytes]) -> None:
+        bodies = [decode_envelope(f).body for f in mine]
+        if name == "saved" and any(b.type == "table/action" and b.hand == 2 and b.slot > LEAD_SLOT for b in bodies):
+            network.go_offline(KEYS[VICTIM])
+            scope.cancel()
+    return point
+
+
 def sessions(n: int, tag: bytes) -> Any:
     def make(identity: Identity, roster: TableRoster, config: Any) -> TableSession:
         return TableSession(identity, roster.keys, roster.table_id, config, rng=SeededEntropy(b"%s %d" % (tag, n)))
     return make
 
 
-async def table(choices: dict[int, str]) -> list[Peer]:
+async def table(choices: dict[int, str], runner_gone: bool = False) -> list[Peer]:
+    """``runner_gone``: the bot's runner stops after the old table (never proposes)."""
     network = MemoryNetwork(KEYS)
     peers = [Peer() for _ in range(4)]
 
@@ -91,25 +102,24 @@ async def table(choices: dict[int, str]) -> list[Peer]:
         async with trio.open_nursery() as links:
             await links.start(transport.run)
             scope = trio.CancelScope()
-
-            async def kill(name: str, mine: list[bytes]) -> None:   # SIGKILL after its first play
-                if name == "saved" and any(decode_envelope(f).body.type == "table/action"
-                                           and decode_envelope(f).body.slot > LEAD_SLOT for f in mine):
-                    network.go_offline(KEYS[n])
-                    scope.cancel()
-
+            kill = killer(network, scope)
             with scope:
                 peer.old = await run_table(
                     IDENTITIES[n], ROSTER, CONFIG if n == 0 else None, player=peer.player, transcript_path=None,
                     on_event=recorder(peer.records[0]), config_codec=(encode_config, decode_config),
                     transport=transport, transport_running=True, step_in_thread=False,
-                    session_factory=sessions(n, b"old"), crash_point=kill if n == VICTIM else None)
+                    session_factory=sessions(n, b"old3"), crash_point=kill if n == VICTIM else None)
             if n == VICTIM:
                 transport.close()
                 links.cancel_scope.cancel()
                 return
             assert peer.old is not None and peer.old.seat_keys is not None
             policy = "yes" if choices.get(n) == BOT else "no"
+            gone_seat = peer.old.seat_keys.index(KEYS[VICTIM])
+            if runner_gone and runner_of(peer.old.seat_keys, gone_seat) == KEYS[n]:
+                transport.close()
+                links.cancel_scope.cancel()
+                return
             peer.agreed = await agree_replace_seat(transport, IDENTITIES[n], ROSTER, peer.old, policy, 30.0,
                                                    bot=BOT_IDENTITY, entropy=SeededEntropy(b"nonce %d" % n))
             if peer.agreed is not None and peer.agreed.roster is not None:
@@ -141,7 +151,8 @@ async def test_the_others_choose_bot_and_the_match_goes_on_with_a_bot_in_the_emp
         assert peer.player is not None and [s.bot_seat for s in peer.player.asked] == [True]
         assert peer.old is not None and peer.old.choice == BOT and peer.old.finished
         (abandoned,) = peer.old.abandoned
-        assert abandoned.hand == 1 and abandoned.end and abandoned.left == (gone,)
+        assert abandoned.hand == 2 and abandoned.end and abandoned.left == (gone,)
+        assert len(peer.old.hands) == 1 and any(peer.old.totals)    # hand 1 was scored: its totals go on
     runner = min(s for s in range(4) if s != gone)
     runner_peer = KEYS.index(old.seat_keys[runner])
     old_data = b"".join(peers[PRESENT[0]].records[0])
@@ -165,15 +176,15 @@ async def test_the_others_choose_bot_and_the_match_goes_on_with_a_bot_in_the_emp
     data = b"".join(peers[PRESENT[0]].records[1])
     assert {b"".join(peers[n].records[1]) for n in PRESENT} | {b"".join(peers[runner_peer].records[2])} == {data}
     header = TranscriptHeader.decode(frame_records(data)[0][0][1])
-    assert header.hands == 2 and header.follows == link and header.carried == old.totals
+    assert header.hands == 1 and header.follows == link and header.carried == old.totals
     assert header.seats == tuple(KEYS.index(k) for k in old.seat_keys)
     audit = audit_table(data)
-    assert audit.status is AuditStatus.COMPLETE and len(audit.scores) == 2
+    assert audit.status is AuditStatus.COMPLETE and len(audit.scores) == 1
     # the seats are the old ones; the totals go on from the old ones
     new = peers[PRESENT[0]].new
     assert new is not None and new.finished and new.seat_keys == tuple(
         BOT_IDENTITY.public_key if k == KEYS[VICTIM] else k for k in old.seat_keys)
-    assert new.totals == tuple(c + a + b for c, a, b in zip(old.totals, *audit.scores))
+    assert new.totals == tuple(c + s for c, s in zip(old.totals, audit.scores[0]))
     assert audit.totals == new.totals
     check = follows_check(data, old_data)
     assert check.ok and check.bot_seat == gone and check.problems == ()
@@ -184,10 +195,10 @@ async def test_the_others_choose_bot_and_the_match_goes_on_with_a_bot_in_the_emp
     capsys.readouterr()
     assert main(["audit", str(tmp_path / "new.sasaki"), "--follows", str(tmp_path / "old.sasaki")]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith(f"{tmp_path / 'new.sasaki'}: OK: 2 hand(s) verified; totals ")
+    assert out[0].startswith(f"{tmp_path / 'new.sasaki'}: OK: 1 hand(s) verified; totals ")
     carried = ", ".join(f"S{s} {v:+d}" for s, v in enumerate(old.totals))
     assert out[-1] == (f"It follows {tmp_path / 'old.sasaki'}: a bot (a new member) sits in S{gone}, the seat "
-                       f"abandoned there; same seating, totals carried ({carried}), 2 hand(s) left.")
+                       f"abandoned there; same seating, totals carried ({carried}), 1 hand(s) left.")
     assert main(["audit", str(tmp_path / "new.sasaki"), "--follows", str(tmp_path / "new.sasaki")]) == 6
     assert capsys.readouterr().out.splitlines()[-1] == (
         f"It does NOT follow {tmp_path / 'new.sasaki'}: the new table's link names another table, another end "
@@ -203,6 +214,16 @@ async def test_no_bot_seat_unless_every_present_player_chose_it(autojump_clock):
         assert agreed.outcome.declined == KEYS[PRESENT[-1]]
         assert peers[n].new is None and peers[n].records[1] == []
 
+
+
+
+async def test_without_the_runners_proposal_the_others_end_after_their_answer_deadline(autojump_clock):
+    peers = await table({n: BOT for n in PRESENT}, runner_gone=True)
+    waited = [peers[n] for n in PRESENT if peers[n].agreed is not None]
+    assert len(waited) == 2
+    for peer in waited:
+        assert peer.agreed is not None and peer.agreed.roster is None and peer.new is None
+        assert peer.agreed.outcome.missing == (peer.agreed.runner,)
 
 
 class Person(BotPlayer):
@@ -242,18 +263,11 @@ async def test_the_cli_glue_writes_the_new_table_and_the_bots_transcript_which_a
             await links.start(transport.run)
             if n == VICTIM:
                 scope = trio.CancelScope()
-
-                async def kill(name: str, mine: list[bytes]) -> None:
-                    if name == "saved" and any(decode_envelope(f).body.type == "table/action"
-                                               and decode_envelope(f).body.slot > LEAD_SLOT for f in mine):
-                        network.go_offline(KEYS[n])
-                        scope.cancel()
-
                 with scope:
                     await run_table(IDENTITIES[n], ROSTER, None, player=BotPlayer(HeuristicBot(random.Random(n))),
                                     transcript_path=None, config_codec=(encode_config, decode_config),
                                     transport=transport, transport_running=True, step_in_thread=False,
-                                    crash_point=kill)
+                                    crash_point=killer(network, scope))
             else:
                 player = Person(HeuristicBot(random.Random(n)))
                 old = await play_match(args(n), IDENTITIES[n], ROSTER, transport, CONFIG if n == 0 else None, player,
