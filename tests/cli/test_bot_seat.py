@@ -13,6 +13,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 import trio
 
 from p2p_sasaki.bots import HeuristicBot
@@ -90,8 +91,11 @@ def sessions(n: int, tag: bytes) -> Any:
     return make
 
 
-async def table(choices: dict[int, str], runner_gone: bool = False) -> list[Peer]:
-    """``runner_gone``: the bot's runner stops after the old table (never proposes)."""
+async def table(choices: dict[int, str], runner_gone: bool = False, policies: dict[int, str] | None = None,
+                play: bool = True) -> list[Peer]:
+    """``runner_gone``: the bot's runner stops after the old table (never proposes);
+    ``policies``: a peer's answer policy (default: "yes" if it chose "bot", else "no");
+    ``play=False``: stop after the agreement."""
     network = MemoryNetwork(KEYS)
     peers = [Peer() for _ in range(4)]
 
@@ -114,7 +118,7 @@ async def table(choices: dict[int, str], runner_gone: bool = False) -> list[Peer
                 links.cancel_scope.cancel()
                 return
             assert peer.old is not None and peer.old.seat_keys is not None
-            policy = "yes" if choices.get(n) == BOT else "no"
+            policy = (policies or {}).get(n, "yes" if choices.get(n) == BOT else "no")
             gone_seat = peer.old.seat_keys.index(KEYS[VICTIM])
             if runner_gone and runner_of(peer.old.seat_keys, gone_seat) == KEYS[n]:
                 transport.close()
@@ -122,7 +126,7 @@ async def table(choices: dict[int, str], runner_gone: bool = False) -> list[Peer
                 return
             peer.agreed = await agree_replace_seat(transport, IDENTITIES[n], ROSTER, peer.old, policy, 30.0,
                                                    bot=BOT_IDENTITY, entropy=SeededEntropy(b"nonce %d" % n))
-            if peer.agreed is not None and peer.agreed.roster is not None:
+            if play and peer.agreed is not None and peer.agreed.roster is not None:
                 bot = BotPlayer(HeuristicBot(random.Random(99)))
                 peer.new, peer.bot = await play_replaced_seat(
                     IDENTITIES[n], transport, peer.agreed, player=BotPlayer(HeuristicBot(random.Random(10 + n))),
@@ -224,6 +228,23 @@ async def test_without_the_runners_proposal_the_others_end_after_their_answer_de
     for peer in waited:
         assert peer.agreed is not None and peer.agreed.roster is None and peer.new is None
         assert peer.agreed.outcome.missing == (peer.agreed.runner,)
+
+
+
+@pytest.mark.parametrize("person", [True, False])
+async def test_bot_players_never_ask_for_a_bot_seat_but_follow_a_person_who_does(person, autojump_clock):
+    """Policy "follow" (a ``--bot`` peer): accept once another present member accepted, within 2 s."""
+    policies = {n: "follow" for n in PRESENT}
+    if person:
+        policies[PRESENT[-1]] = "yes"
+    peers = await table({n: BOT for n in PRESENT}, policies=policies, play=False)
+    rosters = {peers[n].agreed.roster for n in PRESENT}  # type: ignore[union-attr]
+    assert len(rosters) == 1
+    if person:
+        assert rosters.pop() is not None
+    else:
+        assert rosters.pop() is None and all(peers[n].agreed.outcome.declined is not None  # type: ignore[union-attr]
+                                             for n in PRESENT)
 
 
 class Person(BotPlayer):
