@@ -1,10 +1,11 @@
-"""``sasaki audit FILE [--json]``: verify a table transcript end to end.
+"""``sasaki audit FILE [--json] [--follows OLD]``: verify a table transcript end to end.
 
 Every signature, every deal step and proof, every action against the rules, the
 scores: ``protocol.table_audit.audit_table``. Exit status (docs/usage.md): 0 complete and
 verified; 1 a seat proven at fault by a message it signed; 2 a usage error (a file that
 cannot be opened); 3 verified but incomplete (or abandoned); 4 altered, nobody can be
-named; 5 unreadable or not a transcript.
+named; 5 unreadable or not a transcript; 6 (``--follows``) FILE verifies but does not
+continue OLD (``protocol.table_audit.follows_check``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     "Prints the hands and totals, or the seat to blame and why (exit status 1).")
     parser.add_argument("file", metavar="FILE", help="a transcript written by sasaki (.sasaki)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
+    parser.add_argument("--follows", metavar="OLD",
+                        help="also check that FILE is the table that went on from the abandoned table OLD with a "
+                             "bot in the empty seat: the link to OLD's final chain hash, the seating, the carried "
+                             "totals and the hands left (exit status 6 if not); names the bot's seat")
     parser.set_defaults(func=run)
 
 
@@ -55,6 +60,7 @@ def _blame(audit: Any) -> Any:
 
 EXIT = {"complete": 0, "fault": 1, "incomplete": 3, "abandoned": 3, "damaged": 4, "unreadable": 5}
 EXIT_USAGE = 2
+EXIT_NOT_LINKED = 6
 
 
 def as_json(audit: Any) -> dict[str, Any]:
@@ -144,10 +150,39 @@ def run(args: argparse.Namespace) -> int:
             print(f"sasaki audit: {args.file} is not a transcript: {problem}.")
         return EXIT["unreadable"]
     data = as_json(audit)
+    follows = None
+    if getattr(args, "follows", None):
+        try:
+            follows = follows_file(Path(args.file), Path(args.follows))
+        except OSError as error:
+            print(f"sasaki audit: cannot read {args.follows}: {error.strerror or error}.", file=sys.stderr)
+            return EXIT_USAGE
+        data["follows"] = {"ok": follows.ok, "bot_seat": follows.bot_seat, "problems": list(follows.problems)}
     if args.json:
         print(json.dumps(data))
     elif data["status"] == "unreadable":
         print(f"sasaki audit: {args.file} is not a transcript: {data['blame']['reason']}.")
     else:
         print(f"{args.file}: {describe(audit)}")
-    return EXIT[data["status"]]
+        if follows is not None:
+            print(describe_follows(follows, args.follows))
+    status = EXIT[data["status"]]
+    if status == 0 and follows is not None and not follows.ok:
+        return EXIT_NOT_LINKED
+    return status
+
+
+def follows_file(new: Path, old: Path) -> Any:
+    from p2p_sasaki.protocol.table_audit import follows_check
+
+    return follows_check(new.read_bytes(), old.read_bytes())
+
+
+def describe_follows(check: Any, old: str) -> str:
+    """One sentence: whether the table went on from ``old``, and where the bot sits."""
+    if not check.ok:
+        return f"It does NOT follow {old}: " + "; ".join(check.problems) + "."
+    header = check.new.header
+    carried = ", ".join(f"S{s} {v:+d}" for s, v in enumerate(header.carried or (0,) * len(header.roster_keys)))
+    return (f"It follows {old}: a bot (a new member) sits in S{check.bot_seat}, the seat abandoned there; "
+            f"same seating, totals carried ({carried}), {header.hands} hand(s) left.")

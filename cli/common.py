@@ -53,6 +53,8 @@ def decode_config(roster: TableRoster, data: bytes) -> Any:
         raise ValueError("the table options name another table")
     if header.roster_keys != tuple(roster.keys):
         raise ValueError("the table options name other members than this table's roster")
+    if header.follows or header.carried or header.seats:   # only a replaced seat's table has them, never sent
+        raise ValueError("the table options of a new table carry no carried totals, fixed seats or follow-on link")
     return config_of(header)
 
 
@@ -389,6 +391,19 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
         try:
             result = await play_match(args, identity, roster, mesh, config, player, ui, saved)
             match_no = 1
+            if result.abandoned and result.final_hash is not None:   # a bot in the empty seat? (cli/botseat.py)
+                from p2p_sasaki.cli.botseat import agree_bot_seat, mesh_roster
+
+                replaced = await agree_bot_seat(args, identity, roster, mesh, result, player, ui)
+                if replaced is not None:
+                    mesh.roster = mesh_roster(roster, replaced)
+                    report(result, args.quiet)        # the abandoned table's totals and transcript
+                    presenter = getattr(player, "presenter", None)
+                    if presenter is not None:
+                        presenter.new_match(carried=replaced.config.carried)
+                    assert replaced.roster is not None
+                    return await play_match(args, identity, replaced.roster, mesh, replaced.config, player, ui,
+                                            None, match_no=2, replaced=replaced)
             # A next match is offered after a match played out by all four (not one where a
             # hand was abandoned: a seat stopped answering or left).
             while result.final_hash is not None and not result.abandoned:
@@ -490,8 +505,9 @@ def next_transcript_path(args: argparse.Namespace, directory: Path, roster: Tabl
 
 async def play_match(args: argparse.Namespace, identity: Identity, roster: TableRoster, mesh: Any,
                      config: Any, player: Any, ui: Any, saved: SavedTable | None = None, *, match_no: int = 1,
-                     early: list[tuple[bytes, bytes]] | None = None) -> TableResult:
-    """Play one match of ``roster`` over the running ``mesh``."""
+                     early: list[tuple[bytes, bytes]] | None = None, replaced: Any = None) -> TableResult:
+    """Play one match of ``roster`` over the running ``mesh`` (``replaced``: the agreed
+    ``replace-seat`` table, protocol/net/botseat.py; its runner also runs the bot)."""
     directory = data_dir(args)
     if saved is not None:
         path = saved.transcript_path
@@ -503,7 +519,8 @@ async def play_match(args: argparse.Namespace, identity: Identity, roster: Table
         store = TableStore.create(tables_dir(directory) / roster.table_id.hex(), roster, path)
         if ui is not None:
             ui.say(f"The table is full. Connecting to the other three players; transcript: {path}"
-                   if match_no == 1 else f"Next match at a fresh table; transcript: {path}")
+                   if match_no == 1 else f"The match goes on at a fresh table with a bot in the empty seat; "
+                   f"transcript: {path}" if replaced is not None else f"Next match at a fresh table; transcript: {path}")
     presenter = getattr(player, "presenter", None)
     hands: int | None
     if config is None and saved is not None and saved.header is not None:
@@ -518,13 +535,30 @@ async def play_match(args: argparse.Namespace, identity: Identity, roster: Table
         async with trio.open_nursery() as nursery:
             if ui is not None:
                 nursery.start_soon(ui.run)
-            result = await run_table(identity, roster, config, player=player, transcript_path=path,
-                                     transport=mesh, transport_running=True, early_frames=early or (),
-                                     on_event=ui.event if ui is not None else None,
-                                     config_codec=(encode_config, decode_config),
-                                     connect_timeout=getattr(args, "connect_timeout", 60.0), proof_pool=pool,
-                                     store=store, resume=saved is not None,
-                                     entropy=session_entropy(args, identity, saved, match_no))
+            options: dict[str, Any] = dict(
+                on_event=ui.event if ui is not None else None,
+                connect_timeout=getattr(args, "connect_timeout", 60.0), proof_pool=pool, store=store,
+                entropy=session_entropy(args, identity, saved, match_no))
+            if replaced is not None:   # every member computed the options: no options frame
+                from p2p_sasaki.cli.botseat import bot_player, bot_transcript_path
+                from p2p_sasaki.protocol.net.botseat import play_replaced_seat
+
+                bot = replaced.bot
+                bot_path = bot_transcript_path(path) if bot is not None else None
+                if bot is not None and ui is not None:
+                    ui.say(f"You run the bot in the empty seat; its transcript: {bot_path}")
+                result, _ = await play_replaced_seat(
+                    identity, mesh, replaced, player=player, transcript_path=path,
+                    bot_player=bot_player(args, bot) if bot is not None else None, bot_transcript_path=bot_path,
+                    bot_options={"connect_timeout": options["connect_timeout"],
+                                 "entropy": session_entropy(args, bot, None, match_no) if bot is not None
+                                 else system_entropy},
+                    **options)
+            else:
+                result = await run_table(identity, roster, config, player=player, transcript_path=path,
+                                         transport=mesh, transport_running=True, early_frames=early or (),
+                                         config_codec=(encode_config, decode_config), resume=saved is not None,
+                                         **options)
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
         unreachable, _ = group.split(PeersUnreachable)

@@ -36,7 +36,7 @@ from p2p_sasaki.hand import (
     Action, Chata, DecisionKind, Decline, Expose, Kkojda, Pass, Play, Run, SeatView, Stop,
 )
 from p2p_sasaki.protocol.net.identity import describe_key
-from p2p_sasaki.protocol.net.table import ABANDON, END, WAIT, Connected, Stalled, Turn, Waiting
+from p2p_sasaki.protocol.net.table import ABANDON, BOT, END, WAIT, Connected, Stalled, Turn, Waiting
 from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
 from p2p_sasaki.protocol.events import (
     AbandonRejected, ActionApplied, Blame, DealProgress, Dealt, HandAbandoned, HandEnded, HandStarted, MatchEnded,
@@ -451,8 +451,8 @@ class Presenter:
                 return [Note(f"A peer runs another release: {reason}.", NoteKind.ALERT)]
             case SeatLeft(seat=seat):
                 return [Note(f"{self.label(seat)} left the table.", NoteKind.ALERT)]
-            case Stalled(seats=seats, since=since, left=left):
-                return [Note(self.stall_question(seats, since, left), NoteKind.ALERT)]
+            case Stalled(seats=seats, since=since, left=left, bot_seat=bot_seat):
+                return [Note(self.stall_question(seats, since, left, bot_seat), NoteKind.ALERT)]
             case HandAbandoned(hand=hand, left=left, end=end, reason=reason, scored=scored):
                 self.phase = Phase.HAND_OVER
                 self.awaited, self.offline, self.waiting = frozenset(), (), ""
@@ -467,26 +467,32 @@ class Presenter:
                 return [Note(f"An abandon was not accepted: {reason}.", NoteKind.ALERT)]
         return []
 
-    def stall_question(self, seats: Sequence[int], since: float, left: Sequence[int]) -> str:
+    def stall_question(self, seats: Sequence[int], since: float, left: Sequence[int], bot_seat: bool = False) -> str:
         names = ", ".join(self.label(s) for s in seats)
+        options = (f"Keep waiting, abandon this hand, end the match, or go on with a bot in {names}'s seat?"
+                   if bot_seat else "Keep waiting, abandon this hand, or end the match?")
         if left:
-            return (f"{', '.join(self.label(s) for s in left)} left the table. Keep waiting, abandon this hand, "
-                    "or end the match?")
+            return f"{', '.join(self.label(s) for s in left)} left the table. {options}"
         try:
             waited = max(0, round(trio.current_time() - since))
         except RuntimeError:
             waited = 0
-        return f"{names} has not answered for {_duration(waited)}. Keep waiting, abandon this hand, or end the match?"
+        return f"{names} has not answered for {_duration(waited)}. {options}"
 
     async def stalled(self, stall: Stalled) -> str:
         """The stall deadline's choice (protocol/net/table.py, ``Player.stalled``): a prompt
-        every view shows (kind ``"stall"``, one choice per group: wait, abandon, end); a
-        decision of mine that is open is answered first."""
+        every view shows (kind ``"stall"``, one choice per group: wait, abandon, end, and
+        "Bot for S2" when the stall allows a bot in the seat); a decision of mine that is open
+        is answered first."""
         while self._open is not None:
             await trio.sleep(0.2)
-        choices = ((WAIT, "Keep waiting"), (ABANDON, "Abandon this hand"), (END, "End the match"))
+        choices: tuple[tuple[str, str], ...] = ((WAIT, "Keep waiting"), (ABANDON, "Abandon this hand"),
+                                                (END, "End the match"))
+        if stall.bot_seat:
+            choices += ((BOT, f"Bot for {self.label(stall.seats[0])}"),)
         self._prompts += 1
-        prompt = Prompt(self._prompts, "stall", self.stall_question(stall.seats, stall.since, stall.left),
+        prompt = Prompt(self._prompts, "stall",
+                        self.stall_question(stall.seats, stall.since, stall.left, stall.bot_seat),
                         tuple(ChoiceGroup(label, (Choice(key, label),)) for key, label in choices),
                         can_pass=False, can_decline=False, seconds=None, deadline=None)
         self._open = _Open(prompt, {key: key for key, _ in choices}, (), None)
@@ -612,14 +618,15 @@ class Presenter:
         self.next_offer = None
         self.tell(Note(text, NoteKind.SCORE))
 
-    def new_match(self) -> None:
-        """A next match starts at this table: a fresh score sheet, seats drawn again."""
+    def new_match(self, carried: Sequence[int] = ()) -> None:
+        """A next match starts at this table: a fresh score sheet, seats drawn again
+        (``carried``: a bot took a seat and the totals go on from these)."""
         self.match_no += 1
         self.next_offer = None
         self.phase, self.hand_no, self.view, self.progress = Phase.JOINING, 0, None, None
         self.sizes, self.finish, self.deal_steps = [CARDS_PER_SEAT] * SEATS, [], {}
         self.awaited, self.offline, self.last_wait, self.waiting = frozenset(), (), None, ""
-        self.rows, self.totals = [], (0,) * SEATS
+        self.rows, self.totals = [], tuple(carried) or (0,) * SEATS
         self.verdict, self.transcript, self._open = None, None, None
         self.tell(Note(f"Match {self.match_no} starts: same four players, a fresh table.", NoteKind.SCORE))
 
@@ -792,7 +799,7 @@ class Presenter:
         if opened is None or opened.prompt.id != prompt_id or opened.action is not None:
             return Refusal("that decision is over (answered already, or its time is up)")
         if cards is not None and opened.turn is None:
-            return Refusal("choose keep waiting, abandon or end")
+            return Refusal("choose keep waiting, abandon, end or a bot")
         if cards is not None and opened.turn is not None:
             action: Action | Refusal = self.action_for_cards(opened.turn, cards)
         elif key is not None and key in opened.answers:

@@ -267,8 +267,16 @@ class HumanPlayer:
             await trio.sleep(0.05)
         prompt = self.presenter.prompt
         self.reader.discard()
-        say("  w) keep waiting   a) abandon this hand   e) end the match")
         keys = {"w": "wait", "a": "abandon", "e": "end", "1": "wait", "2": "abandon", "3": "end"}
+        bot = next((c.label for g in prompt.groups for c in g.choices if c.key == "bot"), None)
+        if bot is None:
+            say("  w) keep waiting   a) abandon this hand   e) end the match")
+            again = "Type w (keep waiting), a (abandon this hand) or e (end the match)."
+        else:   # "Bot for S2": the others may go on with a bot in that seat
+            keys.update({"b": "bot", "4": "bot"})
+            seat = bot.removeprefix("Bot for ")
+            say(f"  w) keep waiting   a) abandon this hand   e) end the match   b) go on with a bot for {seat}")
+            again = f"Type w (keep waiting), a (abandon this hand), e (end the match) or b (a bot for {seat})."
         while True:
             line = await self.reader.line()
             if line is None:
@@ -282,7 +290,7 @@ class HumanPlayer:
                 continue
             key = keys.get(lower[:1]) if lower else None
             if key is None:
-                say("Type w (keep waiting), a (abandon this hand) or e (end the match).")
+                say(again)
                 continue
             self.presenter.answer(prompt.id, key=key)
             return

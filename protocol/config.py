@@ -84,6 +84,12 @@ class TableConfig:
     game: Game | None = None
     dealer: bytes = b""
     pace: Pace = NO_PACE
+    follows: bytes = b""
+    """A follow-on table that replaced a seat (docs/protocol.md, "Replace seat"): the link it
+    continues; ``carried``: each seat's total carried in (empty: zeros); ``seats``: the roster
+    index at each seat, fixed (empty: the seating draw)."""
+    carried: tuple[int, ...] = ()
+    seats: tuple[int, ...] = ()
 
 
 def game_of(config: TableConfig) -> Game:
@@ -104,7 +110,8 @@ def header_of(table_id: bytes, roster_keys: Sequence[bytes], config: TableConfig
     game = game_of(config)
     return TranscriptHeader(bytes(table_id), tuple(bytes(k) for k in roster_keys), config.hands, game.name,
                             game.options_bytes(), config.proofs, config.dealer, config.pace.window_ms,
-                            config.pace.answer_ms, config.pace.stall_ms)
+                            config.pace.answer_ms, config.pace.stall_ms, config.follows, tuple(config.carried),
+                            tuple(config.seats))
 
 
 def config_of(header: TranscriptHeader, games: Mapping[str, GameFactory] = GAMES) -> TableConfig:
@@ -120,6 +127,7 @@ def config_of(header: TranscriptHeader, games: Mapping[str, GameFactory] = GAMES
     except ValueError as exc:
         raise ValueError(f"the header's window options: {exc}") from exc
     if isinstance(game, SasakiGame):  # Sasaki is the config's default game: its options say it all
-        return TableConfig(header.hands, game.options, header.proofs, dealer=header.dealer, pace=pace)
-    return TableConfig(header.hands, TableConfig.options, header.proofs, game=game,
-                       dealer=header.dealer, pace=pace)
+        return TableConfig(header.hands, game.options, header.proofs, dealer=header.dealer, pace=pace,
+                           follows=header.follows, carried=header.carried, seats=header.seats)
+    return TableConfig(header.hands, TableConfig.options, header.proofs, game=game, dealer=header.dealer, pace=pace,
+                       follows=header.follows, carried=header.carried, seats=header.seats)

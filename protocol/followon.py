@@ -10,9 +10,9 @@ So the new table id is fresh (every member's nonce is in it) and names the old t
 the exact end of its chain; docs/protocol.md, "Follow-on table", is the specification.
 
 The kind says what the follow-on is: ``"rematch"`` (a new match, same members, same
-options, totals from zero). ``keys`` are the follow-on table's members in join order, so
-another kind can later seat a different roster (a bot in an empty seat) with the same
-messages; only the members in ``keys`` answer.
+options, totals from zero) or ``"replace-seat"`` (the rest of an abandoned match with a
+bot in the seat of the member that left: :func:`replaced_members`, :func:`continuation`).
+``keys`` are the follow-on table's members in join order; only they answer.
 
 ::
 
@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.chain import table_id_of
+from p2p_sasaki.protocol.config import TableConfig
 from p2p_sasaki.protocol.crypto import TAG_FOLLOW_ON, TAG_FOLLOW_ON_ANSWER, u32
 from p2p_sasaki.protocol.messages import (
     HASH_BYTES, MAX_SEATS, NONCE_BYTES, PROTOCOL_VERSION, PUBLIC_KEY_BYTES, SIGNATURE_BYTES, TABLE_ID_BYTES, Array,
@@ -38,11 +39,12 @@ from p2p_sasaki.protocol.messages import (
     describe_key,
 )
 
-__all__ = ["FOLLOW_ON_KINDS", "FollowOnAnswer", "FollowOn", "Agreed", "Declined", "link_of", "answer_digest",
+__all__ = ["FOLLOW_ON_KINDS", "REMATCH", "REPLACE_SEAT", "replaced_members", "continuation", "replaceable", "FollowOnAnswer", "FollowOn", "Agreed", "Declined", "link_of", "answer_digest",
            "encode_follow_on", "decode_follow_on", "is_follow_on"]
 
 FOLLOW_ON_TAG = "follow-on"
-FOLLOW_ON_KINDS = ("rematch",)
+REMATCH, REPLACE_SEAT = "rematch", "replace-seat"
+FOLLOW_ON_KINDS = (REMATCH, REPLACE_SEAT)
 
 
 @dataclass(frozen=True)
@@ -208,3 +210,38 @@ class FollowOn:
 
     def describe(self, key: bytes) -> str:
         return describe_key(key)
+
+
+# -- replace-seat: a bot in the seat of a member that left (docs/protocol.md, "Replace seat") --
+
+
+def replaceable(hands: int, abandoned: Sequence[Any]) -> int | None:
+    """The seat a ``replace-seat`` follow-on may give a bot, from an abandoned match's
+    :class:`~p2p_sasaki.protocol.events.HandAbandoned` events: the last one ended the
+    match (``end``), names exactly one absent seat, and hands remain (its hand was not the
+    last); else None."""
+    if not abandoned:
+        return None
+    last = abandoned[-1]
+    if not last.end or len(last.left) != 1 or last.hand >= hands:
+        return None
+    return int(last.left[0])
+
+
+def replaced_members(old: TableRoster, gone: bytes, bot: TableMember) -> tuple[TableMember, ...]:
+    """The ``replace-seat`` table's members: the old roster's in join order, the ``bot``
+    (its key fresh, its address its runner's) in the place of the member ``gone``."""
+    if gone not in old or bot.key in old:
+        raise ValueError("a replaced seat names a member of the old roster and a new key")
+    return tuple(bot if member.key == gone else member for member in old.members)
+
+
+def continuation(config: TableConfig, roster_keys: Sequence[bytes], seat_keys: Sequence[bytes],
+                 totals: Sequence[int], hand: int, link: bytes) -> TableConfig:
+    """The ``replace-seat`` table's options: the old table's, for the hands after ``hand``
+    (the abandoned one), with the old totals carried (``carried[s]``: seat s's), the old
+    seating kept (``seats[s]``: the roster index of seat s; the bot has the index of the
+    member it replaces) and the ``link`` it follows."""
+    seats = tuple(list(roster_keys).index(key) for key in seat_keys)
+    return dataclasses.replace(config, hands=config.hands - hand, follows=bytes(link), carried=tuple(totals),
+                               seats=seats)

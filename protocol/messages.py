@@ -29,6 +29,7 @@ Sections:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, Self, Union
 
@@ -147,6 +148,21 @@ class UInt:
 
 
 @dataclass(frozen=True)
+class Int:
+    """A signed integer in -``bound``..``bound`` (never a bool or a float)."""
+
+    bound: int = 2**31 - 1
+
+    def pack(self, value: Any) -> Any:
+        return value
+
+    def unpack(self, obj: Any, what: str) -> int:
+        if type(obj) is not int or not -self.bound <= obj <= self.bound:
+            raise _fail(f"{what} must be an integer in -{self.bound}..{self.bound}")
+        return obj
+
+
+@dataclass(frozen=True)
 class Str:
     """UTF-8 text of at most ``max_bytes`` bytes; with ``choices``, one of them."""
 
@@ -196,11 +212,17 @@ class Array:
 
 @dataclass(frozen=True)
 class F:
-    """One declared field: the attribute, its spec, and its name in error messages."""
+    """One declared field: the attribute, its spec, and its name in error messages.
+
+    ``optional``: a trailing field that may be left out (only trailing fields may be): the
+    array ends at the last field that differs from its dataclass default, so a message
+    without the field keeps its old bytes, and one encoding stays canonical (a received
+    array whose last optional field holds its default is refused)."""
 
     name: str
     spec: Spec
     label: str = ""
+    optional: bool = False
 
 
 def _shape(value: Any, count: int, what: str) -> list[Any]:
@@ -245,15 +267,42 @@ class WireStruct:
     WHAT: ClassVar[str] = ""
 
     def to_wire(self) -> list[Any]:
-        return [f.spec.pack(getattr(self, f.name)) for f in self.FIELDS]
+        fields = self.FIELDS
+        count = len(fields)
+        while count > _required(fields) and getattr(self, fields[count - 1].name) == _default(self, fields[count - 1]):
+            count -= 1               # optional trailing fields at their defaults are left out
+        return [f.spec.pack(getattr(self, f.name)) for f in fields[:count]]
 
     @classmethod
     def from_wire(cls, obj: Any) -> Self:
-        message: Self = _build(cls, cls.FIELDS, _shape(obj, len(cls.FIELDS), cls.WHAT))
+        fields, required = cls.FIELDS, _required(cls.FIELDS)
+        if required == len(fields):
+            message: Self = _build(cls, fields, _shape(obj, len(fields), cls.WHAT))
+            return message
+        if type(obj) is not list or not required <= len(obj) <= len(fields):
+            raise _fail(f"the {cls.WHAT} must be an array of {required}..{len(fields)} fields")
+        message = _build(cls, fields[:len(obj)], obj)
+        if len(obj) > required and getattr(message, fields[len(obj) - 1].name) == _default(message,
+                                                                                          fields[len(obj) - 1]):
+            raise _fail(f"the {cls.WHAT} is not canonically encoded: an optional field at its default is left out")
         return message
 
     def check(self) -> None:
         """Raise :class:`MessageError` if the fields do not fit together."""
+
+
+def _required(fields: tuple[F, ...]) -> int:
+    """How many leading fields are required (the optional ones are the trailing ones)."""
+    count = len(fields)
+    while count and fields[count - 1].optional:
+        count -= 1
+    if any(f.optional for f in fields[:count]):
+        raise TypeError("only trailing fields may be optional")
+    return count
+
+
+def _default(value: Any, field: F) -> Any:
+    return {f.name: f.default for f in dataclasses.fields(value)}[field.name]
 
 
 def _nested(cls: type[WireStruct]) -> Record:
@@ -591,6 +640,7 @@ PACE_KINDS = 7
 MAX_WINDOW_MS = 60_000
 MAX_ANSWER_MS = 600_000
 MAX_STALL_MS = 3_600_000
+MAX_CARRIED = 2**31 - 1   # a carried match total: a signed integer of at most 31 bits
 
 
 @dataclass(frozen=True)
@@ -598,7 +648,8 @@ class TranscriptHeader(WireStruct):
     """The first record of a ``.sasaki`` transcript (protocol/transcript.py): everything
     an auditor needs besides the envelopes. Encoded as a msgpack array, strictly:
     ``[version, table, roster keys, hands, game, game options, proofs, dealer, window ms,
-    answer ms, stall ms]``. ``game``
+    answer ms, stall ms]``, then the optional trailing ``follows, carried, seats`` of a
+    follow-on table that replaced a seat (left out while at their defaults). ``game``
     names the rules (protocol/game.py), ``game_options`` are that game's own bytes;
     ``dealer`` is empty for the mental-poker deck, else a test dealer's seed
     (protocol/dealing.py). There is no proof parameter: the shuffle argument's are fixed
@@ -613,7 +664,11 @@ class TranscriptHeader(WireStruct):
               F("dealer", Bytes(MAX_DEALER_BYTES), "dealer"),
               F("window_ms", Array(UInt(MAX_WINDOW_MS), PACE_KINDS, PACE_KINDS), "window delay"),
               F("answer_ms", UInt(MAX_ANSWER_MS), "answer deadline"),
-              F("stall_ms", UInt(MAX_STALL_MS), "stall deadline"))
+              F("stall_ms", UInt(MAX_STALL_MS), "stall deadline"),
+              # a follow-on table with a replaced seat (docs/protocol.md, "Replace seat"): optional
+              F("follows", Bytes(HASH_BYTES), "follow-on link", optional=True),
+              F("carried", Array(Int(MAX_CARRIED), MAX_SEATS), "carried total", optional=True),
+              F("seats", Array(UInt(MAX_SEATS - 1), MAX_SEATS), "fixed seat", optional=True))
     table: bytes
     roster_keys: tuple[bytes, ...]
     hands: int
@@ -624,6 +679,12 @@ class TranscriptHeader(WireStruct):
     window_ms: tuple[int, ...] = (0,) * 7
     answer_ms: int = 30_000
     stall_ms: int = 120_000
+    follows: bytes = b""
+    """The follow-on link this table continues (empty: none); with ``carried`` and ``seats``."""
+    carried: tuple[int, ...] = ()
+    """Each seat's match total carried into this table (empty: zeros)."""
+    seats: tuple[int, ...] = ()
+    """The roster index at each seat, fixed (empty: the seating draw decides)."""
     version: int = VERSION
 
     def encode(self) -> bytes:
@@ -646,6 +707,12 @@ class TranscriptHeader(WireStruct):
             raise _fail("the header's answer deadline must be at least every window delay")
         if self.stall_ms < self.answer_ms:
             raise _fail("the header's stall deadline must be at least the answer deadline")
+        if len(self.follows) not in (0, HASH_BYTES):
+            raise _fail(f"the header's follow-on link must be empty or {HASH_BYTES} bytes")
+        if self.carried and len(self.carried) != len(self.roster_keys):
+            raise _fail("the header carries one total per seat, or none")
+        if self.seats and sorted(self.seats) != list(range(len(self.roster_keys))):
+            raise _fail("the header's fixed seats name each roster member once, or are empty")
 
 
 # ---------------------------------------------------------------------------------------

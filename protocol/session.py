@@ -129,7 +129,8 @@ class TableSession:
         self.my_index = self.roster_keys.index(identity.public_key) if identity else None
         self.my_seat: int | None = None
         self.seat_keys: tuple[bytes, ...] | None = None
-        self.totals: tuple[int, ...] = (0,) * seats
+        self.carried: tuple[int, ...] = tuple(config.carried) or (0,) * seats   # a replaced seat's table
+        self.totals: tuple[int, ...] = self.carried
         self.finished = False
         self.blame: Blame | None = None
 
@@ -598,6 +599,9 @@ class TableSession:
                 payload = message.body.payload
                 if not isinstance(payload, Genesis) or payload.roster_hash != self.roster_hash:
                     raise _Stop(member, slot, f"member {member} signed another roster", BlameBasis.CHAIN)
+            if self.config.seats:      # fixed seating (a replaced seat's table): no draw
+                fixed = tuple(self.config.seats)
+                return lambda: self._seat(fixed)
             return lambda: self._setup_next(1)
         if slot == 1:
             self._seat_commits = {m: msg.body.payload.commitment for m, msg in got.items()
@@ -1048,7 +1052,7 @@ class TableSession:
         if full.slot() is not None or scores is None:
             raise _Stop(None, slot, "the revealed deal does not end the hand")
         self.hand_scores.append(tuple(scores))
-        self.totals = match_totals(self.hand_scores, self.game.seats)
+        self.totals = match_totals([self.carried, *self.hand_scores], self.game.seats)
         self.dealt_hands.append(tuple(tuple(mask_indices(mask)) for mask in deal))
         self.finished_states.append(full)
         return HandEnded(self.hand_no, tuple(scores), self.totals, full.outcome())

@@ -29,6 +29,7 @@ from p2p_sasaki.protocol.dealing import Dealer, RevealedKeys, TrustedDealer
 from p2p_sasaki.protocol.chain import next_chain
 from p2p_sasaki.protocol.crypto import is_acceptable_identity_key
 from p2p_sasaki.protocol.events import BlameBasis, Record
+from p2p_sasaki.protocol.followon import REPLACE_SEAT, link_of
 from p2p_sasaki.protocol.game import GameState
 from p2p_sasaki.protocol.messages import (
     KeyReveal, MessageError, SignedMessage, TranscriptHeader, decode_envelope, seen_key, verify_envelope,
@@ -40,7 +41,8 @@ from p2p_sasaki.protocol.transcript import (
     transcript_of,
 )
 
-__all__ = ["AuditBlame", "AuditStatus", "StopsAt", "TableAudit", "audit_table", "audit_transcript", "export_records"]
+__all__ = ["AuditBlame", "AuditStatus", "StopsAt", "TableAudit", "audit_table", "audit_transcript", "export_records",
+           "FollowsCheck", "follows_check"]
 
 class AuditStatus(Enum):
     """The audit's verdict (docs/usage.md, "sasaki audit"; docs/protocol.md, "Audit verdicts")."""
@@ -92,6 +94,9 @@ class TableAudit:
     note: str | None = None                     # why an incomplete transcript stops where it does
     left: tuple[int, ...] = ()                  # seats named as having left (abandoned hands), never blamed
     abandoned: tuple[int, ...] = ()             # the hands abandoned (void)
+    final: bytes | None = None                  # the final chain hash, once the match is over
+    seat_keys: tuple[bytes, ...] | None = None  # the members' keys by seat (once seated)
+    header: TranscriptHeader | None = None
 
     @property
     def ok(self) -> bool:
@@ -314,7 +319,9 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
                       status=status, stops_at=None if status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED) else at,
                       waiting_for=waiting if status is AuditStatus.INCOMPLETE else (), note=note,
                       left=left if status in (AuditStatus.ABANDONED, AuditStatus.INCOMPLETE) else (),
-                      abandoned=tuple(e.hand for e in observer.abandoned_hands)), keyed
+                      abandoned=tuple(e.hand for e in observer.abandoned_hands),
+                      final=observer.chain if status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED) else None,
+                      seat_keys=observer.seat_keys, header=header), keyed
 
 
 def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableAudit:
@@ -347,3 +354,57 @@ def export_records(data: bytes) -> list[str]:
 
     audit = audit_transcript(read_transcript(data))
     return [write_record(state.hand) for state in audit.states if isinstance(state, SasakiState)]
+
+
+@dataclass(frozen=True)
+class FollowsCheck:
+    """Whether a ``replace-seat`` table's transcript continues another (``sasaki audit NEW
+    --follows OLD``; docs/protocol.md, "Replace seat"): ``problems`` empty when it does;
+    ``bot_seat`` the seat whose member is new (the bot); both audits."""
+
+    problems: tuple[str, ...]
+    bot_seat: int | None
+    new: TableAudit
+    old: TableAudit
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def follows_check(new_data: bytes, old_data: bytes, games: Mapping[str, GameFactory] = GAMES) -> FollowsCheck:
+    """Check the link of the transcript ``new_data`` to ``old_data``: the old match is over
+    (complete or abandoned), the new header's ``follows`` is the ``replace-seat`` link of
+    the old table's id and final chain hash with the new keys, exactly one member is new and
+    sits in a seat the old table abandoned last (with its match ended), the old seating is
+    kept, the old totals are carried and the remaining hands are played. Each audit's own
+    verdict is separate (``new.status``, ``old.status``)."""
+    new, old = audit_table(new_data, games), audit_table(old_data, games)
+    problems: list[str] = []
+    if old.header is None or new.header is None:
+        return FollowsCheck(("a transcript cannot be read",), None, new, old)
+    nh, oh = new.header, old.header
+    if old.final is None or old.seat_keys is None:
+        problems.append(f"the old transcript is not a finished match (its audit: {old.status.value})")
+        return FollowsCheck(tuple(problems), None, new, old)
+    if not nh.follows:
+        problems.append("the new transcript follows no table (its header has no follow-on link)")
+    elif nh.follows != link_of(oh.table, old.final, REPLACE_SEAT, nh.roster_keys):
+        problems.append("the new table's link names another table, another end of its chain or other members")
+    changed = [i for i, (a, b) in enumerate(zip(oh.roster_keys, nh.roster_keys)) if a != b]
+    if len(oh.roster_keys) != len(nh.roster_keys) or len(changed) != 1 or nh.roster_keys[changed[0]] in oh.roster_keys:
+        problems.append("the new roster is not the old one with exactly one new member")
+        return FollowsCheck(tuple(problems), None, new, old)
+    index = changed[0]
+    old_seats = tuple(oh.roster_keys.index(k) for k in old.seat_keys)
+    bot_seat = old_seats.index(index)
+    if nh.seats != old_seats:
+        problems.append("the new table does not keep the old seating")
+    if not old.abandoned or old.left != (bot_seat,):
+        problems.append(f"the old table did not abandon S{bot_seat} (the seat the new member takes)")
+    elif nh.hands != oh.hands - old.abandoned[-1]:
+        problems.append(f"the new table plays {nh.hands} hand(s), not the {oh.hands - old.abandoned[-1]} left")
+    carried = nh.carried or (0,) * len(nh.roster_keys)
+    if carried != old.totals:
+        problems.append(f"the carried totals {list(carried)} are not the old table's totals {list(old.totals)}")
+    return FollowsCheck(tuple(problems), bot_seat, new, old)

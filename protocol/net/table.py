@@ -91,7 +91,9 @@ deadline, or at once when an awaited seat signed a leave notice (``left``; the s
 the player (``Player.stalled``, in its own task, cancelled if the seat answers meanwhile):
 ``"wait"`` asks again one deadline later; ``"abandon"`` signs the session's abandon of the
 slot (docs/protocol.md, "Abandon"), the match then goes on with the next hand; ``"end"``
-signs it with ``end`` set: no further hands. A bot (and a player without ``stalled``)
+signs it with ``end`` set: no further hands; ``"bot"`` (offered when :attr:`Stalled.bot_seat`)
+signs it like ``"end"`` and is kept in ``TableResult.choice``: the caller then agrees on a
+table with a bot in that seat (protocol/net/botseat.py). A bot (and a player without ``stalled``)
 abandons, and ends the match when the seat left or was already abandoned in an earlier hand
 (:meth:`BotPlayer.stalled`). A player that
 raises :class:`PlayerLeft` (``quit`` at the terminal) makes the driver sign and send a leave
@@ -145,13 +147,15 @@ from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
 from p2p_sasaki.protocol.session import Blame, HandAbandoned, HandEnded, Record, TableSession
 
 __all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Connected", "WindowOpened", "Pacer", "TableResult", "TranscriptWriter",
-           "SentLog", "run_table", "Stalled", "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END"]
+           "SentLog", "run_table", "Stalled", "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
 
-WAIT, ABANDON, END = "wait", "abandon", "end"
-STALL_CHOICES = (WAIT, ABANDON, END)
+WAIT, ABANDON, END, BOT = "wait", "abandon", "end", "bot"
+STALL_CHOICES = (WAIT, ABANDON, END, BOT)
 """The choices at the stall deadline (docs/usage.md, "When a player stops answering"): keep
 waiting (asked again one stall deadline later), abandon the hand (the match goes on with the
-next hand), or end the match (abandon the hand, no further hands)."""
+next hand), end the match (abandon the hand, no further hands), or go on with a bot in the
+seat (only when :attr:`Stalled.bot_seat`: end this table like "end", then the present seats
+agree on a ``replace-seat`` table, protocol/net/botseat.py)."""
 
 
 class PlayerLeft(Exception):
@@ -172,6 +176,8 @@ class Stalled:
     left: tuple[int, ...] = ()
     again: tuple[int, ...] = ()
     """Those of ``seats`` that an earlier hand of this match was already abandoned for."""
+    bot_seat: bool = False
+    """:data:`BOT` may be chosen: one seat is awaited and this is not the match's last hand."""
 
 
 @dataclass(frozen=True)
@@ -322,6 +328,8 @@ class TableResult:
     a peer that finished first may already answer "next match"; the caller's agreement takes them."""
     abandoned: list[Any] = field(default_factory=list)   # HandAbandoned events
     left: bool = False                                # this player left (a leave notice was sent)
+    seat_keys: tuple[bytes, ...] | None = None        # the members' keys by seat (once seated)
+    choice: str | None = None                         # my player's last stall choice acted on (STALL_CHOICES)
 
 
 class PeersUnreachable(trio.TooSlowError):
@@ -553,6 +561,7 @@ async def run_table(
                 store.mark_finished()
             if session.finished and result.blame is None:
                 result.final_hash = session.chain
+            result.seat_keys = session.seat_keys
             result.mesh = transport.statistics()
             if not transport_running:
                 transport.close()
@@ -821,7 +830,7 @@ class _Driver:
         self.stall_asked = True
         before = {s for event in self.result.abandoned if event.hand < hand for s in event.left}
         stall = Stalled(hand, slot, waiting, self.wait_since, tuple(s for s in waiting if s in session.left),
-                        tuple(s for s in waiting if s in before))
+                        tuple(s for s in waiting if s in before), len(waiting) == 1 and hand < session.config.hands)
         self.notify(stall, session)
         scope = trio.CancelScope()
         self.choosing = scope
@@ -844,8 +853,9 @@ class _Driver:
             self.choosing = None
             if choice == WAIT:
                 self.wait_since, self.stall_asked = trio.current_time(), False
-            elif choice in (ABANDON, END):
-                acted = bool(self.session.abandon(end=choice == END)) or acted
+            elif choice in (ABANDON, END, BOT):
+                self.result.choice = choice
+                acted = bool(self.session.abandon(end=choice != ABANDON)) or acted
         return acted
 
     async def _leave(self) -> None:

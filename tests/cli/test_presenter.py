@@ -234,3 +234,33 @@ def test_a_seat_that_left_and_an_abandoned_hand_are_told_without_blame():
     assert notes == ["Hand 1 is abandoned (S2 left during hand 1; the hand is void): S2 left, nobody is blamed; "
                      "the match ends here."]
     assert presenter.table().waiting == ""
+
+
+async def test_a_stall_that_allows_a_bot_adds_the_bot_for_s2_button(autojump_clock):
+    """One seat awaited, not the last hand (``Stalled.bot_seat``): a fourth choice, on every view."""
+    import json
+
+    from p2p_sasaki.cli.web.server import table_json
+    from p2p_sasaki.protocol.net.table import Stalled
+
+    presenter = Presenter(hands=3)
+    texts(presenter, Seated(KEYS, 1), HandStarted(1))
+    stall = Stalled(1, 20, (2,), trio.current_time(), left=(2,), bot_seat=True)
+    assert texts(presenter, stall) == [
+        "S2 left the table. Keep waiting, abandon this hand, end the match, or go on with a bot in S2's seat?"]
+    async with trio.open_nursery() as nursery:
+        got: list[str] = []
+
+        async def ask() -> None:
+            got.append(await presenter.stalled(stall))
+
+        nursery.start_soon(ask)
+        await trio.testing.wait_all_tasks_blocked()
+        prompt = presenter.table().prompt
+        assert prompt is not None and prompt.kind == "stall"
+        assert [(c.key, c.label) for g in prompt.groups for c in g.choices] == [
+            ("wait", "Keep waiting"), ("abandon", "Abandon this hand"), ("end", "End the match"), ("bot", "Bot for S2")]
+        page = json.loads(json.dumps(table_json(presenter.table())))   # the page shows one button per choice
+        assert [g["choices"][0]["label"] for g in page["prompt"]["groups"]][-1] == "Bot for S2"
+        assert presenter.answer(prompt.id, key="bot") == "bot"
+    assert got == ["bot"] and presenter.prompt is None

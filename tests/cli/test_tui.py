@@ -175,3 +175,17 @@ async def test_the_stall_choice_is_typed_at_the_terminal(monkeypatch, autojump_c
     assert lines == ["  w) keep waiting   a) abandon this hand   e) end the match",
                      "Type w (keep waiting), a (abandon this hand) or e (end the match)."]
     assert player.presenter.prompt is None
+
+
+async def test_b_chooses_a_bot_for_the_seat_when_the_stall_allows_it(monkeypatch, autojump_clock):
+    from p2p_sasaki.protocol.net.table import Stalled
+
+    lines: list[str] = []
+    monkeypatch.setattr(tui, "say", lines.append)
+    player = tui.HumanPlayer()
+    start = trio.current_time()
+    player._reader = ScriptedInput([(start + 1, "x"), (start + 2, "b")])  # type: ignore[assignment]
+    choice = await player.stalled(Stalled(1, 20, (2,), start - 120, bot_seat=True))
+    assert choice == "bot" and trio.current_time() == start + 2
+    assert lines == ["  w) keep waiting   a) abandon this hand   e) end the match   b) go on with a bot for S2",
+                     "Type w (keep waiting), a (abandon this hand), e (end the match) or b (a bot for S2)."]

@@ -18,6 +18,7 @@ from p2p_sasaki.protocol.messages import (
     MessageError,
     ShuffleHop,
     ShuffleProof,
+    TranscriptHeader,
     StripRound,
     VERSION,
     VersionMismatchError,
@@ -206,3 +207,59 @@ def test_a_strip_round_carries_exactly_one_batched_proof():
         with pytest.raises(MessageError):
             StripRound.from_wire([2, [P, P], proofs])
     assert StripRound.from_wire([2, [P, P], [bytes(64)]]).proofs == (bytes(64),)
+
+
+# -- the header's optional trailing fields (docs/protocol.md, "Replace seat") ---------------
+
+
+def _replaced_header():
+    import dataclasses
+
+    from p2p_sasaki.options import TableOptions
+    from p2p_sasaki.protocol.config import TableConfig, header_of
+
+    keys = [IdentityKey(bytes([i]) * 32).public_key for i in range(1, 5)]
+    config = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False, follows=bytes(range(100, 132)),
+                         carried=(5, -3, 0, -2), seats=(2, 0, 3, 1))
+    header = header_of(bytes(range(32)), keys, config)
+    return header, dataclasses.replace
+
+
+def test_vector_header_with_follows_carried_and_seats():
+    import hashlib
+
+    header, _ = _replaced_header()
+    data = header.encode()
+    assert len(data) == 249 and data[0] == 0x9e     # an array of 14
+    assert hashlib.sha256(data).hexdigest() == "f6d9ccceda138641e461844afcdf70961db1ee6fe11e8f02ff59d777842d5bb7"
+    # ... stall_ms, follows (bin 32), carried [5, -3, 0, -2], seats [2, 0, 3, 1]
+    assert data.endswith(bytes.fromhex("ce0001d4c0c420" + bytes(range(100, 132)).hex() + "9405fd00fe" + "9402000301"))
+    assert TranscriptHeader.decode(data) == header
+
+
+def test_optional_header_fields_at_their_defaults_are_left_out_and_old_headers_keep_their_bytes():
+    header, replace = _replaced_header()
+    plain = replace(header, follows=b"", carried=(), seats=())
+    data = plain.encode()
+    assert data[0] == 0x9b and msgpack.unpackb(data) == plain.to_wire() and len(plain.to_wire()) == 11
+    # only the trailing defaults are left out: an empty follows before carried stays
+    assert msgpack.unpackb(replace(header, follows=b"", seats=()).encode())[11:] == [b"", [5, -3, 0, -2]]
+    wire = plain.to_wire()
+    for trailing in ([b""], [b"", []], [b"", [], []]):   # a default written out: not canonical
+        with pytest.raises(MessageError, match="optional field at its default"):
+            TranscriptHeader.decode(msgpack.packb(wire + trailing, use_bin_type=True))
+    with pytest.raises(MessageError, match="11..14 fields"):
+        TranscriptHeader.decode(msgpack.packb(wire + [b"", [], [], 1], use_bin_type=True))
+
+
+@pytest.mark.parametrize("change, reason", [
+    ({"follows": b"x" * 31}, "follow-on link must be empty or 32 bytes"),
+    ({"carried": (1, 2, 3)}, "one total per seat"),
+    ({"seats": (0, 1, 2, 2)}, "fixed seats name each roster member once"),
+    ({"carried": (2**31, 0, 0, 0)}, "carried total must be an integer"),
+])
+def test_bad_optional_header_fields_are_refused(change, reason):
+    header, replace = _replaced_header()
+    data = msgpack.packb(replace(header, **change).to_wire(), use_bin_type=True)
+    with pytest.raises(MessageError, match=reason):
+        TranscriptHeader.decode(data)

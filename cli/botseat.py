@@ -1,0 +1,103 @@
+"""After a match abandoned for one seat: go on with a bot in that seat (docs/usage.md, "A bot
+in the empty seat"; protocol/net/botseat.py). Used by ``play_roster`` (cli/common.py)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+from pathlib import Path
+from typing import Any
+
+from p2p_sasaki.bots import HeuristicBot
+from p2p_sasaki.protocol.crypto import Entropy, system_entropy
+from p2p_sasaki.protocol.followon import replaceable
+from p2p_sasaki.protocol.messages import describe_key
+from p2p_sasaki.protocol.net import Identity, TableRoster
+from p2p_sasaki.protocol.net.botseat import ReplaceSeat, agree_replace_seat, runner_of
+from p2p_sasaki.protocol.net.table import BOT, BotPlayer, TableResult
+
+__all__ = ["bot_seat_policy", "agree_bot_seat", "bot_transcript_path", "bot_player", "mesh_roster"]
+
+
+def bot_seat_policy(args: argparse.Namespace, player: Any, result: TableResult) -> str:
+    """``yes`` when my person chose "bot" at the stall deadline, ``no`` for another choice;
+    a bot player (``--bot``) ``follow``s: it never asks for a bot seat, but accepts one a
+    present person asked for."""
+    if getattr(args, "bot", False) or not hasattr(player, "decide_next"):
+        return "follow"
+    return "yes" if result.choice == BOT else "no"
+
+
+def bot_transcript_path(mine: Path) -> Path:
+    """The bot's transcript, beside its runner's: ``X.sasaki`` gives ``X-bot.sasaki``."""
+    return mine.with_name(f"{mine.stem}-bot{mine.suffix}")
+
+
+async def agree_bot_seat(args: argparse.Namespace, identity: Identity, roster: TableRoster, mesh: Any,
+                         result: TableResult, player: Any, ui: Any) -> ReplaceSeat | None:
+    """The ``replace-seat`` agreement after ``result``, if the match was abandoned for one
+    seat with hands left (None otherwise, or when it was not agreed: one sentence says why)."""
+    config = result.config
+    if config is None or result.seat_keys is None or result.final_hash is None:
+        return None
+    seat = replaceable(config.hands, result.abandoned)
+    if seat is None or result.seat_keys[seat] == identity.public_key:
+        return None
+    policy = bot_seat_policy(args, player, result)
+    presenter = getattr(player, "presenter", None)
+    label = presenter.label(seat) if presenter is not None else f"S{seat}"
+    entropy: Entropy = system_entropy
+    if getattr(args, "deal_seed", None) is not None:   # tests: the bot and the nonces repeat too
+        entropy = random.Random(f"{args.deal_seed}:{identity.public_key.hex()}:bot").randbytes
+    runner = runner_of(result.seat_keys, seat)
+    bot = Identity.generate(entropy) if runner == identity.public_key else None
+    if policy == "yes":
+        say(ui, presenter, f"Asking the others to go on with a bot in {label}'s seat ...")
+    seconds = max(5.0, config.pace.answer_ms / 1000)
+    agreed = await agree_replace_seat(mesh, identity, roster, result, policy, seconds, bot=bot, entropy=entropy)
+    if agreed is None:
+        return None
+    if agreed.roster is not None:
+        runs = "you run it" if bot is not None else f"{describe(presenter, roster, runner)} runs it"
+        say(ui, presenter, f"Everyone agreed: a bot takes {label}'s seat ({runs}); the match goes on.")
+        return agreed
+    if policy == "yes":
+        outcome = agreed.outcome
+        if outcome.declined is not None:
+            who = "you" if outcome.declined == identity.public_key else describe(presenter, roster, outcome.declined)
+            say(ui, presenter, f"No bot in {label}'s seat: {who} did not want one.")
+        else:
+            names = ", ".join(describe(presenter, roster, key) for key in outcome.missing)
+            say(ui, presenter, f"No bot in {label}'s seat: {names} did not answer in time.")
+    return None
+
+
+def describe(presenter: Any, roster: TableRoster, key: bytes) -> str:
+    return presenter.key_label(key) if presenter is not None else describe_key(key)
+
+
+def say(ui: Any, presenter: Any, text: str) -> None:
+    if presenter is not None:
+        presenter.close_next(text)
+        if ui is None or getattr(ui, "presenter", None) is not presenter:
+            print(text, flush=True)
+    elif ui is not None:
+        ui.say(text)
+    else:
+        print(text, flush=True)
+
+
+def bot_player(args: argparse.Namespace, identity: Identity) -> BotPlayer:
+    """The bot in the empty seat: the heuristic bot (seeded with the tests' --deal-seed)."""
+    seed = (random.Random(f"{args.deal_seed}:{identity.public_key.hex()}:bot player").randrange(1 << 30)
+            if getattr(args, "deal_seed", None) is not None else random.SystemRandom().randrange(1 << 30))
+    return BotPlayer(HeuristicBot(random.Random(seed)))
+
+
+def mesh_roster(old: TableRoster, agreed: ReplaceSeat) -> TableRoster:
+    """What the mesh says for new connections: the new table's id, the old members (their
+    links stay; the bot has none of its own)."""
+    assert agreed.roster is not None
+    return dataclasses.replace(old, table_id=agreed.roster.table_id)
+

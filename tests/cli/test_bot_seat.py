@@ -1,0 +1,318 @@
+"""A bot in the empty seat (protocol/net/botseat.py, protocol/followon.py "replace-seat"), in
+virtual time: four real drivers on the in-memory network under
+``MockClock(autojump_threshold=0)``. One peer is killed for good in hand 2 of 3; the other
+three get the stall deadline's choices, choose "bot" (the hand is abandoned, this table
+ends), agree on a ``replace-seat`` table over the same links, and the lowest present seat
+runs a fresh bot in the departed seat: the new table plays the remaining hand with
+the old seating and the old totals carried, and its four transcripts (three players' and
+the bot's) are byte-identical and audit, linked to the old table."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import trio
+
+from p2p_sasaki.bots import HeuristicBot
+from p2p_sasaki.cli.main import main
+from p2p_sasaki.cli.common import decode_config, encode_config
+from p2p_sasaki.options import TableOptions
+from p2p_sasaki.protocol.chain import table_id_of
+from p2p_sasaki.protocol.config import Pace
+from p2p_sasaki.protocol.crypto import SeededEntropy
+from p2p_sasaki.protocol.followon import REPLACE_SEAT, link_of
+from p2p_sasaki.protocol.messages import TranscriptHeader, decode_envelope
+from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net.botseat import ReplaceSeat, agree_replace_seat, play_replaced_seat, runner_of
+from p2p_sasaki.protocol.net.memory import MemoryNetwork
+from p2p_sasaki.protocol.net.table import BOT, END, BotPlayer, Stalled, TableResult, run_table
+from p2p_sasaki.protocol.session import LEAD_SLOT, Record, TableConfig, TableSession
+from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table, follows_check
+from p2p_sasaki.protocol.transcript import frame_records
+
+STALL = 60.0
+PACE = Pace((0,) * 7, 1_000, round(STALL * 1000))
+CONFIG = TableConfig(hands=3, options=TableOptions(lead_card="3S"), proofs=False, pace=PACE)
+IDENTITIES = [Identity.generate(SeededEntropy(b"bot seat peer %d" % n)) for n in range(4)]
+KEYS = [identity.public_key for identity in IDENTITIES]
+ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n, bytes(range(200, 232)))
+                                             for n, key in enumerate(KEYS)))
+VICTIM = 1
+PRESENT = [n for n in range(4) if n != VICTIM]
+BOT_IDENTITY = Identity.generate(SeededEntropy(b"bot seat: the bot"))
+
+
+class Chooser(BotPlayer):
+    """A bot whose stall choice is scripted (a person pressing a key)."""
+
+    def __init__(self, n: int, choice: str) -> None:
+        super().__init__(HeuristicBot(random.Random(n)))
+        self.choice = choice
+        self.asked: list[Stalled] = []
+
+    async def stalled(self, stall: Stalled) -> str:
+        self.asked.append(stall)
+        return self.choice
+
+
+@dataclass
+class Peer:
+    old: TableResult | None = None
+    agreed: ReplaceSeat | None = None
+    new: TableResult | None = None
+    bot: TableResult | None = None
+    records: list[list[bytes]] = field(default_factory=lambda: [[], [], []])   # old, new, bot's
+    player: Chooser | None = None
+
+
+def recorder(records: list[bytes]) -> Any:
+    def event(ev: Any, session: Any) -> None:
+        if isinstance(ev, Record):
+            records.append(ev.data)
+    return event
+
+
+def killer(network: MemoryNetwork, scope: trio.CancelScope) -> Any:
+    """The victim's crash point: SIGKILLed (offline, cancelled) as it signs its first play of hand 2."""
+    async def point(name: str, mine: list[bytes]) -> None:
+        bodies = [decode_envelope(f).body for f in mine]
+        if name == "saved" and any(b.type == "table/action" and b.hand == 2 and b.slot > LEAD_SLOT for b in bodies):
+            network.go_offline(KEYS[VICTIM])
+            scope.cancel()
+    return point
+
+
+def sessions(n: int, tag: bytes) -> Any:
+    def make(identity: Identity, roster: TableRoster, config: Any) -> TableSession:
+        return TableSession(identity, roster.keys, roster.table_id, config, rng=SeededEntropy(b"%s %d" % (tag, n)))
+    return make
+
+
+async def table(choices: dict[int, str], runner_gone: bool = False, policies: dict[int, str] | None = None,
+                play: bool = True) -> list[Peer]:
+    """``runner_gone``: the bot's runner stops after the old table (never proposes);
+    ``policies``: a peer's answer policy (default: "yes" if it chose "bot", else "no");
+    ``play=False``: stop after the agreement."""
+    network = MemoryNetwork(KEYS)
+    peers = [Peer() for _ in range(4)]
+
+    async def run(n: int) -> None:
+        transport = network.transport(KEYS[n])
+        peer = peers[n]
+        peer.player = Chooser(n, choices.get(n, END))
+        async with trio.open_nursery() as links:
+            await links.start(transport.run)
+            scope = trio.CancelScope()
+            kill = killer(network, scope)
+            with scope:
+                peer.old = await run_table(
+                    IDENTITIES[n], ROSTER, CONFIG if n == 0 else None, player=peer.player, transcript_path=None,
+                    on_event=recorder(peer.records[0]), config_codec=(encode_config, decode_config),
+                    transport=transport, transport_running=True, step_in_thread=False,
+                    session_factory=sessions(n, b"old3"), crash_point=kill if n == VICTIM else None)
+            if n == VICTIM:
+                transport.close()
+                links.cancel_scope.cancel()
+                return
+            assert peer.old is not None and peer.old.seat_keys is not None
+            policy = (policies or {}).get(n, "yes" if choices.get(n) == BOT else "no")
+            gone_seat = peer.old.seat_keys.index(KEYS[VICTIM])
+            if runner_gone and runner_of(peer.old.seat_keys, gone_seat) == KEYS[n]:
+                transport.close()
+                links.cancel_scope.cancel()
+                return
+            peer.agreed = await agree_replace_seat(transport, IDENTITIES[n], ROSTER, peer.old, policy, 30.0,
+                                                   bot=BOT_IDENTITY, entropy=SeededEntropy(b"nonce %d" % n))
+            if play and peer.agreed is not None and peer.agreed.roster is not None:
+                bot = BotPlayer(HeuristicBot(random.Random(99)))
+                peer.new, peer.bot = await play_replaced_seat(
+                    IDENTITIES[n], transport, peer.agreed, player=BotPlayer(HeuristicBot(random.Random(10 + n))),
+                    transcript_path=None, on_event=recorder(peer.records[1]), step_in_thread=False,
+                    session_factory=sessions(n, b"new"), bot_player=bot,
+                    bot_options={"on_event": recorder(peer.records[2]), "step_in_thread": False,
+                                 "session_factory": sessions(9, b"bot")})
+            transport.close()
+            links.cancel_scope.cancel()
+
+    with trio.fail_after(3600):      # virtual seconds
+        async with trio.open_nursery() as nursery:
+            for n in range(4):
+                nursery.start_soon(run, n)
+    return peers
+
+
+async def test_the_others_choose_bot_and_the_match_goes_on_with_a_bot_in_the_empty_seat(
+        autojump_clock, tmp_path, capsys):
+    peers = await table({n: BOT for n in PRESENT})
+    old = peers[PRESENT[0]].old
+    assert old is not None and old.seat_keys is not None and old.final_hash is not None
+    gone = old.seat_keys.index(KEYS[VICTIM])
+    for n in PRESENT:
+        peer = peers[n]
+        assert peer.player is not None and [s.bot_seat for s in peer.player.asked] == [True]
+        assert peer.old is not None and peer.old.choice == BOT and peer.old.finished
+        (abandoned,) = peer.old.abandoned
+        assert abandoned.hand == 2 and abandoned.end and abandoned.left == (gone,)
+        assert len(peer.old.hands) == 1 and any(peer.old.totals)    # hand 1 was scored: its totals go on
+    runner = min(s for s in range(4) if s != gone)
+    runner_peer = KEYS.index(old.seat_keys[runner])
+    old_data = b"".join(peers[PRESENT[0]].records[0])
+    assert {b"".join(peers[n].records[0]) for n in PRESENT} == {old_data}
+    old_audit = audit_table(old_data)
+    assert old_audit.status is AuditStatus.ABANDONED and old_audit.left == (gone,)
+
+    # the new roster: the old one's, the bot in the departed member's place, at its runner's address
+    new_keys = tuple(BOT_IDENTITY.public_key if k == KEYS[VICTIM] else k for k in KEYS)
+    link = link_of(ROSTER.table_id, old.final_hash, REPLACE_SEAT, new_keys)
+    rosters = {peers[n].agreed.roster for n in PRESENT}  # type: ignore[union-attr]
+    assert len(rosters) == 1
+    roster = rosters.pop()
+    assert roster is not None and roster.keys == new_keys
+    assert roster.member(BOT_IDENTITY.public_key).port == ROSTER.member(KEYS[runner_peer]).port
+    assert roster.table_id == table_id_of(link, roster.members)
+
+    # four byte-identical transcripts of the new table: three players' and the bot's
+    for n in PRESENT:
+        assert (peers[n].bot is not None) == (n == runner_peer)
+    data = b"".join(peers[PRESENT[0]].records[1])
+    assert {b"".join(peers[n].records[1]) for n in PRESENT} | {b"".join(peers[runner_peer].records[2])} == {data}
+    header = TranscriptHeader.decode(frame_records(data)[0][0][1])
+    assert header.hands == 1 and header.follows == link and header.carried == old.totals
+    assert header.seats == tuple(KEYS.index(k) for k in old.seat_keys)
+    audit = audit_table(data)
+    assert audit.status is AuditStatus.COMPLETE and len(audit.scores) == 1
+    # the seats are the old ones; the totals go on from the old ones
+    new = peers[PRESENT[0]].new
+    assert new is not None and new.finished and new.seat_keys == tuple(
+        BOT_IDENTITY.public_key if k == KEYS[VICTIM] else k for k in old.seat_keys)
+    assert new.totals == tuple(c + s for c, s in zip(old.totals, audit.scores[0]))
+    assert audit.totals == new.totals
+    check = follows_check(data, old_data)
+    assert check.ok and check.bot_seat == gone and check.problems == ()
+
+    # sasaki audit NEW --follows OLD: the link, the bot's seat; another OLD: exit status 6
+    (tmp_path / "old.sasaki").write_bytes(old_data)
+    (tmp_path / "new.sasaki").write_bytes(data)
+    capsys.readouterr()
+    assert main(["audit", str(tmp_path / "new.sasaki"), "--follows", str(tmp_path / "old.sasaki")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{tmp_path / 'new.sasaki'}: OK: 1 hand(s) verified; totals ")
+    carried = ", ".join(f"S{s} {v:+d}" for s, v in enumerate(old.totals))
+    assert out[-1] == (f"It follows {tmp_path / 'old.sasaki'}: a bot (a new member) sits in S{gone}, the seat "
+                       f"abandoned there; same seating, totals carried ({carried}), 1 hand(s) left.")
+    assert main(["audit", str(tmp_path / "new.sasaki"), "--follows", str(tmp_path / "new.sasaki")]) == 6
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"It does NOT follow {tmp_path / 'new.sasaki'}: the new table's link names another table, another end "
+        "of its chain or other members; the new roster is not the old one with exactly one new member.")
+
+async def test_no_bot_seat_unless_every_present_player_chose_it(autojump_clock):
+    choices = {n: BOT for n in PRESENT}
+    choices[PRESENT[-1]] = END
+    peers = await table(choices)
+    for n in PRESENT:
+        agreed = peers[n].agreed
+        assert agreed is not None and agreed.roster is None
+        assert agreed.outcome.declined == KEYS[PRESENT[-1]]
+        assert peers[n].new is None and peers[n].records[1] == []
+
+
+
+
+async def test_without_the_runners_proposal_the_others_end_after_their_answer_deadline(autojump_clock):
+    peers = await table({n: BOT for n in PRESENT}, runner_gone=True)
+    waited = [peers[n] for n in PRESENT if peers[n].agreed is not None]
+    assert len(waited) == 2
+    for peer in waited:
+        assert peer.agreed is not None and peer.agreed.roster is None and peer.new is None
+        assert peer.agreed.outcome.missing == (peer.agreed.runner,)
+
+
+
+@pytest.mark.parametrize("person", [True, False])
+async def test_bot_players_never_ask_for_a_bot_seat_but_follow_a_person_who_does(person, autojump_clock):
+    """Policy "follow" (a ``--bot`` peer): accept once another present member accepted, within 2 s."""
+    policies = {n: "follow" for n in PRESENT}
+    if person:
+        policies[PRESENT[-1]] = "yes"
+    peers = await table({n: BOT for n in PRESENT}, policies=policies, play=False)
+    rosters = {peers[n].agreed.roster for n in PRESENT}  # type: ignore[union-attr]
+    assert len(rosters) == 1
+    if person:
+        assert rosters.pop() is not None
+    else:
+        assert rosters.pop() is None and all(peers[n].agreed.outcome.declined is not None  # type: ignore[union-attr]
+                                             for n in PRESENT)
+
+
+class Person(BotPlayer):
+    """What cli/botseat.py takes for a person (it has ``decide_next``) who presses ``b``."""
+
+    async def stalled(self, stall: Stalled) -> str:
+        return BOT if stall.bot_seat else END
+
+    async def decide_next(self, seconds: float) -> bool:
+        return False
+
+
+async def test_the_cli_glue_writes_the_new_table_and_the_bots_transcript_which_audit_as_linked(
+        autojump_clock, tmp_path, capsys, monkeypatch):
+    """cli/botseat.py and ``play_match(..., replaced=...)``: stores, files on disk, the bot's copy."""
+    import argparse
+    import functools
+
+    from p2p_sasaki.cli import common
+    from p2p_sasaki.cli.botseat import agree_bot_seat
+    from p2p_sasaki.cli.common import play_match
+    from p2p_sasaki.protocol.net import botseat
+
+    for module in (common, botseat):   # virtual time: the crypto on the trio thread
+        monkeypatch.setattr(module, "run_table", functools.partial(run_table, step_in_thread=False))
+
+    network = MemoryNetwork(KEYS)
+    files: dict[int, Any] = {}
+
+    def args(n: int) -> argparse.Namespace:
+        return argparse.Namespace(data_dir=tmp_path / f"data{n}", transcript=str(tmp_path / f"peer{n}.sasaki"),
+                                  deal_seed=7, proof_workers=0, connect_timeout=60.0, quiet=True, bot=False)
+
+    async def run(n: int) -> None:
+        transport = network.transport(KEYS[n])
+        async with trio.open_nursery() as links:
+            await links.start(transport.run)
+            if n == VICTIM:
+                scope = trio.CancelScope()
+                with scope:
+                    await run_table(IDENTITIES[n], ROSTER, None, player=BotPlayer(HeuristicBot(random.Random(n))),
+                                    transcript_path=None, config_codec=(encode_config, decode_config),
+                                    transport=transport, transport_running=True, step_in_thread=False,
+                                    crash_point=killer(network, scope))
+            else:
+                player = Person(HeuristicBot(random.Random(n)))
+                old = await play_match(args(n), IDENTITIES[n], ROSTER, transport, CONFIG if n == 0 else None, player,
+                                       None)
+                agreed = await agree_bot_seat(args(n), IDENTITIES[n], ROSTER, transport, old, player, None)
+                assert agreed is not None and agreed.roster is not None
+                new = await play_match(args(n), IDENTITIES[n], agreed.roster, transport, agreed.config, player, None,
+                                       None, match_no=2, replaced=agreed)
+                files[n] = (old.transcript, new.transcript, agreed.bot is not None)
+            transport.close()
+            links.cancel_scope.cancel()
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for n in range(4):
+                nursery.start_soon(run, n)
+    assert sorted(files) == PRESENT and sum(runs for _, _, runs in files.values()) == 1
+    for n, (old_path, new_path, runs) in files.items():
+        assert old_path == tmp_path / f"peer{n}.sasaki" and new_path == tmp_path / f"peer{n}-2.sasaki"
+        assert (tmp_path / f"peer{n}-2-bot.sasaki").exists() == runs
+    copies = {path.read_bytes() for path in tmp_path.glob("peer*-2*.sasaki")}
+    assert len(copies) == 1 and len(list(tmp_path.glob("peer*-2*.sasaki"))) == 4
+    out = capsys.readouterr().out
+    assert "Everyone agreed: a bot takes S" in out and "you run it" in out
+    n = PRESENT[0]
+    assert main(["audit", str(tmp_path / f"peer{n}-2.sasaki"), "--follows", str(tmp_path / f"peer{n}.sasaki")]) == 0
+    assert "It follows" in capsys.readouterr().out
