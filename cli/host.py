@@ -136,7 +136,7 @@ async def _advertise_unique(stack: AsyncExitStack, args: argparse.Namespace, cod
         try:
             ad = await attempt.enter_async_context(
                 advertise_table(code.nameplate, port, interfaces=interfaces(args), creator=name))
-            if args.keep_number:
+            if getattr(args, "keep_number", False):   # sasaki play has no such option
                 break
             mine = ad.name
 

@@ -472,7 +472,7 @@ async def find_and_join_table(
     nonce: bytes | None = None,
     name: str = "",
     creator: str | None = None,
-    linger: float = 1.0,
+    linger: float = 2.0,
 ) -> TableRoster:
     """Find the table of ``code``'s nameplate by mDNS (:func:`pick_table`: with ``creator``,
     the one its creator's name says), then :func:`join_table` it at each of its addresses.
