@@ -65,6 +65,8 @@ async def _join(args: argparse.Namespace, player: object) -> int:
     mesh_port = mesh_listeners[0].socket.getsockname()[1]
     if not args.quiet:
         where = f"at {args.address}" if address else "on the local network"
+        if creator is not None and not address:
+            where = f"({creator}'s) {where}"
         print(f"Joining table {code.nameplate} {where}; waiting until all four seats are taken ...", flush=True)
     if address:
         roster = await join_table(identity, code, address, mesh_port, mesh_host=args.interface or "",
