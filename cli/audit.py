@@ -80,35 +80,37 @@ def as_json(audit: Any) -> dict[str, Any]:
         "waiting_for": list(getattr(audit, "waiting_for", ())),
         "note": getattr(audit, "note", None),
         "left": list(getattr(audit, "left", ())),
+        "names": list(getattr(audit, "names", ())),
     }
 
 
 def describe(audit: Any) -> str:
     data = as_json(audit)
+    label = getattr(audit, "label", lambda seat: f"S{seat}")   # "S2 Mina"
     if data["status"] == "abandoned":
         return (f"ABANDONED: {data['note']}; nobody is blamed. {len(data['scores'])} complete hand(s) verified; "
-                "totals " + ", ".join(f"S{s} {v:+d}" for s, v in enumerate(data["totals"])) + ".")
+                "totals " + ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(data["totals"])) + ".")
     if data["status"] == "incomplete":
         where = data["note"] or "the transcript stops before the match is over"
         lines = [f"INCOMPLETE: {where}; nobody is blamed. {len(data['scores'])} hand(s) verified before that; totals "
-                 + ", ".join(f"S{s} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
+                 + ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
         return "\n".join(lines)
     if data["blame"] is not None or not data["ok"]:
         blame = data["blame"] or {"seat": None, "hand": None, "slot": None, "reason": "the transcript does not verify"}
         who = ("nobody can be named (the file itself was altered)" if blame["seat"] is None
-               else f"S{blame['seat']} is to blame")
+               else f"{label(blame['seat'])} is to blame")
         where = f"hand {blame['hand']}, message {blame['slot']}" if blame.get("hand") not in (None, -1) \
             else f"message {blame['slot']}"
         return (f"FAILED: {who} ({where}): {blame['reason']}. "
                 f"{len(data['scores'])} hand(s) verified before that.")
     incomplete = "" if data["complete"] else " (the match stops early: not every hand was played)"
     lines = [f"OK: {len(data['hands'])} hand(s) verified{incomplete}; totals "
-             + ", ".join(f"S{s} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
+             + ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
     for number, (hand, scores) in enumerate(zip(data["hands"], data["scores"] + [None] * len(data["hands"])), 1):
         lines.append(f"Hand {number}:")
-        lines += [f"  S{seat} dealt {cards}" for seat, cards in enumerate(hand)]
+        lines += [f"  {label(seat)} dealt {cards}" for seat, cards in enumerate(hand)]
         if scores is not None:
-            lines.append("  scores " + ", ".join(f"S{s} {v:+d}" for s, v in enumerate(scores)))
+            lines.append("  scores " + ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(scores)))
     return "\n".join(lines)
 
 

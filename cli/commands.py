@@ -9,6 +9,7 @@ COMMANDS: dict[str, str] = {
     "host": "create a table: show its code, wait for three players, play",
     "join": "join a table with the code its creator shows",
     "resume": "go on with an unfinished table after a crash (--list shows them)",
+    "name": "show or change the name the other players see you under",
     "tables": "list the tables advertised on the local network",
     "demo": "four bot peers play over the real protocol on this machine",
     "audit": "verify a table transcript (.sasaki) and name any cheater",

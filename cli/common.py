@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 def encode_config(roster: TableRoster, config: Any) -> bytes:
     """The creator's table options frame: the table's transcript header, its own bytes."""
-    return header_of(roster.table_id, roster.keys, config).encode()
+    return header_of(roster.table_id, roster.keys, config, roster.names).encode()
 
 
 def decode_config(roster: TableRoster, data: bytes) -> Any:
@@ -51,7 +51,7 @@ def decode_config(roster: TableRoster, data: bytes) -> Any:
     header = TranscriptHeader.decode(data)
     if header.table != roster.table_id:
         raise ValueError("the table options name another table")
-    if header.roster_keys != tuple(roster.keys):
+    if header.roster_keys != tuple(roster.keys) or header.roster_names != roster.names:
         raise ValueError("the table options name other members than this table's roster")
     if header.follows or header.carried or header.seats:   # only a replaced seat's table has them, never sent
         raise ValueError("the table options of a new table carry no carried totals, fixed seats or follow-on link")
@@ -133,9 +133,8 @@ def default_data_dir() -> Path:
 
 def add_peer_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("this peer")
-    group.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
-                       help="where your identity key and transcripts live (default "
-                            "$XDG_DATA_HOME/p2p-sasaki, else ~/.local/share/p2p-sasaki)")
+    add_data_dir_option(group)
+    add_name_option(group)
     group.add_argument("--interface", metavar="ADDRESS", default=None,
                        help="use only the network interface with this IPv4 address for mDNS and "
                             "connections (default: all; 127.0.0.1 keeps everything on this machine)")
@@ -175,6 +174,18 @@ def add_peer_options(parser: argparse.ArgumentParser) -> None:
     # Tests and screenshots: this peer's session randomness (seat nonce, shuffle, keys) from a
     # seed, so four peers with fixed identities get the same deal every time. Never for play.
     group.add_argument("--deal-seed", type=int, default=None, help=argparse.SUPPRESS)
+
+
+def add_data_dir_option(group: Any) -> None:
+    group.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
+                       help="where your identity key, name and transcripts live (default "
+                            "$XDG_DATA_HOME/p2p-sasaki, else ~/.local/share/p2p-sasaki)")
+
+
+def add_name_option(group: Any) -> None:
+    group.add_argument("--name", default=None, metavar="NAME",
+                       help="play this table under NAME (1-24 printable characters) instead of the name "
+                            "kept in DATA_DIR/name ('sasaki name' shows and changes that one)")
 
 
 def default_proof_workers() -> int:
@@ -274,12 +285,13 @@ def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interf
                     quiet_log: Path | None = None, kind: str = "search",
                     level: int = DEFAULT_LEVEL, next_match: str = "no") -> list[subprocess.Popen[bytes]]:
     """Start ``count`` bot peers (``kind`` at ``level``) as separate processes that join
-    ``code`` at ``address``."""
+    ``code`` at ``address``, named "Bot 2", "Bot 3", "Bot 4" in the order they are started
+    (the creator is player 1)."""
     processes = []
     for number in range(count):
         bot_dir = directory / "bots" / str(number + 1)
         argv = [sys.executable, "-P", "-m", "p2p_sasaki", "join", "--new", code, "--address", address, "--bot",
-                "--quiet", "--data-dir", str(bot_dir), "--bot-kind", kind, "--level", str(level),
+                "--quiet", "--data-dir", str(bot_dir), "--name", f"Bot {number + 2}", "--bot-kind", kind, "--level", str(level),
                 "--proof-workers", "0",  # the bots share this machine's cores with the creator's peer
                 "--next-match", next_match]
         if interface:

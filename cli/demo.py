@@ -41,6 +41,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="seed of the bots' choices (the deal is the peers' joint randomness; "
                              "with --local, the seed of the deal too)")
     parser.add_argument("--human", action="store_true", help="play the creator's seat yourself in this terminal")
+    parser.add_argument("--name", default=None, metavar="NAME",
+                        help="--human: your name at the table (default: the one 'sasaki name' keeps, else "
+                             "your login name); the bots are Bot 2, Bot 3 and Bot 4")
     parser.add_argument("--dir", type=Path, default=None,
                         help="keep identities, transcripts and logs here (default: a new temporary directory)")
     parser.add_argument("--timeout", type=float, default=30.0,
@@ -86,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
                       "--data-dir", str(directory / "peer0"), "--transcript", str(transcripts[0]),
                       "--timeout", str(args.timeout)] + common + extra
     host_argv += ["--no-invite", "--proof-workers", "0"]  # four peers share this machine's cores
-    host_argv += [] if args.human else ["--bot", "--seed", str(seed), "--bot-kind", args.seats[0],
-                                        "--level", str(args.level)]
+    host_argv += ["--name", _human_name(args)] if args.human else [
+        "--bot", "--seed", str(seed), "--bot-kind", args.seats[0], "--level", str(args.level), "--name", "Bot 1"]
     if args.human and args.web:
         host_argv += ["--web", "--web-linger", str(args.web_linger)] + (["--no-browser"] if args.no_browser else [])
     deal_seed = ["--deal-seed", str(args.deal_seed)] if args.deal_seed is not None else []
@@ -104,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
         address = ready.read_text().strip()
         for i in (1, 2, 3):
             argv = py + ["join", "--new", str(code), "--address", address, "--bot", "--seed", str(seed + i),
+                         "--name", f"Bot {i + 1}",
                          "--bot-kind", args.seats[i], "--level", str(args.level),
                          "--data-dir", str(directory / f"peer{i}"), "--transcript", str(transcripts[i]),
                          "--interface", "127.0.0.1", "--proof-workers", "0",
@@ -128,6 +132,23 @@ def run(args: argparse.Namespace) -> int:
         status = max(status, audit_all([p.with_name(f"{p.stem}-{match}{p.suffix}") for p in transcripts], codes))
         match += 1
     return status
+
+
+def _human_name(args: argparse.Namespace) -> str:
+    """The demo player's name: --name, else the kept one, else the login name, else "You"."""
+    from p2p_sasaki.cli.common import CliError, default_data_dir
+    from p2p_sasaki.cli.name import clean_name, login_name, stored_name
+
+    if args.name is not None:
+        try:
+            return clean_name(args.name)
+        except CliError as error:
+            raise SystemExit(f"sasaki: {error}.") from None
+    try:
+        kept = stored_name(default_data_dir())
+    except CliError:
+        kept = None
+    return kept or login_name() or "You"
 
 
 def _wait_seats(path: Path, seats: int, processes: list[subprocess.Popen[bytes]]) -> None:

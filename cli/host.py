@@ -12,13 +12,15 @@ from pathlib import Path
 
 import trio
 
-from p2p_sasaki.protocol.net import MemberJoined, MemberLeft, TableCode, WrongCodeTried, advertise_table, host_table
+from p2p_sasaki.protocol.net import (Advertisement, MemberJoined, MemberLeft, TableAd, TableCode, WrongCodeTried,
+                                     advertise_table, browse_tables, host_table)
 
 from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.cli.resume import pending_table, resume
 from p2p_sasaki.cli.common import (member_nonce, add_peer_options, add_table_options, bind_host, config_from_args, prepare_directories,
                         interfaces, lan_address, load_identity, make_player, make_ui, parse_code, play_roster,
                         report, run_async, spawn_bot_peers, table_page)
+from p2p_sasaki.cli.name import player_name
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,6 +37,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--code", help=argparse.SUPPRESS)         # demo/tests: use this code
     parser.add_argument("--ready-file", type=Path, help=argparse.SUPPRESS)  # demo/tests: HOST:PORT here
     parser.add_argument("--no-invite", action="store_true", help=argparse.SUPPRESS)  # demo: nobody else joins
+    # Tests: keep the table number even when another table on the LAN has it (two tables, one number).
+    parser.add_argument("--keep-number", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(func=run)
 
 
@@ -54,6 +58,7 @@ async def host(args: argparse.Namespace) -> int:
 async def _host(args: argparse.Namespace, player: object) -> int:
     directory = prepare_directories(args)
     identity = load_identity(directory)
+    name = player_name(args, directory)
     code = parse_code(args.code) if args.code else TableCode.generate()
     config = config_from_args(args)
     ui = make_ui(args, player)
@@ -63,58 +68,96 @@ async def _host(args: argparse.Namespace, player: object) -> int:
     join_port = join_listeners[0].socket.getsockname()[1]
     mesh_port = mesh_listeners[0].socket.getsockname()[1]
     address = f"{args.interface or lan_address()}:{join_port}"
-    print(f"Table code: {code}", flush=True)
-    print(f"Join address (if multicast does not pass): {address}", flush=True)
-    if not args.no_invite:
-        print(f"Others join with: sasaki join {code}   or   sasaki join {code} --address {address}", flush=True)
-    if args.ready_file:
-        tmp = args.ready_file.with_suffix(".tmp")
-        tmp.write_text(address)
-        tmp.rename(args.ready_file)
     bots: list[subprocess.Popen[bytes]] = []
-    async with AsyncExitStack() as stack:
-        nursery = await stack.enter_async_context(trio.open_nursery())
+    async with AsyncExitStack() as advertised:   # the table stays listed (as full) while it plays
         ad = None
         if not args.no_mdns:
-            ad = await stack.enter_async_context(advertise_table(code.nameplate, join_port, interfaces=interfaces(args)))
-        if args.bots:
-            bots = spawn_bot_peers(args.bots, str(code), address, directory, args.interface,
-                                   kind=args.bot_kind or "search", level=args.level,
-                                   next_match="no" if args.bot else "yes")   # a person's bots agree by themselves
-            print(f"Started {args.bots} bot peer(s) as local processes.", flush=True)
-        people = 3 - args.bots
-        print(f"Waiting for {people} player(s) to join ..." if people else "Waiting for the bots to join ...",
-              flush=True)
+            code, ad = await _advertise_unique(advertised, args, code, join_port, name)
+        print(f"Table code: {code}", flush=True)
+        print(f"Join address (if multicast does not pass): {address}", flush=True)
+        if not args.no_invite:
+            print(f"Others join with: sasaki join {code}   or   sasaki join {code} --address {address}", flush=True)
+        if args.ready_file:
+            tmp = args.ready_file.with_suffix(".tmp")
+            tmp.write_text(address)
+            tmp.rename(args.ready_file)
+        async with trio.open_nursery() as nursery:
+            if args.bots:
+                bots = spawn_bot_peers(args.bots, str(code), address, directory, args.interface,
+                                       kind=args.bot_kind or "search", level=args.level,
+                                       next_match="no" if args.bot else "yes")   # a person's bots agree by themselves
+                print(f"Started {args.bots} bot peer(s) as local processes.", flush=True)
+            people = 3 - args.bots
+            print(f"Waiting for {people} player(s) to join ..." if people else "Waiting for the bots to join ...",
+                  flush=True)
 
-        def on_event(event: object) -> None:
-            if isinstance(event, MemberJoined):
-                print(f"{event.member} joined ({event.seats_taken} of 4 seats taken).", flush=True)
-                if args.ready_file:   # the demo admits its joiners one by one with a fixed deal
-                    args.ready_file.with_suffix(".seats").write_text(str(event.seats_taken))
-            elif isinstance(event, MemberLeft):
-                print(f"{event.member} left ({event.seats_taken} of 4 seats taken).", flush=True)
-            elif isinstance(event, WrongCodeTried):
-                print(f"{event}.", flush=True)
-            if ad is not None and isinstance(event, (MemberJoined, MemberLeft)):
-                nursery.start_soon(ad.update, event.seats_taken)
+            def on_event(event: object) -> None:
+                if isinstance(event, MemberJoined):
+                    print(f"{event.member} joined ({event.seats_taken} of 4 seats taken).", flush=True)
+                    if args.ready_file:   # the demo admits its joiners one by one with a fixed deal
+                        args.ready_file.with_suffix(".seats").write_text(str(event.seats_taken))
+                elif isinstance(event, MemberLeft):
+                    print(f"{event.member} left ({event.seats_taken} of 4 seats taken).", flush=True)
+                elif isinstance(event, WrongCodeTried):
+                    print(f"{event}.", flush=True)
+                if ad is not None and isinstance(event, (MemberJoined, MemberLeft)):
+                    nursery.start_soon(functools.partial(ad.update, event.seats_taken, full=event.seats_taken >= 4))
 
+            try:
+                roster = await host_table(identity, code, mesh_port, join_listeners, table_id=_table_id(args),
+                                          nonce=member_nonce(args, identity), name=name,
+                                          mesh_host=args.interface or "", on_event=on_event)
+            except BaseException:
+                for process in bots:
+                    process.kill()
+                raise
         try:
-            roster = await host_table(identity, code, mesh_port, join_listeners, table_id=_table_id(args),
-                                      nonce=member_nonce(args, identity),
-                                      mesh_host=args.interface or "", on_event=on_event)
+            result = await play_roster(args, identity, roster, mesh_listeners, config, player, ui)
         except BaseException:
-            for process in bots:
+            for process in bots:   # never leave a bot peer behind
                 process.kill()
             raise
-    try:
-        result = await play_roster(args, identity, roster, mesh_listeners, config, player, ui)
-    except BaseException:
-        for process in bots:   # never leave a bot peer behind
-            process.kill()
-        raise
     for process in bots:
         await trio.to_thread.run_sync(functools.partial(_wait, process))
     return report(result, args.quiet)
+
+
+NUMBER_CHECK = 2.0   # seconds a creator listens for another table with its number
+
+
+async def _advertise_unique(stack: AsyncExitStack, args: argparse.Namespace, code: TableCode, port: int,
+                            name: str) -> tuple[TableCode, Advertisement]:
+    """Advertise the table; if another table on the LAN has its number (seen within
+    :data:`NUMBER_CHECK` s, before anyone can join: the join port admits nobody yet), draw a
+    new number and code and say so. ``--keep-number`` (tests) keeps it."""
+    tries = 0
+    while True:
+        attempt = AsyncExitStack()
+        try:
+            ad = await attempt.enter_async_context(
+                advertise_table(code.nameplate, port, interfaces=interfaces(args), creator=name))
+            if getattr(args, "keep_number", False):   # sasaki play has no such option
+                break
+            mine = ad.name
+
+            def clash(seen: TableAd, nameplate: str = code.nameplate, mine: str = mine) -> bool:
+                return seen.nameplate == nameplate and seen.name != mine
+
+            seen = await browse_tables(NUMBER_CHECK, interfaces=interfaces(args), stop_when=clash)
+        except BaseException:
+            await attempt.aclose()
+            raise
+        taken = {ad.nameplate for ad in seen if ad.name != mine}
+        if code.nameplate not in taken or tries == 4:   # 99 numbers: five clashes in a row mean a test
+            break
+        tries += 1
+        await attempt.aclose()
+        old = code.nameplate
+        while code.nameplate in taken or code.nameplate == old:
+            code = TableCode.generate()
+        print(f"Table number {old} is already in use on this network; drew a new number and code.", flush=True)
+    stack.push_async_exit(attempt)
+    return code, ad
 
 
 def _table_id(args: argparse.Namespace) -> bytes:

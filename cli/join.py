@@ -12,6 +12,7 @@ from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.cli.resume import pending_table, resume
 from p2p_sasaki.cli.common import (member_nonce, CliError, add_peer_options, bind_host, prepare_directories, interfaces, load_identity, make_player,
                         make_ui, parse_code, play_roster, report, run_async, table_page)
+from p2p_sasaki.cli.name import clean_name, player_name
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,6 +26,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="the creator's join address (shown on its screen): skip mDNS")
     parser.add_argument("--browse-timeout", type=float, default=5.0, metavar="SECONDS",
                         help="how long to look for the table on the LAN (default 5)")
+    parser.add_argument("--creator", metavar="NAME", default=None,
+                        help="when two tables on the LAN have your code's number, join the one whose "
+                             "creator is called NAME ('sasaki tables' lists the creators)")
     add_peer_options(parser)
     parser.set_defaults(func=run)
 
@@ -52,19 +56,24 @@ async def join(args: argparse.Namespace) -> int:
 async def _join(args: argparse.Namespace, player: object) -> int:
     code = parse_code(args.code)
     address = parse_address(args.address) if args.address else None
-    identity = load_identity(prepare_directories(args))
+    directory = prepare_directories(args)
+    identity = load_identity(directory)
+    name = player_name(args, directory)
+    creator = clean_name(args.creator) if getattr(args, "creator", None) else None
     ui = make_ui(args, player)
     mesh_listeners = await trio.open_tcp_listeners(0, host=bind_host(args))
     mesh_port = mesh_listeners[0].socket.getsockname()[1]
     if not args.quiet:
         where = f"at {args.address}" if address else "on the local network"
+        if creator is not None and not address:
+            where = f"({creator}'s) {where}"
         print(f"Joining table {code.nameplate} {where}; waiting until all four seats are taken ...", flush=True)
     if address:
         roster = await join_table(identity, code, address, mesh_port, mesh_host=args.interface or "",
-                                  nonce=member_nonce(args, identity))
+                                  nonce=member_nonce(args, identity), name=name)
     else:
         roster = await find_and_join_table(identity, code, mesh_port, interfaces=interfaces(args),
                                            browse_timeout=args.browse_timeout, mesh_host=args.interface or "",
-                                           nonce=member_nonce(args, identity))
+                                           nonce=member_nonce(args, identity), name=name, creator=creator)
     result = await play_roster(args, identity, roster, mesh_listeners, None, player, ui)
     return report(result, args.quiet)

@@ -11,6 +11,7 @@ from p2p_sasaki.cli import resume as resume_command
 from p2p_sasaki.cli.resume import pending_table
 from p2p_sasaki.cli.common import (EXIT_INTERRUPTED, CliError, add_peer_options, add_table_options, parse_code,
                                    read_line, run_async)
+from p2p_sasaki.protocol.net import TableAd, creator_label
 from p2p_sasaki.cli.tables import browse, table_line
 from p2p_sasaki.cli.commands import COMMANDS
 
@@ -59,9 +60,36 @@ def run(args: argparse.Namespace) -> int:
             print(f"{problem}. Type the code again, or press Enter to create a table:", flush=True)
         args.code = line[0]
         args.address = line[1] if len(line) > 1 else None
+        args.creator = None
+        same = [ad for ad in ads if ad.nameplate == parse_code(line[0]).nameplate]
+        if args.address is None and len(same) > 1:
+            args.creator = _ask_creator(same)
+            if args.creator is None:
+                print("sasaki: no creator's name typed (end of input); nothing was sent.", file=sys.stderr)
+                return EXIT_INTERRUPTED
         return await join_command.join(args)
 
     return run_async(main)
+
+
+def _ask_creator(same: list[TableAd]) -> str | None:
+    """Which of several tables with the typed number to join, by its creator's name (the
+    code is tried on that one only); None at the end of input."""
+    print(f"{len(same)} tables have number {same[0].nameplate}, made by "
+          f"{', '.join(creator_label(ad) for ad in same)}. Type the name of the one who gave you the code:",
+          flush=True)
+    names = {ad.creator for ad in same if ad.creator}
+    if not names:   # nobody to pick by: the creator's join address tells the tables apart
+        raise CliError("none of them gives a creator's name; ask for the join address and type the code "
+                       "followed by HOST:PORT")
+    while True:
+        text = sys.stdin.readline()
+        if not text:
+            return None
+        name = text.strip()
+        if name in names:
+            return name
+        print(f"{name!r} made none of them. Type one of: {', '.join(sorted(names))}:", flush=True)
 
 
 def _code_problem(words: list[str]) -> str | None:

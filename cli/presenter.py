@@ -35,6 +35,7 @@ from p2p_sasaki.combos import Kind, classify
 from p2p_sasaki.hand import (
     Action, Chata, DecisionKind, Decline, Expose, Kkojda, Pass, Play, Run, SeatView, Stop,
 )
+from p2p_sasaki.protocol.messages import default_name
 from p2p_sasaki.protocol.net.identity import describe_key
 from p2p_sasaki.protocol.net.table import ABANDON, BOT, END, WAIT, Connected, Stalled, Turn, Waiting
 from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
@@ -335,10 +336,11 @@ class Presenter:
     # -- words ---------------------------------------------------------------------------
 
     def label(self, seat: int) -> str:
-        """``S2``, or its name when the roster carries names (printable characters only, at
-        most 24: a name never moves the terminal's cursor; the page sets it as text)."""
+        """``S2``, or ``S2 Mina`` when its player chose a name (printable characters only, at
+        most 24, checked again here: a name never moves the terminal's cursor; the page sets
+        it as text)."""
         if seat < len(self.names) and self.names[seat]:
-            return "".join(ch if ch.isprintable() else "?" for ch in self.names[seat])[:24]
+            return f"S{seat} " + "".join(ch if ch.isprintable() else "?" for ch in self.names[seat])[:24]
         return f"S{seat}"
 
     def key_label(self, key: bytes) -> str:
@@ -398,13 +400,16 @@ class Presenter:
                 if alone:
                     return []
                 return self._waiting(frozenset(seats), offline, session)
-            case Seated(my_seat=my_seat, seat_keys=seat_keys):
+            case Seated(my_seat=my_seat, seat_keys=seat_keys, seat_names=seat_names):
                 self.you = my_seat
                 self.seat_keys = tuple(seat_keys)
+                # A member that chose no name is called by its key in the roster: shown as "S2".
+                self.names = tuple(n if n != default_name(k) else "" for n, k in zip(seat_names, seat_keys))
                 self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
                 where = f"you are {self.label(my_seat)}" if my_seat is not None else "you watch"
-                # Once, which peer sits where (until the roster carries names, the only place).
-                peers = ", ".join(f"{self.label(s)} {describe_key(k)}" for s, k in enumerate(seat_keys))
+                # Once, who sits where: the name, or (none chosen) the key's short form.
+                peers = ", ".join(self.label(s) if s < len(self.names) and self.names[s]
+                                  else f"{self.label(s)} {describe_key(k)}" for s, k in enumerate(seat_keys))
                 return [Note(f"Seats drawn: {where}. {peers}.")]
             case HandStarted(hand_no=hand_no):
                 config = getattr(session, "config", None)

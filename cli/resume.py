@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import argparse
 import datetime
+from dataclasses import replace
 import sys
 
 import trio
 
-from p2p_sasaki.protocol.messages import TableMember, TableRoster
+from p2p_sasaki.protocol.messages import TableRoster
 from p2p_sasaki.protocol.net.persist import SavedTable, unfinished_tables
 
 from p2p_sasaki.cli.commands import COMMANDS
@@ -74,7 +75,7 @@ def with_addresses(roster: TableRoster, addresses: list[str]) -> TableRoster:
         if not number.isdigit() or not 1 <= int(number) <= len(members) or not host or not port.isdigit():
             raise CliError(f"{text!r} is not a member's address like 2=192.168.1.23:40123")
         old = members[int(number) - 1]
-        members[int(number) - 1] = TableMember(old.key, host, int(port), old.nonce)   # the id keeps its nonces
+        members[int(number) - 1] = replace(old, host=host, port=int(port))   # the id keeps its nonces
     return TableRoster(roster.table_id, tuple(members))
 
 

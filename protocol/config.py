@@ -105,13 +105,15 @@ def dealer_of(config: TableConfig) -> Dealer:
     return MentalPokerDeck(config.proofs)
 
 
-def header_of(table_id: bytes, roster_keys: Sequence[bytes], config: TableConfig) -> TranscriptHeader:
-    """The transcript header (and the table's options frame) of a config."""
+def header_of(table_id: bytes, roster_keys: Sequence[bytes], config: TableConfig,
+              roster_names: Sequence[str] = ()) -> TranscriptHeader:
+    """The transcript header (and the table's options frame) of a config; ``roster_names``
+    in ``roster_keys`` order (none given: each member is called by its key)."""
     game = game_of(config)
     return TranscriptHeader(bytes(table_id), tuple(bytes(k) for k in roster_keys), config.hands, game.name,
                             game.options_bytes(), config.proofs, config.dealer, config.pace.window_ms,
-                            config.pace.answer_ms, config.pace.stall_ms, config.follows, tuple(config.carried),
-                            tuple(config.seats))
+                            config.pace.answer_ms, config.pace.stall_ms, tuple(roster_names), config.follows,
+                            tuple(config.carried), tuple(config.seats))
 
 
 def config_of(header: TranscriptHeader, games: Mapping[str, GameFactory] = GAMES) -> TableConfig:

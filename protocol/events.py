@@ -19,6 +19,7 @@ __all__ = [
 class Seated:
     seat_keys: tuple[bytes, ...]
     my_seat: int | None
+    seat_names: tuple[str, ...] = ()   # the signed roster names, in seat order
 
 
 @dataclass(frozen=True)

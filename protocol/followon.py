@@ -39,11 +39,12 @@ from p2p_sasaki.protocol.messages import (
     describe_key,
 )
 
-__all__ = ["FOLLOW_ON_KINDS", "REMATCH", "REPLACE_SEAT", "replaced_members", "continuation", "replaceable", "FollowOnAnswer", "FollowOn", "Agreed", "Declined", "link_of", "answer_digest",
+__all__ = ["FOLLOW_ON_KINDS", "REMATCH", "REPLACE_SEAT", "BOT_NAME", "replaced_members", "continuation", "replaceable", "FollowOnAnswer", "FollowOn", "Agreed", "Declined", "link_of", "answer_digest",
            "encode_follow_on", "decode_follow_on", "is_follow_on"]
 
 FOLLOW_ON_TAG = "follow-on"
 REMATCH, REPLACE_SEAT = "rematch", "replace-seat"
+BOT_NAME = "Bot"   # the name of the bot that takes a seat at a replace-seat table
 FOLLOW_ON_KINDS = (REMATCH, REPLACE_SEAT)
 
 

@@ -27,8 +27,8 @@ Join (docs/protocol.md, "Joining")::
     creator -> joiner   JoinGreeting(version, nameplate, table_id)          in clear
     joiner  -> creator  PakeMessage(A)
     creator -> joiner   PakeMessage(B)
-    joiner  -> creator  Sealed_0(JoinIdentity(key_J, host, port, sig_J))   key confirmation
-    creator -> joiner   Sealed_0(JoinIdentity(key_C, host, port, sig_C))   key confirmation
+    joiner  -> creator  Sealed_0(JoinIdentity(key_J, host, port, nonce, name, sig_J))   key confirmation
+    creator -> joiner   Sealed_0(JoinIdentity(key_C, host, port, nonce, name, sig_C))   key confirmation
     ... the joiner waits while the table fills ...
     creator -> joiner   Sealed_1(TableRoster(table_id, members))
 """
@@ -342,7 +342,7 @@ class JoinCreator(_Machine):
         if self.state is not State.DECIDING or self._keys is None:
             raise RuntimeError("admit() answers a CodeConfirmed event")
         transcript = crypto.join_transcript("creator", self._greeting, self._pake_a, self._pake_b)
-        reply = JoinIdentity(self.me.key, self.me.host, self.me.port, self.me.nonce, self.identity.sign(transcript))
+        reply = JoinIdentity.of(self.me, self.identity.sign(transcript))
         self.state = State.WAITING
         self._expect = None
         return Step((encode_handshake(Sealed(crypto.seal(self._keys[1], 0, encode_handshake(reply)))),))
@@ -408,7 +408,7 @@ class JoinJoiner(_Machine):
                     return self._refuse(str(exc), local=f"{self.peer} sent {exc}")
                 self._theirs, self._keys = message.data, crypto.join_channel_keys(key)
                 signature = self.identity.sign(self._transcript("joiner"))
-                me = JoinIdentity(self.identity.public_key, self.me.host, self.me.port, self.me.nonce, signature)
+                me = JoinIdentity.of(self.me, signature)
                 self._expect = Sealed
                 return Step((encode_handshake(Sealed(crypto.seal(self._keys[0], 0, encode_handshake(me)))),))
             case Sealed() if self.creator is None:
@@ -431,8 +431,12 @@ class JoinJoiner(_Machine):
                         or roster.members[0].nonce != self.creator.nonce:
                     return self._fail(f"{self.peer} sent a roster that does not open or does not start with its "
                                       "creator")
-                if self.identity.public_key not in roster or roster.member(self.identity.public_key).nonce != self.me.nonce:
-                    return self._fail(f"{self.peer} sent a roster without this peer (and its fresh nonce) in it")
+                mine = roster.member(self.identity.public_key) if self.identity.public_key in roster else None
+                if mine is None or mine.nonce != self.me.nonce or mine.name != self.me.name:
+                    return self._fail(f"{self.peer} sent a roster without this peer (and its fresh nonce and "
+                                      "name) in it")
+                if roster.members[0].name != self.creator.name:
+                    return self._fail(f"{self.peer} sent a roster whose creator has another name")
                 if roster.table_id != table_id_of(self._table_id, roster.members):
                     return self._fail(f"{self.peer} sent a roster whose table id is not made from its members")
                 weak = [m for m in roster.members if not crypto.is_acceptable_identity_key(m.key)]

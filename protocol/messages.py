@@ -180,6 +180,49 @@ class Str:
         return obj
 
 
+MAX_NAME_CHARS = 24
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` is not a player's name, or None: a name is 1..24 characters, each
+    printable (no Unicode "Other" or "Separator" character but the space: no control,
+    format or bidirectional character, no line break or tab), with no space at either end.
+
+    >>> name_problem("Mina") is None
+    True
+    >>> name_problem("a\\tb")
+    'a name cannot hold control or invisible characters'
+    """
+    if not 1 <= len(name) <= MAX_NAME_CHARS:
+        return f"a name is 1 to {MAX_NAME_CHARS} characters"
+    if not name.isprintable():
+        return "a name cannot hold control or invisible characters"
+    if name != name.strip(" "):
+        return "a name cannot start or end with a space"
+    return None
+
+
+def default_name(key: bytes) -> str:
+    """The name of a member that chose none: its key's short form, ``peer 1a2b3c4d``."""
+    return describe_key(key)
+
+
+@dataclass(frozen=True)
+class Name:
+    """A player's name (:func:`name_problem`): UTF-8 text of 1..24 printable characters."""
+
+    def pack(self, value: Any) -> Any:
+        return value
+
+    def unpack(self, obj: Any, what: str) -> str:
+        if type(obj) is not str:
+            raise _fail(f"{what} must be text")
+        problem = name_problem(obj)
+        if problem is not None:
+            raise _fail(f"{what}: {problem}")
+        return obj
+
+
 @dataclass(frozen=True)
 class Bool:
     """``true`` or ``false``."""
@@ -648,8 +691,10 @@ class TranscriptHeader(WireStruct):
     """The first record of a ``.sasaki`` transcript (protocol/transcript.py): everything
     an auditor needs besides the envelopes. Encoded as a msgpack array, strictly:
     ``[version, table, roster keys, hands, game, game options, proofs, dealer, window ms,
-    answer ms, stall ms]``, then the optional trailing ``follows, carried, seats`` of a
-    follow-on table that replaced a seat (left out while at their defaults). ``game``
+    answer ms, stall ms, roster names]``, then the optional trailing ``follows, carried,
+    seats`` of a follow-on table that replaced a seat (left out while at their defaults).
+    ``roster_names``: each member's chosen name (:func:`name_problem`), in ``roster_keys``
+    order, signed at GENESIS with the rest. ``game``
     names the rules (protocol/game.py), ``game_options`` are that game's own bytes;
     ``dealer`` is empty for the mental-poker deck, else a test dealer's seed
     (protocol/dealing.py). There is no proof parameter: the shuffle argument's are fixed
@@ -665,6 +710,7 @@ class TranscriptHeader(WireStruct):
               F("window_ms", Array(UInt(MAX_WINDOW_MS), PACE_KINDS, PACE_KINDS), "window delay"),
               F("answer_ms", UInt(MAX_ANSWER_MS), "answer deadline"),
               F("stall_ms", UInt(MAX_STALL_MS), "stall deadline"),
+              F("roster_names", Array(Name(), MAX_SEATS, 2), "roster name"),
               # a follow-on table with a replaced seat (docs/protocol.md, "Replace seat"): optional
               F("follows", Bytes(HASH_BYTES), "follow-on link", optional=True),
               F("carried", Array(Int(MAX_CARRIED), MAX_SEATS), "carried total", optional=True),
@@ -679,6 +725,7 @@ class TranscriptHeader(WireStruct):
     window_ms: tuple[int, ...] = (0,) * 7
     answer_ms: int = 30_000
     stall_ms: int = 120_000
+    roster_names: tuple[str, ...] = ()
     follows: bytes = b""
     """The follow-on link this table continues (empty: none); with ``carried`` and ``seats``."""
     carried: tuple[int, ...] = ()
@@ -686,6 +733,10 @@ class TranscriptHeader(WireStruct):
     seats: tuple[int, ...] = ()
     """The roster index at each seat, fixed (empty: the seating draw decides)."""
     version: int = VERSION
+
+    def __post_init__(self) -> None:
+        if not self.roster_names:  # no names given: each member is called by its key
+            object.__setattr__(self, "roster_names", tuple(default_name(k) for k in self.roster_keys))
 
     def encode(self) -> bytes:
         data = _pack(self.to_wire())
@@ -707,6 +758,8 @@ class TranscriptHeader(WireStruct):
             raise _fail("the header's answer deadline must be at least every window delay")
         if self.stall_ms < self.answer_ms:
             raise _fail("the header's stall deadline must be at least the answer deadline")
+        if len(self.roster_names) != len(self.roster_keys):
+            raise _fail("the header names each roster member once")
         if len(self.follows) not in (0, HASH_BYTES):
             raise _fail(f"the header's follow-on link must be empty or {HASH_BYTES} bytes")
         if self.carried and len(self.carried) != len(self.roster_keys):
@@ -747,17 +800,24 @@ class TableMember:
     """One member of a table: public key, the address its mesh listens on (an empty
     ``host`` in a join message means "the address you see me connecting from") and the
     fresh random ``nonce`` it contributes to the table id (protocol/chain.py,
-    :func:`~p2p_sasaki.protocol.chain.table_id_of`: drawn anew for every join)."""
+    :func:`~p2p_sasaki.protocol.chain.table_id_of`: drawn anew for every join), and the
+    ``name`` its player chose (:func:`name_problem`; left out in code, the key's short form)."""
 
     FIELDS: ClassVar[tuple[F, ...]] = (F("key", Bin(PUBLIC_KEY_BYTES), "public key"), F("host", Str(MAX_HOST_BYTES)),
-                                        F("port", UInt(65535)), F("nonce", Bin(NONCE_BYTES), "member nonce"))
+                                        F("port", UInt(65535)), F("nonce", Bin(NONCE_BYTES), "member nonce"),
+                                        F("name", Name(), "member name"))
     key: bytes
     host: str
     port: int
     nonce: bytes
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", default_name(self.key))
 
     def __str__(self) -> str:
-        return f"{describe_key(self.key)} ({self.host}:{self.port})"
+        return f"{self.name} ({self.host}:{self.port})"
 
 
 MEMBER = Record(TableMember, TableMember.FIELDS, "member")
@@ -839,8 +899,8 @@ class Sealed(_Handshake):
 
 @dataclass(frozen=True)
 class JoinIdentity(_Handshake):
-    """Inside a Sealed: the sender's identity key, its mesh address and a signature
-    binding that key to this SPAKE2 run. An empty ``host`` means "the address you
+    """Inside a Sealed: the sender's identity key, its mesh address, nonce and name, and a
+    signature binding that key to this SPAKE2 run. An empty ``host`` means "the address you
     see me connecting from"."""
 
     TAG: ClassVar[str] = "join-identity"
@@ -849,11 +909,16 @@ class JoinIdentity(_Handshake):
     host: str
     port: int
     nonce: bytes
+    name: str
     signature: bytes
+
+    @classmethod
+    def of(cls, member: TableMember, signature: bytes) -> JoinIdentity:
+        return cls(member.key, member.host, member.port, member.nonce, member.name, signature)
 
     @property
     def member(self) -> TableMember:
-        return TableMember(self.key, self.host, self.port, self.nonce)
+        return TableMember(self.key, self.host, self.port, self.nonce, self.name)
 
 
 @dataclass(frozen=True)
@@ -887,6 +952,10 @@ class TableRoster(_Handshake):
     @property
     def keys(self) -> tuple[bytes, ...]:
         return tuple(member.key for member in self.members)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(member.name for member in self.members)
 
 
 JoinRoster = TableRoster  # its name as a join message

@@ -103,7 +103,8 @@ def restore_session(identity: IdentityKey, transcript: Sequence[tuple[int, bytes
     config = config_of(header)
     entropy = RecordingEntropy(entropy_log, fresh)
     if make is None:
-        session = TableSession(identity, header.roster_keys, header.table, config, entropy)
+        session = TableSession(identity, header.roster_keys, header.table, config, entropy,
+                               roster_names=header.roster_names)
     else:
         session = make(identity, header, config, entropy)
     mine: dict[tuple[int, int], bytes] = {}

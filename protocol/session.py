@@ -104,11 +104,12 @@ class TableSession:
     """One peer's whole table, or with ``identity=None`` an observer that signs nothing
     (the audit, protocol/table_audit.py, with the :class:`~p2p_sasaki.protocol.dealing.RevealedKeys`
     dealer). ``game`` and ``dealer`` default to the config's (:func:`game_of`,
-    :func:`dealer_of`)."""
+    :func:`dealer_of`); ``roster_names``: the members' names in roster order (none: each
+    is called by its key)."""
 
     def __init__(self, identity: IdentityKey | None, roster_keys: Sequence[bytes], table_id: bytes,
                  config: TableConfig = TableConfig(), rng: Entropy = system_entropy, *,
-                 dealer: Dealer | None = None) -> None:
+                 dealer: Dealer | None = None, roster_names: Sequence[str] = ()) -> None:
         self.game = game_of(config)
         seats = self.game.seats
         if len(roster_keys) != seats or len(set(roster_keys)) != seats or len(table_id) != 32:
@@ -131,10 +132,12 @@ class TableSession:
         self.seat_keys: tuple[bytes, ...] | None = None
         self.carried: tuple[int, ...] = tuple(config.carried) or (0,) * seats   # a replaced seat's table
         self.totals: tuple[int, ...] = self.carried
+        self.seat_names: tuple[str, ...] | None = None
         self.finished = False
         self.blame: Blame | None = None
 
-        self.header = header_of(self.table_id, self.roster_keys, config)
+        self.header = header_of(self.table_id, self.roster_keys, config, roster_names)
+        self.roster_names = self.header.roster_names  # in roster order (the names signed at GENESIS)
         self.roster_hash = roster_hash(self.header)
         self.chain = chain_start(self.header)
         self.hand_no = 0
@@ -630,9 +633,10 @@ class TableSession:
 
     def _seat(self, order: tuple[int, ...]) -> None:
         self.seat_keys = tuple(self.roster_keys[i] for i in order)
+        self.seat_names = tuple(self.roster_names[i] for i in order)
         if self.my_index is not None:
             self.my_seat = order.index(self.my_index)
-        self._events.append(Seated(self.seat_keys, self.my_seat))
+        self._events.append(Seated(self.seat_keys, self.my_seat, self.seat_names))
         unseated, self._unseated = self._unseated, []
         self._start_hand(1)
         for data in unseated:

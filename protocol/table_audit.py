@@ -32,7 +32,7 @@ from p2p_sasaki.protocol.events import BlameBasis, Record
 from p2p_sasaki.protocol.followon import REPLACE_SEAT, link_of
 from p2p_sasaki.protocol.game import GameState
 from p2p_sasaki.protocol.messages import (
-    KeyReveal, MessageError, SignedMessage, TranscriptHeader, decode_envelope, seen_key, verify_envelope,
+    KeyReveal, MessageError, SignedMessage, TranscriptHeader, decode_envelope, default_name, seen_key, verify_envelope,
 )
 from p2p_sasaki.protocol.sasaki_game import SasakiState
 from p2p_sasaki.protocol.session import Phase, TableSession
@@ -97,6 +97,14 @@ class TableAudit:
     final: bytes | None = None                  # the final chain hash, once the match is over
     seat_keys: tuple[bytes, ...] | None = None  # the members' keys by seat (once seated)
     header: TranscriptHeader | None = None
+    names: tuple[str, ...] = ()                 # the signed names by seat (by join order if never seated)
+    keys: tuple[bytes, ...] = ()                # the identity keys, in the same order
+
+    def label(self, seat: int) -> str:
+        """``S2 Mina``, or ``S2`` for a seat whose player chose no name (the key's short form)."""
+        if seat < len(self.names) and seat < len(self.keys) and self.names[seat] != default_name(self.keys[seat]):
+            return f"S{seat} {self.names[seat]}"
+        return f"S{seat}"
 
     @property
     def ok(self) -> bool:
@@ -135,7 +143,8 @@ def _observer(transcript: Transcript, games: Mapping[str, GameFactory], from_key
     config = config_of(header, games)
     dealer: Dealer = (TrustedDealer(header.dealer) if header.dealer
                       else RevealedKeys.from_envelopes(transcript.envelopes, header.proofs, from_keys))
-    observer = TableSession(None, header.roster_keys, header.table, config, dealer=dealer)
+    observer = TableSession(None, header.roster_keys, header.table, config, dealer=dealer,
+                            roster_names=header.roster_names)
     if observer.header != header:
         raise ValueError("the header's game options are not in their canonical form")
     return observer
@@ -321,7 +330,9 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
                       left=left if status in (AuditStatus.ABANDONED, AuditStatus.INCOMPLETE) else (),
                       abandoned=tuple(e.hand for e in observer.abandoned_hands),
                       final=observer.chain if status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED) else None,
-                      seat_keys=observer.seat_keys, header=header), keyed
+                      seat_keys=observer.seat_keys, header=header,
+                      names=observer.seat_names or observer.roster_names,
+                      keys=observer.seat_keys or observer.roster_keys), keyed
 
 
 def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableAudit:
@@ -349,11 +360,15 @@ def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableA
 
 
 def export_records(data: bytes) -> list[str]:
-    """One game record per finished hand (p2p_sasaki.records format), from an audited file."""
+    """One game record per finished hand (p2p_sasaki.records format), from an audited file;
+    when players chose names, a first comment line says who sat where (``# S0 Mina, S1 Jun,
+    S2, S3 Bot 4``)."""
     from p2p_sasaki.records import write_record
 
     audit = audit_transcript(read_transcript(data))
-    return [write_record(state.hand) for state in audit.states if isinstance(state, SasakiState)]
+    labels = [audit.label(seat) for seat in range(len(audit.names))]
+    seats = "# " + ", ".join(labels) + "\n" if any(" " in label for label in labels) else ""
+    return [seats + write_record(state.hand) for state in audit.states if isinstance(state, SasakiState)]
 
 
 @dataclass(frozen=True)

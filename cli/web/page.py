@@ -184,7 +184,7 @@ function seatBox(box, seat) {
   if (!seat) { box.hidden = true; return; }
   box.hidden = false;
   box.classList.toggle("awaited", seat.awaited);
-  box.append(el("h2", {}, seat.label + (seat.label !== "S" + seat.seat ? " (S" + seat.seat + ")" : "")));
+  box.append(el("h2", {}, seat.you ? seat.label + " (S" + seat.seat + ")" : seat.label));
   box.append(el("div", {"class":"line"}, seat.cards_left + (seat.cards_left === 1 ? " card" : " cards")));
   const backs = el("div", {"class":"backs", "aria-hidden":"true"});
   for (let i = 0; i < Math.min(seat.cards_left, 12); i++) backs.append(svg(BACK));

@@ -47,6 +47,7 @@ from p2p_sasaki.protocol.net.framing import MAX_FRAME_SIZE, FrameDecoder, Framed
 from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusedError
 from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster, describe_key
 from p2p_sasaki.protocol.net.join import (
+    AmbiguousTableError,
     CodeBurntError,
     HostEvent,
     InvalidCodeError,
@@ -55,17 +56,21 @@ from p2p_sasaki.protocol.net.join import (
     MemberLeft,
     TableClosedError,
     TableCode,
+    TableFullError,
     TableNotFoundError,
     WrongCodeError,
     WrongCodeTried,
+    creator_label,
     find_and_join_table,
     host_table,
     join_table,
+    pick_table,
 )
 from p2p_sasaki.protocol.net.mesh import Backoff, Mesh, MeshStatistics, PeerStatistics, open_mesh
 
 __all__ = [
     "ALL_INTERFACES", "MAX_FRAME_SIZE", "PROTOCOL_VERSION", "SERVICE_TYPE",
+    "AmbiguousTableError", "TableFullError", "creator_label", "pick_table",
     "Advertisement", "Backoff", "CodeBurntError", "FrameDecoder", "FrameError", "FramedStream",
     "HandshakeError", "HostEvent", "Identity", "InvalidCodeError", "JoinError", "MemberJoined",
     "MemberLeft", "Mesh", "MeshStatistics", "PeerStatistics", "RefusedError", "TableAd",

@@ -36,7 +36,7 @@ import trio
 
 from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.followon import (
-    REPLACE_SEAT, FollowOn, continuation, decode_follow_on, is_follow_on, replaceable, replaced_members,
+    BOT_NAME, REPLACE_SEAT, FollowOn, continuation, decode_follow_on, is_follow_on, replaceable, replaced_members,
 )
 from p2p_sasaki.protocol.messages import MessageError, TableMember, TableRoster
 from p2p_sasaki.protocol.net.followon import FollowOnOutcome, agree_follow_on
@@ -97,7 +97,7 @@ async def agree_replace_seat(transport: Transport, identity: Identity, old: Tabl
             raise ValueError("the runner of the bot needs the bot's identity")
         runner_member = old.member(runner)
         members = replaced_members(old, gone, TableMember(bot.public_key, runner_member.host, runner_member.port,
-                                                          bytes(32)))
+                                                          bytes(32), BOT_NAME))
         agreement = FollowOn(old, final, me, REPLACE_SEAT, members)
         proposal = agreement.answer(bot, True, entropy(32))     # the bot accepts: its key, for the others
         await transport.broadcast(proposal)
@@ -149,7 +149,7 @@ async def _proposal(transport: Transport, old: TableRoster, final: bytes, gone: 
             return ()
         runner_member = old.member(runner)
         return replaced_members(old, gone, TableMember(answer.keys[index], runner_member.host, runner_member.port,
-                                                       bytes(32)))
+                                                       bytes(32), BOT_NAME))
 
     for peer, frame in frames:
         members = members_of(peer, frame)

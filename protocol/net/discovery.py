@@ -7,6 +7,8 @@ with small TXT hints only::
     n=7          the table's nameplate (the first part of its code)
     s=2          seats taken (the creator counts)
     p=40123      the join port (also in the SRV record)
+    m=Mina       the creator's name (protocol/messages.py ``name_problem``; absent: none)
+    f=1          the table is full or its match has started (absent, or 0: seats are open)
 
 Each seated member advertises a *member record* (``_sasaki-member._tcp.local.``) for
 as long as it plays, named ``<table id, first 12 hex digits>-<key, first 12 hex>``,
@@ -50,6 +52,7 @@ import ifaddr
 import trio
 from zeroconf import InterfaceChoice, IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
 
+from p2p_sasaki.protocol.messages import name_problem
 from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION
 
 if TYPE_CHECKING:
@@ -74,14 +77,23 @@ class TableAd:
     port: int
     addresses: tuple[str, ...]
     version: int
+    creator: str | None = None
+    """The creator's name (TXT ``m``), None when absent or not a valid name."""
+    full: bool = False
+    """The table is full or its match has started (TXT ``f=1``)."""
 
     def __str__(self) -> str:
         where = ", ".join(f"{a}:{self.port}" for a in self.addresses) or f"port {self.port}"
         return f"table {self.nameplate} ({self.seats_taken}/4 seats) at {where}"
 
 
-def _txt(nameplate: str, seats_taken: int, port: int) -> dict[str, str]:
-    return {"v": str(PROTOCOL_VERSION), "n": nameplate, "s": str(seats_taken), "p": str(port)}
+def _txt(nameplate: str, seats_taken: int, port: int, creator: str = "", full: bool = False) -> dict[str, str]:
+    txt = {"v": str(PROTOCOL_VERSION), "n": nameplate, "s": str(seats_taken), "p": str(port)}
+    if creator:
+        txt["m"] = creator
+    if full:
+        txt["f"] = "1"
+    return txt
 
 
 def _parse(info: ServiceInfo) -> TableAd | None:
@@ -95,7 +107,10 @@ def _parse(info: ServiceInfo) -> TableAd | None:
         return None
     instance = info.name.removesuffix("." + SERVICE_TYPE)
     addresses = tuple(info.parsed_addresses(IPVersion.V4Only))
-    return TableAd(instance, nameplate, seats, info.port or 0, addresses, version)
+    creator = props.get("m")
+    if creator is not None and name_problem(creator) is not None:
+        creator = None   # a hint only: a malformed name is dropped, never shown
+    return TableAd(instance, nameplate, seats, info.port or 0, addresses, version, creator, props.get("f") == "1")
 
 
 def _local_ipv4_addresses() -> list[str]:
@@ -124,12 +139,13 @@ async def _open_zeroconf(interfaces: Interfaces) -> AsyncIterator[Zeroconf]:
 
 
 class Advertisement:
-    """A registered table; :meth:`update` changes its seats-taken hint."""
+    """A registered table; :meth:`update` changes its seats-taken and full hints."""
 
-    def __init__(self, zc: Zeroconf, info: ServiceInfo, nameplate: str) -> None:
+    def __init__(self, zc: Zeroconf, info: ServiceInfo, nameplate: str, creator: str = "") -> None:
         self._zc = zc
         self._info = info
         self.nameplate = nameplate
+        self.creator = creator
 
     @property
     def name(self) -> str:
@@ -140,12 +156,13 @@ class Advertisement:
     def port(self) -> int:
         return self._info.port or 0
 
-    async def update(self, seats_taken: int) -> None:
+    async def update(self, seats_taken: int, full: bool = False) -> None:
+        """Say ``seats_taken``; ``full``: the table takes nobody any more (full or started)."""
         info = ServiceInfo(
             SERVICE_TYPE,
             self._info.name,
             port=self._info.port,
-            properties=_txt(self.nameplate, seats_taken, self.port),
+            properties=_txt(self.nameplate, seats_taken, self.port, self.creator, full),
             server=self._info.server,
             parsed_addresses=self._info.parsed_addresses(),
         )
@@ -161,8 +178,10 @@ async def advertise_table(
     interfaces: Interfaces,
     seats_taken: int = 1,
     addresses: Sequence[str] | None = None,
+    creator: str = "",
 ) -> AsyncIterator[Advertisement]:
-    """Advertise a table whose join port is ``port`` for the duration of the block.
+    """Advertise a table whose join port is ``port`` for the duration of the block
+    (``creator``: the creator's name for the ``m`` hint; "" leaves it out).
 
     Registration probes the network first (about 1.6 s). ``addresses`` default to
     the bound interfaces' addresses (or every non-loopback IPv4 address with
@@ -175,13 +194,13 @@ async def advertise_table(
         SERVICE_TYPE,
         f"{instance}.{SERVICE_TYPE}",
         port=port,
-        properties=_txt(nameplate, seats_taken, port),
+        properties=_txt(nameplate, seats_taken, port, creator),
         server=f"sasaki-{instance}.local.",
         parsed_addresses=list(addresses),
     )
     async with _open_zeroconf(interfaces) as zc:
         await trio.to_thread.run_sync(functools.partial(zc.register_service, info, allow_name_change=True))
-        advertisement = Advertisement(zc, info, nameplate)
+        advertisement = Advertisement(zc, info, nameplate, creator)
         log.info("advertising %s on port %d", advertisement.name, port)
         try:
             yield advertisement
@@ -195,14 +214,16 @@ async def browse_tables(
     *,
     interfaces: Interfaces,
     stop_when: Callable[[TableAd], bool] | None = None,
+    linger: float = 0.0,
 ) -> list[TableAd]:
     """The tables seen within ``timeout`` seconds, in the order they were found.
 
-    With ``stop_when``, return as soon as a table satisfying it has been seen.
+    With ``stop_when``, return as soon as a table satisfying it has been seen, or ``linger``
+    seconds after that (within ``timeout``), so a second table of one number is seen too.
     """
     found: dict[str, TableAd] = {}
     async with _open_zeroconf(interfaces) as zc:
-        with trio.move_on_after(timeout):
+        with trio.move_on_after(timeout) as scope:
             async for name, info in _browse(zc, SERVICE_TYPE):
                 if info is None:
                     found.pop(name, None)
@@ -212,7 +233,9 @@ async def browse_tables(
                     continue
                 found[name] = ad
                 if stop_when is not None and stop_when(ad):
-                    break
+                    if linger <= 0:
+                        break
+                    scope.deadline = min(scope.deadline, trio.current_time() + linger)
     return list(found.values())
 
 

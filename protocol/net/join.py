@@ -11,8 +11,8 @@ refusals to errors::
     creator -> joiner   JoinGreeting(version, nameplate, table_id)      in clear
     joiner  -> creator  PakeMessage(A)
     creator -> joiner   PakeMessage(B)
-    joiner  -> creator  Sealed(JoinIdentity(key_J, host, port, sig_J))  key confirmation
-    creator -> joiner   Sealed(JoinIdentity(key_C, host, port, sig_C))  key confirmation
+    joiner  -> creator  Sealed(JoinIdentity(key_J, host, port, nonce, name, sig_J))  key confirmation
+    creator -> joiner   Sealed(JoinIdentity(key_C, host, port, nonce, name, sig_C))  key confirmation
     ... the joiner waits while the table fills ...
     creator -> joiner   Sealed(TableRoster(table_id, members))
 
@@ -148,6 +148,55 @@ class TableNotFoundError(JoinError):
     """No table with the code's nameplate was found by mDNS."""
 
 
+class TableFullError(TableClosedError):
+    """mDNS says the table is full or its match has started: the code is not tried."""
+
+
+class AmbiguousTableError(JoinError):
+    """Several tables advertise the code's number: the joiner must say whose (by the
+    creator's name), never try the code on each. ``tables``: the candidates."""
+
+    def __init__(self, message: str, tables: Sequence[TableAd]) -> None:
+        super().__init__(message)
+        self.tables = tuple(tables)
+
+
+def creator_label(ad: TableAd) -> str:
+    """How a joiner is shown a table's creator: its name, "(no name)", and "(full)"."""
+    return (ad.creator or "(no name)") + (" (full)" if ad.full else "")
+
+
+def pick_table(ads: Sequence[TableAd], nameplate: str, creator: str | None = None) -> TableAd:
+    """The one table of ``ads`` (mDNS hints) to try the code on: the only one advertising
+    ``nameplate`` in this protocol version, or the only one of those whose creator is
+    called ``creator``. Several candidates raise :class:`AmbiguousTableError` (the code is
+    never tried on two tables: a wrong table would count a guess); none,
+    :class:`TableNotFoundError`; a full or started one, :class:`TableFullError`.
+
+    >>> pick_table([], "19")
+    Traceback (most recent call last):
+    ...
+    p2p_sasaki.protocol.net.join.TableNotFoundError: no table 19 is on the local network
+    """
+    same = [ad for ad in ads if ad.nameplate == nameplate and ad.version == PROTOCOL_VERSION]
+    if not same:
+        raise TableNotFoundError(f"no table {nameplate} is on the local network")
+    chosen = same if creator is None else [ad for ad in same if ad.creator == creator]
+    if not chosen:
+        others = ", ".join(creator_label(ad) for ad in same)
+        raise TableNotFoundError(f"no table {nameplate} made by {creator} is on the local network "
+                                 f"(table {nameplate} here is made by {others})")
+    if len(chosen) > 1:
+        whose = ", ".join(creator_label(ad) for ad in chosen)
+        how = ("say whose with --creator NAME" if len({ad.creator for ad in chosen}) == len(chosen)
+               else "ask its creator for the join address and use --address HOST:PORT")
+        raise AmbiguousTableError(f"{len(chosen)} tables numbered {nameplate} are on the local network, "
+                                  f"made by {whose}; {how}", chosen)
+    if chosen[0].full:
+        raise TableFullError(f"table {nameplate} is full")
+    return chosen[0]
+
+
 class CodeBurntError(JoinError):
     """(Creator side) too many wrong codes were tried; the table must start again."""
 
@@ -227,6 +276,7 @@ async def host_table(
     handshake_timeout: float = 10.0,
     on_event: Callable[[HostEvent], None] | None = None,
     nonce: bytes | None = None,
+    name: str = "",
 ) -> TableRoster:
     """Admit joiners who know ``code`` on ``listeners`` until the table has ``seats``.
 
@@ -235,9 +285,10 @@ async def host_table(
     :class:`CodeBurntError` after ``max_failures`` wrong codes. ``on_event`` is
     called with each :data:`HostEvent` (e.g. to update the mDNS seats hint).
     The listeners are closed on return: the code admits nobody any more. ``nonce``: this
-    member's fresh 32 bytes for the table id (default: drawn here; tests pass a seeded one).
+    member's fresh 32 bytes for the table id (default: drawn here; tests pass a seeded one);
+    ``name``: the creator's name ("": called by the key).
     """
-    me = TableMember(identity.public_key, mesh_host, mesh_port, nonce or secrets.token_bytes(32))  # fresh per join
+    me = TableMember(identity.public_key, mesh_host, mesh_port, nonce or secrets.token_bytes(32), name)  # fresh nonce
     state = _HostState(table_id or secrets.token_bytes(32), me, seats, max_failures, on_event)
     open_per_address: dict[str, int] = {}
 
@@ -363,8 +414,10 @@ async def join_table(
     mesh_host: str = "",
     handshake_timeout: float = 10.0,
     nonce: bytes | None = None,
+    name: str = "",
 ) -> TableRoster:
-    """Join the table whose creator listens at ``address`` (host, port), by code.
+    """Join the table whose creator listens at ``address`` (host, port), by code, as
+    ``name`` ("": called by the key).
 
     Returns the roster once the table is full (this waits for the other
     joiners; cancel to give up). ``mesh_port`` (and ``mesh_host``, default: the
@@ -378,8 +431,8 @@ async def join_table(
     except (OSError, trio.TooSlowError) as exc:
         raise JoinError(f"could not reach a table at {host}:{port} ({exc or 'timed out'})") from None
     framed = FramedStream(stream, f"the table at {host}:{port}", JOIN_FRAME_LIMIT)
-    machine = JoinJoiner(identity, TableMember(identity.public_key, mesh_host, mesh_port, nonce or secrets.token_bytes(32)),
-                         code.password,
+    me = TableMember(identity.public_key, mesh_host, mesh_port, nonce or secrets.token_bytes(32), name)
+    machine = JoinJoiner(identity, me, code.password,
                          code.nameplate, creator_host=host, peer=framed.peer, code_text=str(code))
     try:
         with trio.fail_after(handshake_timeout):
@@ -417,31 +470,35 @@ async def find_and_join_table(
     mesh_host: str = "",
     handshake_timeout: float = 10.0,
     nonce: bytes | None = None,
+    name: str = "",
+    creator: str | None = None,
+    linger: float = 2.0,
 ) -> TableRoster:
-    """Find the table of ``code``'s nameplate by mDNS, then :func:`join_table` it.
-
-    If several tables advertise the nameplate, try each (a wrong code stops).
-    """
+    """Find the table of ``code``'s nameplate by mDNS (:func:`pick_table`: with ``creator``,
+    the one its creator's name says), then :func:`join_table` it at each of its addresses.
+    Browsing goes on ``linger`` seconds after the first match, to see a second table of
+    the same number."""
 
     def matches(ad: TableAd) -> bool:
-        return ad.nameplate == code.nameplate and ad.version == PROTOCOL_VERSION
+        return (ad.nameplate == code.nameplate and ad.version == PROTOCOL_VERSION
+                and (creator is None or ad.creator == creator))
 
-    tables = [ad for ad in await browse_tables(browse_timeout, interfaces=interfaces, stop_when=matches)
-              if matches(ad)]
-    if not tables:
+    ads = await browse_tables(browse_timeout, interfaces=interfaces, stop_when=matches, linger=linger)
+    try:
+        ad = pick_table(ads, code.nameplate, creator)
+    except TableNotFoundError as exc:
         raise TableNotFoundError(
-            f"no table {code.nameplate} answered on the local network within {browse_timeout} s; if multicast "
-            "does not pass here, ask the table's creator for its address and join with HOST:PORT"
-        )
+            f"{exc} (looked for {browse_timeout} s); if multicast does not pass here, ask the table's creator "
+            "for its address and join with HOST:PORT") from None
     last_error: JoinError | None = None
-    for ad in tables:
-        for host in ad.addresses:
-            try:
-                return await join_table(identity, code, (host, ad.port), mesh_port, mesh_host=mesh_host,
-                                        handshake_timeout=handshake_timeout, nonce=nonce)
-            except (WrongCodeError, TableClosedError):
-                raise
-            except JoinError as exc:
-                last_error = exc
-    assert last_error is not None
+    for host in ad.addresses:
+        try:
+            return await join_table(identity, code, (host, ad.port), mesh_port, mesh_host=mesh_host,
+                                    handshake_timeout=handshake_timeout, nonce=nonce, name=name)
+        except (WrongCodeError, TableClosedError):
+            raise
+        except JoinError as exc:
+            last_error = exc
+    if last_error is None:
+        raise JoinError(f"table {code.nameplate} advertises no address")
     raise last_error

@@ -61,6 +61,8 @@ Usage::
 
 from __future__ import annotations
 
+import dataclasses
+
 import logging
 import math
 import random
@@ -280,7 +282,7 @@ class Mesh:
         if (link.member.host, link.member.port) == (host, port):
             return False
         log.info("%s moved to %s:%d", link.member, host, port)
-        link.member = TableMember(key, host, port, link.member.nonce)
+        link.member = dataclasses.replace(link.member, host=host, port=port)
         link.moved.set()
         self._start_dialing(link)
         return True

@@ -4,7 +4,7 @@ files are enough; docs/usage.md "Resuming a table" and docs/protocol.md "Resume"
 One directory per unfinished table, ``DATA_DIR/tables/<table id hex>/`` (mode 0700), files
 mode 0600:
 
-- ``table``    the roster (the ``join-roster`` handshake message: every member's key and the
+- ``table``    the roster (the ``join-roster`` handshake message: every member's key, name and the
                address it listened on) and the transcript file's path; written once, by an
                atomic replace (write a temporary file, fsync, rename, fsync the directory);
 - ``header``   the table's transcript header (its config), atomically written once the table

@@ -414,7 +414,7 @@ class SentLog:
 
 
 def _default_session_factory(identity: Identity, roster: TableRoster, config: Any) -> Any:
-    return TableSession(identity, roster.keys, roster.table_id, config)
+    return TableSession(identity, roster.keys, roster.table_id, config, roster_names=roster.names)
 
 
 async def run_table(
@@ -543,7 +543,8 @@ async def run_table(
                     config = await _agree_config(transport, roster, identity, config, config_codec, early, log)
                 if store is not None:
                     recording = RecordingEntropy(b"", entropy)
-                    session = TableSession(identity, roster.keys, roster.table_id, config, recording)
+                    session = TableSession(identity, roster.keys, roster.table_id, config, recording,
+                                           roster_names=roster.names)
                     store.save_header(session.header.encode())
                 else:
                     session = (session_factory or _default_session_factory)(identity, roster, config)

@@ -15,6 +15,9 @@ makes the assertions.
   mDNS and play the hand; ``sasaki audit`` checks a transcript.
 * ``bots``: ``sasaki tables`` with nothing advertised (both outputs), then
   ``sasaki host --bots 3`` plays a 1-hand match alone; every bot's transcript audits.
+* ``lan``: tables on one LAN: two creators share a number (``--keep-number``), a third
+  draws a new one; a joiner without ``--creator`` is asked whose table, two with it join
+  theirs, a fifth is told the table is full; the names are in the audits.
 * ``play``: the interactive ``sasaki play`` in pseudo-terminals (pexpect): a typo'd
   code is refused and asked again; a creator browses, sees nothing, presses Enter and creates a
   table with two bots; a joiner browses, sees the table and types its code.
@@ -200,10 +203,60 @@ def play_scenario(work: Path) -> dict:
     return report
 
 
+def lan_scenario(work: Path) -> dict:
+    """Two tables with one number (--keep-number), a third creator that redraws its number,
+    a joiner who must say whose table, two who do (--creator), and a fifth who is told the
+    table is full."""
+    report: dict = {}
+    first = TableCode.generate()
+    number = first.nameplate
+    codes = {who: TableCode(number, words) for who, words in
+             (("Mina", first.words), ("Jun", (WORDS[0], WORDS[1])), ("Leo", (WORDS[2], WORDS[3])))}
+    report["number"] = number
+    report["codes"] = {who: str(code) for who, code in codes.items()}
+    logs = {who: work / f"{who}.log" for who in codes}
+
+    def creator(who: str, *extra: str) -> subprocess.Popen:
+        return start(logs[who], "host", "--bot", "--seed", "1", *FAST, "--bot-kind", "heuristic", "--name", who,
+                     "--code", str(codes[who]),
+                     "--data-dir", str(work / who), "--transcript", str(work / f"{who}.sasaki"), *extra)
+
+    started = time.monotonic()
+    mina = creator("Mina", "--bots", "2", "--keep-number")
+    wait_for_text(logs["Mina"], mina, "Waiting for 1 player(s) to join")
+    jun = creator("Jun", "--bots", "2", "--keep-number")
+    leo = creator("Leo")                      # sees table `number` twice: draws another number
+    for who, process in (("Jun", jun), ("Leo", leo)):
+        wait_for_text(logs[who], process, "to join", timeout=30)
+    report["leo_log"] = logs["Leo"].read_text()
+    leo.terminate()
+    leo.wait(10)
+    listed = sasaki("tables", "--json", "--timeout", "2", timeout=30)
+    report["tables"] = json.loads(listed.stdout or "[]")
+
+    unsure = sasaki("join", str(codes["Mina"]), "--bot", "--browse-timeout", "5",
+                    "--data-dir", str(work / "unsure"), timeout=30)
+    report["unsure"] = {"rc": unsure.returncode, "stderr": unsure.stderr}
+    joiners = {who: start(work / f"{who}-joiner.log", "join", str(codes[who]), "--creator", who, "--bot",
+                          "--name", name, "--data-dir", str(work / f"{who}-joiner"),
+                          "--transcript", str(work / f"{who}-joiner.sasaki"))
+               for who, name in (("Mina", "Sora"), ("Jun", "Hana"))}
+    wait_for_text(logs["Mina"], mina, "joined (4 of 4 seats taken)", timeout=30)
+    fifth = sasaki("join", str(codes["Mina"]), "--creator", "Mina", "--bot", "--data-dir", str(work / "fifth"),
+                   timeout=30)
+    report["fifth"] = {"rc": fifth.returncode, "stderr": fifth.stderr}
+    report["peers"] = {who: [wait(process, logs[who])[0], wait(joiners[who], work / f"{who}-joiner.log")[0]]
+                       for who, process in (("Mina", mina), ("Jun", jun))}
+    report["match_seconds"] = round(time.monotonic() - started, 1)
+    report["host_logs"] = {who: logs[who].read_text() for who in ("Mina", "Jun")}
+    report["audits"] = {who: audit(work / f"{who}.sasaki") for who in ("Mina", "Jun")}
+    return report
+
+
 def main() -> None:
     mode, work = sys.argv[1], Path(sys.argv[2])
     assert_isolated()
-    scenarios = {"table": table_scenario, "bots": bots_scenario, "play": play_scenario}
+    scenarios = {"table": table_scenario, "bots": bots_scenario, "play": play_scenario, "lan": lan_scenario}
     if mode not in scenarios:
         sys.exit(f"unknown scenario {mode!r}")
     started = time.monotonic()

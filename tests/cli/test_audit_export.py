@@ -29,12 +29,14 @@ def cli(*argv):
 
 def test_tampered_transcript_names_the_signer(demo, tmp_path):
     from p2p_sasaki.protocol.messages import decode_envelope, sign_envelope, verify_envelope
-    from p2p_sasaki.protocol.net import Identity, describe_key
+    from p2p_sasaki.protocol.net import Identity
     from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record, split_records
 
     directory, output = demo
     identities = [Identity((directory / f"peer{i}" / "identity.key").read_bytes()) for i in range(4)]
-    seat_of = {f"peer {key}": int(seat) for seat, key in re.findall(r"S(\d) peer ([0-9a-f]{8})", output)}
+    # the demo's peer i is "Bot i+1": "Seats drawn: ... S0 Bot 3, S1 Bot 1, ..."
+    seat_of = {int(bot) - 1: int(seat) for seat, bot in re.findall(r"S(\d) Bot (\d)", output.split("Seats drawn")[1])}
+    assert sorted(seat_of) == [0, 1, 2, 3]
     records = split_records((directory / "peer0.sasaki").read_bytes())
     # the last envelope that carries a bytes field: change one byte and re-sign it as its sender
     for index in range(len(records) - 1, 0, -1):
@@ -56,9 +58,11 @@ def test_tampered_transcript_names_the_signer(demo, tmp_path):
     result = cli("audit", "--json", str(path))
     assert result.returncode == 1, result.stdout + result.stderr
     blame = json.loads(result.stdout)["blame"]
-    assert blame["seat"] == seat_of[describe_key(signer.public_key)]
+    assert blame["seat"] == seat_of[identities.index(signer)]
+    assert json.loads(result.stdout)["names"] == [f"Bot {i + 1}" for s in range(4) for i, t in seat_of.items() if t == s]
     text = cli("audit", str(path))
-    assert text.returncode == 1 and f"S{blame['seat']} is to blame" in text.stdout
+    name = json.loads(result.stdout)["names"][blame["seat"]]
+    assert text.returncode == 1 and f"FAILED: S{blame['seat']} {name} is to blame (hand 1," in text.stdout
 
 
 def test_audit_ok_and_export_passes_replay(demo, tmp_path):

@@ -70,7 +70,8 @@ def leftovers(tmp_path: Path) -> list[str]:
 
 
 def host(tmp_path: Path, *extra: str, timeout: float = 60) -> pexpect.spawn:
-    return spawn(tmp_path, "host", "--no-mdns", "--interface", "127.0.0.1", *extra, timeout=timeout)
+    return spawn(tmp_path, "host", "--no-mdns", "--interface", "127.0.0.1", "--name", "Mina", *extra,
+                 timeout=timeout)
 
 
 @pytest.mark.parametrize("how", ["ctrl-c", "hang-up"])

@@ -47,7 +47,7 @@ def test_hosted_table_is_listed_refuses_a_wrong_code_and_is_joined_by_three_comm
     [table] = json.loads(report["tables_json"]["stdout"])
     assert table["nameplate"] == nameplate and table["name"].startswith(f"{nameplate}-")
     assert table == {"name": table["name"], "nameplate": nameplate, "seats_taken": 1, "port": int(port),
-                     "addresses": ["127.0.0.1"], "version": PROTOCOL_VERSION}
+                     "addresses": ["127.0.0.1"], "version": PROTOCOL_VERSION, "creator": None, "full": False}
     assert report["tables_text"]["rc"] == 0
     assert report["tables_text"]["stdout"] == f"table {nameplate}: 1 of 4 seats taken, at 127.0.0.1:{port}\n"
 
@@ -134,3 +134,37 @@ def test_interactive_play_browses_then_creates_or_joins(tmp_path):
     totals = {re.search(r"Match over\. Totals: (.*)\.", out).group(1) for out in (creator, joiner)}
     assert len(totals) == 1
     assert report["audit"]["rc"] == 0 and report["audit"]["ok"]
+
+
+def test_two_tables_with_one_number_a_redrawn_number_and_a_fifth_joiner(tmp_path):
+    """issue 10, "Tables on one LAN": a creator that sees its number drew another; a joiner
+    that sees two tables with its number tries the code on neither until told whose; a fifth
+    joiner of a full table is told so; the names are in the signed roster."""
+    report = run_scenario("lan", tmp_path)
+    number, codes = report["number"], report["codes"]
+
+    # Leo's creator saw table `number` (Mina's and Jun's) and drew another number and code
+    leo = report["leo_log"]
+    assert f"Table number {number} is already in use on this network; drew a new number and code." in leo
+    leo_code = re.search(r"Table code: (\S+)", leo).group(1)
+    assert leo_code.split("-")[0] != number and leo_code != codes["Leo"]
+    listed = {(t["nameplate"], t["creator"]) for t in report["tables"]}
+    assert {(number, "Mina"), (number, "Jun")} <= listed and (number, "Leo") not in listed
+
+    # a joiner without --creator is told whose tables they are, and no creator counts a guess
+    unsure = report["unsure"]
+    assert unsure["rc"] == 1
+    assert re.fullmatch(rf"sasaki: 2 tables numbered {number} are on the local network, made by "
+                        r"(Mina, Jun|Jun, Mina); say whose with --creator NAME\.\n", unsure["stderr"]), unsure
+    assert all("tried a wrong code" not in log for log in report["host_logs"].values())
+
+    # the fifth joiner of Mina's full table
+    assert report["fifth"] == {"rc": 1, "stderr": f"sasaki: table {number} is full.\n"}
+
+    # both tables played their hand, with the names each member chose in the signed roster
+    assert report["peers"] == {"Mina": [0, 0], "Jun": [0, 0]}, report["host_logs"]
+    assert "Sora (" in report["host_logs"]["Mina"] and "Hana (" in report["host_logs"]["Jun"]
+    for who, joiner in (("Mina", "Sora"), ("Jun", "Hana")):
+        audit = report["audits"][who]
+        assert audit["rc"] == 0 and audit["ok"] and audit["complete"], audit
+        assert sorted(audit["names"]) == sorted([who, "Bot 2", "Bot 3", joiner])

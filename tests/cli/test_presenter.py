@@ -165,7 +165,7 @@ def test_names_are_shown_as_printable_text():
     presenter = Presenter()
     presenter.names = ("Ana", "Bo\x1b[2J", "", "x" * 30)
     presenter.you = 0
-    assert [presenter.who(s) for s in range(4)] == ["you (Ana)", "Bo?[2J", "S2", "x" * 24]
+    assert [presenter.who(s) for s in range(4)] == ["you (S0 Ana)", "S1 Bo?[2J", "S2", "S3 " + "x" * 24]
 
 
 def test_the_deal_is_one_line_that_fills_in_words():
@@ -264,3 +264,20 @@ async def test_a_stall_that_allows_a_bot_adds_the_bot_for_s2_button(autojump_clo
         assert [g["choices"][0]["label"] for g in page["prompt"]["groups"]][-1] == "Bot for S2"
         assert presenter.answer(prompt.id, key="bot") == "bot"
     assert got == ["bot"] and presenter.prompt is None
+
+
+def test_names_show_beside_the_seat_and_a_hostile_one_cannot_move_the_cursor():
+    """The signed roster names, in seat order: "S2 Mina"; a member that chose none (its key's
+    short form) stays "S2"; a control character that reached the view anyway is a "?"."""
+    from p2p_sasaki.protocol.messages import default_name
+
+    presenter = Presenter()
+    names = ("Mina", default_name(KEYS[1]), "Jun\x1b[2J", "Bot 4")
+    notes = texts(presenter, Seated(KEYS, 0, names), HandStarted(1),
+                  ActionApplied(Play(0, CardSet.parse("3S")), lead=True), ActionApplied(Pass(1)),
+                  ActionApplied(Pass(2)))
+    assert notes == ["Seats drawn: you are S0 Mina. S0 Mina, S1 peer 01010101, S2 Jun?[2J, S3 Bot 4.",
+                     "Hand 1: shuffling and dealing (every peer shuffles, with proofs) ...",
+                     "you (S0 Mina) leads 3S (single 3)", "S1 passes", "S2 Jun?[2J passes"]
+    seats = presenter.table().seats
+    assert [s.label for s in seats] == ["You", "S1", "S2 Jun?[2J", "S3 Bot 4"]

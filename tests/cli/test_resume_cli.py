@@ -114,7 +114,7 @@ def test_on_a_terminal_host_asks_before_resuming_and_n_starts_a_new_table(tmp_pa
 
     saved_table(tmp_path)
     child = pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", "host", "--data-dir", str(tmp_path),
-                                           "--no-mdns", "--interface", "127.0.0.1"],
+                                           "--no-mdns", "--interface", "127.0.0.1", "--name", "Mina"],
                           cwd=str(ROOT), env=env(), encoding="utf-8", timeout=60)
     try:
         child.expect("You have an unfinished table:")

@@ -6,6 +6,7 @@ demo's full-proof run is the session's shared one (tests/cli/conftest.py)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -29,16 +30,18 @@ def play_match(tmp_path, mdns: bool, hands: int = 2, extra=()):
     host_args = ["host", "--bot", "--seed", "1", "--hands", str(hands), "--lead", "3H", "--interface", "127.0.0.1",
                  "--window", "0", "--claim-window", "0", "--bot-turn", "0", "--data-dir", str(tmp_path / "p0"), "--transcript", str(tmp_path / "p0.sasaki"),
                  "--ready-file", str(ready), "--code", code, *extra]
+    creator = f"Host {os.getpid()}"   # other tables on this machine's loopback may share the number
     if not mdns:
         host_args.append("--no-mdns")
+    else:
+        host_args += ["--name", creator, "--keep-number"]
     host = sasaki(*host_args)
     address = wait_for(ready, host)
     joiners = []
     for i in (1, 2, 3):
         args = ["join", code, "--bot", "--seed", str(i), "--interface", "127.0.0.1",
                 "--data-dir", str(tmp_path / f"p{i}"), "--transcript", str(tmp_path / f"p{i}.sasaki")]
-        if not mdns:
-            args += ["--address", address]
+        args += ["--address", address] if not mdns else ["--creator", creator]
         joiners.append(sasaki(*args))
     results = finish([host, *joiners], timeout=150)
     for status, out in results:

@@ -256,3 +256,18 @@ async def test_an_unanswered_next_match_question_closes_when_its_time_is_up(auto
         await presenter.wait_next(offer)
     assert presenter.next_offer is None and notes == []        # the caller says why (close_next)
     assert presenter.answer_next(offer.id, True) == Refusal("that question is over (answered already, or its time is up)")
+
+
+def test_names_reach_the_page_as_data_and_are_set_as_text():
+    """A name is untrusted: the snapshot carries it verbatim (JSON over the WebSocket) and the
+    page's script puts every text through ``textContent``/``setAttribute``; the one
+    ``innerHTML`` is the card faces' SVG, drawn by the program."""
+    presenter = Presenter()
+    hostile = '<img src=x onerror="alert(1)">'[:24]
+    presenter.event(Seated(KEYS, 0, ("Mina", "Jun", hostile, "Bot 4")), None)
+    snapshot = json.loads(json.dumps(server.table_json(presenter.table())))
+    assert [s["label"] for s in snapshot["seats"]] == ["You", "S1 Jun", "S2 " + hostile, "S3 Bot 4"]
+    script = page()
+    assert script.count("innerHTML") == 1 and "t.innerHTML = markup" in script
+    assert 'box.append(el("h2", {}, seat.you ? seat.label + " (S" + seat.seat + ")" : seat.label));' in script
+    assert "e.textContent = text" in script and "e.setAttribute(k, v)" in script

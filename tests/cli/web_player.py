@@ -62,7 +62,7 @@ def start_demo(directory: Path, deal_seed: int, timeout: float = 120) -> Demo:
         key.chmod(0o600)
     process = subprocess.Popen(
         [sys.executable, "-P", "-m", "p2p_sasaki", "demo", "--human", "--web", "--no-browser", "--hands", "1",
-         "--seed", "5", "--deal-seed", str(deal_seed), "--timeout", "120",
+         "--seed", "5", "--deal-seed", str(deal_seed), "--timeout", "120", "--name", "Mina",
          "--web-linger", "120", "--dir", str(directory)],
         cwd=ROOT, env=env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True)

@@ -28,7 +28,7 @@ class Net:
 
     def __init__(self, seed: int = 0, hostile: bool = True, config: TableConfig | None = None,
                  keys_seed: bytes = b"table-keys", tamper: Tamper | None = None, bot=None,
-                 table_id: bytes = TABLE_ID) -> None:
+                 table_id: bytes = TABLE_ID, names: tuple[str, ...] = ()) -> None:
         self.rng = random.Random(seed)
         self.hostile = hostile
         self.config = config or TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
@@ -36,7 +36,7 @@ class Net:
         self.keys = identities(keys_seed, n)
         roster = [k.public_key for k in self.keys]
         self.peers = [TableSession(self.keys[i], roster, table_id, self.config,
-                                   rng=SeededEntropy(b"peer%d-%d" % (i, seed))) for i in range(n)]
+                                   rng=SeededEntropy(b"peer%d-%d" % (i, seed)), roster_names=names) for i in range(n)]
         self.events: list[list] = [[] for _ in range(n)]
         self.queue: list[tuple[int, int, bytes]] = []   # (from, to, envelope)
         self.tamper = tamper

@@ -182,9 +182,10 @@ JOINER = KEYS[1]
 
 
 def join_pair(password: bytes = CODE, nameplate: str = "7", seed: bytes = b"j") -> tuple[JoinCreator, JoinJoiner]:
-    creator = JoinCreator(CREATOR, TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE), CODE, "7", TABLE,
+    creator = JoinCreator(CREATOR, TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE, "Mina"), CODE, "7", TABLE,
                           entropy=SeededEntropy(seed + b"c"))
-    joiner = JoinJoiner(JOINER, TableMember(JOINER.public_key, "", 6000, MEMBER_NONCE), password, nameplate, "10.0.0.1",
+    joiner = JoinJoiner(JOINER, TableMember(JOINER.public_key, "", 6000, MEMBER_NONCE, "Jun"), password, nameplate,
+                        "10.0.0.1",
                         entropy=SeededEntropy(seed + b"j"))
     return creator, joiner
 
@@ -192,16 +193,16 @@ def join_pair(password: bytes = CODE, nameplate: str = "7", seed: bytes = b"j") 
 def test_join_right_code_admits_then_the_roster_arrives_byte_identical_from_a_seed():
     creator, joiner = join_pair()
     creator_events, joiner_events, wire = pump(creator, joiner, creator.start(), joiner.start())
-    assert creator_events == [CodeConfirmed(TableMember(JOINER.public_key, "", 6000, MEMBER_NONCE))]
+    assert creator_events == [CodeConfirmed(TableMember(JOINER.public_key, "", 6000, MEMBER_NONCE, "Jun"))]
     assert joiner_events == []
     _, joiner_events, wire2 = pump(creator, joiner, creator.admit())
-    assert joiner_events == [CreatorConfirmed(TableMember(CREATOR.public_key, "10.0.0.1", 5000, MEMBER_NONCE))]
-    members = (TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE),
-               TableMember(JOINER.public_key, "1.2.3.4", 6000, MEMBER_NONCE))
+    assert joiner_events == [CreatorConfirmed(TableMember(CREATOR.public_key, "10.0.0.1", 5000, MEMBER_NONCE, "Mina"))]
+    members = (TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE, "Mina"),
+               TableMember(JOINER.public_key, "1.2.3.4", 6000, MEMBER_NONCE, "Jun"))
     roster = TableRoster(table_id_of(TABLE, members), members)
     _, joiner_events, wire3 = pump(creator, joiner, creator.send_roster(roster))
     assert joiner_events == [RosterReceived(TableRoster(roster.table_id, (
-        TableMember(CREATOR.public_key, "10.0.0.1", 5000, MEMBER_NONCE), roster.members[1])))]
+        TableMember(CREATOR.public_key, "10.0.0.1", 5000, MEMBER_NONCE, "Mina"), roster.members[1])))]
     assert creator.state is joiner.state is State.DONE
     tags = [decode_handshake(f).TAG for f in wire + wire2 + wire3]
     assert tags == ["join-greeting", "pake", "pake", "sealed", "sealed", "sealed"]
@@ -299,7 +300,7 @@ def test_join_creator_rejects_a_weak_key_even_with_a_valid_transcript(monkeypatc
 # docs/protocol.md, "Handshake test vectors": SHA-256 of every frame of a seeded run,
 # concatenated in the order sent.
 MESH_VECTOR = (400, "634722493a4b55a084d97c7360c500ff411858c97ead60fd72ddce6c75ce8ebe")
-JOIN_VECTOR = (712, "c92fcedfa4b07bd5c7dc1df37aed77b6d9098ead0fdead5560b2bcc5c6c3ac30")
+JOIN_VECTOR = (730, "874f486f577aac528b27d206867b6147e968798ffdc40b1f281f746aa3701269")
 
 
 def test_vector_seeded_handshakes():
@@ -310,7 +311,8 @@ def test_vector_seeded_handshakes():
     assert (len(wire), hashlib.sha256(wire).hexdigest()) == MESH_VECTOR
     creator, joiner = join_pair()
     frames = pump(creator, joiner, creator.start())[2] + pump(creator, joiner, creator.admit())[2]
-    members = (TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE), TableMember(JOINER.public_key, "", 6000, MEMBER_NONCE))
+    members = (TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE, "Mina"),
+               TableMember(JOINER.public_key, "", 6000, MEMBER_NONCE, "Jun"))
     roster = TableRoster(table_id_of(TABLE, members), members)
     frames += pump(creator, joiner, creator.send_roster(roster))[2]
     wire = b"".join(frames)
@@ -357,20 +359,24 @@ def test_admissions_burn_the_code_after_three_wrong_codes_and_free_a_left_seat()
 # -- issue 12: fresh tables ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", ["invitation id", "my nonce", "creator nonce"])
+@pytest.mark.parametrize("bad", [None, "invitation id", "my nonce", "creator nonce", "my name", "creator name"])
 def test_a_joiner_refuses_a_roster_whose_table_id_is_not_fresh(bad):
     """The table id is H32("table-id", invitation id, n, key_i ‖ nonce_i ...): a joiner checks
-    it, and that its own fresh nonce (and the creator's) is in it."""
+    it, and that its own fresh nonce and name (and the creator's) are in it."""
     creator, joiner = join_pair()
     pump(creator, joiner, creator.start(), joiner.start())
     pump(creator, joiner, creator.admit())
-    me = TableMember(JOINER.public_key, "", 6000, MEMBER_NONCE)
     other = bytes(32)
-    members = (TableMember(CREATOR.public_key, "", 5000, other if bad == "creator nonce" else MEMBER_NONCE),
-               me if bad != "my nonce" else TableMember(JOINER.public_key, "", 6000, other))
+    members = (TableMember(CREATOR.public_key, "", 5000, other if bad == "creator nonce" else MEMBER_NONCE,
+                           "Eve" if bad == "creator name" else "Mina"),
+               TableMember(JOINER.public_key, "", 6000, other if bad == "my nonce" else MEMBER_NONCE,
+                           "Eve" if bad == "my name" else "Jun"))
     table_id = TABLE if bad == "invitation id" else table_id_of(TABLE, members)
     _, joiner_events, _ = pump(creator, joiner, creator.send_roster(TableRoster(table_id, members)))
-    assert [type(e).__name__ for e in joiner_events] == ["Failed"] and joiner.state is not State.DONE
+    if bad is None:
+        assert [type(e).__name__ for e in joiner_events] == ["RosterReceived"] and joiner.state is State.DONE
+    else:
+        assert [type(e).__name__ for e in joiner_events] == ["Failed"] and joiner.state is not State.DONE
 
 
 def test_admissions_make_the_table_id_from_every_member():

@@ -221,7 +221,7 @@ def _replaced_header():
     keys = [IdentityKey(bytes([i]) * 32).public_key for i in range(1, 5)]
     config = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False, follows=bytes(range(100, 132)),
                          carried=(5, -3, 0, -2), seats=(2, 0, 3, 1))
-    header = header_of(bytes(range(32)), keys, config)
+    header = header_of(bytes(range(32)), keys, config, ("Mina", "Jun", "Bot", "Leo"))
     return header, dataclasses.replace
 
 
@@ -230,10 +230,10 @@ def test_vector_header_with_follows_carried_and_seats():
 
     header, _ = _replaced_header()
     data = header.encode()
-    assert len(data) == 249 and data[0] == 0x9e     # an array of 14
-    assert hashlib.sha256(data).hexdigest() == "f6d9ccceda138641e461844afcdf70961db1ee6fe11e8f02ff59d777842d5bb7"
-    # ... stall_ms, follows (bin 32), carried [5, -3, 0, -2], seats [2, 0, 3, 1]
-    assert data.endswith(bytes.fromhex("ce0001d4c0c420" + bytes(range(100, 132)).hex() + "9405fd00fe" + "9402000301"))
+    assert len(data) == 267 and data[0] == 0x9f     # an array of 15
+    assert hashlib.sha256(data).hexdigest() == "c2f40fde1687da3cd0f30017ffc27d7f8054187c970ca29956828813f4d394a6"
+    # ... stall_ms, roster_names, follows (bin 32), carried [5, -3, 0, -2], seats [2, 0, 3, 1]
+    assert data.endswith(bytes.fromhex("94a44d696e61a34a756ea3426f74a34c656fc420" + bytes(range(100, 132)).hex() + "9405fd00fe" + "9402000301"))
     assert TranscriptHeader.decode(data) == header
 
 
@@ -241,14 +241,14 @@ def test_optional_header_fields_at_their_defaults_are_left_out_and_old_headers_k
     header, replace = _replaced_header()
     plain = replace(header, follows=b"", carried=(), seats=())
     data = plain.encode()
-    assert data[0] == 0x9b and msgpack.unpackb(data) == plain.to_wire() and len(plain.to_wire()) == 11
+    assert data[0] == 0x9c and msgpack.unpackb(data) == plain.to_wire() and len(plain.to_wire()) == 12
     # only the trailing defaults are left out: an empty follows before carried stays
-    assert msgpack.unpackb(replace(header, follows=b"", seats=()).encode())[11:] == [b"", [5, -3, 0, -2]]
+    assert msgpack.unpackb(replace(header, follows=b"", seats=()).encode())[12:] == [b"", [5, -3, 0, -2]]
     wire = plain.to_wire()
     for trailing in ([b""], [b"", []], [b"", [], []]):   # a default written out: not canonical
         with pytest.raises(MessageError, match="optional field at its default"):
             TranscriptHeader.decode(msgpack.packb(wire + trailing, use_bin_type=True))
-    with pytest.raises(MessageError, match="11..14 fields"):
+    with pytest.raises(MessageError, match="12..15 fields"):
         TranscriptHeader.decode(msgpack.packb(wire + [b"", [], [], 1], use_bin_type=True))
 
 

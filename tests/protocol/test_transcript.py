@@ -107,14 +107,40 @@ def test_a_bad_header_is_reported():
     assert not audit.ok and audit.blame.seat is None and audit.status is AuditStatus.UNREADABLE
 
 
+def test_the_header_carries_the_roster_names_as_its_twelfth_field(honest):
+    """The names travel after ``stall_ms``, one per key in roster order, each checked."""
+    import dataclasses
+
+    import msgpack
+
+    from p2p_sasaki.protocol.messages import MessageError, TranscriptHeader
+
+    header = read_transcript(honest.transcript(0)).header
+    assert header.roster_names == tuple(f"peer {k[:4].hex()}" for k in header.roster_keys)   # none given
+    named = dataclasses.replace(header, roster_names=("Mina", "Jun", "Bot 3", "Ünal Ö"))
+    wire = msgpack.unpackb(named.encode())
+    assert len(wire) == 12 and wire[10] == header.stall_ms and wire[11] == ["Mina", "Jun", "Bot 3", "Ünal Ö"]
+    assert TranscriptHeader.decode(named.encode()) == named
+    for names, why in ((["Mina", "Jun", "Bot 3"], "the header names each roster member once"),
+                       (["Mina", "Jun", "Bot 3", ""], "roster name: a name is 1 to 24 characters"),
+                       (["Mina", "Jun", "Bot 3", "x" * 25], "roster name: a name is 1 to 24 characters"),
+                       (["Mina", "Jun", "Bot 3", "\x1b]0;pwned\x07"], "control or invisible"),
+                       (["Mina", "Jun", "Bot 3", "Jun "], "cannot start or end with a space"),
+                       (["Mina", "Jun", "Bot 3", b"Leo"], "roster name must be text")):
+        with pytest.raises(MessageError, match=why):
+            TranscriptHeader.decode(msgpack.packb(wire[:11] + [names], use_bin_type=True))
+    with pytest.raises(MessageError, match="array of 12..15 fields"):
+        TranscriptHeader.decode(msgpack.packb(wire[:11], use_bin_type=True))
+
+
 def test_export_records_replay(honest):
     (text,) = export_records(honest.transcript(0))
     hand = replay(text)
     assert hand.is_over and hand.scores == audit_table(honest.transcript(0)).scores[0]
 
 
-VECTOR_DIGEST = "e0852fa718a75901b939f3b653c1ec8308e635632c331be38dffc271c97ea8ee"
-VECTOR_LENGTH = 41447
+VECTOR_DIGEST = "9023047a4f3d769f09334a4a183bc4daaba820a47625bec579a859cccb9c7f3d"
+VECTOR_LENGTH = 41504
 
 
 def test_a_resigned_wrong_key_names_its_signer(honest):
@@ -241,7 +267,8 @@ def test_a_header_edit_names_nobody(honest):
     records = split_records(honest.transcript(0))
     header = read_transcript(honest.transcript(0)).header
     for edited in (dataclasses.replace(header, hands=2), dataclasses.replace(header, proofs=True),
-                   dataclasses.replace(header, roster_keys=header.roster_keys[1:] + header.roster_keys[:1])):
+                   dataclasses.replace(header, roster_keys=header.roster_keys[1:] + header.roster_keys[:1]),
+                   dataclasses.replace(header, roster_names=("Mina",) + header.roster_names[1:])):
         audit = audit_table(rebuild([(KIND_HEADER, edited.encode())] + records[1:]))
         assert audit.status is AuditStatus.DAMAGED and audit.blame.seat is None, audit.blame
         assert audit.stops_at.record == 1
@@ -283,3 +310,26 @@ def test_a_weak_identity_key_in_the_header_is_refused(honest):
         audit = audit_table(rebuild([(KIND_HEADER, edited.encode())] + records[1:]))
         assert audit.status is AuditStatus.DAMAGED and audit.blame.seat is None
         assert "small order" in audit.blame.reason
+
+
+def test_the_audit_and_the_export_name_the_seats():
+    """The signed names come back from the transcript in seat order: the audit's ``names``
+    (and its labels, "S2 Mina"; a member with no chosen name stays "S2"), and a first
+    comment line of each exported record, which still replays."""
+    from p2p_sasaki.protocol.messages import default_name
+
+    probe = Net(seed=1, config=FAST)
+    names = ("Mina", "Jun", default_name(probe.keys[2].public_key), "Bot 4")
+    net = Net(seed=1, config=FAST, names=names)
+    net.start()
+    net.run()
+    audit = audit_table(net.transcript(0))
+    seated = net.peers[0].seat_keys
+    by_key = dict(zip((k.public_key for k in net.keys), names))
+    assert audit.ok and audit.names == tuple(by_key[k] for k in seated) and audit.keys == seated
+    assert [audit.label(s) for s in range(4)] == [f"S{s} {by_key[k]}" if by_key[k] in ("Mina", "Jun", "Bot 4")
+                                                  else f"S{s}" for s, k in enumerate(seated)]
+    (text,) = export_records(net.transcript(0))
+    first = text.splitlines()[0]
+    assert first == "# " + ", ".join(audit.label(s) for s in range(4))
+    assert replay(text).is_over
