@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from p2p_sasaki.bots import HeuristicBot
+from p2p_sasaki.cli.presenter import announce, member_label
 from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.followon import replaceable
-from p2p_sasaki.protocol.messages import describe_key
 from p2p_sasaki.protocol.net import Identity, TableRoster
 from p2p_sasaki.protocol.net.botseat import ReplaceSeat, agree_replace_seat, runner_of
 from p2p_sasaki.protocol.net.table import BOT, BotPlayer, TableResult
@@ -53,39 +53,24 @@ async def agree_bot_seat(args: argparse.Namespace, identity: Identity, roster: T
     runner = runner_of(result.seat_keys, seat)
     bot = Identity.generate(entropy) if runner == identity.public_key else None
     if policy == "yes":
-        say(ui, presenter, f"Asking the others to go on with a bot in {label}'s seat ...")
+        announce(ui, presenter, f"Asking the others to go on with a bot in {label}'s seat ...")
     seconds = max(5.0, config.pace.answer_ms / 1000)
     agreed = await agree_replace_seat(mesh, identity, roster, result, policy, seconds, bot=bot, entropy=entropy)
     if agreed is None:
         return None
     if agreed.roster is not None:
-        runs = "you run it" if bot is not None else f"{describe(presenter, roster, runner)} runs it"
-        say(ui, presenter, f"Everyone agreed: a bot takes {label}'s seat ({runs}); the match goes on.")
+        runs = "you run it" if bot is not None else f"{member_label(presenter, runner)} runs it"
+        announce(ui, presenter, f"Everyone agreed: a bot takes {label}'s seat ({runs}); the match goes on.")
         return agreed
     if policy == "yes":
         outcome = agreed.outcome
         if outcome.declined is not None:
-            who = "you" if outcome.declined == identity.public_key else describe(presenter, roster, outcome.declined)
-            say(ui, presenter, f"No bot in {label}'s seat: {who} did not want one.")
+            who = "you" if outcome.declined == identity.public_key else member_label(presenter, outcome.declined)
+            announce(ui, presenter, f"No bot in {label}'s seat: {who} did not want one.")
         else:
-            names = ", ".join(describe(presenter, roster, key) for key in outcome.missing)
-            say(ui, presenter, f"No bot in {label}'s seat: {names} did not answer in time.")
+            names = ", ".join(member_label(presenter, key) for key in outcome.missing)
+            announce(ui, presenter, f"No bot in {label}'s seat: {names} did not answer in time.")
     return None
-
-
-def describe(presenter: Any, roster: TableRoster, key: bytes) -> str:
-    return presenter.key_label(key) if presenter is not None else describe_key(key)
-
-
-def say(ui: Any, presenter: Any, text: str) -> None:
-    if presenter is not None:
-        presenter.close_next(text)
-        if ui is None or getattr(ui, "presenter", None) is not presenter:
-            print(text, flush=True)
-    elif ui is not None:
-        ui.say(text)
-    else:
-        print(text, flush=True)
 
 
 def bot_player(args: argparse.Namespace, identity: Identity) -> BotPlayer:

@@ -456,6 +456,7 @@ async def next_match(args: argparse.Namespace, identity: Identity, roster: Table
                      ) -> tuple[TableRoster, list[tuple[bytes, bytes]]] | None:
     """The next-match agreement after a finished match: the new roster and the frames of the
     new table that came meanwhile, or None (everyone ends; one sentence says why)."""
+    from p2p_sasaki.cli.presenter import announce, member_label
     from p2p_sasaki.protocol.followon import FollowOn
     from p2p_sasaki.protocol.net.followon import agree_follow_on
 
@@ -482,7 +483,7 @@ async def next_match(args: argparse.Namespace, identity: Identity, roster: Table
     def who(key: bytes) -> str:
         if key == identity.public_key:
             return "you"
-        return presenter.key_label(key) if presenter is not None else describe_member(roster, key)
+        return member_label(presenter, key)
 
     if outcome.declined is not None:
         text = "No next match: you declined." if outcome.declined == identity.public_key and not outcome.timed_out \
@@ -491,19 +492,8 @@ async def next_match(args: argparse.Namespace, identity: Identity, roster: Table
     else:
         names = ", ".join(who(key) for key in outcome.missing)
         text = f"No next match: {names} did not answer in time."
-    if presenter is not None:
-        presenter.close_next(text)
-        if ui is None or getattr(ui, "presenter", None) is not presenter:
-            print(text, flush=True)
-    elif ui is not None:
-        ui.say(text)
+    announce(ui, presenter, text)
     return None
-
-
-def describe_member(roster: TableRoster, key: bytes) -> str:
-    from p2p_sasaki.protocol.messages import describe_key
-
-    return describe_key(key)
 
 
 def next_transcript_path(args: argparse.Namespace, directory: Path, roster: TableRoster, match_no: int) -> Path:

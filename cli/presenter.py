@@ -864,3 +864,20 @@ def passed_since_last_play(view: Any) -> list[int]:
             passed.append(action.seat)
     return sorted(passed)
 
+
+def member_label(presenter: Presenter | None, key: bytes) -> str:
+    """How a view names the member with ``key``: the presenter's label, else its key's short form."""
+    return presenter.key_label(key) if presenter is not None else describe_key(key)
+
+
+def announce(ui: Any, presenter: Presenter | None, text: str) -> None:
+    """Say a follow-on's ending sentence on every view (and on stdout when the terminal is
+    not the presenter's view)."""
+    if presenter is not None:
+        presenter.close_next(text)
+        if ui is None or getattr(ui, "presenter", None) is not presenter:
+            print(text, flush=True)
+    elif ui is not None:
+        ui.say(text)
+    else:
+        print(text, flush=True)
