@@ -266,6 +266,7 @@ class TableView:
     result: str | None = None                # who won, once the match is over
     next_match: NextMatch | None = None      # the next-match offer, while it is open
     match_no: int = 1                        # matches at this table so far (a next match adds one)
+    you_label: str = ""                      # your seat as the others see it: "S1 Mina" (once seated)
 
 
 @dataclass(frozen=True)
@@ -668,7 +669,7 @@ class Presenter:
                          self._open.prompt if self._open is not None else None, sheet, tuple(self.log),
                          self.verdict, self.transcript is not None,
                          self.winner_text() if self.phase is Phase.MATCH_OVER else None, self.next_offer,
-                         self.match_no)
+                         self.match_no, self.label(self.you) if self.you is not None else "")
 
     # -- the desk: prompts and answers ---------------------------------------------------
 

@@ -215,7 +215,7 @@ function draw() {
   $("you").classList.toggle("asked", !!p);
   $("meta").textContent = (t.match_no > 1 ? "Match " + t.match_no + " \u00b7 " : "")
     + (t.hand_no ? "Hand " + t.hand_no + (t.hands ? " of " + t.hands : "") : "Waiting room")
-    + " \u00b7 multiplier x" + t.multiplier + (t.you !== null ? " \u00b7 you are S" + t.you : "");
+    + " \u00b7 multiplier x" + t.multiplier + (t.you !== null ? " \u00b7 you are " + t.you_label : "");
   $("status").textContent = t.phase === "match over" ? "The match is over." : (t.waiting || (p ? "Your move." : ""));
   const seats = t.seats || [];
   const you = t.you;

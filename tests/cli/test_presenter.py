@@ -281,3 +281,4 @@ def test_names_show_beside_the_seat_and_a_hostile_one_cannot_move_the_cursor():
                      "you (S0 Mina) leads 3S (single 3)", "S1 passes", "S2 Jun?[2J passes"]
     seats = presenter.table().seats
     assert [s.label for s in seats] == ["You", "S1", "S2 Jun?[2J", "S3 Bot 4"]
+    assert presenter.table().you_label == "S0 Mina"   # the page's "you are S0 Mina"

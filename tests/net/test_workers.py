@@ -126,7 +126,8 @@ def _alive(pid: int) -> bool:
 def test_the_workers_exit_when_their_peer_is_killed():
     """A peer SIGKILLed with its pool open (no close, no shutdown): its workers notice their
     parent is gone and exit at once instead of running on as orphans."""
-    peer = subprocess.Popen([sys.executable, "-c", _POOL_THEN_WAIT], stdout=subprocess.PIPE, text=True)
+    # -P: the checkout's p2p_sasaki/ folder (the working directory) must not shadow the install
+    peer = subprocess.Popen([sys.executable, "-P", "-c", _POOL_THEN_WAIT], stdout=subprocess.PIPE, text=True)
     try:
         assert peer.stdout is not None
         workers = [int(pid) for pid in peer.stdout.readline().split()]
