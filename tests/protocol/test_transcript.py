@@ -253,11 +253,30 @@ def test_cutting_a_transcript_never_names_a_seat_sampled(two_hands):
         assert "torn last record at byte" in audit.note
 
 
+def _verdict_of_cut(data, cut):
+    audit = audit_table(data[:cut])
+    return (audit.blame.seat if audit.blame is not None else None, audit.status,
+            audit.stops_at.record if audit.stops_at is not None else None)
+
+
 @pytest.mark.slow
 def test_cutting_a_transcript_never_names_a_seat_at_any_boundary(two_hands):
+    """Every cut audited from scratch (a few hundred audits): spread over the cores."""
+    import concurrent.futures
+    import functools
+    import multiprocessing
+    import os
+
     boundaries, inside = _cuts(two_hands)
-    for cut in boundaries + inside:
-        _check_cut(two_hands, cut)
+    cuts = boundaries + inside
+    context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+    with concurrent.futures.ProcessPoolExecutor(max_workers=min(4, os.cpu_count() or 1), mp_context=context) as pool:
+        verdicts = list(pool.map(functools.partial(_verdict_of_cut, two_hands), cuts, chunksize=8))
+    assert len(verdicts) == len(cuts) > 300
+    for cut, (seat, status, record) in zip(cuts, verdicts):
+        assert seat is None, (cut, seat)
+        assert status is AuditStatus.INCOMPLETE, (cut, status)
+        assert record is not None and record >= 1, (cut, record)
 
 
 def test_a_header_edit_names_nobody(honest):
