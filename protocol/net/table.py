@@ -163,6 +163,20 @@ class PlayerLeft(Exception):
     the driver signs a leave notice, sends it, then lets this exception end the table."""
 
 
+def player_left(error: BaseException) -> PlayerLeft | None:
+    """The :class:`PlayerLeft` that ``error`` is or holds: a player that asks in tasks of its
+    own (a terminal reading while a page may answer) raises it wrapped in an exception group,
+    and a quit must not read as a crash (the leave notice would never be sent)."""
+    if isinstance(error, PlayerLeft):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            left = player_left(inner)
+            if left is not None:
+                return left
+    return None
+
+
 @dataclass(frozen=True)
 class Stalled:
     """Driver event, and the question put to the player (``Player.stalled``): the table has
@@ -840,7 +854,15 @@ class _Driver:
     async def _choose(self, key: Any, stall: Stalled, scope: trio.CancelScope) -> None:
         with scope:
             chooser = getattr(self.player, "stalled", None)
-            choice = await chooser(stall) if chooser is not None else bot_stall_choice(stall)
+            try:
+                choice = await chooser(stall) if chooser is not None else bot_stall_choice(stall)
+            except BaseException as error:
+                left = player_left(error)
+                if left is None:
+                    raise
+                self.leaving = left        # quit at the stall question: as at a decision
+                self._wake()
+                return
             self.choices.append((key, choice))
             self._wake()
 
@@ -892,7 +914,10 @@ class _Driver:
         with scope:
             try:
                 action = await self.player.decide(turn)
-            except PlayerLeft as left:
+            except BaseException as error:
+                left = player_left(error)
+                if left is None:
+                    raise
                 self.leaving = left        # the loop sends the leave notice, then ends the table
                 self._wake()
                 return

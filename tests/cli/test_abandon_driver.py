@@ -71,15 +71,29 @@ class Chooser(BotPlayer):
 
 
 class Quitter(BotPlayer):
-    """A bot whose person types ``quit`` at its first decision after the opening slot."""
+    """A bot whose person types ``quit`` at its first decision after the opening slot;
+    ``in_task``: typed in a task of the player's own, as the terminal reads (the quit then
+    leaves ``decide`` wrapped in an exception group)."""
+
+    def __init__(self, bot: Any, in_task: bool = False) -> None:
+        super().__init__(bot)
+        self.in_task = in_task
 
     async def decide(self, turn: Turn) -> Any:
         if turn.view is not None and len(turn.view.history) >= 1:
-            raise PlayerLeft("you left the table")
+            if not self.in_task:
+                raise PlayerLeft("you left the table")
+
+            async def typed() -> None:
+                raise PlayerLeft("you left the table")
+
+            async with trio.open_nursery(strict_exception_groups=True) as nursery:
+                nursery.start_soon(typed)
+                await trio.sleep_forever()
         return await super().decide(turn)
 
 
-async def play(hands: int, *, quit_: bool = False, scripts: dict[int, list[str]] | None = None,
+async def play(hands: int, *, quit_: bool = False, quit_in_task: bool = False, scripts: dict[int, list[str]] | None = None,
                crasher: int | None = None, tmp: Path | None = None) -> Table:
     """``crasher`` (with ``tmp``): that present peer is killed right after it signed its abandon,
     before sending it, and resumed from its data directory a second later."""
@@ -89,7 +103,7 @@ async def play(hands: int, *, quit_: bool = False, scripts: dict[int, list[str]]
     for n in range(4):
         bot = HeuristicBot(random.Random(n))
         if n == VICTIM and quit_:
-            players.append(Quitter(bot))
+            players.append(Quitter(bot, quit_in_task))
         else:
             players.append(Chooser(bot, (scripts or {}).get(n, [])))
 
@@ -218,8 +232,10 @@ async def test_keep_waiting_asks_again_one_deadline_later_and_end_the_match_ends
         assert event.end
 
 
-async def test_a_player_who_quits_sends_a_leave_notice_and_the_others_need_not_wait_for_the_deadline(autojump_clock):
-    table = await play(hands=2, quit_=True)
+@pytest.mark.parametrize("in_task", [False, True], ids=["in decide", "in the player's own task"])
+async def test_a_player_who_quits_sends_a_leave_notice_and_the_others_need_not_wait_for_the_deadline(
+        in_task, autojump_clock):
+    table = await play(hands=2, quit_=True, quit_in_task=in_task)
     seat = table.seats[VICTIM]
     assert isinstance(table.results[VICTIM], PlayerLeft)
     check_abandoned(table, (1,))     # bots end the match when the seat left
