@@ -69,54 +69,49 @@ async def _host(args: argparse.Namespace, player: object) -> int:
     mesh_port = mesh_listeners[0].socket.getsockname()[1]
     address = f"{args.interface or lan_address()}:{join_port}"
     bots: list[subprocess.Popen[bytes]] = []
-    async with AsyncExitStack() as advertised:   # the table stays listed (as full) while it plays
-        ad = None
-        if not args.no_mdns:
-            code, ad = await _advertise_unique(advertised, args, code, join_port, name)
-        print(f"Table code: {code}", flush=True)
-        print(f"Join address (if multicast does not pass): {address}", flush=True)
-        if not args.no_invite:
-            print(f"Others join with: sasaki join {code}   or   sasaki join {code} --address {address}", flush=True)
-        if args.ready_file:
-            tmp = args.ready_file.with_suffix(".tmp")
-            tmp.write_text(address)
-            tmp.rename(args.ready_file)
-        async with trio.open_nursery() as nursery:
-            if args.bots:
-                bots = spawn_bot_peers(args.bots, str(code), address, directory, args.interface,
-                                       kind=args.bot_kind or "search", level=args.level,
-                                       next_match="no" if args.bot else "yes")   # a person's bots agree by themselves
-                print(f"Started {args.bots} bot peer(s) as local processes.", flush=True)
-            people = 3 - args.bots
-            print(f"Waiting for {people} player(s) to join ..." if people else "Waiting for the bots to join ...",
-                  flush=True)
+    try:
+        async with AsyncExitStack() as advertised:   # the table stays listed (as full) while it plays
+            ad = None
+            if not args.no_mdns:
+                code, ad = await _advertise_unique(advertised, args, code, join_port, name)
+            print(f"Table code: {code}", flush=True)
+            print(f"Join address (if multicast does not pass): {address}", flush=True)
+            if not args.no_invite:
+                print(f"Others join with: sasaki join {code}   or   sasaki join {code} --address {address}", flush=True)
+            if args.ready_file:
+                tmp = args.ready_file.with_suffix(".tmp")
+                tmp.write_text(address)
+                tmp.rename(args.ready_file)
+            async with trio.open_nursery() as nursery:
+                if args.bots:
+                    bots = spawn_bot_peers(args.bots, str(code), address, directory, args.interface,
+                                           kind=args.bot_kind or "search", level=args.level,
+                                           next_match="no" if args.bot else "yes")   # a person's bots agree by themselves
+                    print(f"Started {args.bots} bot peer(s) as local processes.", flush=True)
+                people = 3 - args.bots
+                print(f"Waiting for {people} player(s) to join ..." if people else "Waiting for the bots to join ...",
+                      flush=True)
 
-            def on_event(event: object) -> None:
-                if isinstance(event, MemberJoined):
-                    print(f"{event.member} joined ({event.seats_taken} of 4 seats taken).", flush=True)
-                    if args.ready_file:   # the demo admits its joiners one by one with a fixed deal
-                        args.ready_file.with_suffix(".seats").write_text(str(event.seats_taken))
-                elif isinstance(event, MemberLeft):
-                    print(f"{event.member} left ({event.seats_taken} of 4 seats taken).", flush=True)
-                elif isinstance(event, WrongCodeTried):
-                    print(f"{event}.", flush=True)
-                if ad is not None and isinstance(event, (MemberJoined, MemberLeft)):
-                    nursery.start_soon(functools.partial(ad.update, event.seats_taken, full=event.seats_taken >= 4))
+                def on_event(event: object) -> None:
+                    if isinstance(event, MemberJoined):
+                        print(f"{event.member} joined ({event.seats_taken} of 4 seats taken).", flush=True)
+                        if args.ready_file:   # the demo admits its joiners one by one with a fixed deal
+                            args.ready_file.with_suffix(".seats").write_text(str(event.seats_taken))
+                    elif isinstance(event, MemberLeft):
+                        print(f"{event.member} left ({event.seats_taken} of 4 seats taken).", flush=True)
+                    elif isinstance(event, WrongCodeTried):
+                        print(f"{event}.", flush=True)
+                    if ad is not None and isinstance(event, (MemberJoined, MemberLeft)):
+                        nursery.start_soon(functools.partial(ad.update, event.seats_taken, full=event.seats_taken >= 4))
 
-            try:
                 roster = await host_table(identity, code, mesh_port, join_listeners, table_id=_table_id(args),
                                           nonce=member_nonce(args, identity), name=name,
                                           mesh_host=args.interface or "", on_event=on_event)
-            except BaseException:
-                for process in bots:
-                    process.kill()
-                raise
-        try:
             result = await play_roster(args, identity, roster, mesh_listeners, config, player, ui)
-        except BaseException:
-            for process in bots:   # never leave a bot peer behind
-                process.kill()
-            raise
+    except BaseException:
+        for process in bots:   # never leave a bot peer behind, whatever failed
+            process.kill()
+        raise
     for process in bots:
         await trio.to_thread.run_sync(functools.partial(_wait, process))
     return report(result, args.quiet)

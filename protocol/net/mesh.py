@@ -62,7 +62,6 @@ Usage::
 from __future__ import annotations
 
 import dataclasses
-
 import logging
 import math
 import random
