@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import trio
 import trio.testing
 
@@ -186,6 +188,23 @@ def test_the_deal_is_one_line_that_fills_in_words():
     assert "hand-id" not in " ".join(note.text for note in notes)
 
 
+@contextlib.asynccontextmanager
+async def stall_question(presenter, stall):
+    """The stall question asked in a task of its own, as the driver asks it: yields its open
+    prompt (checked to be the stall prompt) and the list that gets the choice once answered."""
+    got: list[str] = []
+
+    async def ask() -> None:
+        got.append(await presenter.stalled(stall))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(ask)
+        await trio.testing.wait_all_tasks_blocked()
+        prompt = presenter.table().prompt
+        assert prompt is not None and prompt.kind == "stall"
+        yield prompt, got
+
+
 async def test_the_stall_deadline_asks_every_view_to_wait_abandon_or_end(autojump_clock):
     from p2p_sasaki.protocol.net.table import Stalled
 
@@ -198,16 +217,7 @@ async def test_the_stall_deadline_asks_every_view_to_wait_abandon_or_end(autojum
     stall = Stalled(1, 0, (2,), since)
     assert texts(presenter, stall) == [
         "S2 has not answered for 2 min 5 s. Keep waiting, abandon this hand, or end the match?"]
-    async with trio.open_nursery() as nursery:
-        got: list[str] = []
-
-        async def ask() -> None:
-            got.append(await presenter.stalled(stall))
-
-        nursery.start_soon(ask)
-        await trio.testing.wait_all_tasks_blocked()
-        prompt = presenter.table().prompt
-        assert prompt is not None and prompt.kind == "stall"
+    async with stall_question(presenter, stall) as (prompt, got):
         assert [c.key for g in prompt.groups for c in g.choices] == ["wait", "abandon", "end"]
         assert [c.label for g in prompt.groups for c in g.choices] == [
             "Keep waiting", "Abandon this hand", "End the match"]
@@ -248,16 +258,7 @@ async def test_a_stall_that_allows_a_bot_adds_the_bot_for_s2_button(autojump_clo
     stall = Stalled(1, 20, (2,), trio.current_time(), left=(2,), bot_seat=True)
     assert texts(presenter, stall) == [
         "S2 left the table. Keep waiting, abandon this hand, end the match, or go on with a bot in S2's seat?"]
-    async with trio.open_nursery() as nursery:
-        got: list[str] = []
-
-        async def ask() -> None:
-            got.append(await presenter.stalled(stall))
-
-        nursery.start_soon(ask)
-        await trio.testing.wait_all_tasks_blocked()
-        prompt = presenter.table().prompt
-        assert prompt is not None and prompt.kind == "stall"
+    async with stall_question(presenter, stall) as (prompt, got):
         assert [(c.key, c.label) for g in prompt.groups for c in g.choices] == [
             ("wait", "Keep waiting"), ("abandon", "Abandon this hand"), ("end", "End the match"), ("bot", "Bot for S2")]
         page = json.loads(json.dumps(table_json(presenter.table())))   # the page shows one button per choice
