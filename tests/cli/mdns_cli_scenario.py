@@ -222,7 +222,9 @@ def lan_scenario(work: Path) -> dict:
                      "--data-dir", str(work / who), "--transcript", str(work / f"{who}.sasaki"), *extra)
 
     started = time.monotonic()
-    mina = creator("Mina", "--bots", "2", "--keep-number")
+    # Mina's bots play at a paced 0.2 s a turn (about 10 s a hand), so her full table is still
+    # listed when the fifth joiner looks (an unpaced hand could end, and its record go, first)
+    mina = creator("Mina", "--bots", "2", "--keep-number", "--bot-turn", "0.2")
     wait_for_text(logs["Mina"], mina, "Waiting for 1 player(s) to join")
     jun = creator("Jun", "--bots", "2", "--keep-number")
     leo = creator("Leo")                      # sees table `number` twice: draws another number
