@@ -47,11 +47,11 @@ from dataclasses import dataclass
 from multiprocessing import Pool
 from random import Random
 
-from p2p_sasaki.bots import Bot, HeuristicBot, play_hand
+from p2p_sasaki.sasaki.bots import Bot, HeuristicBot, play_hand
 from p2p_sasaki.cli.simulate import Interval, deal_seed
-from p2p_sasaki.hand import Action, Hand, SeatView
-from p2p_sasaki.options import TableOptions
-from p2p_sasaki.search import LEVELS, SearchBot
+from p2p_sasaki.sasaki.hand import Action, Hand, SeatView
+from p2p_sasaki.sasaki.options import TableOptions
+from p2p_sasaki.sasaki.search import LEVELS, SearchBot
 
 OPTIONS = TableOptions(lead_card="3H")
 

@@ -9,9 +9,9 @@ much less than the raw times when the machine is busy.
 
 Random hands are measured three ways:
 - engine loop: at each decision a uniformly random legal answer (a turn's plays from
-  the legal play masks, built only when chosen: p2p_sasaki.bots.legal_actions);
+  the legal play masks, built only when chosen: p2p_sasaki.sasaki.bots.legal_actions);
 - eager loop: the same with Hand.legal_actions (a Play object per legal play);
-- RandomBot / HeuristicBot through p2p_sasaki.bots.play_hand (the real bot interface):
+- RandomBot / HeuristicBot through p2p_sasaki.sasaki.bots.play_hand (the real bot interface):
   for every decision that has a choice the driver builds the HeuristicBot a SeatView,
   and hands the RandomBot (uses_view = False) a LazyView that it never reads.
 
@@ -30,10 +30,10 @@ from collections.abc import Callable, Sequence
 from random import Random
 
 
-from p2p_sasaki.bots import HeuristicBot, RandomBot, legal_actions, play_hand  # noqa: E402
-from p2p_sasaki.combos import classify, legal_plays  # noqa: E402
-from p2p_sasaki.hand import Action, DecisionKind, Hand  # noqa: E402
-from p2p_sasaki.options import TableOptions  # noqa: E402
+from p2p_sasaki.sasaki.bots import HeuristicBot, RandomBot, legal_actions, play_hand  # noqa: E402
+from p2p_sasaki.sasaki.combos import classify, legal_plays  # noqa: E402
+from p2p_sasaki.sasaki.hand import Action, DecisionKind, Hand  # noqa: E402
+from p2p_sasaki.sasaki.options import TableOptions  # noqa: E402
 
 OPTIONS = TableOptions(lead_card="3H")
 GOAL = 1000  # random-bot hands per second through play_hand (the figure)

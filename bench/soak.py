@@ -35,7 +35,7 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.session import TableConfig

@@ -58,8 +58,8 @@ from typing import Any
 
 import trio  # noqa: E402
 
-from p2p_sasaki.bots import HeuristicBot, RandomBot  # noqa: E402
-from p2p_sasaki.options import TableOptions  # noqa: E402
+from p2p_sasaki.sasaki.bots import HeuristicBot, RandomBot  # noqa: E402
+from p2p_sasaki.sasaki.options import TableOptions  # noqa: E402
 from p2p_sasaki.protocol.crypto import SeededEntropy  # noqa: E402
 from p2p_sasaki.protocol.messages import decode_envelope  # noqa: E402
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster  # noqa: E402

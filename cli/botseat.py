@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from p2p_sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.presenter import announce, member_label
 from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.followon import replaceable

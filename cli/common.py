@@ -19,8 +19,8 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.bots import BOTS, make_bot
-from p2p_sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
+from p2p_sasaki.sasaki.bots import BOTS, make_bot
+from p2p_sasaki.sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
 from p2p_sasaki.protocol.net import ALL_INTERFACES, Identity, TableRoster
 from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.net.disk import DiskError, check_directory, repair_tail
@@ -30,7 +30,7 @@ from p2p_sasaki.protocol.net.table import BotPlayer, PeersUnreachable, TableResu
 from p2p_sasaki.protocol.restore import RestoreError
 from p2p_sasaki.protocol.messages import TranscriptHeader
 from p2p_sasaki.protocol.config import Pace, TableConfig, config_of, header_of
-from p2p_sasaki.search import DEFAULT_LEVEL, LEVELS
+from p2p_sasaki.sasaki.search import DEFAULT_LEVEL, LEVELS
 
 from p2p_sasaki.cli.render import places_text
 

@@ -14,7 +14,7 @@ and waits; :meth:`Presenter.answer` is called by any view (the terminal, one or
 more browser tabs) and the first valid answer for a prompt wins; later answers for
 the same prompt are refused, so a peer never signs twice for one slot.
 
->>> from p2p_sasaki.hand import Play
+>>> from p2p_sasaki.sasaki.hand import Play
 >>> Presenter().play_text(Play(2, CardSet.parse("9C 9H")), lead=False)
 'S2 plays 9C 9H (pair of 9)'
 """
@@ -31,8 +31,8 @@ from typing import Any
 import trio
 
 from p2p_sasaki.cards import Card, CardNotationError, CardSet
-from p2p_sasaki.combos import Kind, classify
-from p2p_sasaki.hand import (
+from p2p_sasaki.sasaki.combos import Kind, classify
+from p2p_sasaki.sasaki.hand import (
     Action, Chata, DecisionKind, Decline, Expose, Kkojda, Pass, Play, Run, SeatView, Stop,
 )
 from p2p_sasaki.protocol.messages import default_name

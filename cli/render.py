@@ -4,7 +4,7 @@ Pure text from public information (plus the deal, which a demo or a finished han
 may show); the demo prints it now, the terminal UI and the network table will use
 the same lines later.
 
->>> from p2p_sasaki.hand import Play
+>>> from p2p_sasaki.sasaki.hand import Play
 >>> action_text(Play(2, CardSet.parse("9C 9H")), lead=False)
 'S2 plays 9C 9H (pair of 9)'
 """
@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from p2p_sasaki.bots import Bot, play
+from p2p_sasaki.sasaki.bots import Bot, play
 from p2p_sasaki.cards import CardSet
-from p2p_sasaki.combos import classify
-from p2p_sasaki.hand import (
+from p2p_sasaki.sasaki.combos import classify
+from p2p_sasaki.sasaki.hand import (
     Action, Chata, Decision, DecisionKind, Decline, Expose, Hand, Kkojda, Pass, Play, Run, Stop,
 )
 
@@ -119,7 +119,7 @@ class ToldStep:
 
 
 def play_steps(hand: Hand, bots: Sequence[Bot]) -> Iterator[ToldStep]:
-    """Play ``hand`` to the end with ``bots`` (see :func:`p2p_sasaki.bots.play`), telling each step."""
+    """Play ``hand`` to the end with ``bots`` (see :func:`p2p_sasaki.sasaki.bots.play`), telling each step."""
     led, finish = hand.top is None, hand.finish
     for step in play(hand, bots):
         lines = step_lines(step.decision.kind, step.answers, hand, led, finish)

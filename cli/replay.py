@@ -11,8 +11,8 @@ import argparse
 import json
 import sys
 
-from p2p_sasaki.hand import Hand
-from p2p_sasaki.records import RecordError, replay
+from p2p_sasaki.sasaki.hand import Hand
+from p2p_sasaki.sasaki.records import RecordError, replay
 
 from p2p_sasaki.cli.render import deal_lines, outcome_lines, seats_text
 from p2p_sasaki.cli.commands import COMMANDS

@@ -21,10 +21,10 @@ import math
 from dataclasses import dataclass, field
 from random import Random
 
-from p2p_sasaki.bots import BOTS, Bot, make_bot, play_hand
-from p2p_sasaki.hand import Hand
-from p2p_sasaki.options import TableOptions
-from p2p_sasaki.search import DEFAULT_LEVEL, LEVELS
+from p2p_sasaki.sasaki.bots import BOTS, Bot, make_bot, play_hand
+from p2p_sasaki.sasaki.hand import Hand
+from p2p_sasaki.sasaki.options import TableOptions
+from p2p_sasaki.sasaki.search import DEFAULT_LEVEL, LEVELS
 from p2p_sasaki.cli.commands import COMMANDS
 
 clock = time.perf_counter  # tests replace it

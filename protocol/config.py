@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.dealing import Dealer, MentalPokerDeck, TrustedDealer, check_dealer
 from p2p_sasaki.protocol.game import Game
 from p2p_sasaki.protocol.messages import MAX_ANSWER_MS, MAX_STALL_MS, MAX_WINDOW_MS, TranscriptHeader

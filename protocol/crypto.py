@@ -151,7 +151,7 @@ TAG_MESH_TRANSCRIPT = domain_tag("mesh/transcript")
 # a follow-on table (protocol/followon.py)
 TAG_FOLLOW_ON = domain_tag("follow-on")
 TAG_FOLLOW_ON_ANSWER = domain_tag("follow-on/answer")
-# (p2p_sasaki/hand.py, which may not import this module, hashes the engine's hidden
+# (p2p_sasaki/sasaki/hand.py, which may not import this module, hashes the engine's hidden
 # state with the fixed prefix b"p2p-sasaki/hand/v1\x00"; docs/protocol.md lists it.)
 
 

@@ -1,4 +1,4 @@
-"""Sasaki behind the game interface (protocol/game.py): the engine (p2p_sasaki.hand) as
+"""Sasaki behind the game interface (protocol/game.py): the engine (p2p_sasaki.sasaki.hand) as
 the session sees it. Every Sasaki rule the protocol used to know lives here or in the
 engine: four seats, 48 cards, the opening 3, the verbs, how a slot's answers resolve and
 whom an illegal slot blames.
@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from p2p_sasaki.cards import FULL_DECK, Card, CardSet, mask_indices
-from p2p_sasaki.hand import (
+from p2p_sasaki.sasaki.hand import (
     SEATS, Action, AuditNeededError, Chata, DealError, Decision, DecisionKind, Decline, Expose, Hand,
     IllegalActionError, Kkojda, Pass, Play, Run, Stop, opens,
 )
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.deck import SlotLayout
 from p2p_sasaki.protocol.game import Applied, IllegalAnswer, Slot, SlotKind
 

@@ -47,8 +47,8 @@ from enum import Enum
 from typing import Any
 
 from p2p_sasaki.cards import CardSet, mask_indices
-from p2p_sasaki.hand import IllegalActionError
-from p2p_sasaki.scoring import match_totals
+from p2p_sasaki.sasaki.hand import IllegalActionError
+from p2p_sasaki.sasaki.scoring import match_totals
 from p2p_sasaki.protocol.chain import chain_start, next_chain, roster_hash, seat_commitment, seating_order
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.config import TableConfig, dealer_of, game_of, header_of

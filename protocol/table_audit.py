@@ -360,10 +360,10 @@ def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableA
 
 
 def export_records(data: bytes) -> list[str]:
-    """One game record per finished hand (p2p_sasaki.records format), from an audited file;
+    """One game record per finished hand (p2p_sasaki.sasaki.records format), from an audited file;
     when players chose names, a first comment line says who sat where (``# S0 Mina, S1 Jun,
     S2, S3 Bot 4``)."""
-    from p2p_sasaki.records import write_record
+    from p2p_sasaki.sasaki.records import write_record
 
     audit = audit_transcript(read_transcript(data))
     labels = [audit.label(seat) for seat in range(len(audit.names))]

@@ -35,7 +35,7 @@ def test_typecheck_tree_has_the_installed_layout(tmp_path: Path) -> None:
     typecheck = load_typecheck()
     typecheck.build_tree(tmp_path)
     package = tmp_path / "p2p_sasaki"
-    assert (package / "hand.py").read_bytes() == (ROOT / "p2p_sasaki" / "hand.py").read_bytes()
+    assert (package / "sasaki" / "hand.py").read_bytes() == (ROOT / "p2p_sasaki" / "sasaki" / "hand.py").read_bytes()
     assert (package / "protocol" / "deck.py").read_bytes() == (ROOT / "protocol" / "deck.py").read_bytes()
     assert (package / "protocol" / "net" / "framing.py").is_file()
     assert (package / "cli" / "main.py").is_file()

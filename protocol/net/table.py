@@ -199,9 +199,9 @@ class Turn:
     """What a player is shown when asked for an action: a snapshot, safe to keep."""
 
     seat: int
-    decision: Any            # p2p_sasaki.hand.Decision
-    view: Any                # p2p_sasaki.hand.SeatView
-    legal: tuple[Any, ...]   # p2p_sasaki.hand.Action, the legal answers now
+    decision: Any            # p2p_sasaki.sasaki.hand.Decision
+    view: Any                # p2p_sasaki.sasaki.hand.SeatView
+    legal: tuple[Any, ...]   # p2p_sasaki.sasaki.hand.Action, the legal answers now
     opened: float | None = None   # trio.current_time() when the decision opened (None: now)
     delay: float = 0.0       # seconds after ``opened`` at which any answer goes out (fair windows)
     answer_deadline: float | None = None   # seconds after ``opened`` a person may think (table option)
@@ -218,7 +218,7 @@ class Player(Protocol):
 
 
 class BotPlayer:
-    """A :class:`p2p_sasaki.bots.Bot` (``choose(view, legal)``) as a player.
+    """A :class:`p2p_sasaki.sasaki.bots.Bot` (``choose(view, legal)``) as a player.
 
     A bot that sets ``thinks = True`` (the search bot: up to seconds of CPU) is asked
     in a worker thread, so its thinking never blocks this peer's network loop; a

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.main import main
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.chain import table_id_of
 from p2p_sasaki.protocol.config import Pace
 from p2p_sasaki.protocol.crypto import SeededEntropy

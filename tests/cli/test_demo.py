@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from p2p_sasaki.records import replay
+from p2p_sasaki.sasaki.records import replay
 
 from p2p_sasaki.cli.main import main
 
@@ -76,8 +76,8 @@ def test_commands_are_registered(capsys):
 def test_play_steps_tell_each_decision_in_the_renderers_words():
     import random
 
-    from p2p_sasaki.bots import HeuristicBot
-    from p2p_sasaki.hand import DecisionKind, Hand
+    from p2p_sasaki.sasaki.bots import HeuristicBot
+    from p2p_sasaki.sasaki.hand import DecisionKind, Hand
 
     from p2p_sasaki.cli.render import play_steps
 

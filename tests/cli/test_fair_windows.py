@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.config import PACE_ORDER, Pace
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import MessageError, TableAction, decode_envelope, verify_envelope

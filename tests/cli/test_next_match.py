@@ -12,9 +12,9 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.chain import table_id_of
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.followon import FollowOn, link_of

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.config import Pace
 from p2p_sasaki.protocol.crypto import SeededEntropy
-from p2p_sasaki.hand import DecisionKind
+from p2p_sasaki.sasaki.hand import DecisionKind
 from p2p_sasaki.protocol.events import DecisionPending
 from p2p_sasaki.protocol.messages import decode_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net import disk as disk_module
 from p2p_sasaki.protocol.net import table as table_module
@@ -25,7 +25,7 @@ from p2p_sasaki.protocol.net.table import BotPlayer, run_table
 from p2p_sasaki.protocol.table_audit import audit_table
 
 from p2p_sasaki.cli.common import TableConfig, decode_config, encode_config
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.sasaki.options import TableOptions
 
 MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
 

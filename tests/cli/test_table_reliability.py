@@ -20,9 +20,9 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import MessageError, decode_envelope, verify_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster

@@ -5,7 +5,8 @@ import importlib
 
 import pytest
 
-MODULES = ["cards", "combos", "options", "scoring", "hand", "match", "records", "bots", "search"]
+MODULES = ["cards", "sasaki.combos", "sasaki.options", "sasaki.scoring", "sasaki.hand", "sasaki.match",
+           "sasaki.records", "sasaki.bots", "sasaki.search"]
 
 
 @pytest.mark.parametrize("name", MODULES)

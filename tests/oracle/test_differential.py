@@ -26,7 +26,7 @@ from sasaki_oracle import replay_json  # noqa: E402
 
 from p2p_sasaki.cli.main import main as cli_main  # noqa: E402
 from p2p_sasaki.cli.replay import summary  # noqa: E402
-from p2p_sasaki.records import RecordError, replay  # noqa: E402
+from p2p_sasaki.sasaki.records import RecordError, replay  # noqa: E402
 
 N_LEGAL = 250
 N_PER_MUTATION = 12

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.events import AbandonRejected, BlameBasis, HandAbandoned, SeatLeft
 from p2p_sasaki.protocol.messages import Abandon, Body, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.session import LEAD_SLOT, HandEnded, MatchEnded, TableConfig

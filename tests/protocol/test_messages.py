@@ -215,7 +215,7 @@ def test_a_strip_round_carries_exactly_one_batched_proof():
 def _replaced_header():
     import dataclasses
 
-    from p2p_sasaki.options import TableOptions
+    from p2p_sasaki.sasaki.options import TableOptions
     from p2p_sasaki.protocol.config import TableConfig, header_of
 
     keys = [IdentityKey(bytes([i]) * 32).public_key for i in range(1, 5)]

@@ -8,9 +8,9 @@ import itertools
 
 import pytest
 
-from p2p_sasaki.hand import Chata, Decline, DecisionKind, Kkojda, Play
-from p2p_sasaki.options import TableOptions
-from p2p_sasaki.scoring import DEFAULT_SCORING
+from p2p_sasaki.sasaki.hand import Chata, Decline, DecisionKind, Kkojda, Play
+from p2p_sasaki.sasaki.options import TableOptions
+from p2p_sasaki.sasaki.scoring import DEFAULT_SCORING
 from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.session import (
     LEAD_SLOT, ActionApplied, Blame, HandEnded, MatchEnded, Seated, TableConfig, seating_order,
@@ -270,7 +270,7 @@ def test_four_peers_with_the_tests_trusted_dealer_and_its_audit():
 
 def test_an_illegal_action_carries_its_seat():
     from p2p_sasaki.cards import CardSet
-    from p2p_sasaki.hand import Hand, IllegalActionError, Pass
+    from p2p_sasaki.sasaki.hand import Hand, IllegalActionError, Pass
 
     hand = Hand.random(__import__("random").Random(0), lead_card="3H")
     leader = hand.first_leader
@@ -418,7 +418,7 @@ def test_a_refused_expose_is_settled_by_the_keys_and_names_the_holder_everywhere
     its own cards (nobody exposed: the holder declined, or the runner holds both), so the
     slot is recorded, every seat reveals its key for the void hand, and the deal names the
     declining holder from its own signed decline: on every peer and in the audit."""
-    from p2p_sasaki.hand import PIG_MASK, Run
+    from p2p_sasaki.sasaki.hand import PIG_MASK, Run
     from p2p_sasaki.protocol.table_audit import AuditStatus
 
     low = PIG_MASK & -PIG_MASK   # the holder of this red ten runs; the other one's holder refuses

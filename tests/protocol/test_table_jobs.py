@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.deck import DeckUsageError, ProveHop, VerifyHop, run_job
 from p2p_sasaki.protocol.messages import decode_envelope

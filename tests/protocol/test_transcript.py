@@ -7,8 +7,8 @@ import struct
 
 import pytest
 
-from p2p_sasaki.options import TableOptions
-from p2p_sasaki.records import replay
+from p2p_sasaki.sasaki.options import TableOptions
+from p2p_sasaki.sasaki.records import replay
 from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.session import LEAD_SLOT, TableConfig
 from p2p_sasaki.protocol.table_audit import AuditStatus, StopsAt, audit_table, export_records

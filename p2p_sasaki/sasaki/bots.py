@@ -9,7 +9,7 @@ reads its view (``uses_view = False``, as :class:`RandomBot`) is handed a
 :class:`LazyView` instead, which builds the view only if it is read.
 
 Three kinds (:data:`BOTS`, :func:`make_bot`): :class:`RandomBot`, :class:`HeuristicBot`
-(a casual player's rules) and :class:`~p2p_sasaki.search.SearchBot` (Monte Carlo
+(a casual player's rules) and :class:`~p2p_sasaki.sasaki.search.SearchBot` (Monte Carlo
 search over the hidden cards, with the heuristic rules as its rollout policy).
 
 >>> from random import Random
@@ -30,12 +30,12 @@ from random import Random
 from typing import Any, Protocol, overload
 
 from p2p_sasaki.cards import CardSet
-from p2p_sasaki.combos import PIG_MASK, Combo, Kind, classify
-from p2p_sasaki.hand import (
+from p2p_sasaki.sasaki.combos import PIG_MASK, Combo, Kind, classify
+from p2p_sasaki.sasaki.hand import (
     Action, Chata, Decision, DecisionKind, Decline, Expose, Hand, Kkojda, Pass, Play, Run,
     SeatView, Stop,
 )
-from p2p_sasaki.search import DEFAULT_LEVEL, LEVELS, SearchBot
+from p2p_sasaki.sasaki.search import DEFAULT_LEVEL, LEVELS, SearchBot
 
 __all__ = ["Bot", "LazyView", "RandomBot", "HeuristicBot", "SearchBot", "BOTS", "make_bot", "Step", "play", "play_hand",
            "legal_actions", "TurnActions",
@@ -293,7 +293,7 @@ BOTS: dict[str, Callable[[Random], Bot]] = {"random": RandomBot, "heuristic": He
 
 def make_bot(kind: str, rng: Random, level: int = DEFAULT_LEVEL) -> Bot:
     """A bot of ``kind`` (a key of :data:`BOTS`); ``level`` (a key of
-    :data:`p2p_sasaki.search.LEVELS`) sets a search bot's rollouts per decision.
+    :data:`p2p_sasaki.sasaki.search.LEVELS`) sets a search bot's rollouts per decision.
 
     >>> make_bot("search", Random(1), level=1).rollouts
     10

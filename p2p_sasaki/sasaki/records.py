@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from p2p_sasaki.cards import Card, CardNotationError, CardSet, parse_card, parse_cards
-from p2p_sasaki.hand import (
+from p2p_sasaki.sasaki.hand import (
     Action,
     Chata,
     Decision,
@@ -36,7 +36,7 @@ from p2p_sasaki.hand import (
     Run,
     Stop,
 )
-from p2p_sasaki.options import LeadCard, TableOptions
+from p2p_sasaki.sasaki.options import LeadCard, TableOptions
 
 __all__ = ["RecordError", "Record", "TagLine", "ActionLine", "parse_lines", "parse_record",
            "replay", "write_record"]

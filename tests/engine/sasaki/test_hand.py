@@ -1,4 +1,4 @@
-"""p2p_sasaki/hand.py: the hand state machine, one scenario per rule of sasaki-rules.md."""
+"""p2p_sasaki/sasaki/hand.py: the hand state machine, one scenario per rule of sasaki-rules.md."""
 
 import random
 
@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from p2p_sasaki.cards import Card, CardSet
-from p2p_sasaki.hand import (
+from p2p_sasaki.sasaki.hand import (
     Chata, Decision, DecisionKind, Decline, DealError, Expose, Hand, IllegalActionError, Kkojda,
     Pass, Play, Run, Stop, opens, random_deal,
 )
-from p2p_sasaki.options import TableOptions
-from tests.engine.helpers import after, deal, decline, new_hand, play, random_playthrough
+from p2p_sasaki.sasaki.options import TableOptions
+from tests.engine.sasaki.helpers import after, deal, decline, new_hand, play, random_playthrough
 
 T = DecisionKind.TURN
 # A deal used by many scenarios: S0 holds the 3H and TH, S1 holds TD (partners S0+S1).

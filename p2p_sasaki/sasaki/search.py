@@ -1,7 +1,7 @@
 """SearchBot: determinized Monte Carlo search over the hidden cards (PIMC).
 
 For a decision with more than one legal answer the bot, seeing only its
-:class:`~p2p_sasaki.hand.SeatView`,
+:class:`~p2p_sasaki.sasaki.hand.SeatView`,
 
 1. *samples a deal* consistent with everything public: its own cards, the cards
    each seat has played, the cards known to be in a hand (the shown opening 3,
@@ -18,11 +18,11 @@ For a decision with more than one legal answer the bot, seeing only its
 
 The budget is counted in rollouts, never in seconds, so a seed gives the same
 choice on any machine. A decision with one legal answer is never searched
-(:func:`p2p_sasaki.bots.play` does not even ask), nor one where a single play goes
+(:func:`p2p_sasaki.sasaki.bots.play` does not even ask), nor one where a single play goes
 out. Many-answer turns keep a few representative candidates (:func:`candidates`).
 
 >>> from random import Random
->>> from p2p_sasaki.bots import HeuristicBot, play_hand
+>>> from p2p_sasaki.sasaki.bots import HeuristicBot, play_hand
 >>> hand = Hand.random(Random(0), lead_card="3H")
 >>> bots = [SearchBot(Random(1), rollouts=12), HeuristicBot(Random(2)), HeuristicBot(Random(3)),
 ...         HeuristicBot(Random(4))]
@@ -36,8 +36,8 @@ from collections.abc import Sequence
 from random import Random
 
 from p2p_sasaki.cards import Card, CardSet
-from p2p_sasaki.combos import BLACK_PIG_MASK, PIG_MASK, classify
-from p2p_sasaki.hand import (
+from p2p_sasaki.sasaki.combos import BLACK_PIG_MASK, PIG_MASK, classify
+from p2p_sasaki.sasaki.hand import (
     Action,
     Chata,
     DecisionKind,
@@ -52,7 +52,7 @@ from p2p_sasaki.hand import (
     SeatView,
     Stop,
 )
-from p2p_sasaki.options import TableOptions
+from p2p_sasaki.sasaki.options import TableOptions
 
 __all__ = ["SearchBot", "LEVELS", "DEFAULT_LEVEL", "determinize", "rollout", "rollout_choice",
            "candidates"]

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from p2p_sasaki.cards import Card, CardSet, parse_card
-from p2p_sasaki.hand import Hand, random_deal
-from p2p_sasaki.options import LeadCard, TableOptions
-from p2p_sasaki.scoring import DEFAULT_SCORING, ScoringTable, match_totals
+from p2p_sasaki.sasaki.hand import Hand, random_deal
+from p2p_sasaki.sasaki.options import LeadCard, TableOptions
+from p2p_sasaki.sasaki.scoring import DEFAULT_SCORING, ScoringTable, match_totals
 
 __all__ = ["Match", "random_deal"]
 

@@ -1,10 +1,10 @@
-"""p2p_sasaki/scoring.py: the 2v2 and 1v3 tables and the multiplier."""
+"""p2p_sasaki/sasaki/scoring.py: the 2v2 and 1v3 tables and the multiplier."""
 
 import itertools
 
 import pytest
 
-from p2p_sasaki.scoring import ScoringTable, multiplier, score_hand
+from p2p_sasaki.sasaki.scoring import ScoringTable, multiplier, score_hand
 
 
 @pytest.mark.parametrize("places, value", [((1, 2), 2), ((1, 3), 1), ((1, 4), 0), ((2, 3), 0),

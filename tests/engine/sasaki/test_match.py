@@ -1,11 +1,11 @@
-"""p2p_sasaki/match.py: cumulative scores over several hands."""
+"""p2p_sasaki/sasaki/match.py: cumulative scores over several hands."""
 
 import random
 
 import pytest
 
-from p2p_sasaki.hand import DecisionKind, random_deal
-from p2p_sasaki.match import Match
+from p2p_sasaki.sasaki.hand import DecisionKind, random_deal
+from p2p_sasaki.sasaki.match import Match
 
 
 def finish_randomly(hand, rng):

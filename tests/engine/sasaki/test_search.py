@@ -1,4 +1,4 @@
-"""p2p_sasaki/search.py: SearchBot sees only its view, samples consistent deals, answers legally."""
+"""p2p_sasaki/sasaki/search.py: SearchBot sees only its view, samples consistent deals, answers legally."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from collections.abc import Sequence
 
 import pytest
 
-from p2p_sasaki.bots import HeuristicBot, make_bot, play, play_hand
+from p2p_sasaki.sasaki.bots import HeuristicBot, make_bot, play, play_hand
 from p2p_sasaki.cards import CardSet
-from p2p_sasaki.hand import (
+from p2p_sasaki.sasaki.hand import (
     Action, Chata, DecisionKind, Decline, Expose, Hand, Kkojda, Play, Run, SeatView, Stop,
 )
-from p2p_sasaki.options import TableOptions
-from p2p_sasaki.search import LEVELS, SearchBot, candidates, determinize, rollout
+from p2p_sasaki.sasaki.options import TableOptions
+from p2p_sasaki.sasaki.search import LEVELS, SearchBot, candidates, determinize, rollout
 
 OPTIONS = TableOptions(lead_card="3H")
 
@@ -105,7 +105,7 @@ def _swapped(hand: Hand, seat: int) -> Hand:
     dealt[a] ^= low_a | low_b
     dealt[b] ^= low_a | low_b
     other = Hand(dealt, hand.lead_card, OPTIONS)
-    from p2p_sasaki.search import _replay
+    from p2p_sasaki.sasaki.search import _replay
     _replay(other, hand.history, hand.decision)
     assert other.cards(a) != hand.cards(a)
     return other
@@ -208,8 +208,8 @@ def _rank_shape(mask: int) -> tuple[int, ...]:
 
 def test_the_rollout_policy_plays_as_the_heuristic_bot():
     """On masks, without views: the same play as HeuristicBot up to suits (its tie-breaks)."""
-    from p2p_sasaki.combos import PIG_MASK
-    from p2p_sasaki.search import _RED_TEN_BITS, _partners, _played_tens, rollout_choice
+    from p2p_sasaki.sasaki.combos import PIG_MASK
+    from p2p_sasaki.sasaki.search import _RED_TEN_BITS, _partners, _played_tens, rollout_choice
 
     checked = 0
     for seed in range(20):

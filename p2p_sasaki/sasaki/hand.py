@@ -36,7 +36,7 @@ True
 >>> peer.cards(2)
 Traceback (most recent call last):
 ...
-p2p_sasaki.hand.HiddenInformationError: S2's cards are hidden from this peer: 0 of its 12 cards are known
+p2p_sasaki.sasaki.hand.HiddenInformationError: S2's cards are hidden from this peer: 0 of its 12 cards are known
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ from random import Random
 from typing import ClassVar
 
 from p2p_sasaki.cards import FULL_DECK, Card, CardSet, parse_card
-from p2p_sasaki.combos import PIG_MASK, Combo, Kind, beats, classify, legal_plays, why_not
-from p2p_sasaki.options import LeadCard, TableOptions
-from p2p_sasaki.scoring import DEFAULT_SCORING, ScoringTable, score_hand
+from p2p_sasaki.sasaki.combos import PIG_MASK, Combo, Kind, beats, classify, legal_plays, why_not
+from p2p_sasaki.sasaki.options import LeadCard, TableOptions
+from p2p_sasaki.sasaki.scoring import DEFAULT_SCORING, ScoringTable, score_hand
 
 __all__ = [
     "Hand", "Decision", "DecisionKind", "IllegalActionError", "DealError",

@@ -1,8 +1,8 @@
-"""p2p_sasaki/options.py: table options and the opening-3 clock rule."""
+"""p2p_sasaki/sasaki/options.py: table options and the opening-3 clock rule."""
 
 import pytest
 
-from p2p_sasaki.options import TableOptions, resolve_lead_card
+from p2p_sasaki.sasaki.options import TableOptions, resolve_lead_card
 
 
 def test_defaults():

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 from p2p_sasaki.cards import FULL_DECK, CardSet, parse_cards
-from p2p_sasaki.hand import Decline, DecisionKind, Hand, Pass, Play
-from p2p_sasaki.options import TableOptions
-from p2p_sasaki.records import RecordError, replay
+from p2p_sasaki.sasaki.hand import Decline, DecisionKind, Hand, Pass, Play
+from p2p_sasaki.sasaki.options import TableOptions
+from p2p_sasaki.sasaki.records import RecordError, replay
 
 
 def deal(*specs: str) -> tuple[CardSet, CardSet, CardSet, CardSet]:

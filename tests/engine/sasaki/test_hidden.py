@@ -1,4 +1,4 @@
-"""p2p_sasaki/hand.py, hidden mode: one peer's hand on partial information (Hand.for_peer)."""
+"""p2p_sasaki/sasaki/hand.py, hidden mode: one peer's hand on partial information (Hand.for_peer)."""
 
 import random
 
@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from p2p_sasaki.cards import CardSet, Rank
-from p2p_sasaki.combos import Combo, Kind
-from p2p_sasaki.hand import (
+from p2p_sasaki.sasaki.combos import Combo, Kind
+from p2p_sasaki.sasaki.hand import (
     AuditNeededError, Chata, Decision, DecisionKind, Decline, DealError, Expose, Hand,
     HiddenInformationError, IllegalActionError, Kkojda, Pass, Play, Run, Stop,
 )
-from p2p_sasaki.options import TableOptions
-from tests.engine.helpers import deal, new_hand
+from p2p_sasaki.sasaki.options import TableOptions
+from tests.engine.sasaki.helpers import deal, new_hand
 
 T = DecisionKind.TURN
 # S0 holds the 3H and TH, S1 holds TD (partners S0+S1).

@@ -1,4 +1,4 @@
-"""p2p_sasaki/combos.py: classification, the beating order and legal-play generation."""
+"""p2p_sasaki/sasaki/combos.py: classification, the beating order and legal-play generation."""
 
 from itertools import combinations
 from random import Random
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from p2p_sasaki.cards import FULL_DECK, Rank, mask_indices, parse_cards
-from p2p_sasaki.combos import PIG_MASK, Combo, Kind, beats, classify, legal_plays, why_not
+from p2p_sasaki.sasaki.combos import PIG_MASK, Combo, Kind, beats, classify, legal_plays, why_not
 
 
 def c(text, hand=""):
@@ -188,7 +188,7 @@ def test_combo_repr_pastes_back():
 def test_generation_against_every_top_of_every_kind_and_rank():
     """Hands with runs, triplets, fours and red tens against every combo a hand can make
     (legal_plays skips ranks and runs that cannot answer: the shortcuts must lose nothing)."""
-    from p2p_sasaki.combos import _COMBOS
+    from p2p_sasaki.sasaki.combos import _COMBOS
     tops = [None] + [t for t in _COMBOS.values()
                      if t.kind is not Kind.SEQUENCE or t.rank >= t.length - 1 >= 2]
     rng = Random(5)

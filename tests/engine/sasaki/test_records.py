@@ -1,4 +1,4 @@
-"""p2p_sasaki/records.py: parsing, replaying and writing game records."""
+"""p2p_sasaki/sasaki/records.py: parsing, replaying and writing game records."""
 
 import random
 from pathlib import Path
@@ -7,14 +7,14 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from p2p_sasaki.cards import CardSet
-from p2p_sasaki.hand import DecisionKind
-from p2p_sasaki.options import TableOptions
-from p2p_sasaki.records import RecordError, parse_record, replay, write_record
-from tests.engine.helpers import after, deal, error_of, random_playthrough, record_text
+from p2p_sasaki.sasaki.hand import DecisionKind
+from p2p_sasaki.sasaki.options import TableOptions
+from p2p_sasaki.sasaki.records import RecordError, parse_record, replay, write_record
+from tests.engine.sasaki.helpers import after, deal, error_of, random_playthrough, record_text
 
 D = deal("3H TH 9C 9D 7C", "TD 9H 7D 7H", "9S 5C 5D", "5H 5S KC")
 LONE = deal("3H TH TD")
-DOC = Path(__file__).resolve().parents[2] / "docs" / "records.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "records.md"
 
 
 def seats(specs=D):

@@ -1,4 +1,4 @@
-"""p2p_sasaki/bots.py: each heuristic in a constructed position, the random bot, the driver."""
+"""p2p_sasaki/sasaki/bots.py: each heuristic in a constructed position, the random bot, the driver."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from dataclasses import replace
 
 import pytest
 
-from p2p_sasaki.bots import (
+from p2p_sasaki.sasaki.bots import (
     STRONG, HeuristicBot, LazyView, RandomBot, TurnActions, kept_for_specials, legal_actions, play,
     play_hand, strength,
 )
 from p2p_sasaki.cards import CardSet, parse_cards
-from p2p_sasaki.hand import (
+from p2p_sasaki.sasaki.hand import (
     Chata, DecisionKind, Decline, Expose, Hand, Kkojda, Pass, Play, Run, SeatView, Stop,
 )
 
