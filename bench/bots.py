@@ -47,8 +47,8 @@ from dataclasses import dataclass
 from multiprocessing import Pool
 from random import Random
 
-from p2p_sasaki.sasaki.bots import Bot, HeuristicBot, play_hand
 from p2p_sasaki.cli.simulate import Interval, deal_seed
+from p2p_sasaki.sasaki.bots import Bot, HeuristicBot, play_hand
 from p2p_sasaki.sasaki.hand import Action, Hand, SeatView
 from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.sasaki.search import LEVELS, SearchBot
@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     deals = args.deals * len(args.levels) if len(args.deals) == 1 else args.deals
     if len(deals) != len(args.levels) or any(level not in LEVELS for level in args.levels):
         parser.error("--deals: one number or one per level; --levels from " + ", ".join(map(str, LEVELS)))
-    rows = [run_level(level, n, args.seed, args.jobs, args.every) for level, n in zip(args.levels, deals)]
+    rows = [run_level(level, n, args.seed, args.jobs, args.every) for level, n in zip(args.levels, deals, strict=False)]
     print()
     print("SearchBot vs 3 HeuristicBots, duplicate (statistic: search - heuristic in the same seat, "
           "mean per hand, 95% interval over deals)")

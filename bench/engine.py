@@ -29,7 +29,6 @@ import time
 from collections.abc import Callable, Sequence
 from random import Random
 
-
 from p2p_sasaki.sasaki.bots import HeuristicBot, RandomBot, legal_actions, play_hand  # noqa: E402
 from p2p_sasaki.sasaki.combos import classify, legal_plays  # noqa: E402
 from p2p_sasaki.sasaki.hand import Action, DecisionKind, Hand  # noqa: E402

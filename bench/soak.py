@@ -35,11 +35,11 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.session import TableConfig
 from p2p_sasaki.protocol.table_audit import audit_table
+from p2p_sasaki.sasaki.options import TableOptions
 
 _spec = importlib.util.spec_from_file_location("bench_table", Path(__file__).with_name("table.py"))
 assert _spec is not None and _spec.loader is not None
@@ -70,7 +70,7 @@ def start_table(spec: dict) -> list[tuple[Any, Any]]:
         sock.listen(16)
         socks.append(sock)
     spec["roster"] = TableRoster(spec["table_id"], tuple(
-        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], os.urandom(32)) for i, s in zip(spec["identities"], socks)))
+        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], os.urandom(32)) for i, s in zip(spec["identities"], socks, strict=False)))
     context = multiprocessing.get_context("fork")
     running = []
     for n in range(4):

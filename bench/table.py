@@ -55,20 +55,19 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-
 import trio  # noqa: E402
 
-from p2p_sasaki.sasaki.bots import HeuristicBot, RandomBot  # noqa: E402
-from p2p_sasaki.sasaki.options import TableOptions  # noqa: E402
+from p2p_sasaki.protocol.config import FAIR_PACE, NO_PACE  # noqa: E402
 from p2p_sasaki.protocol.crypto import SeededEntropy  # noqa: E402
+from p2p_sasaki.protocol.dealing import TrustedDealer  # noqa: E402
 from p2p_sasaki.protocol.messages import decode_envelope  # noqa: E402
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster  # noqa: E402
 from p2p_sasaki.protocol.net.table import Turn, run_table  # noqa: E402
-from p2p_sasaki.protocol.dealing import TrustedDealer  # noqa: E402
 from p2p_sasaki.protocol.session import Dealt, HandEnded, Record, TableConfig, TableSession  # noqa: E402
 from p2p_sasaki.protocol.table_audit import audit_table  # noqa: E402
-from p2p_sasaki.protocol.config import FAIR_PACE, NO_PACE  # noqa: E402
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, split_records  # noqa: E402
+from p2p_sasaki.sasaki.bots import HeuristicBot, RandomBot  # noqa: E402
+from p2p_sasaki.sasaki.options import TableOptions  # noqa: E402
 
 MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
 
@@ -176,7 +175,7 @@ def play_table(spec: dict, mode: str) -> list[dict]:
         sock.listen(16)
         socks.append(sock)
     spec["roster"] = TableRoster(spec["table_id"], tuple(
-        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], MEMBER_NONCE) for i, s in zip(spec["identities"], socks)))
+        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], MEMBER_NONCE) for i, s in zip(spec["identities"], socks, strict=False)))
     if mode == "tasks":
         results: list[dict] = [{}] * 4
 
@@ -203,7 +202,7 @@ def play_table(spec: dict, mode: str) -> list[dict]:
     for sock in socks:
         sock.close()
     results = []
-    for n, (pipe, process) in enumerate(zip(pipes, processes)):
+    for n, (pipe, process) in enumerate(zip(pipes, processes, strict=False)):
         try:
             results.append(pipe.recv())
         except EOFError:

@@ -106,7 +106,7 @@ def describe(audit: Any) -> str:
     incomplete = "" if data["complete"] else " (the match stops early: not every hand was played)"
     lines = [f"OK: {len(data['hands'])} hand(s) verified{incomplete}; totals "
              + ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
-    for number, (hand, scores) in enumerate(zip(data["hands"], data["scores"] + [None] * len(data["hands"])), 1):
+    for number, (hand, scores) in enumerate(zip(data["hands"], data["scores"] + [None] * len(data["hands"]), strict=False), 1):
         lines.append(f"Hand {number}:")
         lines += [f"  {label(seat)} dealt {cards}" for seat, cards in enumerate(hand)]
         if scores is not None:

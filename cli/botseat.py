@@ -9,13 +9,13 @@ import random
 from pathlib import Path
 from typing import Any
 
-from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.presenter import announce, member_label
 from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.followon import replaceable
 from p2p_sasaki.protocol.net import Identity, TableRoster
 from p2p_sasaki.protocol.net.botseat import ReplaceSeat, agree_replace_seat, runner_of
 from p2p_sasaki.protocol.net.table import BOT, BotPlayer, TableResult
+from p2p_sasaki.sasaki.bots import HeuristicBot
 
 __all__ = ["bot_seat_policy", "agree_bot_seat", "bot_transcript_path", "bot_player", "mesh_roster"]
 

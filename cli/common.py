@@ -19,20 +19,19 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.sasaki.bots import BOTS, make_bot
-from p2p_sasaki.sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
-from p2p_sasaki.protocol.net import ALL_INTERFACES, Identity, TableRoster
+from p2p_sasaki.cli.render import places_text
+from p2p_sasaki.protocol.config import Pace, TableConfig, config_of, header_of
 from p2p_sasaki.protocol.crypto import Entropy, system_entropy
+from p2p_sasaki.protocol.messages import TranscriptHeader
+from p2p_sasaki.protocol.net import ALL_INTERFACES, Identity, TableRoster
 from p2p_sasaki.protocol.net.disk import DiskError, check_directory, repair_tail
 from p2p_sasaki.protocol.net.persist import SavedTable, TableStore, tables_dir
-from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.net.table import BotPlayer, PeersUnreachable, TableResult, run_table
+from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.restore import RestoreError
-from p2p_sasaki.protocol.messages import TranscriptHeader
-from p2p_sasaki.protocol.config import Pace, TableConfig, config_of, header_of
+from p2p_sasaki.sasaki.bots import BOTS, make_bot
+from p2p_sasaki.sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
 from p2p_sasaki.sasaki.search import DEFAULT_LEVEL, LEVELS
-
-from p2p_sasaki.cli.render import places_text
 
 log = logging.getLogger(__name__)
 
@@ -645,8 +644,8 @@ def _leaves(error: BaseException) -> list[BaseException]:
 def explain(error: BaseException) -> tuple[int, str] | None:
     """The exit status and the one sentence for an error that ended a command (a group is
     judged by its most telling member); None for a bug, which keeps its traceback."""
-    from p2p_sasaki.protocol.net import JoinError
     from p2p_sasaki.cli.tui import InputEnded, LeftTable
+    from p2p_sasaki.protocol.net import JoinError
 
     leaves = [leaf for leaf in _leaves(error) if not isinstance(leaf, trio.Cancelled)]
     if not leaves:

@@ -18,15 +18,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any
 from pathlib import Path
-
-from p2p_sasaki.protocol.net import TableCode
+from typing import Any
 
 from p2p_sasaki.cli import demo_local
+from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.cli.common import add_web_options, positive
 from p2p_sasaki.cli.simulate import add_seat_options
-from p2p_sasaki.cli.commands import COMMANDS
+from p2p_sasaki.protocol.net import TableCode
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -14,14 +14,13 @@ import random
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from p2p_sasaki.cli.render import deal_lines, outcome_lines, places_text, play_steps
+from p2p_sasaki.cli.simulate import add_seat_options, make_bots
 from p2p_sasaki.sasaki.bots import Bot
 from p2p_sasaki.sasaki.hand import DecisionKind, Hand, random_deal
 from p2p_sasaki.sasaki.match import Match
 from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.sasaki.records import write_record
-
-from p2p_sasaki.cli.render import deal_lines, outcome_lines, places_text, play_steps
-from p2p_sasaki.cli.simulate import add_seat_options, make_bots
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

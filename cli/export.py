@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
 from p2p_sasaki.cli.commands import COMMANDS
 
 

@@ -12,15 +12,39 @@ from pathlib import Path
 
 import trio
 
-from p2p_sasaki.protocol.net import (Advertisement, MemberJoined, MemberLeft, TableAd, TableCode, WrongCodeTried,
-                                     advertise_table, browse_tables, host_table)
-
 from p2p_sasaki.cli.commands import COMMANDS
-from p2p_sasaki.cli.resume import pending_table, resume
-from p2p_sasaki.cli.common import (member_nonce, add_peer_options, add_table_options, bind_host, config_from_args, prepare_directories,
-                        interfaces, lan_address, load_identity, make_player, make_ui, parse_code, play_roster,
-                        report, run_async, spawn_bot_peers, table_page)
+from p2p_sasaki.cli.common import (
+    add_peer_options,
+    add_table_options,
+    bind_host,
+    config_from_args,
+    interfaces,
+    lan_address,
+    load_identity,
+    make_player,
+    make_ui,
+    member_nonce,
+    parse_code,
+    play_roster,
+    prepare_directories,
+    report,
+    run_async,
+    spawn_bot_peers,
+    table_page,
+)
 from p2p_sasaki.cli.name import player_name
+from p2p_sasaki.cli.resume import pending_table, resume
+from p2p_sasaki.protocol.net import (
+    Advertisement,
+    MemberJoined,
+    MemberLeft,
+    TableAd,
+    TableCode,
+    WrongCodeTried,
+    advertise_table,
+    browse_tables,
+    host_table,
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -6,13 +6,26 @@ import argparse
 
 import trio
 
-from p2p_sasaki.protocol.net import find_and_join_table, join_table
-
 from p2p_sasaki.cli.commands import COMMANDS
-from p2p_sasaki.cli.resume import pending_table, resume
-from p2p_sasaki.cli.common import (member_nonce, CliError, add_peer_options, bind_host, prepare_directories, interfaces, load_identity, make_player,
-                        make_ui, parse_code, play_roster, report, run_async, table_page)
+from p2p_sasaki.cli.common import (
+    CliError,
+    add_peer_options,
+    bind_host,
+    interfaces,
+    load_identity,
+    make_player,
+    make_ui,
+    member_nonce,
+    parse_code,
+    play_roster,
+    prepare_directories,
+    report,
+    run_async,
+    table_page,
+)
 from p2p_sasaki.cli.name import clean_name, player_name
+from p2p_sasaki.cli.resume import pending_table, resume
+from p2p_sasaki.protocol.net import find_and_join_table, join_table
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

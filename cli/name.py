@@ -15,10 +15,9 @@ import os
 import sys
 from pathlib import Path
 
-from p2p_sasaki.protocol.messages import name_problem
-
 from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.cli.common import CliError, add_data_dir_option, data_dir
+from p2p_sasaki.protocol.messages import name_problem
 
 NAME_FILE = "name"
 

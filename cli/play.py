@@ -8,12 +8,19 @@ import sys
 from p2p_sasaki.cli import host as host_command
 from p2p_sasaki.cli import join as join_command
 from p2p_sasaki.cli import resume as resume_command
-from p2p_sasaki.cli.resume import pending_table
-from p2p_sasaki.cli.common import (EXIT_INTERRUPTED, CliError, add_peer_options, add_table_options, parse_code,
-                                   read_line, run_async)
-from p2p_sasaki.protocol.net import TableAd, creator_label
-from p2p_sasaki.cli.tables import browse, table_line
 from p2p_sasaki.cli.commands import COMMANDS
+from p2p_sasaki.cli.common import (
+    EXIT_INTERRUPTED,
+    CliError,
+    add_peer_options,
+    add_table_options,
+    parse_code,
+    read_line,
+    run_async,
+)
+from p2p_sasaki.cli.resume import pending_table
+from p2p_sasaki.cli.tables import browse, table_line
+from p2p_sasaki.protocol.net import TableAd, creator_label
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

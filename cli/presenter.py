@@ -22,7 +22,7 @@ the same prompt are refused, so a peer never signs twice for one slot.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -31,20 +31,39 @@ from typing import Any
 import trio
 
 from p2p_sasaki.cards import Card, CardNotationError, CardSet
-from p2p_sasaki.sasaki.combos import Kind, classify
-from p2p_sasaki.sasaki.hand import (
-    Action, Chata, DecisionKind, Decline, Expose, Kkojda, Pass, Play, Run, SeatView, Stop,
+from p2p_sasaki.cli.render import action_text
+from p2p_sasaki.protocol.events import (
+    AbandonRejected,
+    ActionApplied,
+    Blame,
+    DealProgress,
+    Dealt,
+    HandAbandoned,
+    HandEnded,
+    HandStarted,
+    MatchEnded,
+    Seated,
+    SeatLeft,
+    VersionMismatch,
 )
 from p2p_sasaki.protocol.messages import default_name
 from p2p_sasaki.protocol.net.identity import describe_key
 from p2p_sasaki.protocol.net.table import ABANDON, BOT, END, WAIT, Connected, Stalled, Turn, Waiting
 from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
-from p2p_sasaki.protocol.events import (
-    AbandonRejected, ActionApplied, Blame, DealProgress, Dealt, HandAbandoned, HandEnded, HandStarted, MatchEnded,
-    SeatLeft, Seated, VersionMismatch,
+from p2p_sasaki.sasaki.combos import Kind, classify
+from p2p_sasaki.sasaki.hand import (
+    Action,
+    Chata,
+    DecisionKind,
+    Decline,
+    Expose,
+    Kkojda,
+    Pass,
+    Play,
+    Run,
+    SeatView,
+    Stop,
 )
-
-from p2p_sasaki.cli.render import action_text
 
 __all__ = ["NoteKind", "Note", "SeatState", "TopPlay", "Choice", "ChoiceGroup", "Prompt", "ScoreSheet",
            "Progress", "Phase", "TableView", "Refusal", "Presenter", "grouped", "card_words",
@@ -405,7 +424,7 @@ class Presenter:
                 self.you = my_seat
                 self.seat_keys = tuple(seat_keys)
                 # A member that chose no name is called by its key in the roster: shown as "S2".
-                self.names = tuple(n if n != default_name(k) else "" for n, k in zip(seat_names, seat_keys))
+                self.names = tuple(n if n != default_name(k) else "" for n, k in zip(seat_names, seat_keys, strict=False))
                 self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
                 where = f"you are {self.label(my_seat)}" if my_seat is not None else "you watch"
                 # Once, who sits where: the name, or (none chosen) the key's short form.

@@ -14,11 +14,22 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from p2p_sasaki.sasaki.bots import Bot, play
 from p2p_sasaki.cards import CardSet
+from p2p_sasaki.sasaki.bots import Bot, play
 from p2p_sasaki.sasaki.combos import classify
 from p2p_sasaki.sasaki.hand import (
-    Action, Chata, Decision, DecisionKind, Decline, Expose, Hand, Kkojda, Pass, Play, Run, Stop,
+    Action,
+    Chata,
+    Decision,
+    DecisionKind,
+    Decline,
+    Expose,
+    Hand,
+    Kkojda,
+    Pass,
+    Play,
+    Run,
+    Stop,
 )
 
 __all__ = ["seats_text", "places_text", "action_text", "deal_lines", "step_lines",

@@ -11,11 +11,10 @@ import argparse
 import json
 import sys
 
+from p2p_sasaki.cli.commands import COMMANDS
+from p2p_sasaki.cli.render import deal_lines, outcome_lines, seats_text
 from p2p_sasaki.sasaki.hand import Hand
 from p2p_sasaki.sasaki.records import RecordError, replay
-
-from p2p_sasaki.cli.render import deal_lines, outcome_lines, seats_text
-from p2p_sasaki.cli.commands import COMMANDS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -6,18 +6,29 @@ from __future__ import annotations
 
 import argparse
 import datetime
-from dataclasses import replace
 import sys
+from dataclasses import replace
 
 import trio
 
+from p2p_sasaki.cli.commands import COMMANDS
+from p2p_sasaki.cli.common import (
+    CliError,
+    add_peer_options,
+    bind_host,
+    data_dir,
+    load_identity,
+    make_player,
+    make_ui,
+    play_roster,
+    prepare_directories,
+    read_line,
+    report,
+    run_async,
+    table_page,
+)
 from p2p_sasaki.protocol.messages import TableRoster
 from p2p_sasaki.protocol.net.persist import SavedTable, unfinished_tables
-
-from p2p_sasaki.cli.commands import COMMANDS
-from p2p_sasaki.cli.common import (CliError, add_peer_options, bind_host, data_dir, load_identity, make_player,
-                                   make_ui, play_roster, prepare_directories, read_line, report, run_async,
-                                   table_page)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

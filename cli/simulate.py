@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 import math
+import time
 from dataclasses import dataclass, field
 from random import Random
 
+from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.sasaki.bots import BOTS, Bot, make_bot, play_hand
 from p2p_sasaki.sasaki.hand import Hand
 from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.sasaki.search import DEFAULT_LEVEL, LEVELS
-from p2p_sasaki.cli.commands import COMMANDS
 
 clock = time.perf_counter  # tests replace it
 

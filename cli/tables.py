@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from p2p_sasaki.protocol.net import PROTOCOL_VERSION, TableAd, browse_tables
-
-from p2p_sasaki.cli.common import interfaces, run_async
 from p2p_sasaki.cli.commands import COMMANDS
+from p2p_sasaki.cli.common import interfaces, run_async
+from p2p_sasaki.protocol.net import PROTOCOL_VERSION, TableAd, browse_tables
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

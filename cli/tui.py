@@ -19,11 +19,19 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.protocol.net.table import PlayerLeft, Stalled, Turn
-
 from p2p_sasaki.cli.presenter import (
-    COMMANDS_HELP, RULES_HELP, Note, NoteKind, Presenter, Prompt, Refusal, TableView, grouped, passed_since_last_play,
+    COMMANDS_HELP,
+    RULES_HELP,
+    Note,
+    NoteKind,
+    Presenter,
+    Prompt,
+    Refusal,
+    TableView,
+    grouped,
+    passed_since_last_play,
 )
+from p2p_sasaki.protocol.net.table import PlayerLeft, Stalled, Turn
 
 __all__ = ["Narrator", "HumanPlayer", "InputEnded", "LeftTable", "say", "grouped", "passed_since_last_play", "table_lines",
            "prompt_lines"]

@@ -19,7 +19,14 @@ from collections.abc import Sequence
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import (
-    TAG_BODY, TAG_CHAIN_START, TAG_ROSTER, TAG_SEAT_CARD, TAG_SEAT_COMMIT, TAG_SEATING, TAG_SLOT, u32,
+    TAG_BODY,
+    TAG_CHAIN_START,
+    TAG_ROSTER,
+    TAG_SEAT_CARD,
+    TAG_SEAT_COMMIT,
+    TAG_SEATING,
+    TAG_SLOT,
+    u32,
 )
 from p2p_sasaki.protocol.messages import TableMember, TranscriptHeader
 

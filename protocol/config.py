@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.dealing import Dealer, MentalPokerDeck, TrustedDealer, check_dealer
 from p2p_sasaki.protocol.game import Game
 from p2p_sasaki.protocol.messages import MAX_ANSWER_MS, MAX_STALL_MS, MAX_WINDOW_MS, TranscriptHeader
 from p2p_sasaki.protocol.sasaki_game import SASAKI, SasakiGame
+from p2p_sasaki.sasaki.options import TableOptions
 
 __all__ = ["Pace", "PACE_ORDER", "NO_PACE", "FAIR_PACE", "TableConfig", "GAMES", "GameFactory", "game_of", "dealer_of", "header_of", "config_of"]
 

@@ -441,7 +441,7 @@ def _batch(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Seq
         check_element(element, "batched element")
     seed = hash_parts(TAG_DLEQ_BATCH, *ctx.parts(), g, gx, u32(len(hs)), *hs, *hxs)
     coefficients = [hash_to_scalar(TAG_DLEQ_BATCH, seed, u32(k)) for k in range(len(hs))]
-    return G.msm(zip(coefficients, hs)), G.msm(zip(coefficients, hxs))
+    return G.msm(zip(coefficients, hs, strict=False)), G.msm(zip(coefficients, hxs, strict=False))
 
 
 def dleq_batch_prove(
@@ -514,7 +514,7 @@ def shuffle_generators(n: int) -> tuple[tuple[bytes, ...], bytes, bytes]:
 
 
 def _commit(gens: Sequence[bytes], h: bytes, values: Sequence[int], blind: int) -> bytes:
-    return G.msm([*zip(values, gens), (blind, h)])
+    return G.msm([*zip(values, gens, strict=False), (blind, h)])
 
 
 def _read_scalar(data: bytes) -> int:
@@ -608,7 +608,7 @@ def _prove_any(
     c_keys = _commit(gens, h, b, r_keys)
     t2, y, z = _challenges_yz(t1, c_keys)
     # 3a. single-value product argument for d = y*perm + b - z under c_D
-    d = [(y * p + b_i - z) % L for p, b_i in zip(perm, b)]
+    d = [(y * p + b_i - z) % L for p, b_i in zip(perm, b, strict=False)]
     r_d = (y * r_perm + r_keys) % L
     running = list(itertools.accumulate(d, lambda acc, v: acc * v % L))
     f = [rand() for _ in range(n)]
@@ -621,14 +621,14 @@ def _prove_any(
         gens, h, [(delta[i + 1] - d[i + 1] * delta[i] - running[i] * f[i + 1]) % L for i in range(n - 1)], s_x_blind
     )
     # 3b. same-scalar sigma protocol on (d, x): sum d_i*T_i + z*sum T_i = x*W, B' = x*B
-    w_sum = G.msm((y * j + a_j, m) for j, (a_j, m) in enumerate(zip(a, in_deck)))
+    w_sum = G.msm((y * j + a_j, m) for j, (a_j, m) in enumerate(zip(a, in_deck, strict=False)))
     xi = rand()
-    k_deck = G.msm([*zip(f, out_deck), (-xi, w_sum)])
+    k_deck = G.msm([*zip(f, out_deck, strict=False), (-xi, w_sum)])
     k_base = G.mul(xi, in_base)
     elements = (c_perm, c_keys, c_blind, c_delta, c_diff, k_deck, k_base)
     # 4. responses
     u = _challenge_u(t2, elements)
-    a_tilde = [(u * d_i + f_i) % L for d_i, f_i in zip(d, f)]
+    a_tilde = [(u * d_i + f_i) % L for d_i, f_i in zip(d, f, strict=False)]
     b_tilde = [(u * running[i] + delta[i]) % L for i in range(1, n - 1)]
     tail = [(u * r_d + r_f) % L, (u * s_x_blind + s_1) % L, (xi + u * x) % L]
     return ShuffleArgument(elements, tuple(scalar_bytes(v) for v in (*a_tilde, *b_tilde, *tail)))
@@ -678,8 +678,8 @@ def shuffle_argument_verify(
         if G.msm([(u, c_diff), (1, c_delta)]) != _commit(gens, h, diffs, s_tilde):
             return False
         # same-scalar sigma protocol: K == sum (a~_i + u*z)*T_i - s_x*W
-        w_sum = G.msm((y * j + a_j, m) for j, (a_j, m) in enumerate(zip(a, in_deck)))
-        if k_deck != G.msm([*((a_i + u * z, t) for a_i, t in zip(a_tilde, out_deck)), (-s_x, w_sum)]):
+        w_sum = G.msm((y * j + a_j, m) for j, (a_j, m) in enumerate(zip(a, in_deck, strict=False)))
+        if k_deck != G.msm([*((a_i + u * z, t) for a_i, t in zip(a_tilde, out_deck, strict=False)), (-s_x, w_sum)]):
             return False
         if G.msm([(1, k_base), (u, out_base)]) != G.msm([(s_x, in_base)]):
             return False

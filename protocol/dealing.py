@@ -23,13 +23,31 @@ from typing import Protocol, Union
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import CryptoError, Entropy, IdentityKey, SeededEntropy, u32
 from p2p_sasaki.protocol.deck import (
-    DeckJob, DeckSession, DeckUsageError, HandDealt, HandIdAgreed, JobResult, KeyMismatch, ShuffleAccepted,
-    ShuffleVerified, Violation,
+    DeckJob,
+    DeckSession,
+    DeckUsageError,
+    HandDealt,
+    HandIdAgreed,
+    JobResult,
+    KeyMismatch,
+    ShuffleAccepted,
+    ShuffleVerified,
+    Violation,
 )
 from p2p_sasaki.protocol.events import DealProgress
 from p2p_sasaki.protocol.messages import (
-    CardOpen, DeckCommit, DeckNonce, KeyReveal, MessageError, Payload, ShuffleHop, ShuffleProof, SignedMessage,
-    StripRound, decode_envelope, verify_envelope,
+    CardOpen,
+    DeckCommit,
+    DeckNonce,
+    KeyReveal,
+    MessageError,
+    Payload,
+    ShuffleHop,
+    ShuffleProof,
+    SignedMessage,
+    StripRound,
+    decode_envelope,
+    verify_envelope,
 )
 
 __all__ = [

@@ -36,9 +36,9 @@ from typing import Union
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import (
-    G,
     CryptoError,
     Entropy,
+    G,
     IdentityKey,
     ProofContext,
     system_entropy,
@@ -808,7 +808,7 @@ class DeckSession:
     def _record_strip(self, round_: int, seat: int, positions: Sequence[int], values: tuple[bytes, ...]) -> None:
         self._strips[(round_, seat)] = values
         if round_ == self.n - 1:
-            self._final.update(zip(positions, values))
+            self._final.update(zip(positions, values, strict=False))
 
     def _handle_open(self, sender: int, opening: CardOpen) -> None:
         k, card = opening.position, opening.card

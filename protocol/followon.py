@@ -34,8 +34,27 @@ from p2p_sasaki.protocol.chain import table_id_of
 from p2p_sasaki.protocol.config import TableConfig
 from p2p_sasaki.protocol.crypto import TAG_FOLLOW_ON, TAG_FOLLOW_ON_ANSWER, u32
 from p2p_sasaki.protocol.messages import (
-    HASH_BYTES, MAX_SEATS, NONCE_BYTES, PROTOCOL_VERSION, PUBLIC_KEY_BYTES, SIGNATURE_BYTES, TABLE_ID_BYTES, Array,
-    Bin, Bool, F, MessageError, Str, TableMember, TableRoster, UInt, WireStruct, _check_version, _fail, _pack, _unpack_canonical,
+    HASH_BYTES,
+    MAX_SEATS,
+    NONCE_BYTES,
+    PROTOCOL_VERSION,
+    PUBLIC_KEY_BYTES,
+    SIGNATURE_BYTES,
+    TABLE_ID_BYTES,
+    Array,
+    Bin,
+    Bool,
+    F,
+    MessageError,
+    Str,
+    TableMember,
+    TableRoster,
+    UInt,
+    WireStruct,
+    _check_version,
+    _fail,
+    _pack,
+    _unpack_canonical,
     describe_key,
 )
 

@@ -38,8 +38,8 @@ import msgpack
 from p2p_sasaki.protocol.crypto import (
     DLEQ_BYTES,
     PUBLIC_KEY_BYTES,
-    SIGNATURE_BYTES,
     SHUFFLE_ARGUMENT_ELEMENTS,
+    SIGNATURE_BYTES,
     IdentityKey,
     ShuffleArgument,
     shuffle_argument_scalars,

@@ -10,13 +10,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from p2p_sasaki.cards import FULL_DECK, Card, CardSet, mask_indices
-from p2p_sasaki.sasaki.hand import (
-    SEATS, Action, AuditNeededError, Chata, DealError, Decision, DecisionKind, Decline, Expose, Hand,
-    IllegalActionError, Kkojda, Pass, Play, Run, Stop, opens,
-)
-from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.deck import SlotLayout
 from p2p_sasaki.protocol.game import Applied, IllegalAnswer, Slot, SlotKind
+from p2p_sasaki.sasaki.hand import (
+    SEATS,
+    Action,
+    AuditNeededError,
+    Chata,
+    DealError,
+    Decision,
+    DecisionKind,
+    Decline,
+    Expose,
+    Hand,
+    IllegalActionError,
+    Kkojda,
+    Pass,
+    Play,
+    Run,
+    Stop,
+    opens,
+)
+from p2p_sasaki.sasaki.options import TableOptions
 
 __all__ = ["SASAKI", "LEAD_SLOT", "SasakiGame", "SasakiState", "SasakiOutcome", "VERBS", "action_of", "resolve_slot"]
 

@@ -47,28 +47,69 @@ from enum import Enum
 from typing import Any
 
 from p2p_sasaki.cards import CardSet, mask_indices
-from p2p_sasaki.sasaki.hand import IllegalActionError
-from p2p_sasaki.sasaki.scoring import match_totals
 from p2p_sasaki.protocol.chain import chain_start, next_chain, roster_hash, seat_commitment, seating_order
-from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.config import TableConfig, dealer_of, game_of, header_of
+from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.dealing import (
-    CardsDealt, CardSource, Dealer, DealUnknown, DeckJob, DeckUsageError, HandSetup, JobResult, SourceError,
+    CardsDealt,
+    CardSource,
+    Dealer,
+    DealUnknown,
+    DeckJob,
+    DeckUsageError,
+    HandSetup,
+    JobResult,
+    SourceError,
     check_dealer,
 )
 from p2p_sasaki.protocol.events import (
-    AbandonRejected, ActionApplied, Blame, BlameBasis, Dealt, DealProgress, DecisionPending, Event, HandAbandoned,
-    HandEnded, HandStarted, MatchEnded, Record, Seated, SeatLeft, SessionSecrets, VersionMismatch,
+    AbandonRejected,
+    ActionApplied,
+    Blame,
+    BlameBasis,
+    DealProgress,
+    Dealt,
+    DecisionPending,
+    Event,
+    HandAbandoned,
+    HandEnded,
+    HandStarted,
+    MatchEnded,
+    Record,
+    Seated,
+    SeatLeft,
+    SessionSecrets,
+    VersionMismatch,
 )
 from p2p_sasaki.protocol.game import GameState, IllegalAnswer, Slot
 from p2p_sasaki.protocol.messages import (
-    Abandon, Body, Genesis, KeyReveal, Leave, MessageError, Payload, SeatCommit, SeatNonce, SignedMessage,
-    TableAction, VersionMismatchError, decode_envelope, seen_key, sign_envelope, verify_envelope,
+    Abandon,
+    Body,
+    Genesis,
+    KeyReveal,
+    Leave,
+    MessageError,
+    Payload,
+    SeatCommit,
+    SeatNonce,
+    SignedMessage,
+    TableAction,
+    VersionMismatchError,
+    decode_envelope,
+    seen_key,
+    sign_envelope,
+    verify_envelope,
 )
 from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT
 from p2p_sasaki.protocol.transcript import (
-    KIND_ENVELOPE, KIND_EVIDENCE, KIND_HEADER, encode_evidence, encode_record,
+    KIND_ENVELOPE,
+    KIND_EVIDENCE,
+    KIND_HEADER,
+    encode_evidence,
+    encode_record,
 )
+from p2p_sasaki.sasaki.hand import IllegalActionError
+from p2p_sasaki.sasaki.scoring import match_totals
 
 __all__ = [
     "TableSession", "TableConfig", "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt",

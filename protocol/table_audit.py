@@ -24,20 +24,33 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from p2p_sasaki.protocol.config import GAMES, GameFactory, config_of
-from p2p_sasaki.protocol.dealing import Dealer, RevealedKeys, TrustedDealer
 from p2p_sasaki.protocol.chain import next_chain
+from p2p_sasaki.protocol.config import GAMES, GameFactory, config_of
 from p2p_sasaki.protocol.crypto import is_acceptable_identity_key
+from p2p_sasaki.protocol.dealing import Dealer, RevealedKeys, TrustedDealer
 from p2p_sasaki.protocol.events import BlameBasis, Record
 from p2p_sasaki.protocol.followon import REPLACE_SEAT, link_of
 from p2p_sasaki.protocol.game import GameState
 from p2p_sasaki.protocol.messages import (
-    KeyReveal, MessageError, SignedMessage, TranscriptHeader, decode_envelope, default_name, seen_key, verify_envelope,
+    KeyReveal,
+    MessageError,
+    SignedMessage,
+    TranscriptHeader,
+    decode_envelope,
+    default_name,
+    seen_key,
+    verify_envelope,
 )
 from p2p_sasaki.protocol.sasaki_game import SasakiState
 from p2p_sasaki.protocol.session import Phase, TableSession
 from p2p_sasaki.protocol.transcript import (
-    KIND_EVIDENCE, Transcript, TranscriptError, decode_evidence, encode_record, frame_records, read_transcript,
+    KIND_EVIDENCE,
+    Transcript,
+    TranscriptError,
+    decode_evidence,
+    encode_record,
+    frame_records,
+    read_transcript,
     transcript_of,
 )
 
@@ -287,7 +300,7 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
                                    "or reordered, nobody can be named")
             break
     canonical, expected = produced[1:], [encode_record(kind, data) for kind, data in records]
-    first_bad = next((i for i, (a, b) in enumerate(zip(canonical, expected)) if a != b), None)
+    first_bad = next((i for i, (a, b) in enumerate(zip(canonical, expected, strict=False)) if a != b), None)
     if first_bad is not None and (blame is None or first_bad + 1 < at.record):
         status = AuditStatus.DAMAGED
         blame = AuditBlame(None, -1, -1, f"record {first_bad + 1} is not in canonical order (or is extra)")
@@ -406,7 +419,7 @@ def follows_check(new_data: bytes, old_data: bytes, games: Mapping[str, GameFact
         problems.append("the new transcript follows no table (its header has no follow-on link)")
     elif nh.follows != link_of(oh.table, old.final, REPLACE_SEAT, nh.roster_keys):
         problems.append("the new table's link names another table, another end of its chain or other members")
-    changed = [i for i, (a, b) in enumerate(zip(oh.roster_keys, nh.roster_keys)) if a != b]
+    changed = [i for i, (a, b) in enumerate(zip(oh.roster_keys, nh.roster_keys, strict=False)) if a != b]
     if len(oh.roster_keys) != len(nh.roster_keys) or len(changed) != 1 or nh.roster_keys[changed[0]] in oh.roster_keys:
         problems.append("the new roster is not the old one with exactly one new member")
         return FollowsCheck(tuple(problems), None, new, old)

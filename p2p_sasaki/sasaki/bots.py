@@ -32,8 +32,19 @@ from typing import Any, Protocol, overload
 from p2p_sasaki.cards import CardSet
 from p2p_sasaki.sasaki.combos import PIG_MASK, Combo, Kind, classify
 from p2p_sasaki.sasaki.hand import (
-    Action, Chata, Decision, DecisionKind, Decline, Expose, Hand, Kkojda, Pass, Play, Run,
-    SeatView, Stop,
+    Action,
+    Chata,
+    Decision,
+    DecisionKind,
+    Decline,
+    Expose,
+    Hand,
+    Kkojda,
+    Pass,
+    Play,
+    Run,
+    SeatView,
+    Stop,
 )
 from p2p_sasaki.sasaki.search import DEFAULT_LEVEL, LEVELS, SearchBot
 

@@ -42,7 +42,14 @@ namespace they create; only a person's ``sasaki play/host/join/tables`` uses
 ``ALL_INTERFACES``.
 """
 
-from p2p_sasaki.protocol.net.discovery import ALL_INTERFACES, SERVICE_TYPE, Advertisement, TableAd, advertise_table, browse_tables
+from p2p_sasaki.protocol.net.discovery import (
+    ALL_INTERFACES,
+    SERVICE_TYPE,
+    Advertisement,
+    TableAd,
+    advertise_table,
+    browse_tables,
+)
 from p2p_sasaki.protocol.net.framing import MAX_FRAME_SIZE, FrameDecoder, FramedStream, FrameError, encode_frame
 from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusedError
 from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster, describe_key

@@ -36,7 +36,14 @@ import trio
 
 from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.followon import (
-    BOT_NAME, REPLACE_SEAT, FollowOn, continuation, decode_follow_on, is_follow_on, replaceable, replaced_members,
+    BOT_NAME,
+    REPLACE_SEAT,
+    FollowOn,
+    continuation,
+    decode_follow_on,
+    is_follow_on,
+    replaceable,
+    replaced_members,
 )
 from p2p_sasaki.protocol.messages import MessageError, TableMember, TableRoster
 from p2p_sasaki.protocol.net.followon import FollowOnOutcome, agree_follow_on

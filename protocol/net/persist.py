@@ -30,8 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from p2p_sasaki.protocol.net.disk import DiskError, append_record
 from p2p_sasaki.protocol.messages import MessageError, TableRoster, decode_handshake, encode_handshake
+from p2p_sasaki.protocol.net.disk import DiskError, append_record
 from p2p_sasaki.protocol.transcript import KIND_HEADER, frame_records
 
 __all__ = ["TableStore", "SavedTable", "tables_dir", "unfinished_tables"]

@@ -132,19 +132,19 @@ from typing import Any, Protocol
 
 import trio
 
-from p2p_sasaki.protocol.crypto import Entropy, system_entropy
-from p2p_sasaki.protocol.net.disk import DiskError, append_record, complete_length, repair_tail
 from p2p_sasaki.protocol.config import NO_PACE, Pace
+from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.followon import is_follow_on
 from p2p_sasaki.protocol.messages import MessageError, TableAction, VersionMismatchError, decode_envelope
+from p2p_sasaki.protocol.net.disk import DiskError, append_record, complete_length, repair_tail
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
 from p2p_sasaki.protocol.net.mesh import Mesh
 from p2p_sasaki.protocol.net.persist import TableStore
+from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
 from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.restore import RecordingEntropy, RestoreError, restore_session
-from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record, frame_records
-from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
 from p2p_sasaki.protocol.session import Blame, HandAbandoned, HandEnded, Record, TableSession
+from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record, frame_records
 
 __all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Connected", "WindowOpened", "Pacer", "TableResult", "TranscriptWriter",
            "SentLog", "run_table", "Stalled", "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
@@ -808,7 +808,7 @@ class _Driver:
         waiting = tuple(s for s in session.waiting_for if s != session.my_seat)
         members = session.seat_keys if session.hand_no >= 1 and session.seat_keys else session.roster_keys
         keys = tuple(members[s] for s in waiting)
-        offline = tuple(s for s, k in zip(waiting, keys) if not self.transport.is_connected(k))
+        offline = tuple(s for s, k in zip(waiting, keys, strict=False) if not self.transport.is_connected(k))
         peers = self.transport.peers
         alone = bool(peers) and not any(self.transport.is_connected(k) for k in peers)
         wait_key = (session.hand_no, session.slot, waiting)

@@ -121,7 +121,7 @@ def table_scenario(work: Path) -> dict:
     joiners = [start(work / f"p{i}.log", "join", str(code), "--bot", "--seed", str(i),
                      "--data-dir", str(work / f"p{i}"), "--transcript", str(work / f"p{i}.sasaki"))
                for i in (1, 2, 3)]
-    results = [wait(host, host_log)] + [wait(p, work / f"p{i}.log") for i, p in zip((1, 2, 3), joiners)]
+    results = [wait(host, host_log)] + [wait(p, work / f"p{i}.log") for i, p in zip((1, 2, 3), joiners, strict=False)]
     report["match_seconds"] = round(time.monotonic() - started, 1)
     report["peers"] = [{"rc": rc, "totals": (m.group(1) if (m := TOTALS.search(out)) else None), "tail": out[-1500:]}
                        for rc, out in results]

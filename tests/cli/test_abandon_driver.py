@@ -9,28 +9,37 @@ transcripts that audit as ``abandoned``, naming the seat only as having left."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 
-from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.config import Pace
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import decode_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.persist import TableStore
-from p2p_sasaki.protocol.transcript import encode_record, frame_records
 from p2p_sasaki.protocol.net.table import (
-    ABANDON, END, WAIT, BotPlayer, PlayerLeft, Stalled, TableResult, Turn, Waiting, run_table,
+    ABANDON,
+    END,
+    WAIT,
+    BotPlayer,
+    PlayerLeft,
+    Stalled,
+    TableResult,
+    Turn,
+    Waiting,
+    run_table,
 )
 from p2p_sasaki.protocol.session import LEAD_SLOT, HandAbandoned, Record, SeatLeft, TableConfig
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table
+from p2p_sasaki.protocol.transcript import encode_record, frame_records
+from p2p_sasaki.sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.options import TableOptions
 
 STALL = 90.0
 PACE = Pace((0,) * 7, 1_000, round(STALL * 1000))

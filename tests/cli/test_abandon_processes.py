@@ -16,7 +16,6 @@ import pytest
 from p2p_sasaki.protocol.messages import MessageError, decode_envelope
 from p2p_sasaki.protocol.net import TableCode
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, frame_records
-
 from tests.cli.peers import ROOT, env, finish, sasaki, wait_for
 
 pytestmark = pytest.mark.slow

@@ -12,10 +12,8 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.botseat import mesh_roster
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.config import Pace
 from p2p_sasaki.protocol.messages import decode_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
@@ -24,7 +22,8 @@ from p2p_sasaki.protocol.net.mesh import Backoff, Mesh
 from p2p_sasaki.protocol.net.table import BOT, BotPlayer, TableResult, run_table
 from p2p_sasaki.protocol.session import LEAD_SLOT, Record, TableConfig
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table, follows_check
-
+from p2p_sasaki.sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.options import TableOptions
 from tests.cli.test_bot_seat import Chooser
 
 pytestmark = pytest.mark.slow
@@ -38,7 +37,7 @@ async def test_a_bot_takes_the_empty_seat_over_the_tcp_mesh():
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
     roster = TableRoster(secrets.token_bytes(32), tuple(
         TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], secrets.token_bytes(32))
-        for i, ls in zip(identities, listeners)))
+        for i, ls in zip(identities, listeners, strict=False)))
     victim = 1
     old: dict[int, TableResult] = {}
     records: dict[int, list[list[bytes]]] = {n: [[], [], []] for n in range(4)}

@@ -2,9 +2,8 @@
 
 from pathlib import Path
 
-from p2p_sasaki.sasaki.records import replay
-
 from p2p_sasaki.cli.main import main
+from p2p_sasaki.sasaki.records import replay
 
 GOLDEN = Path(__file__).with_name("demo_seed3.txt")
 
@@ -76,10 +75,9 @@ def test_commands_are_registered(capsys):
 def test_play_steps_tell_each_decision_in_the_renderers_words():
     import random
 
+    from p2p_sasaki.cli.render import play_steps
     from p2p_sasaki.sasaki.bots import HeuristicBot
     from p2p_sasaki.sasaki.hand import DecisionKind, Hand
-
-    from p2p_sasaki.cli.render import play_steps
 
     hand = Hand.random(random.Random(0), "3H")
     told = list(play_steps(hand, [HeuristicBot(random.Random(s)) for s in range(4)]))

@@ -15,9 +15,7 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.config import PACE_ORDER, Pace
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import MessageError, TableAction, decode_envelope, verify_envelope
@@ -26,6 +24,8 @@ from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, WindowOpened, run_table
 from p2p_sasaki.protocol.session import Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
+from p2p_sasaki.sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.options import TableOptions
 
 # Distinct delays per kind (ms), so that a wrong kind shows: run, expose, stop, chata, kkojda, lead, turn.
 PACE = Pace((1000, 1100, 1200, 1500, 1600, 900, 700), 30_000, 120_000)

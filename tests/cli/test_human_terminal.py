@@ -66,7 +66,7 @@ def test_human_plays_a_hand_against_three_bots(tmp_path):
     assert sum(" leads " in p for p in plays) >= 2                # at least one new round
     # "waiting for ..." once per change: never the same line twice in a row.
     waits = [line.strip() for line in text.splitlines() if line.startswith("Waiting for ")]
-    assert all(a != b for a, b in zip(waits, waits[1:])), waits
+    assert all(a != b for a, b in zip(waits, waits[1:], strict=False)), waits
     # The table line marks as "passed" exactly the seats that passed since the top play.
     for table, top in re.findall(r"(Table: [^\n]*)\r?\n(Top play: [^\n]*|No top play[^\n]*)", text):
         if top.startswith("No top play"):

@@ -10,8 +10,14 @@ import pexpect
 import pytest
 
 from p2p_sasaki.cli.main import main
-from p2p_sasaki.protocol.net import (PROTOCOL_VERSION, AmbiguousTableError, TableAd, TableFullError,
-                                     TableNotFoundError, pick_table)
+from p2p_sasaki.protocol.net import (
+    PROTOCOL_VERSION,
+    AmbiguousTableError,
+    TableAd,
+    TableFullError,
+    TableNotFoundError,
+    pick_table,
+)
 from tests.cli.peers import ROOT, env
 
 

@@ -12,9 +12,7 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.chain import table_id_of
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.followon import FollowOn, link_of
@@ -25,6 +23,8 @@ from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
 from p2p_sasaki.protocol.session import Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
+from p2p_sasaki.sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.options import TableOptions
 
 CONFIG = TableConfig(hands=1, options=TableOptions(lead_card="3S"), proofs=False)
 IDENTITIES = [Identity.generate(SeededEntropy(b"next match peer %d" % n)) for n in range(4)]

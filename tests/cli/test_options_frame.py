@@ -6,10 +6,10 @@ import msgpack
 import pytest
 
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.messages import VERSION, MessageError, TranscriptHeader, VersionMismatchError
 from p2p_sasaki.protocol.net.identity import TableMember, TableRoster
 from p2p_sasaki.protocol.session import TableConfig, TableSession
+from p2p_sasaki.sasaki.options import TableOptions
 
 MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
 

@@ -8,12 +8,11 @@ import trio
 import trio.testing
 
 from p2p_sasaki.cards import CardSet
-from p2p_sasaki.sasaki.hand import Decision, DecisionKind, Decline, Hand, Pass, Play, Stop
+from p2p_sasaki.cli.presenter import NoteKind, Phase, Presenter, Refusal, card_words
 from p2p_sasaki.protocol.net.table import Turn, Waiting
 from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
 from p2p_sasaki.protocol.session import ActionApplied, HandEnded, HandStarted, MatchEnded, Seated
-
-from p2p_sasaki.cli.presenter import NoteKind, Phase, Presenter, Refusal, card_words
+from p2p_sasaki.sasaki.hand import Decision, DecisionKind, Decline, Hand, Pass, Play, Stop
 from tests.engine.sasaki.helpers import deal
 
 KEYS = tuple(bytes([i]) * 32 for i in range(4))

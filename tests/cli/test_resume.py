@@ -17,12 +17,9 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.config import Pace
 from p2p_sasaki.protocol.crypto import SeededEntropy
-from p2p_sasaki.sasaki.hand import DecisionKind
 from p2p_sasaki.protocol.events import DecisionPending
 from p2p_sasaki.protocol.messages import decode_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
@@ -33,6 +30,9 @@ from p2p_sasaki.protocol.restore import RecordingEntropy, RestoreError, restore_
 from p2p_sasaki.protocol.session import Phase, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.protocol.transcript import frame_records
+from p2p_sasaki.sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.hand import DecisionKind
+from p2p_sasaki.sasaki.options import TableOptions
 
 LINGER = 10.0
 CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False)
@@ -135,7 +135,7 @@ def check(tmp: Path, run: Run, hands: int = 2) -> bytes:
         assert saved.finished
         slots = [(decode_envelope(e).body.hand, decode_envelope(e).body.slot) for e in saved.sent]
         by_slot: dict[tuple[int, int], set[bytes]] = {}
-        for slot, envelope in zip(slots, saved.sent):
+        for slot, envelope in zip(slots, saved.sent, strict=False):
             by_slot.setdefault(slot, set()).add(envelope)
         assert all(len(v) == 1 for v in by_slot.values()), "signed twice for a slot"
         assert unfinished_tables(tmp / f"peer{n}") == []

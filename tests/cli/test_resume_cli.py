@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from p2p_sasaki.cli.common import CliError
 from p2p_sasaki.cli.main import main
 from p2p_sasaki.cli.resume import pending_table, with_addresses
-from p2p_sasaki.cli.common import CliError
 from p2p_sasaki.protocol.crypto import SeededEntropy
-from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
-from p2p_sasaki.protocol.net import disk
+from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster, disk
 from p2p_sasaki.protocol.net.disk import DiskError
 from p2p_sasaki.protocol.net.persist import TableStore, tables_dir, unfinished_tables
 from p2p_sasaki.protocol.net.table import TranscriptWriter

@@ -17,7 +17,6 @@ import pytest
 from p2p_sasaki.protocol.net import Identity, TableCode
 from p2p_sasaki.protocol.net.persist import unfinished_tables
 from p2p_sasaki.protocol.transcript import frame_records
-
 from tests.cli.peers import finish, sasaki, wait_for
 from tests.cli.test_table_processes import audit
 

@@ -129,9 +129,9 @@ B3   random              -0.662  [-2.280, +0.955]
 # -- where a bot can sit ------------------------------------------------------------------
 
 def test_bot_kind_and_level_choose_the_table_bot():
-    from p2p_sasaki.sasaki.bots import HeuristicBot, SearchBot
     from p2p_sasaki.cli.common import make_player
     from p2p_sasaki.cli.main import build_parser
+    from p2p_sasaki.sasaki.bots import HeuristicBot, SearchBot
 
     parser = build_parser()
     player = make_player(parser.parse_args(["join", "7-a-b", "--bot", "--seed", "1",

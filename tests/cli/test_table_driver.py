@@ -17,14 +17,13 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.sasaki.bots import HeuristicBot
+from p2p_sasaki.cli.common import TableConfig, decode_config, encode_config
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net import disk as disk_module
 from p2p_sasaki.protocol.net import table as table_module
 from p2p_sasaki.protocol.net.table import BotPlayer, run_table
 from p2p_sasaki.protocol.table_audit import audit_table
-
-from p2p_sasaki.cli.common import TableConfig, decode_config, encode_config
+from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
 
 MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
@@ -66,7 +65,7 @@ async def four() -> Four:
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
     roster = TableRoster(os.urandom(32), tuple(
         TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE)
-        for i, ls in zip(identities, listeners)))
+        for i, ls in zip(identities, listeners, strict=False)))
     return Four(identities, listeners, roster)
 
 

@@ -13,10 +13,8 @@ import sys
 
 import pytest
 
-from p2p_sasaki.protocol.net import TableCode
-
 from p2p_sasaki.cli.render import places_text
-
+from p2p_sasaki.protocol.net import TableCode
 from tests.cli.peers import ROOT, env, finish, sasaki, wait_for
 
 pytestmark = pytest.mark.slow

@@ -20,9 +20,7 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import MessageError, decode_envelope, verify_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
@@ -30,6 +28,8 @@ from p2p_sasaki.protocol.net.memory import LinkConditions, MemoryNetwork
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, Waiting, run_table
 from p2p_sasaki.protocol.session import MatchEnded, Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
+from p2p_sasaki.sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.options import TableOptions
 
 # Virtual seconds a driver stays after the match: longer than a stall (3 s), so that a lost
 # last message of a finished peer is re-sent (module docstring of table.py); free in virtual time.

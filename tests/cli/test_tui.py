@@ -7,12 +7,11 @@ from types import SimpleNamespace
 import trio
 
 from p2p_sasaki.cards import CardSet
-from p2p_sasaki.sasaki.hand import Decline, DecisionKind, Hand, Pass, Play
-from p2p_sasaki.protocol.net.table import Turn, Waiting
-from p2p_sasaki.protocol.session import ActionApplied, HandStarted, Seated
-
 from p2p_sasaki.cli import tui
 from p2p_sasaki.cli.presenter import Presenter
+from p2p_sasaki.protocol.net.table import Turn, Waiting
+from p2p_sasaki.protocol.session import ActionApplied, HandStarted, Seated
+from p2p_sasaki.sasaki.hand import DecisionKind, Decline, Hand, Pass, Play
 from tests.engine.sasaki.helpers import deal
 
 KEYS = tuple(bytes([i]) * 32 for i in range(4))

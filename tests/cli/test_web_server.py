@@ -10,14 +10,13 @@ import trio.testing
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, Request, TextMessage
 
-from p2p_sasaki.sasaki.hand import Decision, DecisionKind, Decline, Hand, Stop
-from p2p_sasaki.protocol.net.table import Turn
-from p2p_sasaki.protocol.session import Seated
-
 from p2p_sasaki.cli.presenter import Note, NoteKind, Presenter, Refusal
 from p2p_sasaki.cli.web import server
 from p2p_sasaki.cli.web.page import page
 from p2p_sasaki.cli.web.server import WebTable
+from p2p_sasaki.protocol.net.table import Turn
+from p2p_sasaki.protocol.session import Seated
+from p2p_sasaki.sasaki.hand import Decision, DecisionKind, Decline, Hand, Stop
 from tests.engine.sasaki.helpers import deal
 
 KEYS = tuple(bytes([i]) * 32 for i in range(4))

@@ -20,8 +20,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.cli.web_player import CHROMIUM, DOCS, Seen, button_names, hand_cards, no_horizontal_scroll, play_hand, \
-    start_demo
+from tests.cli.web_player import (
+    CHROMIUM,
+    DOCS,
+    Seen,
+    button_names,
+    hand_cards,
+    no_horizontal_scroll,
+    play_hand,
+    start_demo,
+)
 
 pytestmark = pytest.mark.slow
 

@@ -3,10 +3,18 @@
 import pickle
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from p2p_sasaki.cards import (
-    FULL_DECK, Card, CardNotationError, CardSet, DuplicateCardError, Rank, Suit, parse_cards,
+    FULL_DECK,
+    Card,
+    CardNotationError,
+    CardSet,
+    DuplicateCardError,
+    Rank,
+    Suit,
+    parse_cards,
 )
 
 

@@ -28,7 +28,14 @@ import trio
 from p2p_sasaki.protocol.messages import PROTOCOL_VERSION
 from p2p_sasaki.protocol.net.discovery import advertise_table, browse_tables
 from p2p_sasaki.protocol.net.identity import Identity
-from p2p_sasaki.protocol.net.join import HostEvent, MemberJoined, TableCode, WrongCodeError, find_and_join_table, host_table
+from p2p_sasaki.protocol.net.join import (
+    HostEvent,
+    MemberJoined,
+    TableCode,
+    WrongCodeError,
+    find_and_join_table,
+    host_table,
+)
 from p2p_sasaki.protocol.net.mesh import Backoff, open_mesh
 
 LOOPBACK = ["127.0.0.1"]

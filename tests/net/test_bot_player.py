@@ -7,9 +7,9 @@ import threading
 
 import trio
 
+from p2p_sasaki.protocol.net.table import BotPlayer, Turn
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.hand import Hand
-from p2p_sasaki.protocol.net.table import BotPlayer, Turn
 from p2p_sasaki.sasaki.search import SearchBot
 
 

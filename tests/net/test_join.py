@@ -118,8 +118,7 @@ async def test_wrong_code_is_refused_on_both_sides_and_the_table_goes_on():
             address = await nursery.start(table.run)
             with pytest.raises(WrongCodeError) as info:
                 await join_table(Identity.generate(), WRONG, address, 6000)
-            assert str(info.value) == "the table at 127.0.0.1:{} refused the code 7-purple-otter: wrong code".format(
-                address[1])
+            assert str(info.value) == f"the table at 127.0.0.1:{address[1]} refused the code 7-purple-otter: wrong code"
             roster = await join_table(joiner, CODE, address, 6001)
     assert [str(e) for e in table.events if isinstance(e, WrongCodeTried)] == [
         "someone at 127.0.0.1 tried a wrong code (1 of 3 allowed)"

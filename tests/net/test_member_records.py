@@ -15,9 +15,7 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.discovery import keep_member_records
 from p2p_sasaki.protocol.net.mesh import Backoff, Mesh
@@ -25,6 +23,8 @@ from p2p_sasaki.protocol.net.persist import TableStore
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
 from p2p_sasaki.protocol.session import Phase, TableConfig
 from p2p_sasaki.protocol.table_audit import audit_table
+from p2p_sasaki.sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.options import TableOptions
 from tests.cli.test_resume import phase_is
 
 pytestmark = pytest.mark.slow
@@ -41,7 +41,7 @@ async def test_a_peer_restarted_on_a_new_port_is_found_through_its_member_record
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
     roster = TableRoster(os.urandom(32), tuple(
         TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], bytes(32))
-        for i, ls in zip(identities, listeners)))
+        for i, ls in zip(identities, listeners, strict=False)))
     results: list[TableResult | None] = [None] * 4
     ports: list[int] = []
     crashed = trio.Event()

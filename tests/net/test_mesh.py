@@ -28,7 +28,7 @@ async def make_table(n: int = 4) -> tuple[list[Identity], TableRoster, list[list
     identities = sorted((Identity.generate() for _ in range(n)), key=lambda i: i.public_key)
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
     members = tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE) for i, ls in zip(identities, listeners)
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE) for i, ls in zip(identities, listeners, strict=False)
     )
     return identities, TableRoster(secrets.token_bytes(32), members), listeners
 
@@ -41,7 +41,7 @@ async def receive_n(mesh: Mesh, n: int) -> list[tuple[bytes, bytes]]:
 async def test_four_peers_connect_and_exchange_frames_both_ways():
     identities, roster, listeners = await make_table(4)
     async with AsyncExitStack() as stack:
-        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST)) for i, ls in zip(identities, listeners)]
+        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST)) for i, ls in zip(identities, listeners, strict=False)]
         with trio.fail_after(5):
             for mesh in meshes:
                 await mesh.wait_connected()
@@ -74,7 +74,7 @@ async def test_a_killed_connection_reconnects_and_queued_frames_arrive():
     identities, roster, listeners = await make_table(3)
     low, high = identities[0], identities[2]
     async with AsyncExitStack() as stack:
-        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST)) for i, ls in zip(identities, listeners)]
+        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST)) for i, ls in zip(identities, listeners, strict=False)]
         with trio.fail_after(5):
             for mesh in meshes:
                 await mesh.wait_connected()
@@ -144,7 +144,7 @@ async def test_impostors_are_refused_and_the_table_goes_on():
     low, target = identities[0], identities[2]
     port = roster.member(target.public_key).port
     async with AsyncExitStack() as stack:
-        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST)) for i, ls in zip(identities, listeners)]
+        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST)) for i, ls in zip(identities, listeners, strict=False)]
         with trio.fail_after(5):
             await meshes[2].wait_connected()
         short = low.public_key[:4].hex()
@@ -272,7 +272,7 @@ async def test_a_peer_restarted_on_a_new_address_is_found_again():
     new_listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     async with AsyncExitStack() as stack:
         meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST))
-                  for i, ls in zip(identities[:3], listeners[:3])]
+                  for i, ls in zip(identities[:3], listeners[:3], strict=False)]
         resumed = await stack.enter_async_context(open_mesh(moved, roster, new_listeners, dial_all=True, **FAST))
         with trio.fail_after(5):
             await resumed.wait_connected()
@@ -296,7 +296,7 @@ async def test_two_peers_dialing_each_other_at_once_both_keep_the_lower_keys_con
         low, high = identities
         async with AsyncExitStack() as stack:
             a, b = [await stack.enter_async_context(open_mesh(i, roster, ls, dial_all=True, **FAST))
-                    for i, ls in zip(identities, listeners)]
+                    for i, ls in zip(identities, listeners, strict=False)]
             with trio.fail_after(5):
                 await a.wait_connected()
                 await b.wait_connected()

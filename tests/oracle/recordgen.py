@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from sasaki_oracle import (DECK, RED_TENS, Illegal, OracleHand, rank_of)
+from sasaki_oracle import DECK, RED_TENS, Illegal, OracleHand, rank_of
 
 SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 

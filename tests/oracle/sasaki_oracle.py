@@ -151,7 +151,7 @@ class OracleHand:
         self.chata_open = None    # (rank, single player)
         self.kkojda_open = None   # rank
 
-    def clone(self) -> "OracleHand":
+    def clone(self) -> OracleHand:
         other = copy.copy(self)
         other.hands = [set(h) for h in self.hands]
         other.played = set(self.played)

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from p2p_sasaki.protocol.crypto import (
-    L,
     CryptoError,
     Entropy,
     G,
+    L,
     ProofContext,
     hash32,
     hash_parts,
@@ -103,7 +103,7 @@ def shuffle_prove(
     x_inv = scalar_inverse(x)
     perm_inv = invert_permutation(perm)
     openings = []
-    for (y, sigma), bit in zip(secrets_, bits):
+    for (y, sigma), bit in zip(secrets_, bits, strict=False):
         if bit == 0:
             openings.append(ShuffleOpening(scalar_bytes(y), sigma))
         else:
@@ -131,7 +131,7 @@ def shuffle_verify(
         if len(out_deck) != n or len(commitments) != len(openings) or len(commitments) < min_rounds:
             return False
         bits = shuffle_challenge_bits(ctx, in_deck, in_base, out_deck, out_base, commitments)
-        for commitment, opening, bit in zip(commitments, openings, bits):
+        for commitment, opening, bit in zip(commitments, openings, bits, strict=False):
             scalar = scalar_from_bytes(opening.scalar)
             if not is_permutation(opening.perm, n):
                 return False

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy
 from p2p_sasaki.protocol.session import Blame, Record, TableConfig, TableSession, game_of
+from p2p_sasaki.sasaki.options import TableOptions
 
 TABLE_ID = bytes(range(100, 132))
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.protocol.events import AbandonRejected, BlameBasis, HandAbandoned, SeatLeft
 from p2p_sasaki.protocol.messages import Abandon, Body, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.session import LEAD_SLOT, HandEnded, MatchEnded, TableConfig
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record, frame_records
+from p2p_sasaki.sasaki.options import TableOptions
 from tests.protocol.table_helpers import Net
 
 ONE = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -12,8 +11,8 @@ from hypothesis import strategies as st
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.audit import AuditResult, audit_hand
-from p2p_sasaki.protocol.deck import CardOpened, Violation
 from p2p_sasaki.protocol.crypto import ShuffleArgument
+from p2p_sasaki.protocol.deck import CardOpened, Violation
 from p2p_sasaki.protocol.messages import KeyReveal, ShuffleHop, ShuffleProof, StripRound, decode_envelope
 from tests.protocol.helpers import TABLE, Table, payload_of, resign
 
@@ -31,7 +30,7 @@ def finished(**options) -> Table:
     return table
 
 
-@lru_cache(maxsize=None)
+@cache
 def honest_transcript() -> tuple[tuple[bytes, ...], tuple[tuple[int, ...], ...], tuple[bytes, ...]]:
     table = finished()
     return tuple(table.sent), tuple(table.sessions[s].hand for s in range(4)), tuple(k.public_key for k in table.keys)

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import (
-    L,
     G,
     IdentityKey,
+    L,
     ProofContext,
     SeededEntropy,
     dleq_prove,

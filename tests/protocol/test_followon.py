@@ -9,7 +9,14 @@ from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.chain import table_id_of
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.followon import (
-    Agreed, Declined, FollowOn, FollowOnAnswer, answer_digest, decode_follow_on, encode_follow_on, is_follow_on,
+    Agreed,
+    Declined,
+    FollowOn,
+    FollowOnAnswer,
+    answer_digest,
+    decode_follow_on,
+    encode_follow_on,
+    is_follow_on,
     link_of,
 )
 from p2p_sasaki.protocol.messages import MessageError, VersionMismatchError
@@ -132,7 +139,7 @@ def test_a_follow_on_under_another_roster_is_answered_by_its_own_members():
     members = OLD.members[:3] + (TableMember(bot.public_key, "127.0.0.1", 6000, bytes(32)),)
     signers = IDENTITIES[:3] + [bot]
     peers = [FollowOn(OLD, FINAL, s.public_key, members=members) for s in signers]
-    frames = [peer.answer(signer, True, NONCES[n]) for n, (peer, signer) in enumerate(zip(peers, signers))]
+    frames = [peer.answer(signer, True, NONCES[n]) for n, (peer, signer) in enumerate(zip(peers, signers, strict=False))]
     with pytest.raises(MessageError, match="signed by one of its members"):   # the member who left
         FollowOn(OLD, FINAL, KEYS[3], members=members).answer(IDENTITIES[3], True, NONCES[3])
     for peer in peers:

@@ -10,6 +10,7 @@ import msgpack
 import pytest
 
 from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.chain import table_id_of  # noqa: E402
 from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy
 from p2p_sasaki.protocol.handshake import (
     Authenticated,
@@ -34,8 +35,6 @@ from p2p_sasaki.protocol.messages import (
     decode_handshake,
     encode_handshake,
 )
-
-from p2p_sasaki.protocol.chain import table_id_of  # noqa: E402
 
 MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
 

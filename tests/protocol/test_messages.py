@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from p2p_sasaki.protocol.crypto import IdentityKey, ShuffleArgument
 from p2p_sasaki.protocol.messages import (
     MAX_ENVELOPE_BYTES,
+    VERSION,
     Body,
     CardOpen,
     DeckCommit,
@@ -18,9 +19,8 @@ from p2p_sasaki.protocol.messages import (
     MessageError,
     ShuffleHop,
     ShuffleProof,
-    TranscriptHeader,
     StripRound,
-    VERSION,
+    TranscriptHeader,
     VersionMismatchError,
     decode_body,
     decode_envelope,
@@ -215,8 +215,8 @@ def test_a_strip_round_carries_exactly_one_batched_proof():
 def _replaced_header():
     import dataclasses
 
-    from p2p_sasaki.sasaki.options import TableOptions
     from p2p_sasaki.protocol.config import TableConfig, header_of
+    from p2p_sasaki.sasaki.options import TableOptions
 
     keys = [IdentityKey(bytes([i]) * 32).public_key for i in range(1, 5)]
     config = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False, follows=bytes(range(100, 132)),

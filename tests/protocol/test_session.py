@@ -8,14 +8,21 @@ import itertools
 
 import pytest
 
-from p2p_sasaki.sasaki.hand import Chata, Decline, DecisionKind, Kkojda, Play
-from p2p_sasaki.sasaki.options import TableOptions
-from p2p_sasaki.sasaki.scoring import DEFAULT_SCORING
 from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.session import (
-    LEAD_SLOT, ActionApplied, Blame, HandEnded, MatchEnded, Seated, TableConfig, seating_order,
+    LEAD_SLOT,
+    ActionApplied,
+    Blame,
+    HandEnded,
+    MatchEnded,
+    Seated,
+    TableConfig,
+    seating_order,
 )
 from p2p_sasaki.protocol.table_audit import audit_table
+from p2p_sasaki.sasaki.hand import Chata, DecisionKind, Decline, Kkojda, Play
+from p2p_sasaki.sasaki.options import TableOptions
+from p2p_sasaki.sasaki.scoring import DEFAULT_SCORING
 from tests.protocol.table_helpers import TABLE_ID, Net
 
 FAST = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
@@ -328,7 +335,7 @@ def test_a_message_of_one_table_is_never_valid_at_another():
 
     def table_id(label: bytes) -> bytes:
         return table_id_of(invitation, [TableMember(k, "127.0.0.1", 5000 + i, n)
-                                        for i, (k, n) in enumerate(zip(keys, _member_nonces(label)))])
+                                        for i, (k, n) in enumerate(zip(keys, _member_nonces(label), strict=False))])
 
     id_a, id_b = table_id(b"table A"), table_id(b"table B")
     assert id_a != id_b
@@ -418,8 +425,8 @@ def test_a_refused_expose_is_settled_by_the_keys_and_names_the_holder_everywhere
     its own cards (nobody exposed: the holder declined, or the runner holds both), so the
     slot is recorded, every seat reveals its key for the void hand, and the deal names the
     declining holder from its own signed decline: on every peer and in the audit."""
-    from p2p_sasaki.sasaki.hand import PIG_MASK, Run
     from p2p_sasaki.protocol.table_audit import AuditStatus
+    from p2p_sasaki.sasaki.hand import PIG_MASK, Run
 
     low = PIG_MASK & -PIG_MASK   # the holder of this red ten runs; the other one's holder refuses
     high = PIG_MASK & ~low

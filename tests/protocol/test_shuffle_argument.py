@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import (
-    L,
     G,
+    L,
     ProofContext,
     SeededEntropy,
     ShuffleArgument,

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
+from p2p_sasaki.protocol.config import GAMES
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
 from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.session import HandEnded, MatchEnded, Seated, TableConfig, TableSession
-from p2p_sasaki.protocol.config import GAMES
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.protocol.transcript import read_transcript
 from tests.protocol.table_helpers import TABLE_ID, Net, identities
-from tests.protocol.toy_game import NAME, N_CARDS, SEATS, HighCardGame
+from tests.protocol.toy_game import N_CARDS, NAME, SEATS, HighCardGame
 
 TOY_GAMES = {**GAMES, NAME: HighCardGame.from_options_bytes}
 

@@ -7,12 +7,12 @@ import struct
 
 import pytest
 
-from p2p_sasaki.sasaki.options import TableOptions
-from p2p_sasaki.sasaki.records import replay
 from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.session import LEAD_SLOT, TableConfig
 from p2p_sasaki.protocol.table_audit import AuditStatus, StopsAt, audit_table, export_records
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, KIND_HEADER, encode_record, read_transcript, split_records
+from p2p_sasaki.sasaki.options import TableOptions
+from p2p_sasaki.sasaki.records import replay
 from tests.protocol.table_helpers import Net
 
 FAST = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
@@ -273,7 +273,7 @@ def test_cutting_a_transcript_never_names_a_seat_at_any_boundary(two_hands):
     with concurrent.futures.ProcessPoolExecutor(max_workers=min(4, os.cpu_count() or 1), mp_context=context) as pool:
         verdicts = list(pool.map(functools.partial(_verdict_of_cut, two_hands), cuts, chunksize=8))
     assert len(verdicts) == len(cuts) > 300
-    for cut, (seat, status, record) in zip(cuts, verdicts):
+    for cut, (seat, status, record) in zip(cuts, verdicts, strict=False):
         assert seat is None, (cut, seat)
         assert status is AuditStatus.INCOMPLETE, (cut, status)
         assert record is not None and record >= 1, (cut, record)
@@ -344,7 +344,7 @@ def test_the_audit_and_the_export_name_the_seats():
     net.run()
     audit = audit_table(net.transcript(0))
     seated = net.peers[0].seat_keys
-    by_key = dict(zip((k.public_key for k in net.keys), names))
+    by_key = dict(zip((k.public_key for k in net.keys), names, strict=False))
     assert audit.ok and audit.names == tuple(by_key[k] for k in seated) and audit.keys == seated
     assert [audit.label(s) for s in range(4)] == [f"S{s} {by_key[k]}" if by_key[k] in ("Mina", "Jun", "Bot 4")
                                                   else f"S{s}" for s, k in enumerate(seated)]

@@ -105,7 +105,7 @@ class HighCardState:
     def scores(self) -> tuple[int, ...] | None:
         if not self.over or self.bids is None:
             return None
-        return tuple(10 + t if t == b else -abs(t - b) for t, b in zip(self.tricks, self.bids))
+        return tuple(10 + t if t == b else -abs(t - b) for t, b in zip(self.tricks, self.bids, strict=False))
 
     def outcome(self) -> tuple[int, ...]:
         return tuple(self.tricks)

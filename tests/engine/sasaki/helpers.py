@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from p2p_sasaki.cards import FULL_DECK, CardSet, parse_cards
-from p2p_sasaki.sasaki.hand import Decline, DecisionKind, Hand, Pass, Play
+from p2p_sasaki.sasaki.hand import DecisionKind, Decline, Hand, Pass, Play
 from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.sasaki.records import RecordError, replay
 

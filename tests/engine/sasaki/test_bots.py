@@ -7,13 +7,31 @@ from dataclasses import replace
 
 import pytest
 
-from p2p_sasaki.sasaki.bots import (
-    STRONG, HeuristicBot, LazyView, RandomBot, TurnActions, kept_for_specials, legal_actions, play,
-    play_hand, strength,
-)
 from p2p_sasaki.cards import CardSet, parse_cards
+from p2p_sasaki.sasaki.bots import (
+    STRONG,
+    HeuristicBot,
+    LazyView,
+    RandomBot,
+    TurnActions,
+    kept_for_specials,
+    legal_actions,
+    play,
+    play_hand,
+    strength,
+)
 from p2p_sasaki.sasaki.hand import (
-    Chata, DecisionKind, Decline, Expose, Hand, Kkojda, Pass, Play, Run, SeatView, Stop,
+    Chata,
+    DecisionKind,
+    Decline,
+    Expose,
+    Hand,
+    Kkojda,
+    Pass,
+    Play,
+    Run,
+    SeatView,
+    Stop,
 )
 
 from .helpers import after, deal, decline, new_hand

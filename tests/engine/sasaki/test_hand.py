@@ -3,12 +3,26 @@
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2p_sasaki.cards import Card, CardSet
 from p2p_sasaki.sasaki.hand import (
-    Chata, Decision, DecisionKind, Decline, DealError, Expose, Hand, IllegalActionError, Kkojda,
-    Pass, Play, Run, Stop, opens, random_deal,
+    Chata,
+    DealError,
+    Decision,
+    DecisionKind,
+    Decline,
+    Expose,
+    Hand,
+    IllegalActionError,
+    Kkojda,
+    Pass,
+    Play,
+    Run,
+    Stop,
+    opens,
+    random_deal,
 )
 from p2p_sasaki.sasaki.options import TableOptions
 from tests.engine.sasaki.helpers import after, deal, decline, new_hand, play, random_playthrough

@@ -3,13 +3,27 @@
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2p_sasaki.cards import CardSet, Rank
 from p2p_sasaki.sasaki.combos import Combo, Kind
 from p2p_sasaki.sasaki.hand import (
-    AuditNeededError, Chata, Decision, DecisionKind, Decline, DealError, Expose, Hand,
-    HiddenInformationError, IllegalActionError, Kkojda, Pass, Play, Run, Stop,
+    AuditNeededError,
+    Chata,
+    DealError,
+    Decision,
+    DecisionKind,
+    Decline,
+    Expose,
+    Hand,
+    HiddenInformationError,
+    IllegalActionError,
+    Kkojda,
+    Pass,
+    Play,
+    Run,
+    Stop,
 )
 from p2p_sasaki.sasaki.options import TableOptions
 from tests.engine.sasaki.helpers import deal, new_hand

@@ -4,7 +4,8 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2p_sasaki.cards import CardSet
 from p2p_sasaki.sasaki.hand import DecisionKind

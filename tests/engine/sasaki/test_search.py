@@ -7,10 +7,20 @@ from collections.abc import Sequence
 
 import pytest
 
-from p2p_sasaki.sasaki.bots import HeuristicBot, make_bot, play, play_hand
 from p2p_sasaki.cards import CardSet
+from p2p_sasaki.sasaki.bots import HeuristicBot, make_bot, play, play_hand
 from p2p_sasaki.sasaki.hand import (
-    Action, Chata, DecisionKind, Decline, Expose, Hand, Kkojda, Play, Run, SeatView, Stop,
+    Action,
+    Chata,
+    DecisionKind,
+    Decline,
+    Expose,
+    Hand,
+    Kkojda,
+    Play,
+    Run,
+    SeatView,
+    Stop,
 )
 from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.sasaki.search import LEVELS, SearchBot, candidates, determinize, rollout
