@@ -437,7 +437,7 @@ def m_bad_trump(rec, snaps, rng):
     if choice < 0.35:
         return _replace(rec, k, (rng.choice([s for s in range(4) if s != seat]), "trump", rec.actions[k][2]))
     if choice < 0.7:
-        return _replace(rec, k, f"S{seat} trump " + rng.choice(["X", "N", "CS", "♥", "1"]))
+        return _replace(rec, k, f"S{seat} trump " + rng.choice(["X", "N", "CS", "1", "DD"]))
     rec.actions.insert(k + 1, (seat, "trump", rng.choice(SUITS)))
     return ("action", k + 1)
 
