@@ -417,7 +417,7 @@ def m_return_wrong_seat(rec, snaps, rng):
     d = snaps[k]
     seat = rng.choice([s for s in range(4) if s != rec.actions[k][0]])
     plain = sorted(c for c in d.hands[seat] if not is_picture(c))
-    return _replace(rec, k, (seat, "return", rng.choice(plain)))
+    return _replace(rec, k, (seat, "return", rng.choice(plain or sorted(d.hands[seat]))))
 
 
 def m_unasked_answer(rec, snaps, rng):
