@@ -7,8 +7,8 @@ engine. It is meant to be obviously correct, not fast. It shares no code with th
 
 ``replay_json(text)`` returns exactly the object ``sasaki replay --json`` prints for a Sasku
 record: ``{"ok": True, "complete", "declarer", "trump", "diamonds", "card_points", "tricks",
-"points"}`` or ``{"ok": False, "line": N, "error": "..."}``. A record without a
-``[Game "sasku"]`` tag is a Sasaki record: it goes to the Sasaki oracle.
+"points"}`` or ``{"ok": False, "line": N, "error": "..."}``. A record without a Game tag (or
+with ``[Game "sasaki"]``) is a Sasaki record: it goes to the Sasaki oracle.
 
 ``OracleDeal`` is the step-by-step state machine; ``check(seat, verb, arg)`` validates an
 action without changing anything, ``step`` validates then applies it. The record generator
@@ -29,7 +29,7 @@ PICTURE_RANKS = "KQJ"
 PICTURES = [r + s for r in PICTURE_RANKS for s in SUITS]   # KC KS KH KD QC .. JD: high to low
 PLAIN_ORDER = "AT9876"       # high to low, in every suit
 CARD_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0, "7": 0, "6": 0}
-SUIT_SYMBOLS = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
+SUIT_SYMBOLS = {"♣": "C", "♦": "D", "♥": "H", "♠": "S", "♧": "C", "♢": "D", "♡": "H", "♤": "S"}
 DEFAULT_MIN_BID = 5
 MAX_BID = 9
 
@@ -343,13 +343,25 @@ def content(raw: str) -> str:
     return raw.split("#", 1)[0].strip()
 
 
-def is_sasku(text: str) -> bool:
-    """Does the record carry ``[Game "sasku"]`` (the tag that selects these rules)?"""
-    for raw in physical_lines(text):
+def game_tag(text: str) -> tuple[int, str] | None:
+    """The first ``[Game "..."]`` tag of a record, (line, value): the game it is played by.
+    (Ruling where the rules text is silent, as the engine reads it: the first Game tag
+    anywhere names the game; a Sasku record must still have it before its first action.)"""
+    for number, raw in enumerate(physical_lines(text), start=1):
         m = TAG_RE.match(content(raw))
-        if m and m.group(1) == "Game" and m.group(2) == "sasku":
-            return True
-    return False
+        if m and m.group(1) == "Game":
+            return number, m.group(2)
+    return None
+
+
+def unknown_game_line(text: str, game_line: int) -> int:
+    """The first bad line of a record whose Game tag names no game: a malformed tag
+    before it, or the Game tag itself."""
+    for number, raw in enumerate(physical_lines(text)[:game_line - 1], start=1):
+        line = content(raw)
+        if line.startswith("[") and not TAG_RE.match(line):
+            return number
+    return game_line
 
 
 def parse_argument(verb: str, words: list[str]) -> object:
@@ -390,8 +402,10 @@ def parse_tag(name: str, value: str, seats: dict[int, frozenset]) -> object:
             raise Illegal("Deal is a deal number 0, 1, 2, ...")
         return int(value)
     if name == "MinBid":
-        if not re.fullmatch(r"[0-9]+", value) or not DEFAULT_MIN_BID <= int(value) <= MAX_BID:
-            raise Illegal("MinBid is a number from 5 to 9")
+        # (The rules text: bids run "from 5 to 9", the 5 an option; the option may be any
+        # bid, 1 to 9, as the engine reads it.)
+        if not re.fullmatch(r"[0-9]+", value) or not 1 <= int(value) <= MAX_BID:
+            raise Illegal("MinBid is a number from 1 to 9")
         return int(value)
     if value not in ("yes", "no"):                # PictureShown
         raise Illegal("PictureShown is yes or no")
@@ -434,6 +448,8 @@ def replay(text: str) -> OracleDeal:
                 raise RecordError(number, str(e)) from None
             continue
         if deal is None:
+            if "Game" not in tags:
+                raise RecordError(number, 'a Sasku record has its [Game "sasku"] tag before the first action')
             deal = start(number)
         m = ACTION_RE.match(line)
         if not m:
@@ -449,8 +465,12 @@ def replay(text: str) -> OracleDeal:
 
 
 def replay_json(text: str) -> dict:
-    if not is_sasku(text):
+    game = game_tag(text)
+    if game is None or game[1] == "sasaki":
         return sasaki_oracle.replay_json(text)
+    if game[1] != "sasku":
+        line = unknown_game_line(text, game[0])
+        return {"ok": False, "line": line, "error": "the Game tag names sasaki or sasku"}
     try:
         deal = replay(text)
     except RecordError as e:

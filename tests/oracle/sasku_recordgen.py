@@ -425,7 +425,7 @@ def m_unasked_answer(rec, snaps, rng):
     d = snaps[k]
     verb = rng.choice(["take", "refuse", "return"])
     seat = rng.randrange(4)
-    arg = rng.choice(sorted(d.hands[seat])) if verb == "return" else None
+    arg = rng.choice(sorted(d.hands[seat]) or DECK) if verb == "return" else None
     rec.actions.insert(k, (seat, verb, arg))
     return ("action", k)
 
@@ -825,6 +825,15 @@ CRAFTED = [
     ("missing_seat", GAME + "\n" + "\n".join(f'[Seat{s} "{KARVANE[s]}"]' for s in range(3)) + "\nS0 bid 5\n", 5),
     ("missing_seat_no_action", GAME + "\n" + "\n".join(f'[Seat{s} "{KARVANE[s]}"]' for s in range(3)) + "\n", 5),
     ("no_game_tag_is_sasaki", crafted_record(KARVANE, "S0 bid 5", tags=""), 1),
+    ("game_sasaki_is_sasaki", crafted_record(KARVANE, "S0 bid 5", tags='[Game "sasaki"]'), 2),
+    ("unknown_game", crafted_record(KARVANE, "S0 bid 5", tags='[Game "chess"]'), 1),
+    ("game_is_lower_case", crafted_record(KARVANE, "S0 bid 5", tags='[Game "Sasku"]'), 1),
+    # the rulings the engine chose where the rules text is silent (the oracle follows them):
+    # a Game tag after the first action names the game, but is missing where it was due
+    ("game_only_after_the_first_action", crafted_record(KARVANE, 'S0 bid 5\n[Game "sasku"]', tags=""), 5),
+    ("min_bid_1", crafted_record(KARVANE, "S0 bid 1", GAME + '\n[MinBid "1"]'), state(None, None, False)),
+    ("white_suit_symbols", crafted_record({**KARVANE, 1: "A♧ 10C 9c 8C 7C 6C a♤ t♤ 9♤"}, "S0 bid 5"),
+     state(None, None, False)),
 ]
 
 

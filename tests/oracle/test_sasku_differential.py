@@ -28,9 +28,6 @@ from sasku_oracle import replay_json  # noqa: E402
 
 from p2p_sasaki.cli.main import main as cli_main  # noqa: E402
 
-# Until the engine's Sasku records land on this branch (merge of `sasku`).
-pytest.importorskip("p2p_sasaki.sasku.records")
-
 N_LEGAL = 2000          # the slow tier; the fast tier takes FAST_LEGAL of them
 FAST_LEGAL = 40
 N_PER_MUTATION = 40
