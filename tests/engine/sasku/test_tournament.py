@@ -4,6 +4,8 @@
 from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from p2p_sasaki.sasku.tournament import (
     ALONE_POINTS,
@@ -120,3 +122,20 @@ def test_docstring_examples():
     import p2p_sasaki.sasku.tournament as module
     result = doctest.testmod(module)
     assert result.failed == 0 and result.attempted > 0
+
+
+results = st.builds(TableResult, st.integers(-6, 6), st.sampled_from([N, E, None]))
+
+
+@given(st.integers(-6, 6), st.integers(-6, 6), st.booleans())
+def test_each_comparison_shares_4_points_between_the_two_tables(r, other, differ):
+    assert comparison_points(r, other, differ) + comparison_points(other, r, differ) == 4
+
+
+@given(st.lists(results, min_size=2, max_size=8))
+def test_a_line_averages_50_over_the_tables_and_stays_in_0_to_100(tables):
+    scores = score_round(tables)
+    for line in (0, 1):
+        points = [score.line_points[line] for score in scores]
+        assert all(0 <= p <= 100 for p in points)
+        assert sum(points) == 50 * len(tables)
