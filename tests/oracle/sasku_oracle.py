@@ -316,7 +316,8 @@ class OracleDeal:
 
 # ---------------------------------------------------------------- records
 
-TAG_RE = re.compile(r'^\[\s*([A-Za-z0-9_]+)\s+"([^"]*)"\s*\]$')
+# A tag name starts with a letter (the engine's reading; the rules text only shows names).
+TAG_RE = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"([^"]*)"\s*\]$')
 ACTION_RE = re.compile(r"^S([0-3])\s+(bid|pass|diamonds|give|take|refuse|return|trump|play)\b(.*)$")
 KNOWN_TAGS = {"Game", "Seat0", "Seat1", "Seat2", "Seat3", "Deal", "MinBid", "PictureShown"}
 NO_ARGUMENT = {"pass", "diamonds", "take", "refuse"}

@@ -831,6 +831,7 @@ CRAFTED = [
     # the rulings the engine chose where the rules text is silent (the oracle follows them):
     # a Game tag after the first action names the game, but is missing where it was due
     ("game_only_after_the_first_action", crafted_record(KARVANE, 'S0 bid 5\n[Game "sasku"]', tags=""), 5),
+    ("tag_name_starts_with_a_digit", crafted_record(KARVANE, "S0 bid 5", GAME + '\n[3Deal "4"]'), 2),
     ("min_bid_1", crafted_record(KARVANE, "S0 bid 1", GAME + '\n[MinBid "1"]'), state(None, None, False)),
     ("white_suit_symbols", crafted_record({**KARVANE, 1: "A♧ 10C 9c 8C 7C 6C a♤ t♤ 9♤"}, "S0 bid 5"),
      state(None, None, False)),
@@ -875,3 +876,30 @@ def rare_records(seed: int, wanted: int = 3, budget: int = 20000) -> list[tuple[
         if len(found) >= len(OUTCOMES) and all(len(v) >= wanted for v in found.values()):
             break
     return [(kind, text) for kind, texts in sorted(found.items()) for text in texts]
+
+
+# ---------------------------------------------------------------- reported disagreements
+# Records on which the engine disagreed with the oracle and the rules text sides with the
+# oracle (/work/notes/sasku-disagreements.md): (name, text, the oracle's bad line).
+
+def _tail(actions: str, tags: str = GAME) -> tuple[str, int]:
+    text = crafted_record(KARVANE, actions, tags)
+    return text, len(text.splitlines())
+
+
+_A5 = "S0 bid 5\nS1 pass\nS2 pass\nS3 pass\n"
+REPORTED = [
+    ("trump_lower_case", *_tail(_A5 + "S0 trump h")),
+    ("trump_suit_symbol", *_tail(_A5 + "S0 trump ♥")),
+    ("bid_arabic_indic_digit", *_tail("S0 bid ٥")),
+    ("bid_fullwidth_digit", *_tail("S0 bid ５")),
+    ("deal_arabic_indic_digit", crafted_record(KARVANE, "S1 bid 5", GAME + '\n[Deal "١"]'), 2),
+    ("seat_S00", *_tail("S00 bid 5")),
+    ("seat_S01", *_tail("S0 bid 5\nS01 pass")),
+    ("seat_fullwidth_digit", *_tail("S0 bid 5\nS１ pass")),
+    ("malformed_tag_before_unknown_game", crafted_record(KARVANE, "S0 bid 5", '[Deal "1"\n[Game "chess"]'), 1),
+]
+# accepted by the oracle, refused by the engine
+REPORTED_OK = [
+    ("deal_2_to_the_31", crafted_record(KARVANE, "S0 bid 5", GAME + '\n[Deal "2147483648"]')),
+]

@@ -139,3 +139,23 @@ def test_mutated_records_agree():
 def test_many_rare_outcomes_agree():
     for kind, text in gen.rare_records(seed=11, wanted=10, budget=40000):
         assert_same(text)
+
+
+# ---------------------------------------------------------------- reported disagreements
+# The engine disagrees with the oracle on these, and the rules text sides with the oracle
+# (/work/notes/sasku-disagreements.md, items 1-5). Strict: once the engine is fixed they
+# pass, and the marker must go.
+
+@pytest.mark.xfail(strict=True, reason="engine: reported in sasku-disagreements.md")
+@pytest.mark.parametrize("case", gen.REPORTED, ids=lambda c: c[0])
+def test_reported_disagreements(case):
+    name, text, line = case
+    assert_same(text, line)
+
+
+@pytest.mark.xfail(strict=True, reason="engine: reported in sasku-disagreements.md")
+@pytest.mark.parametrize("case", gen.REPORTED_OK, ids=lambda c: c[0])
+def test_reported_disagreements_legal(case):
+    name, text = case
+    assert replay_json(text)["ok"]
+    assert_same(text)

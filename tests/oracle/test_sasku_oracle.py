@@ -105,3 +105,17 @@ def test_mutations_break_the_line_they_name():
 def test_rare_records_cover_every_outcome():
     found = {kind for kind, _ in gen.rare_records(seed=5, wanted=1)}
     assert found == set(gen.OUTCOMES)
+
+
+@pytest.mark.parametrize("case", gen.REPORTED, ids=lambda c: c[0])
+def test_reported_records_are_refused_on_their_line(case):
+    """The records reported against the engine: the oracle's own answer, checked here so
+    the differential's expected failures fail for the engine's reason only."""
+    name, text, line = case
+    result = replay_json(text)
+    assert result["ok"] is False and result["line"] == line, result
+
+
+@pytest.mark.parametrize("case", gen.REPORTED_OK, ids=lambda c: c[0])
+def test_reported_records_are_legal(case):
+    assert replay_json(case[1]) == gen.state(None, None, False)
