@@ -11,6 +11,7 @@ oracle must reject (checked by the caller). ``CRAFTED`` holds hand-made corners.
 from __future__ import annotations
 
 import random
+import re
 
 from sasku_oracle import (
     AUCTION,
@@ -62,6 +63,7 @@ class Record:
         self.seat_order = [0, 1, 2, 3]
         self.noise_seed = 0
         self.fancy = False
+        self.raw_text: str | None = None   # the whole text, when a mutation edits characters
 
     def action_text(self, act, rng: random.Random) -> str:
         if isinstance(act, str):
@@ -600,12 +602,39 @@ def m_swap(rec, snaps, rng):
     return None
 
 
+NOISE = list("SC0123456789 bidpasgvterfuknmlyTJQKAHD#[]\"\t♣♥x-+")
+# Noise that makes a reported disagreement (REPORTED below) is left out of the random runs.
+REPORTED_SHAPES = re.compile(r"^\s*S\d\d|trump\s+[a-z]")
+
+
+def m_char_noise(rec, snaps, rng):
+    """One or two characters inserted, deleted or replaced in one line; whatever the
+    oracle says is expected."""
+    text, where = rec.render()
+    lines = text.split("\n")
+    k = rng.randrange(len(lines))
+    line = lines[k]
+    for _ in range(rng.choice([1, 1, 2])):
+        op, p = rng.random(), rng.randrange(len(line) + 1)
+        if op < 0.33:
+            line = line[:p] + rng.choice(NOISE) + line[p:]
+        elif op < 0.66:
+            line = line[:p] + line[p + 1:]
+        else:
+            line = line[:p] + rng.choice(NOISE) + line[p + 1:]
+    if REPORTED_SHAPES.search(line):
+        raise Skip
+    rec.raw_text = "\n".join(lines[:k] + [line] + lines[k + 1:])
+    return None
+
+
 MUTATIONS = [m_not_held, m_renege, m_wrong_turn_play, m_wrong_turn_bid, m_bid_not_higher,
              m_bad_give, m_give_out_of_auction, m_answer_skipped, m_answer_wrong_seat,
              m_return_picture, m_return_skipped, m_return_wrong_seat, m_unasked_answer,
              m_bad_trump, m_early_trump_or_play, m_play_before_trump, m_after_end, m_dup_card,
              m_missing_seat, m_seat_count, m_tag_after_action, m_bad_option, m_repeated_tag,
-             m_min_bid, m_deal_number, m_bad_line, m_truncated_line, m_drop_game, m_fuzz, m_swap]
+             m_min_bid, m_deal_number, m_bad_line, m_truncated_line, m_drop_game, m_fuzz, m_swap,
+             m_char_noise]
 
 
 def mutated_record(rng: random.Random, mutation):
@@ -617,7 +646,7 @@ def mutated_record(rng: random.Random, mutation):
     target = mutation(rec, snaps, rng)
     text, where = rec.render()
     if target is None:
-        return text, None
+        return rec.raw_text or text, None
     if target[0] == "action":
         line = where[f"action{target[1]}"]
     elif target[0] == "seat":
