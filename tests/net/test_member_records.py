@@ -25,7 +25,7 @@ from p2p_sasaki.protocol.session import Phase, TableConfig
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
-from tests.cli.test_resume import phase_is
+from tests.net.test_resume import phase_is
 
 pytestmark = pytest.mark.slow
 
