@@ -102,7 +102,7 @@ def test_a_sample_of_legal_records_agrees(fast_legal):
 
 
 def test_a_sample_of_mutations_agrees():
-    for name, text, line in mutated_records(FAST_PER_MUTATION):
+    for _name, text, line in mutated_records(FAST_PER_MUTATION):
         assert_same(text, line)
 
 
@@ -115,7 +115,7 @@ def test_crafted_records_agree(case):
 
 def test_rare_outcomes_agree():
     """Pokk, karvane made and failed, jänn both ways, üleküla: each kind at least once."""
-    for kind, text in gen.rare_records(seed=5, wanted=1):
+    for _kind, text in gen.rare_records(seed=5, wanted=1):
         assert_same(text)
 
 
@@ -131,13 +131,13 @@ def test_legal_records_agree():
 
 @pytest.mark.slow
 def test_mutated_records_agree():
-    for name, text, line in mutated_records(N_PER_MUTATION):
+    for _name, text, line in mutated_records(N_PER_MUTATION):
         assert_same(text, line)
 
 
 @pytest.mark.slow
 def test_many_rare_outcomes_agree():
-    for kind, text in gen.rare_records(seed=11, wanted=10, budget=40000):
+    for _kind, text in gen.rare_records(seed=11, wanted=10, budget=40000):
         assert_same(text)
 
 
