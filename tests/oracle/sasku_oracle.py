@@ -230,6 +230,22 @@ class OracleDeal:
             return
         raise Illegal(f"unknown verb {verb}")
 
+    def legal_lines(self) -> set[str]:
+        """Every legal action now, as its record line (``S1 bid 5``): each candidate checked."""
+        out = set()
+        for s in range(4):
+            candidates: list[tuple[str, object]] = [("bid", n) for n in range(1, MAX_BID + 1)]
+            candidates += [(verb, None) for verb in ("pass", "diamonds", "take", "refuse")]
+            candidates += [(verb, card) for verb in ("give", "return", "play") for card in DECK]
+            candidates += [("trump", suit) for suit in SUITS]
+            for verb, arg in candidates:
+                try:
+                    self.check(s, verb, arg)
+                except Illegal:
+                    continue
+                out.add(f"S{s} {verb}" + ("" if arg is None else f" {arg}"))
+        return out
+
     # -- application
     def step(self, s: int, verb: str, arg: object = None) -> None:
         self.check(s, verb, arg)

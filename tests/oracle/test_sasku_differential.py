@@ -24,7 +24,7 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
 import sasku_recordgen as gen  # noqa: E402
-from sasku_oracle import replay_json  # noqa: E402
+from sasku_oracle import parse_argument, replay, replay_json  # noqa: E402
 
 from p2p_sasaki.cli.main import main as cli_main  # noqa: E402
 
@@ -119,7 +119,40 @@ def test_rare_outcomes_agree():
         assert_same(text)
 
 
+def engine_played_deals_agree(n: int, seed: int) -> None:
+    """Deals played by the engine itself (random choices among its legal actions): at every
+    decision its legal actions are the oracle's, and the record it writes replays the same."""
+    from p2p_sasaki.sasku.deal import Deal, apply, legal_actions
+    from p2p_sasaki.sasku.records import write_record
+
+    rng = random.Random(seed)
+    for _ in range(n):
+        deal = Deal.random(rng, deal_number=rng.randrange(8))
+        text = write_record(deal)
+        oracle = replay(text)
+        while not deal.is_over:
+            actions = legal_actions(deal)
+            assert {str(a) for a in actions} == oracle.legal_lines(), f"\n{write_record(deal)}"
+            action = actions[rng.randrange(len(actions))]
+            seat, verb, *rest = str(action).split()
+            oracle.step(int(seat[1]), verb, parse_argument(verb, rest))
+            deal = apply(deal, action)
+        assert oracle.legal_lines() == set()
+        text = write_record(deal)
+        assert replay_json(text) == oracle.summary()
+        assert_same(text)
+
+
+def test_engine_played_deals_agree():
+    engine_played_deals_agree(10, seed=1)
+
+
 # ---------------------------------------------------------------- the slow tier
+
+@pytest.mark.slow
+def test_many_engine_played_deals_agree():
+    engine_played_deals_agree(300, seed=2)
+
 
 @pytest.mark.slow
 def test_legal_records_agree():
