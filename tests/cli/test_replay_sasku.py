@@ -76,7 +76,8 @@ def test_an_illegal_line(tmp_path, capsys):
     assert json.loads(out) == {"ok": False, "line": line,
                                "error": "S2 must play a trump: a trump was led and S2 holds one"}
     status, out, _ = replay(tmp_path, capsys, record)
-    assert status == 1 and out == f"{tmp_path / 'deal.txt'}:{line}: S2 must play a trump: a trump was led and S2 holds one\n"
+    rule = "S2 must play a trump: a trump was led and S2 holds one"
+    assert status == 1 and out == f"{tmp_path / 'deal.txt'}:{line}: {rule}\n"
 
 
 def test_the_game_tag_picks_the_rules(tmp_path, capsys):
