@@ -55,7 +55,7 @@ from p2p_sasaki.sasku.trumps import CARD_POINTS, PACK, PICTURES, follow_table, w
 __all__ = [
     "Deal", "Decision", "DecisionKind", "Action",
     "Bid", "Pass", "Diamonds", "Give", "Take", "Refuse", "Return", "TrumpCall", "Play",
-    "legal_actions", "apply", "view", "seen_by", "state_hash", "public_state", "public_line",
+    "legal_actions", "apply", "view", "seen_by", "determinize", "state_hash", "public_state", "public_line",
     "HiddenCheck", "HiddenRule", "Violation", "audit", "penalty_points",
     "dealer_of", "forehand_of", "partner_of", "random_hands",
     "IllegalActionError", "HiddenInformationError", "DealError",
@@ -1001,6 +1001,42 @@ def view(state: Deal, seat: int) -> Deal:
         log = (seen_by(action, seat, options), log)
     new._log = log
     new._pending = _LAZY
+    return new
+
+
+def determinize(state: Deal, hands: Sequence[CardSet | Iterable[Card] | str | int]) -> Deal:
+    """A full state with the public state of view ``state`` and ``hands``, a guess of every
+    seat's cards now (a search samples them): each must hold the cards the view knows it
+    holds, as many as it holds, none played, no card twice. The result checks every rule as
+    a full deal does; its ``dealt`` of the other seats is empty (a guess now says nothing
+    sure of the deal).
+
+    >>> from random import Random
+    >>> full = apply(Deal.random(Random(1)), Bid(0, 6))
+    >>> guess = determinize(view(full, 1), [full.cards(s) for s in range(4)])
+    >>> state_hash(guess) == state_hash(full), legal_actions(guess) == legal_actions(full)
+    (True, True)
+    """
+    masks = [_mask_of(cards) for cards in hands]
+    if len(masks) != SEATS:
+        raise DealError(f"a deal has {SEATS} hands, not {len(masks)}")
+    if state._auction.giver >= 0 and state._auction.given < 0:
+        raise HiddenInformationError("the picture being handed over is hidden from this view: guess after the exchange")
+    seen = state._played
+    for seat, mask in enumerate(masks):
+        if mask & seen:
+            raise DealError(f"{CardSet(mask & seen)} is played already or guessed twice")
+        seen |= mask
+        if mask & state._hands[seat] != state._hands[seat]:
+            raise DealError(f"S{seat} holds {CardSet(state._hands[seat] & ~mask)} in this view")
+        if mask.bit_count() != state.hand_size(seat):
+            raise DealError(f"S{seat} holds {state.hand_size(seat)} cards, not {mask.bit_count()}")
+    new = _copy(state)
+    new._steps = state._steps
+    new._viewer = None
+    new._sizes = None
+    new._hands = (masks[0], masks[1], masks[2], masks[3])
+    new._pending = None
     return new
 
 
