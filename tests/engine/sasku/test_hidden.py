@@ -169,7 +169,7 @@ def test_determinize_makes_a_full_state_from_a_view_and_a_guess():
     with pytest.raises(DealError, match="S0 holds 8 cards, not 9"):
         determinize(peers[1], swapped)
     with pytest.raises(DealError, match="S1 holds"):
-        determinize(peers[1], [hands[1], hands[0], hands[2], hands[3]])
+        determinize(peers[1], [hands[0], hands[2], hands[1], hands[3]])
     with pytest.raises(DealError, match="AS is played already or guessed twice"):
         determinize(peers[1], [hands[0] | CardSet.parse("AS"), hands[1], hands[2], hands[3]])
     _, during = peers_after(EXCHANGE[:2])
