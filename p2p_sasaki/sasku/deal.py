@@ -770,7 +770,7 @@ def _renege(state: Deal, seat: int, led: int) -> str:
     return f"S{seat} must follow suit: {suit} were led and S{seat} holds a plain card of {suit}"
 
 
-def _after_bidding_turn(state: Deal, new: Deal, seat: int, auction: _Auction) -> None:
+def _after_bidding_turn(new: Deal, seat: int, auction: _Auction) -> None:
     """The auction goes on to the next seat that has not passed, or ends."""
     passes = auction.passed.bit_count()
     if passes == SEATS:  # üleküla ruutu: diamonds, no declarer
@@ -807,12 +807,12 @@ def _bid(state: Deal, action: Bid, new: Deal) -> None:
         else:
             rule = f"the smallest bid is {state._options.min_bid}"
         raise IllegalActionError(rule, action.seat)
-    _after_bidding_turn(state, new, action.seat, auction._replace(high=number, bidder=action.seat))
+    _after_bidding_turn(new, action.seat, auction._replace(high=number, bidder=action.seat))
 
 
 def _pass(state: Deal, action: Pass, new: Deal) -> None:
     auction = state._auction
-    _after_bidding_turn(state, new, action.seat, auction._replace(passed=auction.passed | 1 << action.seat))
+    _after_bidding_turn(new, action.seat, auction._replace(passed=auction.passed | 1 << action.seat))
 
 
 def _diamonds(state: Deal, action: Diamonds, new: Deal) -> None:
