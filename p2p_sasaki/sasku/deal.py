@@ -996,10 +996,12 @@ def view(state: Deal, seat: int) -> Deal:
                                             auction.handed[2] if seat % 2 == 0 else 0,
                                             auction.handed[3] if seat % 2 == 1 else 0))
     options = state._options
-    log: tuple[object, object] | None = None
-    for action in state.history:
-        log = (seen_by(action, seat, options), log)
-    new._log = log
+    other_pair = 0b1010 if seat % 2 == 0 else 0b0101
+    if auction.gave & other_pair:  # the other pair exchanged: its cards leave this history
+        log: tuple[object, object] | None = None
+        for action in state.history:
+            log = (seen_by(action, seat, options), log)
+        new._log = log
     new._pending = _LAZY
     return new
 
