@@ -111,6 +111,7 @@ class Decision:
 
 _DECISIONS = {kind: tuple(Decision(kind, seat) for seat in range(SEATS)) for kind in DecisionKind}
 _OVER_DECISION = Decision(_OVER, None)
+_PLAY_DECISIONS = _DECISIONS[_PLAY]
 
 
 # -- actions --------------------------------------------------------------------------
@@ -451,9 +452,12 @@ class Deal:
 
     @property
     def decision(self) -> Decision:
-        if self._kind is _OVER:
+        kind = self._kind
+        if kind is _PLAY:  # the common case first: no Enum hashing (Enum.__hash__ is Python code)
+            return _PLAY_DECISIONS[self._seat]
+        if kind is _OVER:
             return _OVER_DECISION
-        return _DECISIONS[self._kind][self._seat]
+        return _DECISIONS[kind][self._seat]
 
     @property
     def is_over(self) -> bool:

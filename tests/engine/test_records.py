@@ -38,6 +38,8 @@ def test_comments_tags_and_actions():
 @pytest.mark.parametrize(("text", "message"), [
     ("bid 6", "cannot read 'bid 6': expected a tag like [Seat0 \"...\"] or an action like 'S0 bid 6'"),
     ("S9 bid 6", "S9 is not a seat: seats are S0 to S3"),
+    ("S01 bid 6", "S01 is not a seat: seats are S0 to S3"),
+    ("S\u0661 bid 6", "cannot read 'S\u0661 bid 6': expected a tag like [Seat0 \"...\"] or an action like 'S0 bid 6'"),
     ("S1", "S1 has no action: expected bid, pass or play"),
     ("S1 Bid", "unknown action 'Bid': expected bid, pass or play"),
 ])
