@@ -107,7 +107,7 @@ def test_rare_records_cover_every_outcome():
     assert found == set(gen.OUTCOMES)
 
 
-@pytest.mark.parametrize("case", gen.REPORTED, ids=lambda c: c[0])
+@pytest.mark.parametrize("case", gen.REPORTED + gen.REPORTED_CLI, ids=lambda c: c[0])
 def test_reported_records_are_refused_on_their_line(case):
     """The records reported against the engine: the oracle's own answer, checked here so
     the differential's expected failures fail for the engine's reason only."""
