@@ -145,3 +145,31 @@ async def test_200_stalled_join_connections_are_capped():
         assert [m.key for m in roster_box[0].members] == [creator.public_key, joiner.public_key]
     finally:
         tracemalloc.stop()
+
+
+@pytest.mark.parametrize("first", ["nothing", "a hello claiming the member's key"])
+async def test_a_member_gets_its_link_through_32_squatters_from_8_addresses(first):
+    """Issue 18, finding 6: 32 connections from 8 addresses (4 each, the per-address cap)
+    fill the listener's room and are reopened the moment they close; the member that must
+    dial this listener (it does not dial back) still gets its link within 2 s: its roster
+    address is known, so it displaces the oldest squatter and is never displaced itself.
+    A squatter that sends nothing is closed after a second; one that sends a valid hello
+    holds on until the handshake deadline."""
+    from p2p_sasaki.protocol.messages import MeshHello, encode_handshake
+    from p2p_sasaki.protocol.net.framing import encode_frame
+    from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION
+    from tests.net.squatters import squat
+
+    identities, roster, listeners = await two_members()
+    payload = b"" if first == "nothing" else encode_frame(encode_handshake(
+        MeshHello(PROTOCOL_VERSION, roster.table_id, identities[0].public_key, os.urandom(32))))
+    async with open_mesh(identities[1], roster, listeners[1]) as listener, trio.open_nursery() as nursery:
+        squatting = await nursery.start(squat, roster.members[1].port, payload)
+        await trio.sleep(0.2)                           # the listener has taken them all
+        opened = squatting.opened
+        async with open_mesh(identities[0], roster, listeners[0]) as member:
+            with trio.fail_after(2):
+                await member.wait_connected()
+            assert listener.is_connected(identities[0].public_key)
+        assert squatting.opened > opened                # squatters were displaced and came back
+        nursery.cancel_scope.cancel()
