@@ -10,13 +10,15 @@ holds a :class:`Slot` of the listener's :class:`ConnectionPool`, and these rules
   seconds, or it is closed (:attr:`Closed.SILENT`);
 - **per address**: at most ``per_address`` slots per address; one more from that
   address closes *that address's* oldest, so an address only ever displaces itself;
-- **in all**: at most ``capacity`` slots; one more closes the *oldest* connection, never
-  the new one (:attr:`Closed.DISPLACED`): whoever squats, a newcomer gets a turn;
+- **in all**: at most ``capacity`` slots; one more closes an *old* connection, never the
+  new one (:attr:`Closed.DISPLACED`): the oldest of the address that holds the most slots.
+  Whoever squats, a newcomer gets a turn, and squatters that come back the moment they
+  are closed displace each other, not a newcomer from an address of its own;
 - **known addresses** (a roster's, as ``known`` says) are exempt from the per-address cap
-  and displaced last: a newcomer from an unknown address displaces the oldest connection
-  from an unknown address, and only if every slot is held from known addresses is it
-  closed itself (:attr:`Closed.REFUSED`); one from a known address then displaces the
-  oldest of all;
+  and displaced last: a newcomer displaces a connection from an unknown address while
+  there is one; when every slot is held from known addresses, a newcomer from an unknown
+  address is closed itself (:attr:`Closed.REFUSED`) and one from a known address
+  displaces by the rule above;
 - a connection that authenticates leaves the pool (its ``with`` block ends).
 
 A slot is a cancel scope around the connection's handshake: the pool closes a connection
@@ -33,6 +35,7 @@ by cancelling it, and the caller then closes the stream::
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -126,9 +129,9 @@ class ConnectionPool:
             return
         strangers = [slot for slot in self._slots if not slot.known]
         if strangers:
-            self._close(strangers[0], Closed.DISPLACED)
+            self._close(_oldest_of_busiest(strangers), Closed.DISPLACED)
         elif new.known:
-            self._close(self._slots[0], Closed.DISPLACED)
+            self._close(_oldest_of_busiest(self._slots), Closed.DISPLACED)
         else:
             self._close(new, Closed.REFUSED)
 
@@ -138,3 +141,10 @@ class ConnectionPool:
         self._closed[reason] += 1
         if slot in self._slots:
             self._slots.remove(slot)
+
+
+def _oldest_of_busiest(slots: list[Slot]) -> Slot:
+    """The oldest of ``slots`` (oldest first) from the address that holds the most of them."""
+    held = Counter(slot.address for slot in slots)
+    most = max(held.values())
+    return next(slot for slot in slots if held[slot.address] == most)

@@ -78,6 +78,21 @@ async def test_a_full_pool_closes_its_oldest_connection_not_the_new_one(autojump
         nursery.cancel_scope.cancel()
 
 
+async def test_the_connection_displaced_is_the_oldest_of_the_address_holding_the_most(autojump_clock):
+    pool = ConnectionPool(capacity=6, per_address=4)
+    async with trio.open_nursery() as nursery:
+        connections = Connections(pool, nursery)
+        lone = await connections.open("10.0.0.5")            # the oldest, but alone at its address
+        for address in ("10.0.0.1", "10.0.0.2", "10.0.0.1", "10.0.0.2", "10.0.0.1"):
+            await connections.open(address)
+        await connections.open("10.0.0.6")
+        assert connections.closed() == [None, Closed.DISPLACED] + [None] * 5    # 10.0.0.1's oldest
+        await connections.open("10.0.0.7")                      # 10.0.0.1 and .2 hold 2 each: the older
+        assert connections.closed() == [None, Closed.DISPLACED, Closed.DISPLACED] + [None] * 5
+        assert lone.closed is None
+        nursery.cancel_scope.cancel()
+
+
 async def test_one_address_over_its_cap_displaces_only_its_own_oldest(autojump_clock):
     pool = ConnectionPool(capacity=32, per_address=4)
     async with trio.open_nursery() as nursery:
@@ -172,8 +187,8 @@ ADDRESSES = sorted(KNOWN) + [f"s{i}" for i in range(5)]
        st.integers(1, 6), st.integers(1, 3))
 def test_the_rules_hold_for_any_arrivals(steps, capacity, per_address):
     """Whatever arrives: the caps hold, a stranger never displaces a member's address, a
-    member's address is never refused, and a newcomer is refused only when every slot is
-    held from members' addresses."""
+    member's address is never refused, a newcomer is refused only when every slot is held
+    from members' addresses, and a full pool takes from the busiest address."""
     async def run() -> None:
         pool = ConnectionPool(capacity, per_address, known=KNOWN.__contains__)
         async with trio.open_nursery() as nursery:
@@ -186,6 +201,7 @@ def test_the_rules_hold_for_any_arrivals(steps, capacity, per_address):
                         await connections.authenticate(waiting[index % len(waiting)])
                     continue
                 all_known = len(pool) == capacity and all(s.known for s in pool._slots)
+                held_before = {a: sum(s.address == a for s in pool._slots if not s.known) for a in ADDRESSES}
                 new = await connections.open(address)
                 displaced = [s for s in connections.slots if before.get(id(s), "new") is None and s.closed]
                 assert len(pool) <= capacity
@@ -197,6 +213,9 @@ def test_the_rules_hold_for_any_arrivals(steps, capacity, per_address):
                 else:
                     assert all(not s.known for s in displaced)
                     assert (new.closed is Closed.REFUSED) == all_known
+                if displaced and not displaced[0].known and displaced[0].address != address:
+                    # full: the busiest address gave way
+                    assert held_before[displaced[0].address] == max(held_before.values())
             nursery.cancel_scope.cancel()
 
     trio.run(run, clock=trio.testing.MockClock(autojump_threshold=0))
