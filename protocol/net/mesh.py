@@ -75,7 +75,7 @@ import trio
 
 from p2p_sasaki.protocol.handshake import Authenticated, MeshHandshake
 from p2p_sasaki.protocol.net.framing import HEADER_SIZE, MAX_FRAME_SIZE, FramedStream, FrameError
-from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusingError, drive
+from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusingError, drive, wait_first_frame
 from p2p_sasaki.protocol.net.identity import Identity, TableMember, TableRoster, describe_key
 from p2p_sasaki.protocol.net.pool import ConnectionPool
 from p2p_sasaki.protocol.net.transport import PeerStatistics, TransportStatistics, keepalive_interval
@@ -398,7 +398,7 @@ class Mesh:
         failure: BaseException | None = None
         with self.pool.slot(host) as slot:   # closed by the pool: silent too long, or displaced
             try:
-                await framed.wait_frame()
+                await wait_first_frame(framed)
                 slot.heard()
                 link = await self._authenticate_as_listener(framed)
             except (HandshakeError, *_CONNECTION_ERRORS) as exc:

@@ -25,7 +25,7 @@ A slot is a cancel scope around the connection's handshake: the pool closes a co
 by cancelling it, and the caller then closes the stream::
 
     with pool.slot(address) as slot:
-        await framed.wait_frame()          # within first_frame seconds
+        await wait_first_frame(framed)     # within first_frame seconds
         slot.heard()
         member = await handshake(framed)   # the caller's own handshake deadline
     if slot.closed is not None:
