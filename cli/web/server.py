@@ -24,6 +24,14 @@ per connection (``Connection: close``); the WebSocket then carries JSON:
 
 Answers go to :meth:`Presenter.answer`: the first for a prompt wins, in whichever
 tab or view it was given.
+
+Caps (docs/reliability.md, "Hostile connections"): at most ``MAX_CONNECTIONS`` (64)
+connections in all, of which at most ``MAX_PER_TOKEN`` (16) carry the token (one more
+with the token is answered 503); until its request has arrived a connection holds a slot
+of :attr:`WebTable.pool` (protocol/net/pool.py), must send its request within
+``REQUEST_TIMEOUT`` and is displaced, the oldest first, by newcomers when the 48 others
+are taken. The server pings each WebSocket every ``PING_EVERY`` seconds (a browser
+answers by itself) and closes one on which nothing arrived for ``IDLE_AFTER``.
 """
 
 from __future__ import annotations
@@ -43,12 +51,18 @@ from wsproto.utilities import generate_accept_token
 
 from p2p_sasaki.cli.presenter import Presenter, Refusal, TableView
 from p2p_sasaki.cli.web.page import page
+from p2p_sasaki.protocol.net.pool import ConnectionPool
 
 __all__ = ["WebTable", "table_json"]
 
 MAX_REQUEST = 16384
 MAX_MESSAGE = 4096
 SEND_TIMEOUT = 30.0    # seconds a tab may leave a message unread before its WebSocket is closed
+MAX_CONNECTIONS = 64   # connections held at once, in all
+MAX_PER_TOKEN = 16     # of which carrying the page's token (tabs, page loads, the transcript)
+REQUEST_TIMEOUT = 10.0 # seconds from connecting to the whole request
+PING_EVERY = 10.0      # seconds between the server's pings on a WebSocket
+IDLE_AFTER = 30.0      # a WebSocket on which nothing arrived (not even a pong) this long is closed
 
 
 def table_json(table: TableView) -> dict[str, Any]:
@@ -81,12 +95,19 @@ class WebTable:
         self.port = 0
         self.left = trio.Event()                 # the person closed the table after the match
         self._changed = trio.Event()
+        self.pool = ConnectionPool(MAX_CONNECTIONS - MAX_PER_TOKEN, first_frame=REQUEST_TIMEOUT)
+        """The connections whose request has not arrived yet."""
+        self._with_token = 0
         presenter.listeners.append(self._on_change)
         presenter.pages += 1
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}/t/{self.token}/"
+
+    def connections(self) -> int:
+        """Connections held now: waiting for their request, or carrying the token."""
+        return len(self.pool) + self._with_token
 
     def _on_change(self) -> None:
         self._changed.set()
@@ -103,7 +124,8 @@ class WebTable:
     async def _connection(self, stream: trio.SocketStream) -> None:
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_REQUEST)
         try:
-            with trio.move_on_after(30):
+            request = None
+            with self.pool.slot(self.host):     # until the request has arrived
                 request = await self._request(stream, conn)
             if request is None:
                 return
@@ -146,7 +168,19 @@ class WebTable:
         if not secrets.compare_digest(target[:len(prefix)].encode(), prefix.encode()):
             await self._respond(stream, conn, 404, "text/plain", b"not found\n")
             return
-        rest = target[len(prefix):]
+        if self._with_token >= MAX_PER_TOKEN:
+            await self._respond(stream, conn, 503, "text/plain", b"too many connections to this page: close a tab "
+                                                                 b"and reload\n")
+            return
+        self._with_token += 1
+        try:
+            await self._serve(stream, conn, request, target[len(prefix):])
+        finally:
+            self._with_token -= 1
+
+    async def _serve(self, stream: trio.SocketStream, conn: h11.Connection, request: h11.Request,
+                     rest: str) -> None:
+        """A request that carries the token; ``rest``: its path after ``/t/TOKEN/``."""
         websocket = rest == "ws" and any(name.lower() == b"upgrade" and value.lower() == b"websocket"
                                          for name, value in request.headers)
         problem = self._problem(request, websocket)
@@ -177,9 +211,10 @@ class WebTable:
                    (b"content-security-policy",
                     b"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
                     b"img-src data:; connect-src 'self'; frame-ancestors 'none'")] + (extra or [])
-        await stream.send_all(conn.send(h11.Response(status_code=status, headers=headers)) or b"")
-        await stream.send_all(conn.send(h11.Data(data=body)) or b"")
-        await stream.send_all(conn.send(h11.EndOfMessage()) or b"")
+        with trio.fail_after(SEND_TIMEOUT):     # a reader that stops reading does not keep its slot
+            await stream.send_all(conn.send(h11.Response(status_code=status, headers=headers)) or b"")
+            await stream.send_all(conn.send(h11.Data(data=body)) or b"")
+            await stream.send_all(conn.send(h11.EndOfMessage()) or b"")
 
     # -- WebSocket -----------------------------------------------------------------------
 
@@ -235,13 +270,20 @@ class WebTable:
                     elif isinstance(event, CloseConnection):
                         await write(event.response())
                         return
-                data = await stream.receive_some(4096)
+                with trio.fail_after(IDLE_AFTER):   # a live tab answers the pings at least
+                    data = await stream.receive_some(4096)
                 if not data:
                     return
                 ws.receive_data(data)
 
+        async def ping() -> None:
+            while True:
+                await trio.sleep(PING_EVERY)
+                await write(Ping())
+
         async with trio.open_nursery() as nursery:
             nursery.start_soon(push)
+            nursery.start_soon(ping)
             await receive()
             closed.set()
             nursery.cancel_scope.cancel()
