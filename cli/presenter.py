@@ -380,7 +380,9 @@ class Presenter:
         return ", ".join(f"{self.who(s)} {v:+d}" for s, v in enumerate(scores))
 
     def play_text(self, action: Action, lead: bool, went_out: bool = False) -> str:
-        return action_text(action, lead, went_out, who=self.who(action.seat))
+        """An action in words; yours as ``You pass``, ``You lead 9C 9H (pair of 9)``."""
+        you = self.who(action.seat) != self.label(action.seat)
+        return action_text(action, lead, went_out, who="You" if you else self.label(action.seat), you=you)
 
     # -- events --------------------------------------------------------------------------
 
@@ -547,7 +549,8 @@ class Presenter:
             if self.sizes[action.seat] <= 0 and action.seat not in self.finish:
                 self.finish.append(action.seat)
                 place = len(self.finish)
-                notes.append(Note(f"{self.who(action.seat)} {'go' if action.seat == self.you else 'goes'} out "
+                you = self.who(action.seat) != self.label(action.seat)
+                notes.append(Note(f"{'You go' if you else self.label(action.seat) + ' goes'} out "
                                   f"({_PLACES[place - 1]}).", NoteKind.OUT))
         return notes
 
@@ -708,18 +711,25 @@ class Presenter:
         playable: set[str] = set()
         number = 0
         if kind is DecisionKind.TURN:
+            # Folded by (kind, label), then numbered kind by kind in the order of _KIND_GROUPS and,
+            # within a kind, low to high (shorter sequences first): the numbers of a kind run on.
             folded: dict[tuple[str, str], list[Action]] = {}
+            order: dict[tuple[str, str], tuple[int, int, int]] = {}
             for action in legal:
                 if isinstance(action, Pass):
                     continue
                 if isinstance(action, Run):
-                    folded.setdefault(("Run", f"run, showing {action.cards}"), []).append(action)
-                    continue
-                combo = classify(action.cards.mask)
-                title = _KIND_GROUPS[combo.kind] if combo is not None else "Other"
-                folded.setdefault((title, str(combo)), []).append(action)
+                    key = ("Run", f"run, showing {action.cards}")
+                    order[key] = (len(_KIND_GROUPS), 0, 0)
+                else:
+                    combo = classify(action.cards.mask)
+                    assert combo is not None, "a legal play is a combination"
+                    key = (_KIND_GROUPS[combo.kind], str(combo))
+                    order[key] = (int(combo.kind), combo.length, int(combo.rank))
+                folded.setdefault(key, []).append(action)
             by_title: dict[str, list[Choice]] = {}
-            for (title, label), actions in folded.items():
+            for key in sorted(folded, key=order.__getitem__):
+                (title, label), actions = key, folded[key]
                 number += 1
                 answers[f"c{number}"] = actions[0]
                 for action in actions:
