@@ -634,6 +634,10 @@ EXIT_FINISHED, EXIT_FAILED, EXIT_USAGE, EXIT_DISK, EXIT_INTERRUPTED = 0, 1, 2, 3
 terminal_closed = False
 """Set by the SIGHUP handler (cli/main.py): the interruption was a closed terminal."""
 
+demo_peer = False
+"""Set for ``sasaki demo``'s own peer (``host --demo``): leaving ends the demo, and nothing
+resumes it (the same command starts a new one), so the closing sentence says so."""
+
 
 def _leaves(error: BaseException) -> list[BaseException]:
     if isinstance(error, BaseExceptionGroup):
@@ -650,7 +654,8 @@ def explain(error: BaseException) -> tuple[int, str] | None:
     leaves = [leaf for leaf in _leaves(error) if not isinstance(leaf, trio.Cancelled)]
     if not leaves:
         return None
-    resumable = "nothing more was sent (a match under way can be resumed: run the same command again)"
+    resumable = ("nothing more was sent; the demo ends here ('sasaki demo' starts a new one)" if demo_peer
+                 else "nothing more was sent (a match under way can be resumed: run the same command again)")
     for leaf in leaves:
         if isinstance(leaf, KeyboardInterrupt):
             if terminal_closed:
