@@ -122,14 +122,23 @@ _AWAITED = {DecisionKind.TURN: "to play", DecisionKind.RUN: "to answer the run w
 
 RULES_HELP = """\
 Sasaki in short: 48 cards (no 2s), 12 each, ranks 3 (low) to A (high); suits never rank.
-Beat the top play with the same kind and more cards' worth: a higher single, pair, triplet
-or sequence (3+ in a row, same length); a Sasaki, a four or the Pig (TH TD) beats ordinary
-plays. Pass when you cannot or will not beat it; when everyone else has passed, the last
-player leads a new round with anything. Get rid of your cards: the order you go out in
-scores the hand. The red tens (TH, TD) make the red team; a red-ten holder may Run (show
-them, the hand counts double) and an opponent may call Stop (four times).
-Chata: when a single is played, whoever holds the other two of that rank may play them at
-once, out of turn; the fourth card of that rank answers with a kkojda. Nothing beats it."""
+Get rid of your cards: the order you go out in scores the hand.
+The round's leader plays anything; then each player in turn beats the top play or
+passes (and may still play later in the round). When everyone else has passed, the last
+player leads a new round.
+Ordinary plays (single, pair, sequence of 3+ ranks in a row) are beaten only by the same
+kind with as many cards and a higher rank: 9 9 beats 7 7; 5-6-7-8 beats 3-4-5-6 but not
+a 3-card sequence.
+Specials beat every ordinary play, and a higher special beats a lower one: a triplet,
+then a Sasaki (4 4 A), then four of a kind, then the Pig (TH TD). The Black Pig (TC TS)
+is a pair of tens that alone beats the Pig.
+Chata: after any single, whoever holds the other two of its rank may play them at once,
+out of turn; the fourth card of that rank may answer with a kkojda. Nothing beats it.
+Sides: the two red-ten holders (TH, TD) play against the other two, unknown at first.
+Run: before the first play, show your red ten; the hand counts double and your partner
+shows theirs. Stop: after a run, an opponent may call Stop; the hand counts four times."""
+"""The rules in short: the block marked "in-game help" in docs/rules.md, word for word
+(tests/cli/test_rules_help.py checks it)."""
 
 COMMANDS_HELP = """\
 At your turn: a number from the list (the first suit variant), cards like 9C 9H, or 'pass'.
