@@ -43,8 +43,8 @@ def audit(status, blame=None, stops_at=None, waiting_for=(), note=None, scores=(
 
 
 def test_a_damaged_file_is_said_once_in_plain_words_and_never_hand_0():
-    text = describe(audit("damaged", SimpleNamespace(seat=None, hand=0, slot=0,
-                                                       reason="record 1: seat 0's prev does not match the agreed state"),
+    reason = "record 1: seat 0's prev does not match the agreed state"
+    text = describe(audit("damaged", SimpleNamespace(seat=None, hand=0, slot=0, reason=reason),
                           SimpleNamespace(hand=0, slot=0, record=1)))
     first, detail = text.splitlines()
     assert first == ("DAMAGED: this file was changed or corrupted after it was written (found at its record 1, "

@@ -234,4 +234,5 @@ def test_specials_come_after_the_ordinary_kinds_with_their_own_numbers():
         "  Fours: 13) 4C 4D 4H 4S   14) 9C 9D 9H 9S",
         "  (a number plays the suits shown; for others type the cards, like 4C 4S)",
     ]
-    assert answers["c9"] == Play(0, CardSet.parse("3H 4C 5C")) and answers["c14"] == Play(0, CardSet.parse("9C 9D 9H 9S"))
+    assert answers["c9"] == Play(0, CardSet.parse("3H 4C 5C"))
+    assert answers["c14"] == Play(0, CardSet.parse("9C 9D 9H 9S"))
