@@ -65,7 +65,7 @@ def test_the_table_and_the_grouped_plays_as_text():
     assert table[1] == "No top play."
     assert table[2].startswith("Your hand: 3H | 4C 4D 4H 4S | 5C 5D 5H | ")
     prompt, _ = presenter.prompt_for(Turn(0, hand.decision, hand.view(0), tuple(hand.legal_actions(0))))
-    lines = tui.prompt_lines(prompt)
+    lines = tui.prompt_lines(prompt, width=200)
     assert lines[0] == "Your turn: lead anything." and lines[1] == "Legal plays:"
     pairs = next(line for line in lines if line.startswith("  Pairs: "))
     assert "9C 9H / 9C 9S / 9H 9S" in pairs
