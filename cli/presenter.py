@@ -813,8 +813,8 @@ class Presenter:
                     await opened.done.wait()
                 if opened.action is None:
                     opened.action = opened.answers["decline"]
-                    text = "Time is up: you decline." if prompt.groups else "The window closes: you decline."
-                    self.tell(Note(text, NoteKind.PLAY), quiet=True)
+                    if prompt.groups:   # a window with nothing to claim closes without a word
+                        self.tell(Note("Time is up: you decline.", NoteKind.PLAY), quiet=True)
             else:
                 await opened.done.wait()
             assert opened.action is not None

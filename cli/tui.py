@@ -287,8 +287,11 @@ class HumanPlayer:
         if opened.kind == "turn":
             for line in table_lines(self.presenter.table()):
                 say(line)
-        for line in prompt_lines(opened):
-            say(line)
+        # A chata or kkojda window you cannot claim opens after every single: it passes silently
+        # (the play line said enough); the rarer run, show and Stop windows get their one line.
+        if opened.groups or opened.kind not in ("chata", "kkojda"):
+            for line in prompt_lines(opened):
+                say(line)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._typed, opened)
             action = await self.presenter.wait(opened)
