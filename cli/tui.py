@@ -130,6 +130,7 @@ class Narrator:
                     say(note.text)
 
     def say(self, text: str) -> None:
+        self.end_progress_line()     # a message never runs on from the deal's line
         say(text)
 
     def event(self, event: Any, session: Any) -> None:

@@ -249,3 +249,19 @@ def test_specials_come_after_the_ordinary_kinds_with_their_own_numbers():
     ]
     assert answers["c9"] == Play(0, CardSet.parse("3H 4C 5C"))
     assert answers["c14"] == Play(0, CardSet.parse("9C 9D 9H 9S"))
+
+
+def test_a_message_after_the_deal_line_starts_on_a_line_of_its_own(monkeypatch, capsys):
+    """The deal's line is rewritten in place on a terminal, without its newline: whatever is
+    said next ends it first ("... 2 of 4 shuffle proofs checkedWaiting for S2" ran on)."""
+    from p2p_sasaki.protocol.events import DealProgress
+
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    narrator = tui.Narrator()
+    narrator.event(Seated(KEYS, 0), None)
+    narrator.event(HandStarted(1), None)
+    capsys.readouterr()
+    narrator.event(DealProgress("shuffle", 2, 4), None)
+    narrator.say("The table is waiting.")
+    out = capsys.readouterr().out
+    assert out.endswith("shuffle proofs checked\nThe table is waiting.\n"), out
