@@ -408,7 +408,7 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
                 replaced = await agree_bot_seat(args, identity, roster, mesh, result, player, ui)
                 if replaced is not None:
                     mesh.roster = mesh_roster(roster, replaced)
-                    report(result, args.quiet)        # the abandoned table's totals and transcript
+                    report(result, args.quiet, going_on=True)   # the abandoned table's totals and transcript
                     presenter = getattr(player, "presenter", None)
                     if presenter is not None:
                         presenter.new_match(carried=replaced.config.carried)
@@ -624,7 +624,9 @@ def verdict(path: Path) -> str:
         return f"Audit of your transcript failed: {error}"
 
 
-def report(result: TableResult, quiet: bool) -> int:
+def report(result: TableResult, quiet: bool, going_on: bool = False) -> int:
+    """The match's end on stdout: abandoned hands, totals, the transcript; ``going_on``: the
+    match goes on at a new table with a bot in the empty seat, so these are totals so far."""
     if result.blame is not None:
         seat = "nobody" if result.blame.seat is None else f"S{result.blame.seat}"
         print(f"The table stopped: {seat} is blamed: {result.blame.reason}.")
@@ -633,7 +635,8 @@ def report(result: TableResult, quiet: bool) -> int:
     for event in result.abandoned:
         gone = ", ".join(f"S{s}" for s in event.left)
         print(f"Hand {event.hand} was abandoned: {gone} left ({event.reason}); nobody is blamed.")
-    print(f"Match over. Totals: {places_text(result.totals)}.")
+    print(f"Totals so far: {places_text(result.totals)}; the match goes on at a new table." if going_on
+          else f"Match over. Totals: {places_text(result.totals)}.")
     print(f"Transcript: {result.transcript} (check it with: sasaki audit {result.transcript})")
     return 0 if result.finished else 1
 

@@ -283,3 +283,45 @@ def test_names_show_beside_the_seat_and_a_hostile_one_cannot_move_the_cursor():
     seats = presenter.table().seats
     assert [s.label for s in seats] == ["You", "S1", "S2 Jun?[2J", "S3 Bot 4"]
     assert presenter.table().you_label == "S0 Mina"   # the page's "you are S0 Mina"
+
+
+def test_a_bot_in_the_empty_seat_is_told_truly_in_the_matchs_own_numbers():
+    """Issue 20, finding 13: when a bot takes an empty seat the terminal said "the match ends
+    here", "a draw", "Match 2 starts", "Seats drawn" and "Hand 1 of 3" (it was hand 3 of 4)."""
+    from types import SimpleNamespace
+
+    from p2p_sasaki.protocol.events import HandAbandoned
+    from p2p_sasaki.protocol.net.table import Stalled
+
+    presenter = Presenter(hands=4)
+    texts(presenter, Seated(KEYS, 1), HandStarted(1),
+          HandEnded(1, (2, -2, -2, 2), (2, -2, -2, 2), SasakiOutcome((0, 3, 1, 2), (0, 3), 1)), HandStarted(2))
+    assert texts(presenter, Stalled(2, 20, (2,), 0.0, (2,), (), True)) == [
+        "S2 left the table. Keep waiting, abandon this hand, end the match, or go on with a bot in S2's seat?"]
+    said = texts(presenter, HandAbandoned(2, 20, (2,), None, True, "S2 left during hand 2"),
+                 MatchEnded((2, -2, -2, 2)))
+    assert said == ["Hand 2 is abandoned (S2 left during hand 2): S2 left, nobody is blamed; the match ends here, "
+                    "unless everyone agrees to go on with a bot in S2's seat.",
+                    "Totals so far: S0 +2, you (S1) -2, S2 -2, S3 +2."]
+    before = len(presenter.log)
+    presenter.new_match(carried=(2, -2, -2, 2))           # everyone agreed: a new table, 2 hands left
+    assert len(presenter.log) == before and presenter.match_no == 1   # the agreement was told already
+    new_table = SimpleNamespace(config=SimpleNamespace(hands=2), view=None)
+    said = [note.text for note in presenter.event(Seated(KEYS, 1), new_table) +
+            presenter.event(HandStarted(1), new_table)]
+    assert said == ["Same seats as before: you are S1. S0 peer 00000000, S1 peer 01010101, S2 peer 02020202, "
+                    "S3 peer 03030303.",
+                    "Hand 3 of 4: shuffling and dealing (every peer shuffles, with proofs) ..."]
+    presenter.event(HandEnded(1, (1, -1, 1, -1), (3, -3, -1, 1), SasakiOutcome((0, 1, 2, 3), (0, 2), 1)), new_table)
+    assert presenter.table().hand_no == 3 and presenter.table().hands == 4
+    assert presenter.table().scores.rows == ((1, (2, -2, -2, 2)), (3, (1, -1, 1, -1)))
+    assert presenter.table().scores.totals == (3, -3, -1, 1)
+
+
+def test_a_next_match_still_draws_seats_and_counts_from_hand_1():
+    presenter = Presenter(hands=2)
+    texts(presenter, Seated(KEYS, 0), HandStarted(1), HandStarted(2), MatchEnded((0, 0, 0, 0)))
+    presenter.new_match()
+    assert presenter.match_no == 2 and presenter.log[-1].text == "Match 2 starts: same four players, a fresh table."
+    assert texts(presenter, Seated(KEYS, 0), HandStarted(1))[0].startswith("Seats drawn: you are S0.")
+    assert presenter.hand_no == 1
