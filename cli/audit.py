@@ -112,8 +112,13 @@ def describe(audit: Any) -> str:
     totals = ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(data["totals"]))
     verified = _hands(len(data["scores"]))
     if data["status"] == "abandoned":
-        return (f"ABANDONED: {data['note']}; nobody is blamed. {verified.capitalize()} complete and verified; "
-                f"totals {totals}.")
+        hands = list(getattr(audit, "abandoned", ()))
+        which = (f"hand {hands[0]} was" if len(hands) == 1 else
+                 "hands " + ", ".join(map(str, hands)) + " were") if hands else "a hand was"
+        gone = " and ".join(label(s) for s in data["left"]) or "a player"
+        return (f"ABANDONED: {which} abandoned because {gone} left (not a fault); nobody is blamed. "
+                f"{verified.capitalize()} complete and verified; totals {totals}."
+                + (f"\n  Detail: {data['note']}." if data["note"] else ""))
     if data["status"] == "incomplete":
         stops = data["stops_at"] or {}
         where = _where(stops.get("hand"))

@@ -180,13 +180,12 @@ def _wait_seats(path: Path, seats: int, processes: list[subprocess.Popen[bytes]]
 def wait_all(processes: list[subprocess.Popen[bytes]], grace: float = 20.0, first_leads: bool = False) -> list[int]:
     """Exit statuses; once one peer fails, the others get ``grace`` seconds, then are killed.
     ``first_leads``: the first peer is a person's and the others are there for them, so when
-    it ends early (a nonzero status: Ctrl-D, 'quit', a failure) the others are killed at once."""
+    it ends early (a nonzero status: Ctrl-D, 'quit', a failure) the others get only a few
+    seconds (after a 'quit' they abandon the hand and end by themselves), then are killed."""
     failed_at = None
+    if first_leads:
+        grace = min(grace, 5.0)
     while any(p.poll() is None for p in processes):
-        if first_leads and processes[0].returncode not in (None, 0):
-            for p in processes[1:]:
-                if p.poll() is None:
-                    p.kill()
         if failed_at is None and any(p.returncode not in (None, 0) for p in processes):
             failed_at = time.monotonic()
         if failed_at is not None and time.monotonic() - failed_at > grace:

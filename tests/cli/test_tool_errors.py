@@ -70,3 +70,13 @@ def test_an_incomplete_transcript_says_where_it_stops_and_whom_the_table_waited_
     assert first == ("INCOMPLETE: the transcript simply stops in hand 1, where the table waited for S0 Ana; nobody "
                      "is blamed. No hand verified before that; totals S0 Ana +0, S1 +0, S2 Bo +0, S3 +0.")
     assert "slot" not in first and "record" not in first and detail.startswith("  Detail: ")
+
+
+def test_an_abandoned_table_names_the_hand_and_who_left_once():
+    verdict = audit("abandoned", note="hand 1 was abandoned at slot 23: S2 left during hand 1; the hand is void; "
+                                      "S2 left (not a fault)")
+    verdict.left, verdict.abandoned = (2,), (1,)
+    first, detail = describe(verdict).splitlines()
+    assert first == ("ABANDONED: hand 1 was abandoned because S2 Bo left (not a fault); nobody is blamed. No hand "
+                     "complete and verified; totals S0 Ana +0, S1 +0, S2 Bo +0, S3 +0.")
+    assert detail.startswith("  Detail: hand 1 was abandoned at slot 23")
