@@ -479,30 +479,23 @@ async def next_match(args: argparse.Namespace, identity: Identity, roster: Table
     if outcome.roster is not None:
         return outcome.roster, outcome.early
 
-    announce(ui, presenter, no_next_match_text(outcome, identity.public_key, policy,
-                                               lambda key: member_label(presenter, key)))
-    return None
-
-
-def no_next_match_text(outcome: Any, me: bytes, policy: str, label: Any) -> str:
-    """Why there is no next match, in one sentence. "you declined" only when you were asked
-    (``policy`` "ask"); a peer that never asks (a bot, ``--next-match no``) says why it ends.
-
-    >>> from types import SimpleNamespace as Outcome
-    >>> no_next_match_text(Outcome(declined=b"me", timed_out=False, missing=()), b"me", "no", str)
-    'No next match: this peer plays one match (--next-match no; a bot\'s default).'
-    """
     def who(key: bytes) -> str:
-        return "you" if key == me else str(label(key))
+        if key == identity.public_key:
+            return "you"
+        return member_label(presenter, key)
 
-    if outcome.declined == me:
-        if policy != "ask":
-            return ("The demo plays one match." if demo_peer
-                    else "No next match: this peer plays one match (--next-match no; a bot's default).")
-        return "No next match: your time to answer was up." if outcome.timed_out else "No next match: you declined."
-    if outcome.declined is not None:
-        return f"No next match: {who(outcome.declined)} declined."
-    return f"No next match: {', '.join(who(key) for key in outcome.missing)} did not answer in time."
+    if policy == "no":
+        # nobody was asked here: this peer does not play another match (a bot, or --next-match no)
+        text = "No next match: this peer plays one match (a bot, or --next-match no)."
+    elif outcome.declined is not None:
+        text = "No next match: you declined." if outcome.declined == identity.public_key and not outcome.timed_out \
+            else ("No next match: your time to answer was up." if outcome.declined == identity.public_key
+                  else f"No next match: {who(outcome.declined)} declined.")
+    else:
+        names = ", ".join(who(key) for key in outcome.missing)
+        text = f"No next match: {names} did not answer in time."
+    announce(ui, presenter, text)
+    return None
 
 
 def next_transcript_path(args: argparse.Namespace, directory: Path, roster: TableRoster, match_no: int) -> Path:

@@ -361,13 +361,6 @@ class Presenter:
         self.closed = False           # the person pressed "Close table" on a page: no next match
         self._next_done = trio.Event()
         self.match_no = 1
-        # A bot in an empty seat: the match goes on at a new table whose hands are numbered from
-        # 1 again; the person still sees the match's numbers (hand 2 of 4, not 1 of 3).
-        self.hand_offset = 0
-        self._replaced_from: int | None = None   # the old table's hands, until the new one starts
-        self.seats_fixed = False       # the new table keeps the seats: none are drawn
-        self._bot_may_follow = False   # the match ended for one seat: a bot may still take it
-        self._bot_offered = False      # this hand's stall offered a bot for the silent seat
 
     # -- words ---------------------------------------------------------------------------
 
@@ -404,7 +397,6 @@ class Presenter:
 
     def event(self, event: Any, session: Any) -> list[Note]:
         """Follow one driver/session event; the notes it is worth."""
-        event = self._in_match_numbers(event, session)
         notes = self._notes(event, session)
         if session is not None and getattr(session, "view", None) is not None:
             self.view = session.view
@@ -412,21 +404,6 @@ class Presenter:
             self.tell(note, quiet=True)
         self.changed()
         return notes
-
-    def _in_match_numbers(self, event: Any, session: Any) -> Any:
-        """``event`` with its hand numbered in the match (a replaced seat's table starts at 1)."""
-        if isinstance(event, HandStarted) and self._replaced_from is not None:
-            hands = getattr(getattr(session, "config", None), "hands", None)
-            if isinstance(hands, int):
-                self.hand_offset = self._replaced_from - hands
-            self._replaced_from = None
-        if not self.hand_offset:
-            return event
-        if isinstance(event, (HandStarted, HandEnded)):
-            return dataclasses.replace(event, hand_no=event.hand_no + self.hand_offset)
-        if isinstance(event, HandAbandoned):
-            return dataclasses.replace(event, hand=event.hand + self.hand_offset)
-        return event
 
     def tell(self, note: Note, quiet: bool = False) -> None:
         """Log ``note`` and pass it to every ``on_note`` view (the terminal prints it)."""
@@ -464,17 +441,15 @@ class Presenter:
                 # Once, who sits where: the name, or (none chosen) the key's short form.
                 peers = ", ".join(self.label(s) if s < len(self.names) and self.names[s]
                                   else f"{self.label(s)} {describe_key(k)}" for s, k in enumerate(seat_keys))
-                if self.seats_fixed:   # a bot took an empty seat: the seats stay as they were
-                    return [Note(f"Same seats as before: {where}. {peers}.")]
                 return [Note(f"Seats drawn: {where}. {peers}.")]
             case HandStarted(hand_no=hand_no):
                 config = getattr(session, "config", None)
                 if config is not None and isinstance(getattr(config, "hands", None), int):
-                    self.hands = config.hands + self.hand_offset
+                    self.hands = config.hands
                 self.hand_no, self.phase, self.progress = hand_no, Phase.DEALING, None
                 self.deal_steps = {}
                 self.sizes, self.finish, self.view = [CARDS_PER_SEAT] * SEATS, [], None
-                self.awaited, self.last_wait, self._bot_offered = frozenset(), None, False
+                self.awaited, self.last_wait = frozenset(), None
                 of = f" of {self.hands}" if self.hands else ""
                 return [Note(f"Hand {hand_no}{of}: shuffling and dealing (every peer shuffles, with proofs) ...")]
             case DealProgress(step=step, done=done, total=total):
@@ -503,8 +478,6 @@ class Presenter:
             case MatchEnded(totals=totals):
                 self.phase, self.totals = Phase.MATCH_OVER, tuple(totals)
                 self.awaited, self.offline, self.waiting = frozenset(), (), ""
-                if self._bot_may_follow:   # not over yet if everyone agrees to a bot in the seat
-                    return [Note(f"Totals so far: {self.scores_text(totals)}.", NoteKind.SCORE)]
                 return [Note(self.winner_text(), NoteKind.SCORE)]
             case Blame(seat=seat, reason=reason):
                 self.phase = Phase.STOPPED
@@ -515,7 +488,6 @@ class Presenter:
             case SeatLeft(seat=seat):
                 return [Note(f"{self.label(seat)} left the table.", NoteKind.ALERT)]
             case Stalled(seats=seats, since=since, left=left, bot_seat=bot_seat):
-                self._bot_offered = self._bot_offered or bot_seat
                 return [Note(self.stall_question(seats, since, left, bot_seat), NoteKind.ALERT)]
             case HandAbandoned(hand=hand, left=left, end=end, reason=reason, scored=scored):
                 self.phase = Phase.HAND_OVER
@@ -523,13 +495,7 @@ class Presenter:
                 gone = ", ".join(self.label(s) for s in left)
                 if scored:
                     return [Note(f"Hand {hand}: {reason}; nobody is blamed.", NoteKind.SCORE)]
-                last = self.hands is not None and hand >= self.hands
-                # protocol/followon.py, replaceable(): one seat gone, hands left, the match ended;
-                # and someone may have asked for a bot: the stall offered one
-                self._bot_may_follow = end and len(left) == 1 and not last and self._bot_offered
-                what = ("the match ends here, unless everyone agrees to go on with a bot in "
-                        f"{self.label(left[0])}'s seat" if self._bot_may_follow
-                        else "the match ends here" if end or last
+                what = ("the match ends here" if end or (self.hands is not None and hand >= self.hands)
                         else "the next hand starts when every player is there")
                 return [Note(f"Hand {hand} is abandoned ({reason}): {gone} left, nobody is "
                              f"blamed; {what}.", NoteKind.SCORE)]
@@ -690,25 +656,15 @@ class Presenter:
         self.tell(Note(text, NoteKind.SCORE))
 
     def new_match(self, carried: Sequence[int] = ()) -> None:
-        """A next match starts at this table: a fresh score sheet, seats drawn again; or, with
-        ``carried``, the same match goes on at a new table with a bot in the empty seat: the
-        same seats, the totals go on from these, the hands keep their numbers (the agreement
-        and the new transcript were told already, so nothing more is said)."""
-        replaced = bool(carried)
-        self.seats_fixed, self._bot_may_follow = replaced, False
-        self._replaced_from = self.hands if replaced else None
-        self.hand_offset = 0
-        if not replaced:
-            self.match_no += 1
+        """A next match starts at this table: a fresh score sheet, seats drawn again
+        (``carried``: a bot took a seat and the totals go on from these)."""
+        self.match_no += 1
         self.next_offer = None
         self.phase, self.hand_no, self.view, self.progress = Phase.JOINING, 0, None, None
         self.sizes, self.finish, self.deal_steps = [CARDS_PER_SEAT] * SEATS, [], {}
         self.awaited, self.offline, self.last_wait, self.waiting = frozenset(), (), None, ""
-        self.rows, self.totals = (self.rows if replaced else []), tuple(carried) or (0,) * SEATS
+        self.rows, self.totals = [], tuple(carried) or (0,) * SEATS
         self.verdict, self.transcript, self._open = None, None, None
-        if replaced:
-            self.changed()
-            return
         self.tell(Note(f"Match {self.match_no} starts: same four players, a fresh table.", NoteKind.SCORE))
 
     def changed(self) -> None:
@@ -857,7 +813,7 @@ class Presenter:
                     await opened.done.wait()
                 if opened.action is None:
                     opened.action = opened.answers["decline"]
-                    if prompt.groups:   # a window with nothing to claim closes without a word
+                    if prompt.groups:   # a window you had nothing to claim in closes without a word
                         self.tell(Note("Time is up: you decline.", NoteKind.PLAY), quiet=True)
             else:
                 await opened.done.wait()

@@ -142,21 +142,8 @@ async def test_a_decline_only_window_stays_open_for_its_delay_then_declines(monk
     action, end, lines = await _decide(monkeypatch, turn, [])
     assert action == Decline(turn.seat)
     assert end == start + 1.5                     # open for D, like a seat that could claim
-    assert lines == ["Run window open: you have nothing to claim. (closes in 1.5 s)"]     # one line, no more
-
-
-async def test_a_chata_window_you_cannot_claim_passes_without_a_line(monkeypatch, autojump_clock):
-    """After every single a chata window opens for everyone: a person who cannot claim gets
-    no line for it (it used to print two per card), yet it stays open for its delay."""
-    hand = Hand.deal_from(deal("3H 5C 9C", "5D 5H 3C 3D 3S", "5S"), "3H")
-    while hand.decision.kind is not DecisionKind.TURN:
-        hand.resolve([Decline(s) for s in hand.decision.seats])
-    hand.resolve([Play(0, CardSet.parse("3H"))])                 # a single: S1 may chata with 3C 3D
-    assert hand.decision.kind is DecisionKind.CHATA and hand.legal_actions(2) == [Decline(2)]
-    start = trio.current_time()
-    turn = Turn(2, hand.decision, hand.view(2), tuple(hand.legal_actions(2)), start, 1.5, 30.0)
-    action, end, lines = await _decide(monkeypatch, turn, [])
-    assert action == Decline(2) and end == start + 1.5 and lines == []
+    # One line, not two, for a window with nothing to claim (issue 20, finding 13).
+    assert lines == ["Run window open: you have nothing to claim. (closes in 1.5 s)"]
 
 
 async def test_a_decline_only_window_without_delay_declines_at_once(monkeypatch, autojump_clock):
@@ -265,3 +252,18 @@ def test_a_message_after_the_deal_line_starts_on_a_line_of_its_own(monkeypatch, 
     narrator.say("The table is waiting.")
     out = capsys.readouterr().out
     assert out.endswith("shuffle proofs checked\nThe table is waiting.\n"), out
+
+
+async def test_a_chata_window_you_cannot_claim_passes_without_a_line(monkeypatch, autojump_clock):
+    """After every single a chata window opens for everyone: a person who cannot claim gets
+    no line for it (it used to print two per card), yet it stays open for its delay."""
+    hand = Hand.deal_from(deal("3H 5C 9C", "5D 5H 3C 3D 3S", "5S"), "3H")
+    while hand.decision.kind is not DecisionKind.TURN:
+        hand.resolve([Decline(s) for s in hand.decision.seats])
+    hand.resolve([Play(0, CardSet.parse("3H"))])                 # a single: S1 may chata with 3C 3D
+    assert hand.decision.kind is DecisionKind.CHATA and hand.legal_actions(2) == [Decline(2)]
+    start = trio.current_time()
+    turn = Turn(2, hand.decision, hand.view(2), tuple(hand.legal_actions(2)), start, 1.5, 30.0)
+    action, end, lines = await _decide(monkeypatch, turn, [])
+    assert action == Decline(2) and end == start + 1.5 and lines == []
+
