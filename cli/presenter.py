@@ -558,8 +558,7 @@ class Presenter:
             if self.sizes[action.seat] <= 0 and action.seat not in self.finish:
                 self.finish.append(action.seat)
                 place = len(self.finish)
-                you = self.who(action.seat) != self.label(action.seat)
-                notes.append(Note(f"{'You go' if you else self.label(action.seat) + ' goes'} out "
+                notes.append(Note(f"{self.who(action.seat)} {'go' if action.seat == self.you else 'goes'} out "
                                   f"({_PLACES[place - 1]}).", NoteKind.OUT))
         return notes
 

@@ -76,7 +76,7 @@ def test_type_ahead_time_is_up_help_and_a_quit_not_confirmed(tmp_path):
     assert not window_left or "Time is up: you decline." in text
     assert re.search(r"^  Singles: 1\) \w\w", text, re.M)                       # plays grouped by kind
     assert not re.search(r"^\s+\d+: ", text, re.M) or "Type a number" in text   # no one-per-line list
-    assert re.search(r"(S\d Bot \d goes|You go) out \(1st\)\.", text)
+    assert re.search(r"(S\d Bot \d|you \(S0 [^)]+\)) goes? out \(1st\)\.", text)
     assert "The match is over: " in text and "Audit: all four transcripts verify and agree" in text
     assert "(automatic:" not in text and "hand-id" not in text
 
@@ -98,7 +98,7 @@ def test_quit_confirmed_leaves_the_table(tmp_path):
     out = "".join(log)
     # the leave notice reached the three bots: they abandoned the hand at once and ended
     # cleanly, their transcripts naming S1 as having left, never as at fault (the person's
-    # own transcript stops before the abandon: it is incomplete, so not all four agree)
+    # own transcript stops before the abandon: it is incomplete, nobody blamed)
     assert "Your peer ended (status 1) after " in out, out[-2000:]
     assert out.count("ABANDONED: hand 1 was abandoned because S1 ") == 3
     assert out.count(" left (not a fault); nobody is blamed") == 3
