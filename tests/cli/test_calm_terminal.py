@@ -126,13 +126,13 @@ def test_a_mistyped_code_is_asked_again(tmp_path):
 
 def test_audit_of_a_file_that_is_not_a_transcript(capsys, tmp_path):
     assert main(["audit", str(ROOT / "README.md")]) == 5  # docs/usage.md: unreadable or not a transcript
-    out = capsys.readouterr().out
-    assert out == f"sasaki audit: {ROOT / 'README.md'} is not a transcript: it is text (a game record is checked " \
-                  "with 'sasaki replay').\n"
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"sasaki audit: {ROOT / 'README.md'} is not a transcript: it is text (a game record " \
+                                "is checked with 'sasaki replay').\n"      # an error: on stderr
     binary = tmp_path / "noise.bin"
     binary.write_bytes(bytes(range(256)))
     assert main(["audit", str(binary)]) == 5
-    assert "is not a transcript: it does not start with a transcript header" in capsys.readouterr().out
+    assert "is not a transcript: it does not start with a transcript header" in capsys.readouterr().err
 
 
 def test_replay_of_a_transcript_points_to_audit_and_export(capsys, tmp_path):
