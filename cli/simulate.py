@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from random import Random
@@ -256,7 +257,7 @@ def duplicate_text(result: Duplicate, seed: int, level: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.hands < 1:
-        print("sasaki simulate: --hands must be at least 1.")
+        print(f"sasaki simulate: --hands must be at least 1, not {args.hands}.", file=sys.stderr)
         return 2
     if args.duplicate:
         result = duplicate(args.seats, args.hands, args.seed, args.lead, args.level)

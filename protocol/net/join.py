@@ -423,9 +423,11 @@ async def join_table(
     handshake_timeout: float = 10.0,
     nonce: bytes | None = None,
     name: str = "",
+    on_admitted: Callable[[], None] | None = None,
 ) -> TableRoster:
     """Join the table whose creator listens at ``address`` (host, port), by code, as
-    ``name`` ("": called by the key).
+    ``name`` ("": called by the key); ``on_admitted()`` is called once the creator has
+    confirmed the code (a seat is yours; the others may still be joining).
 
     Returns the roster once the table is full (this waits for the other
     joiners; cancel to give up). ``mesh_port`` (and ``mesh_host``, default: the
@@ -445,6 +447,8 @@ async def join_table(
     try:
         with trio.fail_after(handshake_timeout):
             await _joiner_handshake(framed, machine)
+        if on_admitted is not None:
+            on_admitted()
         done = await drive(framed, machine, Step(), until=(RosterReceived,))
         return done.roster
     except trio.TooSlowError:
@@ -481,6 +485,7 @@ async def find_and_join_table(
     name: str = "",
     creator: str | None = None,
     linger: float = 2.0,
+    on_admitted: Callable[[], None] | None = None,
 ) -> TableRoster:
     """Find the table of ``code``'s nameplate by mDNS (:func:`pick_table`: with ``creator``,
     the one its creator's name says), then :func:`join_table` it at each of its addresses.
@@ -502,7 +507,8 @@ async def find_and_join_table(
     for host in ad.addresses:
         try:
             return await join_table(identity, code, (host, ad.port), mesh_port, mesh_host=mesh_host,
-                                    handshake_timeout=handshake_timeout, nonce=nonce, name=name)
+                                    handshake_timeout=handshake_timeout, nonce=nonce, name=name,
+                                    on_admitted=on_admitted)
         except (WrongCodeError, TableClosedError):
             raise
         except JoinError as exc:
