@@ -819,8 +819,9 @@ class _Driver:
                 self.choosing = None
         left = tuple(s for s in waiting if s in getattr(session, "left", ()))
         if (waiting, offline, alone, left) != self.waiting:
+            was_alone = bool(self.waiting[2])
             self.waiting = (waiting, offline, alone, left)
-            if waiting or alone:
+            if waiting or alone or was_alone:     # back online while nobody is awaited: told too
                 self.notify(Waiting(waiting, keys, offline, alone, self.wait_since,
                                     self.wait_since + self.pacer.pace.stall_deadline, left), session)
 
