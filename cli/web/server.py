@@ -44,7 +44,7 @@ from wsproto.utilities import generate_accept_token
 from p2p_sasaki.cli.presenter import Presenter, Refusal, TableView
 from p2p_sasaki.cli.web.page import page
 
-__all__ = ["WebTable", "table_json"]
+__all__ = ["PageServer", "WebTable", "table_json"]
 
 MAX_REQUEST = 16384
 MAX_MESSAGE = 4096
@@ -71,26 +71,20 @@ def table_json(table: TableView) -> dict[str, Any]:
     return data
 
 
-class WebTable:
-    """The page of one player's seat; ``serve`` runs until cancelled."""
+class PageServer:
+    """One page on 127.0.0.1 behind a token (the checks of this module's docstring); ``serve``
+    runs until cancelled. This class serves ``html`` alone; :class:`WebTable` adds the table's
+    WebSocket and transcript."""
 
-    def __init__(self, presenter: Presenter, host: str = "127.0.0.1") -> None:
-        self.presenter = presenter
+    def __init__(self, html: str = "", host: str = "127.0.0.1") -> None:
+        self.html = html
         self.host = host
         self.token = secrets.token_urlsafe(24)
         self.port = 0
-        self.left = trio.Event()                 # the person closed the table after the match
-        self._changed = trio.Event()
-        presenter.listeners.append(self._on_change)
-        presenter.pages += 1
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}/t/{self.token}/"
-
-    def _on_change(self) -> None:
-        self._changed.set()
-        self._changed = trio.Event()
 
     async def serve(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         listeners = await trio.open_tcp_listeners(0, host=self.host)
@@ -156,18 +150,17 @@ class WebTable:
         if request.method != b"GET":
             await self._respond(stream, conn, 405, "text/plain", b"GET only\n")
         elif rest == "":
-            await self._respond(stream, conn, 200, "text/html; charset=utf-8", page().encode())
-        elif websocket:
-            await self._websocket(stream, conn, request)
-        elif rest == "transcript":
-            path = self.presenter.transcript
-            if path is None or self.presenter.verdict is None or not path.exists():
-                await self._respond(stream, conn, 404, "text/plain", b"no transcript yet\n")
-                return
-            await self._respond(stream, conn, 200, "application/octet-stream", path.read_bytes(),
-                                [(b"content-disposition", f'attachment; filename="{path.name}"'.encode())])
+            await self._respond(stream, conn, 200, "text/html; charset=utf-8", self.page().encode())
         else:
-            await self._respond(stream, conn, 404, "text/plain", b"not found\n")
+            await self._more(stream, conn, request, rest, websocket)
+
+    def page(self) -> str:
+        return self.html
+
+    async def _more(self, stream: trio.SocketStream, conn: h11.Connection, request: h11.Request, rest: str,
+                    websocket: bool) -> None:
+        """Any other route under the token: none here."""
+        await self._respond(stream, conn, 404, "text/plain", b"not found\n")
 
     async def _respond(self, stream: trio.SocketStream, conn: h11.Connection, status: int, content_type: str,
                        body: bytes, extra: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -180,6 +173,39 @@ class WebTable:
         await stream.send_all(conn.send(h11.Response(status_code=status, headers=headers)) or b"")
         await stream.send_all(conn.send(h11.Data(data=body)) or b"")
         await stream.send_all(conn.send(h11.EndOfMessage()) or b"")
+
+
+class WebTable(PageServer):
+    """The page of one player's seat; ``serve`` runs until cancelled."""
+
+    def __init__(self, presenter: Presenter, host: str = "127.0.0.1") -> None:
+        super().__init__("", host)
+        self.presenter = presenter
+        self.left = trio.Event()                 # the person closed the table after the match
+        self._changed = trio.Event()
+        presenter.listeners.append(self._on_change)
+        presenter.pages += 1
+
+    def page(self) -> str:
+        return page()
+
+    def _on_change(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def _more(self, stream: trio.SocketStream, conn: h11.Connection, request: h11.Request, rest: str,
+                    websocket: bool) -> None:
+        if websocket:
+            await self._websocket(stream, conn, request)
+        elif rest == "transcript":
+            path = self.presenter.transcript
+            if path is None or self.presenter.verdict is None or not path.exists():
+                await self._respond(stream, conn, 404, "text/plain", b"no transcript yet\n")
+                return
+            await self._respond(stream, conn, 200, "application/octet-stream", path.read_bytes(),
+                                [(b"content-disposition", f'attachment; filename="{path.name}"'.encode())])
+        else:
+            await self._respond(stream, conn, 404, "text/plain", b"not found\n")
 
     # -- WebSocket -----------------------------------------------------------------------
 
