@@ -398,7 +398,8 @@ def test_the_deal_line_ends_full_when_the_cards_arrive():
     texts(presenter, Seated(KEYS, 1), HandStarted(1))
     lines = texts(presenter, DealProgress("hand-id", 1, 1), DealProgress("shuffle", 4, 4),
                   DealProgress("proof", 3, 4), Dealt(1, CardSet.parse("3C 4C")))
-    assert lines[-3] == "Dealing [################....] hand agreed; shuffled by 4 of 4 seats; 3 of 4 shuffle proofs checked"
+    assert lines[-3] == ("Dealing [################....] hand agreed; shuffled by 4 of 4 seats; "
+                         "3 of 4 shuffle proofs checked")
     assert lines[-2] == ("Dealing [####################] hand agreed; shuffled by 4 of 4 seats; "
                          "4 of 4 shuffle proofs checked; cards dealt")
     assert lines[-1] == "Your cards: 3C | 4C"
@@ -407,5 +408,6 @@ def test_the_deal_line_ends_full_when_the_cards_arrive():
 def test_after_connecting_the_wait_is_for_the_seat_draw():
     presenter = Presenter()
     lines = texts(presenter, Waiting((0, 1, 2), KEYS[:3]), Connected(), Waiting((1, 2), KEYS[1:3]))
-    assert lines == ["Waiting for 3 other players to connect ...", "Connected to the other three players; drawing seats.",
+    assert lines == ["Waiting for 3 other players to connect ...",
+                     "Connected to the other three players; drawing seats.",
                      "Waiting for 2 other players to draw seats ..."]
