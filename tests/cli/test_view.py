@@ -21,7 +21,7 @@ from p2p_sasaki.protocol.table_audit import export_records
 from tests.cli.peers import ROOT, env
 from tests.cli.web_player import CHROMIUM
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("full_proof_demo")]  # its one run, on one worker
 
 LINE = re.compile(r"S(\d) (\w+)(?: (.*))?")
 VERBS = {"play": ("leads", "plays"), "pass": ("passes",), "chata": ("chata!",), "kkojda": ("kkojda!",),
