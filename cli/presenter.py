@@ -48,7 +48,7 @@ from p2p_sasaki.protocol.events import (
 )
 from p2p_sasaki.protocol.messages import default_name
 from p2p_sasaki.protocol.net.identity import describe_key
-from p2p_sasaki.protocol.net.table import ABANDON, BOT, END, WAIT, Connected, Stalled, Turn, Waiting
+from p2p_sasaki.protocol.net.table import ABANDON, BOT, END, WAIT, Connected, Links, Stalled, Turn, Waiting
 from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
 from p2p_sasaki.sasaki.combos import Kind, classify
 from p2p_sasaki.sasaki.hand import (
@@ -383,6 +383,7 @@ class Presenter:
         self.result: HandResult | None = None
         self.side = ""
         self.connected = False        # the mesh reached every other member (before the seats)
+        self.links_down: tuple[int, ...] = ()   # seats with no live link now, awaited or not (Links)
         self.listeners: list[Callable[[], None]] = []
         self.on_note: list[Callable[[Note], None]] = []
         self.you: int | None = None
@@ -477,6 +478,9 @@ class Presenter:
 
     def _notes(self, event: Any, session: Any) -> list[Note]:
         match event:
+            case Links(offline=offline):
+                self.links_down = tuple(offline)   # the page marks them; the terminal tells waits only
+                return []
             case Connected():
                 self.connected = True
                 self.awaited, self.last_wait = frozenset(), None    # what is awaited now is told again
@@ -880,7 +884,7 @@ class Presenter:
             tens = tuple(str(c) for c in view.shown[seat] if str(c) in ("TH", "TD")) if view is not None else ()
             seats.append(SeatState(seat, "You" if seat == self.you else self.label(seat), seat == self.you, size,
                                    seat in passed, tens, finish.index(seat) + 1 if seat in finish else None,
-                                   seat in awaited, seat in self.offline))
+                                   seat in awaited, seat in self.offline or seat in self.links_down))
         top = None
         if view is not None and view.top is not None and view.top_seat is not None:
             top = TopPlay(view.top_seat, self.who(view.top_seat), tuple(str(c) for c in view.top_cards),
