@@ -488,7 +488,10 @@ async def next_match(args: argparse.Namespace, identity: Identity, roster: Table
             return "you"
         return member_label(presenter, key)
 
-    if outcome.declined is not None:
+    if policy == "no":
+        # nobody was asked here: this peer does not play another match (a bot, or --next-match no)
+        text = "No next match: this peer plays one match (a bot, or --next-match no)."
+    elif outcome.declined is not None:
         text = "No next match: you declined." if outcome.declined == identity.public_key and not outcome.timed_out \
             else ("No next match: your time to answer was up." if outcome.declined == identity.public_key
                   else f"No next match: {who(outcome.declined)} declined.")

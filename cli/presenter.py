@@ -384,6 +384,9 @@ class Presenter:
         self.side = ""
         self.connected = False        # the mesh reached every other member (before the seats)
         self.links_down: tuple[int, ...] = ()   # seats with no live link now, awaited or not (Links)
+        self.bot_wanted = False       # I chose "a bot in the empty seat" at the stall deadline
+        self.continued: int | None = None   # a bot took a seat: the match's hands before this table
+        self.hand_offset = 0          # ... so this table's hand 1 is the match's hand 1 + offset
         self.listeners: list[Callable[[], None]] = []
         self.on_note: list[Callable[[Note], None]] = []
         self.you: int | None = None
@@ -505,6 +508,8 @@ class Presenter:
                 self.names = tuple(n if n != default_name(k) else "" for n, k in zip(seat_names, seat_keys, strict=False))
                 self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
                 where = f"you are {self.label(my_seat)}" if my_seat is not None else "you watch"
+                if self.continued is not None:     # a bot in the empty seat: the seats stay as they were
+                    return [Note(f"Seats as before: {where}.")]
                 # Once, who sits where: the name, or (none chosen) the key's short form.
                 peers = ", ".join(self.label(s) if s < len(self.names) and self.names[s]
                                   else f"{self.label(s)} {describe_key(k)}" for s, k in enumerate(seat_keys))
@@ -512,7 +517,11 @@ class Presenter:
             case HandStarted(hand_no=hand_no):
                 config = getattr(session, "config", None)
                 if config is not None and isinstance(getattr(config, "hands", None), int):
-                    self.hands = config.hands
+                    if self.continued:               # this table plays the match's last hands
+                        self.hand_offset = max(0, self.continued - config.hands)
+                        self.continued = 0
+                    self.hands = config.hands + self.hand_offset
+                hand_no += self.hand_offset
                 self.hand_no, self.phase, self.progress = hand_no, Phase.DEALING, None
                 self.deal_steps = {}
                 self.sizes, self.finish, self.view = [CARDS_PER_SEAT] * SEATS, [], None
@@ -527,8 +536,9 @@ class Presenter:
                 self.phase, self.progress, self.result = Phase.PLAYING, None, None
                 # The deal's line ends full on every peer (some progress reports may be missed).
                 n = self.deal_steps.get("shuffle", self.deal_steps.get("proof", (0, SEATS)))[1]
-                full = [Note(deal_line({"hand-id": (1, 1), "shuffle": (n, n), "proof": (n, n), "deal": (1, 1)}, n),
-                             NoteKind.PROGRESS)] if self.deal_steps else []
+                line = deal_line({"hand-id": (1, 1), "shuffle": (n, n), "proof": (n, n), "deal": (1, 1)}, n)
+                told = self.deal_steps and deal_line(self.deal_steps, n) != line
+                full = [Note(line, NoteKind.PROGRESS)] if told else []
                 self.deal_steps = {}
                 return full + [Note(f"Your cards: {grouped(cards)}")]
             case ActionApplied(action=action, lead=lead):
@@ -537,6 +547,7 @@ class Presenter:
                     self.waiting = self.waiting_text(self.awaited, self.offline, session)
                 return self._applied(action, lead)
             case HandEnded(hand_no=hand_no, outcome=SasakiOutcome() as outcome, scores=scores, totals=totals):
+                hand_no += self.hand_offset
                 self.phase = Phase.HAND_OVER
                 self.awaited, self.waiting = frozenset(), ""
                 self.rows.append((hand_no, tuple(scores)))
@@ -546,6 +557,9 @@ class Presenter:
             case MatchEnded(totals=totals):
                 self.phase, self.totals = Phase.MATCH_OVER, tuple(totals)
                 self.awaited, self.offline, self.waiting = frozenset(), (), ""
+                if self.bot_wanted:
+                    return [Note("This table stops here; the match goes on at a fresh one if everyone agrees to "
+                                 "a bot in the empty seat.", NoteKind.SCORE)]
                 return [Note(self.winner_text(), NoteKind.SCORE)]
             case Blame(seat=seat, reason=reason):
                 self.phase = Phase.STOPPED
@@ -558,6 +572,7 @@ class Presenter:
             case Stalled(seats=seats, since=since, left=left, bot_seat=bot_seat):
                 return [Note(self.stall_question(seats, since, left, bot_seat), NoteKind.ALERT)]
             case HandAbandoned(hand=hand, left=left, end=end, reason=reason, scored=scored):
+                hand += self.hand_offset
                 self.phase = Phase.HAND_OVER
                 self.awaited, self.offline, self.waiting = frozenset(), (), ""
                 gone = ", ".join(self.label(s) for s in left)
@@ -565,6 +580,8 @@ class Presenter:
                     return [Note(f"Hand {hand}: {reason}; nobody is blamed.", NoteKind.SCORE)]
                 what = ("the match ends here" if end or (self.hands is not None and hand >= self.hands)
                         else "the next hand starts when every player is there")
+                if self.bot_wanted:
+                    what = "a bot takes the empty seat if everyone agrees"
                 return [Note(f"Hand {hand} is abandoned ({reason}): {gone} left, nobody is "
                              f"blamed; {what}.", NoteKind.SCORE)]
             case AbandonRejected(reason=reason):
@@ -602,6 +619,7 @@ class Presenter:
         self._open = _Open(prompt, {key: key for key, _ in choices}, (), None)
         self.changed()
         choice = await self.wait(prompt)
+        self.bot_wanted = choice == BOT
         return str(choice)
 
     def winner_text(self) -> str:
@@ -626,7 +644,7 @@ class Presenter:
             if self.sizes[action.seat] <= 0 and action.seat not in self.finish:
                 self.finish.append(action.seat)
                 place = len(self.finish)
-                notes.append(Note(f"{self.who(action.seat)} {'go' if action.seat == self.you else 'goes'} out "
+                notes.append(Note(f"{self.who(action.seat)} {'go' if action.seat == self.you and self.person else 'goes'} out "
                                   f"({_PLACES[place - 1]}).", NoteKind.OUT))
         return notes
 
@@ -857,14 +875,19 @@ class Presenter:
     def new_match(self, carried: Sequence[int] = ()) -> None:
         """A next match starts at this table: a fresh score sheet, seats drawn again
         (``carried``: a bot took a seat and the totals go on from these)."""
-        self.match_no += 1
+        self.continued = (self.hands or 0) if carried else None
+        self.bot_wanted, self.hand_offset = False, 0
+        if not carried:
+            self.match_no += 1
         self.next_offer = None
         self.phase, self.hand_no, self.view, self.progress = Phase.JOINING, 0, None, None
         self.sizes, self.finish, self.deal_steps = [CARDS_PER_SEAT] * SEATS, [], {}
         self.awaited, self.offline, self.last_wait, self.waiting = frozenset(), (), None, ""
         self.rows, self.totals = [], tuple(carried) or (0,) * SEATS
         self.verdict, self.transcript, self._open = None, None, None
-        self.tell(Note(f"Match {self.match_no} starts: same four players, a fresh table.", NoteKind.SCORE))
+        self.tell(Note("The match goes on at a fresh table, with a bot in the empty seat: the same seats, the "
+                       "totals carried over." if carried else
+                       f"Match {self.match_no} starts: same four players, a fresh table.", NoteKind.SCORE))
 
     def changed(self) -> None:
         self.version += 1
@@ -1010,8 +1033,8 @@ class Presenter:
                     await opened.done.wait()
                 if opened.action is None:
                     opened.action = opened.answers["decline"]
-                    text = "Time is up: you decline." if prompt.groups else "The window closes: you decline."
-                    self.tell(Note(text, NoteKind.PLAY), quiet=True)
+                    if prompt.groups:   # a window you had nothing to claim in closes without a word
+                        self.tell(Note("Time is up: you decline.", NoteKind.PLAY), quiet=True)
             else:
                 await opened.done.wait()
             assert opened.action is not None

@@ -10,8 +10,8 @@ import trio.testing
 
 from p2p_sasaki.cards import CardSet
 from p2p_sasaki.cli.presenter import NoteKind, Phase, Presenter, Refusal, card_words
-from p2p_sasaki.protocol.events import DealProgress
-from p2p_sasaki.protocol.net.table import Connected, Turn, Waiting
+from p2p_sasaki.protocol.events import DealProgress, HandAbandoned
+from p2p_sasaki.protocol.net.table import BOT, Connected, Stalled, Turn, Waiting
 from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
 from p2p_sasaki.protocol.session import ActionApplied, Dealt, HandEnded, HandStarted, MatchEnded, Seated
 from p2p_sasaki.sasaki.hand import Decision, DecisionKind, Decline, Hand, Pass, Play, Stop
@@ -411,3 +411,30 @@ def test_after_connecting_the_wait_is_for_the_seat_draw():
     assert lines == ["Waiting for 3 other players to connect ...",
                      "Connected to the other three players; drawing seats.",
                      "Waiting for 2 other players to draw seats ..."]
+
+
+async def test_a_bot_in_the_empty_seat_is_told_as_the_same_match_going_on(autojump_clock):
+    """Issue 20, finding 13: "the match ends here", "a draw", "Match 2 starts: same four
+    players", "Seats drawn" and "Hand 1 of 3" when a bot took the empty seat of hand 2 of 4."""
+    presenter = Presenter()
+    session = SimpleNamespace(config=SimpleNamespace(hands=4))
+    presenter.event(Seated(KEYS, 0), session)
+    presenter.event(HandStarted(1), session)
+    presenter.event(HandEnded(1, (2, 2, -2, -2), (2, 2, -2, -2), SasakiOutcome((0, 1, 2, 3), (0, 1), 1)), session)
+    presenter.event(HandStarted(2), session)
+    async with trio.open_nursery() as nursery:
+        async def choose() -> None:
+            while presenter.prompt is None:
+                await trio.sleep(0.1)
+            presenter.answer(presenter.prompt.id, key=BOT)
+        nursery.start_soon(choose)
+        assert await presenter.stalled(Stalled(2, 5, (2,), 0.0, (), (), True)) == BOT
+    told = texts(presenter, HandAbandoned(2, 5, (2,), None, True, "S2 stopped answering"), MatchEnded((2, 2, -2, -2)))
+    assert not any("the match ends here" in t or "The match is over" in t for t in told), told
+    presenter.new_match(carried=(2, 2, -2, -2))
+    assert presenter.log[-1].text.startswith("The match goes on at a fresh table, with a bot in the empty seat")
+    new = SimpleNamespace(config=SimpleNamespace(hands=3))     # hand 2 (void) is played again, then 3 and 4
+    assert [n.text for n in presenter.event(Seated(KEYS, 0), new)] == ["Seats as before: you are S0."]
+    assert presenter.event(HandStarted(1), new)[0].text.startswith("Hand 2 of 4: ")
+    assert presenter.table().hand_no == 2 and presenter.table().match_no == 1
+    assert presenter.event(HandStarted(2), new)[0].text.startswith("Hand 3 of 4: ")

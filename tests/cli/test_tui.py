@@ -142,8 +142,8 @@ async def test_a_decline_only_window_stays_open_for_its_delay_then_declines(monk
     action, end, lines = await _decide(monkeypatch, turn, [])
     assert action == Decline(turn.seat)
     assert end == start + 1.5                     # open for D, like a seat that could claim
-    assert lines[0] == "Run window open: you have nothing to claim. (closes in 1.5 s)"
-    assert lines[-1] == "The window closes: you decline."
+    # One line, not two, for a window with nothing to claim (issue 20, finding 13).
+    assert lines == ["Run window open: you have nothing to claim. (closes in 1.5 s)"]
 
 
 async def test_a_decline_only_window_without_delay_declines_at_once(monkeypatch, autojump_clock):

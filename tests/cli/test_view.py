@@ -69,6 +69,15 @@ def test_the_replay_tells_every_action_of_the_record_in_order_and_a_damaged_file
         damaged.steps[-1].text
 
 
+def test_the_demos_narrating_bot_is_not_you_and_nobody_was_asked_for_a_next_match(full_proof_demo):
+    """Issue 20, finding 12: the demo's narrator (a bot) was "you (S3 Bot 1)", and it said "No
+    next match: you declined" though nobody had been asked."""
+    _, output = full_proof_demo
+    assert "you (" not in output and "No next match: you declined." not in output
+    assert "No next match: this peer plays one match (a bot, or --next-match no)." in output
+    assert output.count("4 of 4 shuffle proofs checked; cards dealt") == 1, output
+
+
 def test_sasaki_view_steps_through_every_action_of_a_hand_in_chromium(full_proof_demo):
     directory, _ = full_proof_demo
     path = directory / "peer0.sasaki"
