@@ -19,7 +19,7 @@ from playwright.sync_api import sync_playwright
 from p2p_sasaki.cli.view import replay_steps
 from p2p_sasaki.protocol.table_audit import export_records
 from tests.cli.peers import ROOT, env
-from tests.cli.web_player import CHROMIUM
+from tests.cli.web_player import CHROMIUM, DOCS
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("full_proof_demo")]  # its one run, on one worker
 
@@ -110,7 +110,7 @@ def test_sasaki_view_steps_through_every_action_of_a_hand_in_chromium(full_proof
             # Every seat's cards, face up.
             assert [page.locator(f"#seat-{s} .cards [role=img]").count() for s in range(4)] == [12, 12, 12, 12]
             texts = [status.inner_text()]
-            step = 0
+            step, shot = 0, False
             while not next_button.is_disabled():
                 if step % 2:
                     page.keyboard.press("ArrowRight")
@@ -118,6 +118,9 @@ def test_sasaki_view_steps_through_every_action_of_a_hand_in_chromium(full_proof
                     next_button.click()
                 step += 1
                 texts.append(status.inner_text())
+                if "chata!" in texts[-1] and not shot:      # docs/web-view.png: a step of the replay
+                    page.screenshot(path=str(DOCS / "web-view.png"))
+                    shot = True
             counter = page.inner_text("#counter")
             previous.click()
             back = status.inner_text()

@@ -44,7 +44,7 @@ def test_a_person_plays_a_whole_hand_in_the_browser(tmp_path: Path) -> None:
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM)
-            page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+            page = browser.new_page(viewport={"width": 1280, "height": 800}, accept_downloads=True)
             page.goto(demo.url)
             assert page.title() == "Sasaki table"
             # The deal's progress (every peer shuffles, with proofs), then the cards.

@@ -24,7 +24,8 @@ from tests.cli.peers import ROOT, env
 
 CHROMIUM = "/usr/bin/chromium"
 # The screenshots of each phase: docs/ shows them. They are written there only when asked
-# (SASAKI_SCREENSHOTS=docs pytest tests/cli/test_web_table.py), elsewhere to a temporary folder.
+# (SASAKI_SCREENSHOTS=docs pytest -n 0 tests/cli/test_web_table.py tests/cli/test_view.py), elsewhere
+# to a temporary folder. The page at 1280x800, the phone's at 390x844.
 SHOTS = os.environ.get("SASAKI_SCREENSHOTS")
 DOCS = (ROOT / SHOTS) if SHOTS else Path(tempfile.mkdtemp(prefix="sasaki-shots-"))
 SUITS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
@@ -125,11 +126,13 @@ def result_rows(page: Any) -> list[list[str]]:
         "#result-rows tr", "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
 
 
-def close_result(page: Any, seen: Seen) -> None:
+def close_result(page: Any, seen: Seen, shots: bool = False) -> None:
     """The hand-result dialog, if it is open: its rows are kept, then it is closed by its key."""
     dialog = page.get_by_role("dialog")
     if dialog.count() and dialog.is_visible():
         seen.results.append(result_rows(page))
+        if shots and len(seen.results) == 1:
+            page.screenshot(path=str(DOCS / "web-result.png"))
         assert page.evaluate("document.activeElement.id") == "result-close"
         page.keyboard.press("Enter")
         assert page.is_hidden("#result")
@@ -172,7 +175,7 @@ def play_hand(page: Any, seen: Seen, shots: bool = False, stop_at_chata: bool = 
         page.wait_for_function(
             "() => document.getElementById('you').dataset.prompt || !document.getElementById('end').hidden"
             " || !document.getElementById('result').hidden", timeout=120000)
-        close_result(page, seen)
+        close_result(page, seen, shots)
         if page.is_visible("#end"):
             return seen
         prompt = page.get_attribute("#you", "data-prompt") or ""
@@ -229,7 +232,7 @@ def _turn(page: Any, seen: Seen, shots: bool) -> None:
         seen.checks.append("390 ok" if no_horizontal_scroll(page) else "390 scrolls")
         if shots:
             page.screenshot(path=str(DOCS / "web-phone.png"), full_page=True)
-        page.set_viewport_size({"width": 1280, "height": 900})
+        page.set_viewport_size({"width": 1280, "height": 800})
     if seen.turns == 3 and seen.reloaded_hand is None:
         before = hand_cards(page)
         watched = page.evaluate("() => !!window.focusAfter")
