@@ -209,3 +209,19 @@ async def test_a_wait_line_due_after_your_turn_opened_is_not_printed(monkeypatch
         nursery.cancel_scope.cancel()
     assert isinstance(action, Play)
     assert not any(line.startswith("Waiting") for line in lines), lines
+
+
+async def test_a_wait_line_never_runs_on_from_the_deal_line(monkeypatch, capsys, autojump_clock):
+    """Issue 20, finding 13: "...2 of 4 shuffle proofs checkedWaiting for S2 ..." on a terminal."""
+    from p2p_sasaki.protocol.events import DealProgress
+
+    monkeypatch.setattr(tui.sys.stdout, "isatty", lambda: True)
+    narrator = tui.Narrator(wait_delay=2.0)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(narrator.run)
+        for event in (Seated(KEYS, 0), HandStarted(1), DealProgress("shuffle", 2, 4), Waiting((2,), (KEYS[2],))):
+            narrator.event(event, None)
+        await trio.sleep(2.5)
+        nursery.cancel_scope.cancel()
+    out = capsys.readouterr().out
+    assert "shuffle proofs checked\nWaiting for S2 to shuffle and deal ...\n" in out, repr(out)
