@@ -146,3 +146,28 @@ def test_the_presenter_says_you_are_offline_then_back():
     assert lines == ["Waiting for 1 other player to connect ...", OFFLINE_TEXT, "You are back online.",
                      "Waiting for 1 other player to connect ..."]
     assert "no connection" in OFFLINE_TEXT      # the terminal prints it at once (tui.Narrator)
+
+
+async def test_back_online_is_reported_even_when_nobody_is_awaited():
+    """Issue 20, finding 13: "You are back online." never came when the table waited for nobody
+    at that moment (the driver reported a Waiting only while it waited for someone)."""
+    from types import SimpleNamespace
+
+    from p2p_sasaki.protocol.net.table import TableResult, _Driver
+
+    up = {key: True for key in KEYS[1:]}
+    transport = SimpleNamespace(peers=KEYS[1:], is_connected=lambda key: up.get(key, False))
+    session = SimpleNamespace(waiting_for=(), my_seat=0, hand_no=1, slot=7, seat_keys=KEYS, roster_keys=KEYS)
+    told: list[object] = []
+    driver = _Driver(session, transport, None, None, lambda event, _: told.append(event),  # type: ignore[arg-type]
+                     TableResult(False, ()))
+    for key in KEYS[1:]:
+        up[key] = False
+    driver._report_waiting()
+    for key in KEYS[1:]:
+        up[key] = True
+    driver._report_waiting()
+    waits = [event for event in told if isinstance(event, Waiting)]
+    assert [w.alone for w in waits] == [True, False]
+    presenter = Presenter()
+    assert texts(presenter, *waits) == [OFFLINE_TEXT, "You are back online."]
