@@ -924,7 +924,7 @@ class Presenter:
                          self.verdict, self.transcript is not None,
                          self.winner_text() if self.phase is Phase.MATCH_OVER else None, self.next_offer,
                          self.match_no, self.label(self.you) if self.you is not None else "",
-                         self.status(), self.side, self.result)
+                         self.status(), self.side_text(), self.result)
 
     # -- the desk: prompts and answers ---------------------------------------------------
 
