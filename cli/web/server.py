@@ -28,7 +28,7 @@ tab or view it was given.
 Caps (docs/reliability.md, "Hostile connections"): at most ``MAX_CONNECTIONS`` (64)
 connections in all, of which at most ``MAX_PER_TOKEN`` (16) carry the token (one more
 with the token is answered 503); until its request has arrived a connection holds a slot
-of :attr:`WebTable.pool` (protocol/net/pool.py), must send its request within
+of :attr:`PageServer.pool` (protocol/net/pool.py), must send its request within
 ``REQUEST_TIMEOUT`` and is displaced, the oldest first, by newcomers when the 48 others
 are taken. The server pings each WebSocket every ``PING_EVERY`` seconds (a browser
 answers by itself) and closes one on which nothing arrived for ``IDLE_AFTER``.
@@ -53,7 +53,7 @@ from p2p_sasaki.cli.presenter import Presenter, Refusal, TableView
 from p2p_sasaki.cli.web.page import page
 from p2p_sasaki.protocol.net.pool import ConnectionPool
 
-__all__ = ["WebTable", "table_json"]
+__all__ = ["PageServer", "WebTable", "table_json"]
 
 MAX_REQUEST = 16384
 MAX_MESSAGE = 4096
@@ -85,21 +85,19 @@ def table_json(table: TableView) -> dict[str, Any]:
     return data
 
 
-class WebTable:
-    """The page of one player's seat; ``serve`` runs until cancelled."""
+class PageServer:
+    """One page on 127.0.0.1 behind a token (the checks of this module's docstring); ``serve``
+    runs until cancelled. This class serves ``html`` alone; :class:`WebTable` adds the table's
+    WebSocket and transcript."""
 
-    def __init__(self, presenter: Presenter, host: str = "127.0.0.1") -> None:
-        self.presenter = presenter
+    def __init__(self, html: str = "", host: str = "127.0.0.1") -> None:
+        self.html = html
         self.host = host
         self.token = secrets.token_urlsafe(24)
         self.port = 0
-        self.left = trio.Event()                 # the person closed the table after the match
-        self._changed = trio.Event()
         self.pool = ConnectionPool(MAX_CONNECTIONS - MAX_PER_TOKEN, first_frame=REQUEST_TIMEOUT)
         """The connections whose request has not arrived yet."""
         self._with_token = 0
-        presenter.listeners.append(self._on_change)
-        presenter.pages += 1
 
     @property
     def url(self) -> str:
@@ -108,10 +106,6 @@ class WebTable:
     def connections(self) -> int:
         """Connections held now: waiting for their request, or carrying the token."""
         return len(self.pool) + self._with_token
-
-    def _on_change(self) -> None:
-        self._changed.set()
-        self._changed = trio.Event()
 
     async def serve(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         listeners = await trio.open_tcp_listeners(0, host=self.host)
@@ -190,18 +184,17 @@ class WebTable:
         if request.method != b"GET":
             await self._respond(stream, conn, 405, "text/plain", b"GET only\n")
         elif rest == "":
-            await self._respond(stream, conn, 200, "text/html; charset=utf-8", page().encode())
-        elif websocket:
-            await self._websocket(stream, conn, request)
-        elif rest == "transcript":
-            path = self.presenter.transcript
-            if path is None or self.presenter.verdict is None or not path.exists():
-                await self._respond(stream, conn, 404, "text/plain", b"no transcript yet\n")
-                return
-            await self._respond(stream, conn, 200, "application/octet-stream", path.read_bytes(),
-                                [(b"content-disposition", f'attachment; filename="{path.name}"'.encode())])
+            await self._respond(stream, conn, 200, "text/html; charset=utf-8", self.page().encode())
         else:
-            await self._respond(stream, conn, 404, "text/plain", b"not found\n")
+            await self._more(stream, conn, request, rest, websocket)
+
+    def page(self) -> str:
+        return self.html
+
+    async def _more(self, stream: trio.SocketStream, conn: h11.Connection, request: h11.Request, rest: str,
+                    websocket: bool) -> None:
+        """Any other route under the token: none here."""
+        await self._respond(stream, conn, 404, "text/plain", b"not found\n")
 
     async def _respond(self, stream: trio.SocketStream, conn: h11.Connection, status: int, content_type: str,
                        body: bytes, extra: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -215,6 +208,39 @@ class WebTable:
             await stream.send_all(conn.send(h11.Response(status_code=status, headers=headers)) or b"")
             await stream.send_all(conn.send(h11.Data(data=body)) or b"")
             await stream.send_all(conn.send(h11.EndOfMessage()) or b"")
+
+
+class WebTable(PageServer):
+    """The page of one player's seat; ``serve`` runs until cancelled."""
+
+    def __init__(self, presenter: Presenter, host: str = "127.0.0.1") -> None:
+        super().__init__("", host)
+        self.presenter = presenter
+        self.left = trio.Event()                 # the person closed the table after the match
+        self._changed = trio.Event()
+        presenter.listeners.append(self._on_change)
+        presenter.pages += 1
+
+    def page(self) -> str:
+        return page()
+
+    def _on_change(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def _more(self, stream: trio.SocketStream, conn: h11.Connection, request: h11.Request, rest: str,
+                    websocket: bool) -> None:
+        if websocket:
+            await self._websocket(stream, conn, request)
+        elif rest == "transcript":
+            path = self.presenter.transcript
+            if path is None or self.presenter.verdict is None or not path.exists():
+                await self._respond(stream, conn, 404, "text/plain", b"no transcript yet\n")
+                return
+            await self._respond(stream, conn, 200, "application/octet-stream", path.read_bytes(),
+                                [(b"content-disposition", f'attachment; filename="{path.name}"'.encode())])
+        else:
+            await self._respond(stream, conn, 404, "text/plain", b"not found\n")
 
     # -- WebSocket -----------------------------------------------------------------------
 
