@@ -1,0 +1,108 @@
+"""Determinized Monte Carlo search (PIMC): the search bots of both games.
+
+A search bot sees one seat's view. For a decision with more than one answer worth
+trying, :func:`best_answer`
+
+1. *samples a world*: a full game state consistent with everything public in the
+   view, the hidden cards drawn at random (the game's :meth:`SearchGame.sample`);
+2. *plays every candidate answer forward* on a copy of that world to the end with a
+   fast rollout policy for every seat (:meth:`SearchGame.apply`, then
+   :meth:`SearchGame.rollout`), and reads the result for the bot's side
+   (:meth:`SearchGame.value`: a seat's score in Sasaki, its pair's in Sasku);
+3. repeats with fresh samples until its budget is spent, and picks the candidate with
+   the best mean value (every candidate on the same samples, so the differences
+   between candidates are not drowned by the luck of a deal; ties to the earlier).
+
+The budget is counted in rollouts, so a seed gives the same choice on any machine.
+A time limit can be added (``seconds`` with a ``clock``: this package has none of
+its own), checked between samples; a bot with one is no longer reproducible.
+
+Each game gives its rules to the search through a :class:`SearchGame`: how to
+sample a world for a view, answer the decision, play a world out, value its end.
+The rollout is the game's whole play-out loop (who decides, the legal answers, the
+policy's pick, applying it) rather than four separate calls, because it is the
+search's hot loop and each game plays it out on card masks in its own fast way.
+
+>>> from random import Random
+>>> class Coin:  # a toy game: the world is a hidden coin, answer 1 wins on heads
+...     def sample(self, view, rng): return [rng.random() < 0.7, None]
+...     def copy(self, world): return list(world)
+...     def apply(self, world, action): world[1] = action
+...     def rollout(self, world): pass
+...     def value(self, world, seat): return 1 if world[1] == world[0] else 0
+>>> best_answer(Coin(), None, 0, [False, True], Random(1), rollouts=40)
+(True, 40)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from random import Random
+from typing import Protocol, TypeVar
+
+__all__ = ["SearchGame", "best_answer"]
+
+View = TypeVar("View", contravariant=True)
+World = TypeVar("World")
+Action = TypeVar("Action", contravariant=True)
+V = TypeVar("V")
+W = TypeVar("W")
+A = TypeVar("A")
+
+
+class SearchGame(Protocol[View, World, Action]):
+    """What a game gives the search: worlds consistent with a view, and their play-out."""
+
+    def sample(self, view: View, rng: Random) -> World | None:
+        """A full state in the view's decision, hidden cards drawn at random among those
+        consistent with everything public; ``None`` when the draw failed (then the
+        search draws again, and gives up once failures outnumber rollouts)."""
+        ...
+
+    def copy(self, world: World) -> World: ...
+
+    def apply(self, world: World, action: Action) -> None:
+        """Give ``action`` to ``world``'s decision (other seats deciding at the same time
+        answer by the rollout policy)."""
+        ...
+
+    def rollout(self, world: World) -> None:
+        """Play ``world`` to its end, every seat by the rollout policy."""
+        ...
+
+    def value(self, world: World, seat: int) -> float:
+        """How good the ended ``world`` is for ``seat``'s side (higher is better)."""
+        ...
+
+
+def best_answer(game: SearchGame[V, W, A], view: V, seat: int, choices: Sequence[A], rng: Random,
+                rollouts: int, seconds: float | None = None,
+                clock: Callable[[], float] | None = None) -> tuple[A, int]:
+    """The candidate of ``choices`` with the best mean value for ``seat`` over sampled
+    worlds, and the rollouts spent: at least ``rollouts`` (whole samples: every
+    candidate is played on each), fewer when ``seconds`` on ``clock`` run out first
+    (checked between samples, after the first) or worlds cannot be sampled."""
+    out_of_time: Callable[[], bool] | None = None
+    if seconds is not None and clock is not None:
+        now, deadline = clock, clock() + seconds
+        out_of_time = lambda: now() >= deadline  # noqa: E731
+    totals: list[float] = [0] * len(choices)
+    spent = 0
+    failed = 0
+    while spent < rollouts:
+        if out_of_time is not None and spent and out_of_time():
+            break
+        base = game.sample(view, rng)
+        if base is None:  # never loop for ever
+            failed += 1
+            if failed > 3 and failed > spent:
+                break
+            continue
+        for i, action in enumerate(choices):
+            world = game.copy(base)
+            game.apply(world, action)
+            game.rollout(world)
+            totals[i] += game.value(world, seat)
+            spent += 1
+    best = max(range(len(choices)), key=lambda i: (totals[i], -i))
+    return choices[best], spent
