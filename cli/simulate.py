@@ -4,6 +4,10 @@ Engine only (no network, no cryptography): deals come from ``random.Random(seed)
 each seat's bot gets its own rng seeded from the seed and the seat, so a seed gives
 the same hands and the same figures every time (only hands per second varies).
 
+``--game sasku`` plays Sasku instead (cli/simulate_sasku.py: deals between two pairs
+of bots). ``--jobs N`` spreads the deals of a duplicate match over N processes, with
+the same figures as one (every deal has its own seeds).
+
 ``--duplicate`` removes the luck of the deal, the way card tournaments do: every
 deal is played four times, the bots moved one seat on each time, so each bot plays
 every seat of every deal. Each bot's rng is seeded from the seed, the deal and the
@@ -18,8 +22,12 @@ import argparse
 import json
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
+from multiprocessing import Pool
 from random import Random
+from typing import TypeVar
 
 from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.sasaki.bots import BOTS, Bot, make_bot, play_hand
@@ -28,6 +36,9 @@ from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.sasaki.search import DEFAULT_LEVEL, LEVELS
 
 clock = time.perf_counter  # tests replace it
+
+GAMES = ("sasaki", "sasku")
+R = TypeVar("R")
 
 
 def seat_kinds(text: str) -> list[str]:
@@ -66,15 +77,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Play N hands between four bots in this process (engine only, random "
                     "deals from the seed) and print per seat: how often it went out first, "
                     "its average score, and how often the red side won (scored above zero) in "
-                    "the hands it was dealt a red ten; then hands per second.")
+                    "the hands it was dealt a red ten; then hands per second. With --game sasku: "
+                    "N deals between the pairs S0+S2 and S1+S3, each pair's mean game points per "
+                    "deal (its points minus the other pair's), then deals per second.")
+    parser.add_argument("--game", choices=GAMES, default="sasaki",
+                        help="the game the bots play (default sasaki)")
     parser.add_argument("--hands", type=int, default=1000, metavar="N",
-                        help="number of hands (default 1000)")
+                        help="number of hands, or of deals for Sasku (default 1000)")
     add_seat_options(parser, "heuristic,random,random,random")
     parser.add_argument("--seed", type=int, default=1, help="seed of deals and bots (default 1)")
     parser.add_argument("--duplicate", action="store_true",
                         help="duplicate match: play each of the N deals once per rotation of the seats, "
                              "so every bot plays every seat of every deal; print each bot's mean points "
-                             "per hand with a 95%% interval")
+                             "per hand with a 95%% interval; for Sasku each deal is played twice, the "
+                             "pairs' bots swapped, and each pair of bots gets its mean game points "
+                             "per deal with a 95%% interval")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="processes that play the deals side by side, with the same figures "
+                             "(--duplicate or Sasku; default 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     parser.set_defaults(func=run)
 
@@ -219,12 +239,25 @@ class Duplicate:
         return Interval.of([deal[bot] for deal in self.per_deal])
 
 
+def over_deals(play_one: Callable[[int], R], deals: int, jobs: int = 1) -> list[R]:
+    """``play_one(deal)`` for every deal number, in order, in ``jobs`` processes
+    (``play_one`` must pickle: a module-level function or a partial of one)."""
+    if jobs <= 1 or deals <= 1:
+        return [play_one(deal) for deal in range(deals)]
+    with Pool(min(jobs, deals)) as pool:
+        return pool.map(play_one, range(deals), chunksize=max(1, min(16, deals // (4 * jobs))))
+
+
+def _play_numbered_deal(kinds: list[str], seed: int, lead: str, level: int,
+                        deal: int) -> tuple[float, float, float, float]:
+    return play_deal(kinds, deal_seed(seed, deal), lead, level)
+
+
 def duplicate(kinds: list[str], deals: int, seed: int, lead: str = "3H",
-              level: int = DEFAULT_LEVEL) -> Duplicate:
+              level: int = DEFAULT_LEVEL, jobs: int = 1) -> Duplicate:
     result = Duplicate(list(kinds))
     start = clock()
-    for deal in range(deals):
-        result.per_deal.append(play_deal(kinds, deal_seed(seed, deal), lead, level))
+    result.per_deal = over_deals(partial(_play_numbered_deal, kinds, seed, lead, level), deals, jobs)
     result.seconds = clock() - start
     return result
 
@@ -258,8 +291,14 @@ def run(args: argparse.Namespace) -> int:
     if args.hands < 1:
         print("sasaki simulate: --hands must be at least 1.")
         return 2
+    if args.jobs < 1:
+        print("sasaki simulate: --jobs must be at least 1.")
+        return 2
+    if args.game == "sasku":
+        from p2p_sasaki.cli.simulate_sasku import run as run_sasku
+        return run_sasku(args)
     if args.duplicate:
-        result = duplicate(args.seats, args.hands, args.seed, args.lead, args.level)
+        result = duplicate(args.seats, args.hands, args.seed, args.lead, args.level, args.jobs)
         print(json.dumps(duplicate_json(result, args.seed, args.level)) if args.json
               else duplicate_text(result, args.seed, args.level))
         return 0
