@@ -5,8 +5,8 @@ trying, :func:`best_answer`
 
 1. *samples a world*: a full game state consistent with everything public in the
    view, the hidden cards drawn at random (the game's :meth:`SearchGame.sample`);
-2. *plays every candidate answer forward* on a copy of that world to the end with a
-   fast rollout policy for every seat (:meth:`SearchGame.apply`, then
+2. *plays every candidate answer forward* from that world to the end with a fast
+   rollout policy for every seat (:meth:`SearchGame.play`, then
    :meth:`SearchGame.rollout`), and reads the result for the bot's side
    (:meth:`SearchGame.value`: a seat's score in Sasaki, its pair's in Sasku);
 3. repeats with fresh samples until its budget is spent, and picks the candidate with
@@ -24,12 +24,11 @@ policy's pick, applying it) rather than four separate calls, because it is the
 search's hot loop and each game plays it out on card masks in its own fast way.
 
 >>> from random import Random
->>> class Coin:  # a toy game: the world is a hidden coin, answer 1 wins on heads
-...     def sample(self, view, rng): return [rng.random() < 0.7, None]
-...     def copy(self, world): return list(world)
-...     def apply(self, world, action): world[1] = action
-...     def rollout(self, world): pass
-...     def value(self, world, seat): return 1 if world[1] == world[0] else 0
+>>> class Coin:  # a toy game: the world is a hidden coin, and the answer guesses it
+...     def sample(self, view, rng): return rng.random() < 0.7
+...     def play(self, world, action): return (world, action)
+...     def rollout(self, world): return world
+...     def value(self, world, seat): return 1 if world[0] == world[1] else 0
 >>> best_answer(Coin(), None, 0, [False, True], Random(1), rollouts=40)
 (True, 40)
 """
@@ -59,15 +58,14 @@ class SearchGame(Protocol[View, World, Action]):
         search draws again, and gives up once failures outnumber rollouts)."""
         ...
 
-    def copy(self, world: World) -> World: ...
-
-    def apply(self, world: World, action: Action) -> None:
-        """Give ``action`` to ``world``'s decision (other seats deciding at the same time
-        answer by the rollout policy)."""
+    def play(self, world: World, action: Action) -> World:
+        """The world after ``action`` answers its decision (other seats deciding at the
+        same time answer by the rollout policy); ``world`` itself stays as it was."""
         ...
 
-    def rollout(self, world: World) -> None:
-        """Play ``world`` to its end, every seat by the rollout policy."""
+    def rollout(self, world: World) -> World:
+        """``world`` played to its end, every seat by the rollout policy (``world`` may be
+        changed: it is one that :meth:`play` returned)."""
         ...
 
     def value(self, world: World, seat: int) -> float:
@@ -99,10 +97,7 @@ def best_answer(game: SearchGame[V, W, A], view: V, seat: int, choices: Sequence
                 break
             continue
         for i, action in enumerate(choices):
-            world = game.copy(base)
-            game.apply(world, action)
-            game.rollout(world)
-            totals[i] += game.value(world, seat)
+            totals[i] += game.value(game.rollout(game.play(base, action)), seat)
             spent += 1
     best = max(range(len(choices)), key=lambda i: (totals[i], -i))
     return choices[best], spent

@@ -421,14 +421,14 @@ class SasakiSearch:
     def sample(self, view: SeatView, rng: Random) -> Hand | None:
         return determinize(view, rng, self.options)
 
-    def copy(self, hand: Hand) -> Hand:
-        return hand.copy()
-
-    def apply(self, hand: Hand, action: Action) -> None:
+    def play(self, hand: Hand, action: Action) -> Hand:
+        hand = hand.copy()
         _answer(hand, action)
+        return hand
 
-    def rollout(self, hand: Hand) -> None:
+    def rollout(self, hand: Hand) -> Hand:
         rollout(hand)
+        return hand
 
     def value(self, hand: Hand, seat: int) -> float:
         scores = hand.scores

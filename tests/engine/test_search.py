@@ -24,14 +24,12 @@ class Dice:
         self.samples += 1
         return [int(rng.random() * 6) + 1, 0]
 
-    def copy(self, world: list[int]) -> list[int]:
-        return list(world)
+    def play(self, world: list[int], action: int) -> list[int]:
+        return [world[0], action]
 
-    def apply(self, world: list[int], action: int) -> None:
-        world[1] = action
-
-    def rollout(self, world: list[int]) -> None:
+    def rollout(self, world: list[int]) -> list[int]:
         world[1] = world[1] if world[0] >= world[1] else 0
+        return world
 
     def value(self, world: list[int], seat: int) -> float:
         assert seat == 2
