@@ -1,0 +1,273 @@
+"""Sasku's heuristic rules: a club player's rules of thumb, on card masks.
+
+Each rule is a function of what one seat knows (its :class:`Table`: its own cards,
+the trick, the cards played, the auction), so the heuristic bot
+(:class:`p2p_sasaki.sasku.bots.HeuristicBot`, reading its view) and the search's
+rollouts (:mod:`p2p_sasaki.sasku.search`, reading a sampled full deal) play by
+exactly the same rules.
+
+>>> from p2p_sasaki.cards import parse_cards
+>>> hand = parse_cards("KC QH JD AS TS 9S 7S 8H 6D")
+>>> hand_count(hand), Suit(best_suit(hand)).name
+(7, 'SPADES')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from functools import cache
+
+from p2p_sasaki.cards import Suit
+from p2p_sasaki.sasku.deal import (
+    Action,
+    Bid,
+    Deal,
+    DecisionKind,
+    Diamonds,
+    Give,
+    Pass,
+    Return,
+    Take,
+    TrumpCall,
+    partner_of,
+)
+from p2p_sasaki.sasku.trumps import CARD_POINTS, PACK, PICTURES, PLAIN, trumps, winner_index
+
+__all__ = ["Table", "table_of", "hand_count", "best_suit", "bidding_action", "return_card",
+           "card_to_play", "heuristic_action", "beaten_by", "strength",
+           "BID_FROM", "DIAMONDS_FROM", "OVERBID_PARTNER"]
+
+_BID, _ANSWER, _RETURN, _TRUMP, _PLAY, _OVER = DecisionKind
+_ACES = PACK & (15 << 44)
+_TENS = PACK & (15 << 28)
+_BIG = tuple(CARD_POINTS[i] >= 10 for i in range(48))  # aces and tens
+
+
+# -- the order of cards, from the engine's own trick winner -------------------------------
+
+@cache
+def beaten_by(trump: int) -> tuple[int, ...]:
+    """Per card index: the mask of the cards that beat it when played after it to a trick
+    in which it is winning (higher trumps; for a plain card also the higher cards of its
+    suit). Worked out from :func:`p2p_sasaki.sasku.trumps.winner_index`, the one place
+    that orders cards.
+
+    >>> from p2p_sasaki.cards import CardSet, Card
+    >>> str(CardSet(beaten_by(int(Suit.HEARTS))[Card.parse("KS").index]))
+    'KC'
+    """
+    cards = [i for i in range(48) if PACK >> i & 1]
+    table = [0] * 48
+    for i in cards:
+        for j in cards:
+            if j != i and winner_index((i, j), trump) == 1:
+                table[i] |= 1 << j
+    return tuple(table)
+
+
+@cache
+def strength(trump: int) -> tuple[int, ...]:
+    """Per card index, how strong it is with this trump: the number of cards of the pack
+    that do not beat it (trumps above every plain card)."""
+    return tuple(36 - (beats & PACK).bit_count() for beats in beaten_by(trump))
+
+
+# -- what a seat knows, on masks -------------------------------------------------------------
+
+class Table:
+    """What one seat knows at its decision, read off a deal (a view or the full deal:
+    only the seat's own cards and public facts are read)."""
+
+    __slots__ = ("seat", "hand", "trick", "played", "trump", "declarer", "high", "bidder",
+                 "passed", "min_bid", "partner_known")
+
+    def __init__(self, seat: int, hand: int, trick: tuple[int, ...], played: int, trump: int,
+                 declarer: int | None, high: int, bidder: int | None, passed: tuple[int, ...],
+                 min_bid: int, partner_known: int) -> None:
+        self.seat = seat
+        self.hand = hand
+        self.trick = trick          # card indices of the current trick, in play order
+        self.played = played        # every card played (the current trick's included)
+        self.trump = trump          # -1 until named
+        self.declarer = declarer
+        self.high = high            # the highest bid (0: none)
+        self.bidder = bidder
+        self.passed = passed
+        self.min_bid = min_bid
+        self.partner_known = partner_known  # the partner's cards this seat knows (handed to it)
+
+
+def table_of(deal: Deal, seat: int) -> Table:
+    """The :class:`Table` of ``seat`` in ``deal``."""
+    trump = deal.trump
+    return Table(seat, deal.known_cards(seat).mask, tuple(card.index for card in deal.trick),
+                 deal.played.mask, -1 if trump is None else int(trump), deal.declarer, deal.high_bid or 0,
+                 deal.high_bidder, deal.passed, deal.options.min_bid,
+                 deal.known_cards(partner_of(seat)).mask)
+
+
+def best_suit(hand: int) -> int:
+    """The suit a player would make trump: its longest plain suit, then the most card
+    points in it, then the higher suit (clubs > spades > hearts > diamonds)."""
+    order = (Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES, Suit.CLUBS)
+    return int(max(order, key=lambda s: ((hand & PLAIN[s]).bit_count(), _points(hand & PLAIN[s]))))
+
+
+def hand_count(hand: int) -> int:
+    """The count players bid from: pictures plus the cards of the longest plain suit (the
+    trumps the hand would hold with that suit trump)."""
+    return (hand & PICTURES).bit_count() + (hand & PLAIN[best_suit(hand)]).bit_count()
+
+
+def _points(mask: int) -> int:
+    total = 0
+    while mask:
+        low = mask & -mask
+        total += CARD_POINTS[low.bit_length() - 1]
+        mask ^= low
+    return total
+
+
+# -- the auction --------------------------------------------------------------------------------
+
+BID_FROM = 5          # a count at which a hand bids
+DIAMONDS_FROM = 7     # pictures + diamonds at which a hand says diamonds at once
+OVERBID_PARTNER = 2   # outbid one's partner only with a count this much above its bid
+
+
+def bidding_action(table: Table, legal: Sequence[Action]) -> Action:
+    """A bidding turn: give a lone picture to a partner who leads the auction; say
+    diamonds with pictures and diamonds enough; bid the least that beats the highest bid
+    while the count allows (not over a partner without a clear margin); else pass."""
+    seat, hand = table.seat, table.hand
+    partner = partner_of(seat)
+    count = hand_count(hand)
+    give = next((a for a in legal if isinstance(a, Give)), None)
+    if give is not None and table.bidder == partner and count < table.high + OVERBID_PARTNER:
+        return give
+    diamonds = (hand & PICTURES).bit_count() + (hand & PLAIN[Suit.DIAMONDS]).bit_count()
+    if diamonds >= DIAMONDS_FROM and diamonds >= count - 1:
+        return next(a for a in legal if isinstance(a, Diamonds))
+    wanted = max(table.min_bid, table.high + 1, BID_FROM)
+    margin = OVERBID_PARTNER if table.bidder == partner else 0
+    if count >= wanted + margin:
+        for action in legal:
+            if isinstance(action, Bid) and action.number == max(table.min_bid, table.high + 1):
+                return action
+    return next(a for a in legal if isinstance(a, Pass))
+
+
+def return_card(hand: int) -> int:
+    """The card to hand back for a picture: no picture, nothing of the suit the hand would
+    make trump, the fewest card points, from the shortest suit (to make a void)."""
+    best = best_suit(hand)
+
+    def key(index: int) -> tuple[int, int, int, int]:
+        suit = index & 3
+        return (suit == best, CARD_POINTS[index], (hand & PLAIN[suit]).bit_count(), index >> 2)
+
+    return min((i for i in range(48) if (hand & ~PICTURES) >> i & 1), key=key)
+
+
+# -- card play -------------------------------------------------------------------------------------
+
+def _lowest(mask: int, key: Callable[[int], tuple[int, ...]]) -> int:
+    best, best_key = -1, None
+    while mask:
+        low = mask & -mask
+        index = low.bit_length() - 1
+        k = key(index)
+        if best_key is None or k < best_key:
+            best, best_key = index, k
+        mask ^= low
+    return best
+
+
+def card_to_play(table: Table, legal: int) -> int:
+    """The card (an index) the heuristic plays of ``legal`` (a mask):
+
+    - leads: a plain ace; the declaring pair draws trumps with a master trump; else a
+      cheap card;
+    - second hand: high when a card of it is sure to win (no unseen card beats it), else low;
+    - third and fourth hand: when the partner wins the trick, points on it (a plain ace or
+      ten, in fourth hand or behind the partner's sure winner); when an opponent wins, the
+      lowest card that beats it (trump low) in third hand and in fourth; else a cheap card,
+      keeping aces and tens away from the opponents' tricks.
+    """
+    if legal & (legal - 1) == 0:
+        return legal.bit_length() - 1
+    trump = table.trump
+    beats = beaten_by(trump)
+    power = strength(trump)
+    trump_mask = trumps(trump)
+    unseen = PACK & ~table.hand & ~table.played
+
+    def cheap(index: int) -> tuple[int, ...]:
+        return (_BIG[index], bool(trump_mask >> index & 1), CARD_POINTS[index], power[index])
+
+    def low(index: int) -> tuple[int, ...]:
+        return (power[index],)
+
+    trick = table.trick
+    if not trick:
+        aces = legal & _ACES & ~trump_mask
+        if aces:
+            # the ace of the suit with the most cards out: the least likely to be trumped
+            return _lowest(aces, lambda i: (-(unseen & PLAIN[i & 3]).bit_count(), i))
+        ours = table.declarer is not None and table.declarer & 1 == table.seat & 1
+        held = legal & trump_mask
+        if ours and held.bit_count() >= 2 and unseen & trump_mask:
+            top = _lowest(held, lambda i: (-power[i],))
+            if not unseen & beats[top]:
+                return top
+        return _lowest(legal, cheap)
+    position = len(trick)
+    at = winner_index(trick, trump)
+    winner = trick[at]
+    if position - at == 2:  # the partner wins the trick so far
+        sure = position == 3 or not unseen & beats[winner]
+        if sure:
+            plain_points = legal & ~trump_mask & (_ACES | _TENS)
+            if plain_points:
+                return _lowest(plain_points, lambda i: (-CARD_POINTS[i], power[i]))
+        return _lowest(legal, cheap)
+    winning = legal & beats[winner]
+    if winning:
+        if position == 1:
+            sure = [i for i in _indices(winning) if not unseen & beats[i]]
+            if sure:
+                return min(sure, key=lambda i: power[i])
+            return _lowest(legal, cheap)
+        return _lowest(winning, low)
+    return _lowest(legal, cheap)
+
+
+def _indices(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def heuristic_action(deal: Deal, seat: int, legal: Sequence[Action]) -> Action:
+    """The heuristic's answer at ``deal``'s decision for ``seat``, reading only what that
+    seat knows of ``deal`` (a view, or the full deal in a rollout)."""
+    kind = deal.decision.kind
+    if kind is _PLAY:
+        mask = 0
+        for action in legal:
+            mask |= 1 << action.card.index  # type: ignore[union-attr]
+        index = card_to_play(table_of(deal, seat), mask)
+        return next(a for a in legal if a.card.index == index)  # type: ignore[union-attr]
+    hand = deal.known_cards(seat).mask
+    if kind is _BID:
+        return bidding_action(table_of(deal, seat), legal)
+    if kind is _ANSWER:
+        return next(a for a in legal if isinstance(a, Take))
+    if kind is _RETURN:
+        index = return_card(hand)
+        return next(a for a in legal if isinstance(a, Return) and a.card is not None and a.card.index == index)
+    if kind is _TRUMP:
+        suit = best_suit(hand)
+        return next(a for a in legal if isinstance(a, TrumpCall) and int(a.suit) == suit)
+    return legal[0]
