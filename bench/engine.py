@@ -41,7 +41,10 @@ from p2p_sasaki.sasaki.combos import classify, legal_plays  # noqa: E402
 from p2p_sasaki.sasaki.hand import Action, DecisionKind, Hand  # noqa: E402
 from p2p_sasaki.sasaki.options import TableOptions  # noqa: E402
 from p2p_sasaki.sasku import bots as sasku_bots  # noqa: E402
-from p2p_sasaki.sasku.deal import Deal, DecisionKind as SaskuKind, apply as sasku_apply, legal_actions as sasku_legal  # noqa: E402
+from p2p_sasaki.sasku.deal import Deal  # noqa: E402
+from p2p_sasaki.sasku.deal import DecisionKind as SaskuKind
+from p2p_sasaki.sasku.deal import apply as sasku_apply
+from p2p_sasaki.sasku.deal import legal_actions as sasku_legal
 
 OPTIONS = TableOptions(lead_card="3H")
 GOAL = 1000  # random-bot hands per second through play_hand (the figure)

@@ -38,6 +38,7 @@ from p2p_sasaki.sasaki.search import DEFAULT_LEVEL, LEVELS
 clock = time.perf_counter  # tests replace it
 
 GAMES = ("sasaki", "sasku")
+DEFAULT_SEATS = {"sasaki": "heuristic,random,random,random", "sasku": "heuristic,random,heuristic,random"}
 R = TypeVar("R")
 
 
@@ -84,7 +85,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="the game the bots play (default sasaki)")
     parser.add_argument("--hands", type=int, default=1000, metavar="N",
                         help="number of hands, or of deals for Sasku (default 1000)")
-    add_seat_options(parser, "heuristic,random,random,random")
+    parser.add_argument("--seats", type=seat_kinds, default=None, metavar="BOTS",
+                        help=f"four bots, seat 0 first, from {', '.join(BOTS)} (default "
+                             f"{DEFAULT_SEATS['sasaki']}; for Sasku {DEFAULT_SEATS['sasku']}: S0 and S2 "
+                             "are one pair, S1 and S3 the other)")
+    add_level_option(parser)
+    parser.add_argument("--lead", choices=("3H", "3S"), default="3H",
+                        help="Sasaki: the opening 3 whose holder plays first (default 3H)")
     parser.add_argument("--seed", type=int, default=1, help="seed of deals and bots (default 1)")
     parser.add_argument("--duplicate", action="store_true",
                         help="duplicate match: play each of the N deals once per rotation of the seats, "
@@ -294,6 +301,8 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         print("sasaki simulate: --jobs must be at least 1.")
         return 2
+    if args.seats is None:
+        args.seats = seat_kinds(DEFAULT_SEATS[args.game])
     if args.game == "sasku":
         from p2p_sasaki.cli.simulate_sasku import run as run_sasku
         return run_sasku(args)

@@ -7,8 +7,8 @@ trying, :func:`best_answer`
    view, the hidden cards drawn at random (the game's :meth:`SearchGame.sample`);
 2. *plays every candidate answer forward* from that world to the end with a fast
    rollout policy for every seat (:meth:`SearchGame.play`, then
-   :meth:`SearchGame.rollout`), and reads the result for the bot's side
-   (:meth:`SearchGame.value`: a seat's score in Sasaki, its pair's in Sasku);
+   :meth:`SearchGame.rollout`, which values the end for each seat: its own score in
+   Sasaki, its pair's game points in Sasku);
 3. repeats with fresh samples until its budget is spent, and picks the candidate with
    the best mean value (every candidate on the same samples, so the differences
    between candidates are not drowned by the luck of a deal; ties to the earlier).
@@ -18,7 +18,7 @@ A time limit can be added (``seconds`` with a ``clock``: this package has none o
 its own), checked between samples; a bot with one is no longer reproducible.
 
 Each game gives its rules to the search through a :class:`SearchGame`: how to
-sample a world for a view, answer the decision, play a world out, value its end.
+sample a world for a view, answer the decision, play a world out and value its end.
 The rollout is the game's whole play-out loop (who decides, the legal answers, the
 policy's pick, applying it) rather than four separate calls, because it is the
 search's hot loop and each game plays it out on card masks in its own fast way.
@@ -27,8 +27,7 @@ search's hot loop and each game plays it out on card masks in its own fast way.
 >>> class Coin:  # a toy game: the world is a hidden coin, and the answer guesses it
 ...     def sample(self, view, rng): return rng.random() < 0.7
 ...     def play(self, world, action): return (world, action)
-...     def rollout(self, world): return world
-...     def value(self, world, seat): return 1 if world[0] == world[1] else 0
+...     def rollout(self, world): return [1 if world[0] == world[1] else 0]
 >>> best_answer(Coin(), None, 0, [False, True], Random(1), rollouts=40)
 (True, 40)
 """
@@ -63,13 +62,10 @@ class SearchGame(Protocol[View, World, Action]):
         same time answer by the rollout policy); ``world`` itself stays as it was."""
         ...
 
-    def rollout(self, world: World) -> World:
-        """``world`` played to its end, every seat by the rollout policy (``world`` may be
-        changed: it is one that :meth:`play` returned)."""
-        ...
-
-    def value(self, world: World, seat: int) -> float:
-        """How good the ended ``world`` is for ``seat``'s side (higher is better)."""
+    def rollout(self, world: World) -> Sequence[float]:
+        """Play ``world`` to its end, every seat by the rollout policy, and value the end
+        for each seat, by seat number (higher is better). ``world`` may be changed: it
+        is one that :meth:`play` returned."""
         ...
 
 
@@ -97,7 +93,7 @@ def best_answer(game: SearchGame[V, W, A], view: V, seat: int, choices: Sequence
                 break
             continue
         for i, action in enumerate(choices):
-            totals[i] += game.value(game.rollout(game.play(base, action)), seat)
+            totals[i] += game.rollout(game.play(base, action))[seat]
             spent += 1
     best = max(range(len(choices)), key=lambda i: (totals[i], -i))
     return choices[best], spent

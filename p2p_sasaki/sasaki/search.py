@@ -413,7 +413,7 @@ def candidates(legal: Sequence[Action], cards: int, limit: int = 8) -> list[Acti
 class SasakiSearch:
     """Sasaki's hook for the shared search (:class:`p2p_sasaki.search.SearchGame`):
     worlds are full :class:`Hand` s sampled by :func:`determinize`, played out by
-    :func:`rollout`, valued by the seat's own score."""
+    :func:`rollout`, valued by each seat's own score."""
 
     def __init__(self, options: TableOptions) -> None:
         self.options = options
@@ -426,14 +426,8 @@ class SasakiSearch:
         _answer(hand, action)
         return hand
 
-    def rollout(self, hand: Hand) -> Hand:
-        rollout(hand)
-        return hand
-
-    def value(self, hand: Hand, seat: int) -> float:
-        scores = hand.scores
-        assert scores is not None
-        return scores[seat]
+    def rollout(self, hand: Hand) -> tuple[int, int, int, int]:
+        return rollout(hand)
 
 
 class SearchBot:

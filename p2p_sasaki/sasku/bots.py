@@ -91,8 +91,8 @@ def play(deal: Deal, bots: Sequence[Bot]) -> Iterator[tuple[Decision, Action, De
 
 def play_deal(deal: Deal, bots: Sequence[Bot]) -> Deal:
     """``deal`` played to its end by ``bots``: the finished deal."""
-    for _, _, deal in play(deal, bots):
-        pass
+    for _, _, after in play(deal, bots):
+        deal = after
     return deal
 
 BOTS: dict[str, Callable[[Random], Bot]] = {"random": RandomBot, "heuristic": HeuristicBot,

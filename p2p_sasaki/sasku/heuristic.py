@@ -14,7 +14,7 @@ exactly the same rules.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 
 from p2p_sasaki.cards import Suit
@@ -171,53 +171,71 @@ def return_card(hand: int) -> int:
 
 # -- card play -------------------------------------------------------------------------------------
 
-def _lowest(mask: int, key: Callable[[int], tuple[int, ...]]) -> int:
-    best, best_key = -1, None
+@cache
+def _keys(trump: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Per card index, with this trump: how cheap it is to give away (aces and tens last,
+    then trumps, then card points, then strength), its strength, and how good it is to
+    give a partner's trick (plain card points first), each as one number, lowest first."""
+    power = strength(trump)
+    trump_mask = trumps(trump)
+    cheap = tuple(_BIG[i] << 12 | (trump_mask >> i & 1) << 11 | CARD_POINTS[i] << 6 | power[i] for i in range(48))
+    gift = tuple((31 - CARD_POINTS[i]) << 6 | power[i] for i in range(48))
+    return cheap, power, gift
+
+
+def _lowest(mask: int, key: Sequence[int]) -> int:
+    """The card of ``mask`` with the lowest ``key`` (the lowest index among equals)."""
+    best, best_key = -1, 1 << 30
     while mask:
         low = mask & -mask
         index = low.bit_length() - 1
-        k = key(index)
-        if best_key is None or k < best_key:
-            best, best_key = index, k
+        if key[index] < best_key:
+            best, best_key = index, key[index]
         mask ^= low
     return best
 
 
-def card_to_play(table: Table, legal: int) -> int:
-    """The card (an index) the heuristic plays of ``legal`` (a mask):
+def card_to_play(hand: int, legal: int, trick: list[int] | tuple[int, ...], played: int, trump: int,
+                 ours: bool) -> int:
+    """The card (an index) the heuristic plays of ``legal`` (a mask of ``hand``), ``trick``
+    being the card indices played to this trick, ``played`` every card played so far,
+    ``ours`` whether this seat's pair declared:
 
-    - leads: a plain ace; the declaring pair draws trumps with a master trump; else a
-      cheap card;
-    - second hand: high when a card of it is sure to win (no unseen card beats it), else low;
-    - third and fourth hand: when the partner wins the trick, points on it (a plain ace or
-      ten, in fourth hand or behind the partner's sure winner); when an opponent wins, the
-      lowest card that beats it (trump low) in third hand and in fourth; else a cheap card,
-      keeping aces and tens away from the opponents' tricks.
+    - leads: a plain ace; the declaring pair draws trumps with a sure-winning trump; else
+      a cheap card;
+    - second hand: high when a card is sure to win (no unseen card beats it), else low;
+    - third and fourth hand: when the partner wins the trick, a plain ace or ten on it (in
+      fourth hand, or behind the partner's sure winner); when an opponent wins, the lowest
+      card that beats it (trump low); else a cheap card, keeping aces and tens away from
+      the opponents' tricks.
+
+    >>> from p2p_sasaki.cards import parse_cards, Card
+    >>> hand = parse_cards("AS 7S KD 9H")
+    >>> str(Card.from_index(card_to_play(hand, hand, (), 0, int(Suit.HEARTS), False)))
+    'AS'
     """
     if legal & (legal - 1) == 0:
         return legal.bit_length() - 1
-    trump = table.trump
     beats = beaten_by(trump)
-    power = strength(trump)
+    cheap, power, gift = _keys(trump)
     trump_mask = trumps(trump)
-    unseen = PACK & ~table.hand & ~table.played
-
-    def cheap(index: int) -> tuple[int, ...]:
-        return (_BIG[index], bool(trump_mask >> index & 1), CARD_POINTS[index], power[index])
-
-    def low(index: int) -> tuple[int, ...]:
-        return (power[index],)
-
-    trick = table.trick
+    unseen = PACK & ~hand & ~played
     if not trick:
         aces = legal & _ACES & ~trump_mask
         if aces:
             # the ace of the suit with the most cards out: the least likely to be trumped
-            return _lowest(aces, lambda i: (-(unseen & PLAIN[i & 3]).bit_count(), i))
-        ours = table.declarer is not None and table.declarer & 1 == table.seat & 1
+            best, most = -1, -1
+            for index in _indices(aces):
+                out = (unseen & PLAIN[index & 3]).bit_count()
+                if out > most:
+                    best, most = index, out
+            return best
         held = legal & trump_mask
-        if ours and held.bit_count() >= 2 and unseen & trump_mask:
-            top = _lowest(held, lambda i: (-power[i],))
+        if ours and held & (held - 1) and unseen & trump_mask:
+            top = held.bit_length() - 1
+            for index in _indices(held):
+                if power[index] > power[top]:
+                    top = index
             if not unseen & beats[top]:
                 return top
         return _lowest(legal, cheap)
@@ -225,21 +243,21 @@ def card_to_play(table: Table, legal: int) -> int:
     at = winner_index(trick, trump)
     winner = trick[at]
     if position - at == 2:  # the partner wins the trick so far
-        sure = position == 3 or not unseen & beats[winner]
-        if sure:
-            plain_points = legal & ~trump_mask & (_ACES | _TENS)
-            if plain_points:
-                return _lowest(plain_points, lambda i: (-CARD_POINTS[i], power[i]))
+        if position == 3 or not unseen & beats[winner]:
+            points = legal & ~trump_mask & (_ACES | _TENS)
+            if points:
+                return _lowest(points, gift)
         return _lowest(legal, cheap)
     winning = legal & beats[winner]
-    if winning:
-        if position == 1:
-            sure = [i for i in _indices(winning) if not unseen & beats[i]]
-            if sure:
-                return min(sure, key=lambda i: power[i])
-            return _lowest(legal, cheap)
-        return _lowest(winning, low)
-    return _lowest(legal, cheap)
+    if not winning:
+        return _lowest(legal, cheap)
+    if position == 1:
+        sure = 0
+        for index in _indices(winning):
+            if not unseen & beats[index]:
+                sure |= 1 << index
+        return _lowest(sure, power) if sure else _lowest(legal, cheap)
+    return _lowest(winning, power)
 
 
 def _indices(mask: int) -> Iterator[int]:
@@ -257,7 +275,9 @@ def heuristic_action(deal: Deal, seat: int, legal: Sequence[Action]) -> Action:
         mask = 0
         for action in legal:
             mask |= 1 << action.card.index  # type: ignore[union-attr]
-        index = card_to_play(table_of(deal, seat), mask)
+        table = table_of(deal, seat)
+        ours = table.declarer is not None and table.declarer & 1 == seat & 1
+        index = card_to_play(table.hand, mask, table.trick, table.played, table.trump, ours)
         return next(a for a in legal if a.card.index == index)  # type: ignore[union-attr]
     hand = deal.known_cards(seat).mask
     if kind is _BID:

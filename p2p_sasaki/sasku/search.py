@@ -50,9 +50,9 @@ from p2p_sasaki.sasku.deal import (
     legal_actions,
     partner_of,
 )
-from p2p_sasaki.sasku.heuristic import heuristic_action
-from p2p_sasaki.sasku.scoring import line_result
-from p2p_sasaki.sasku.trumps import PACK, PICTURES, follow_mask
+from p2p_sasaki.sasku.heuristic import card_to_play, heuristic_action
+from p2p_sasaki.sasku.scoring import deal_points, line_result
+from p2p_sasaki.sasku.trumps import CARD_POINTS, PACK, PICTURES, follow_mask, follow_table, winner_index
 from p2p_sasaki.search import best_answer
 
 __all__ = ["SearchBot", "SaskuSearch", "LEVELS", "DEFAULT_LEVEL", "determinize", "rollout", "value",
@@ -217,27 +217,71 @@ def _sample(view: Deal, rng: Random, played: list[int], barred: list[int],
 
 # -- rollouts ----------------------------------------------------------------------------------
 
-def rollout(deal: Deal) -> Deal:
-    """``deal`` (a full deal) played to its end, every seat by the heuristic rules."""
-    while not deal.is_over:
-        legal = legal_actions(deal)
-        if len(legal) == 1:
-            deal = apply(deal, legal[0])
-            continue
+def rollout(deal: Deal) -> tuple[float, float, float, float]:
+    """Play ``deal`` (a full deal) to its end, every seat by the heuristic rules, and value
+    the end for each seat (:func:`value`).
+
+    The auction goes through the engine; the tricks are played on masks (the cards in
+    each hand, the trick), with the engine's following, trick winner and scoring
+    (:mod:`p2p_sasaki.sasku.trumps`, :mod:`p2p_sasaki.sasku.scoring`): the search's hot loop.
+    A test checks that it ends exactly as the engine would.
+    """
+    while deal.decision.kind is not _PLAY:
+        if deal.is_over:
+            return _values(deal.declarer, deal.diamonds, deal.card_points, deal.tricks)
+        actions = legal_actions(deal)
         seat = deal.decision.seat
         assert seat is not None
-        deal = apply(deal, heuristic_action(deal, seat, legal))
-    return deal
+        deal = apply(deal, actions[0] if len(actions) == 1 else heuristic_action(deal, seat, actions))
+    trump = int(deal.trump)  # type: ignore[arg-type]
+    follow = follow_table(trump)
+    declarer = deal.declarer
+    hands = [deal.known_cards(s).mask for s in range(4)]
+    trick = [card.index for card in deal.trick]
+    played = deal.played.mask
+    seat = deal.decision.seat
+    assert seat is not None
+    leader = deal.leader
+    won = list(deal.tricks)
+    points = list(deal.card_points)
+    ours = [declarer is not None and declarer & 1 == s & 1 for s in range(4)]
+    left = 9 - won[0] - won[1]
+    while left:
+        hand = hands[seat]
+        legal = hand
+        if trick:
+            suited = hand & follow[trick[0]]
+            if suited:
+                legal = suited
+        index = card_to_play(hand, legal, trick, played, trump, ours[seat])
+        bit = 1 << index
+        hands[seat] = hand & ~bit
+        played |= bit
+        trick.append(index)
+        if len(trick) < 4:
+            seat = (seat + 1) & 3
+            continue
+        seat = (leader + winner_index(trick, trump)) & 3
+        pair = seat & 1
+        won[pair] += 1
+        points[pair] += CARD_POINTS[trick[0]] + CARD_POINTS[trick[1]] + CARD_POINTS[trick[2]] + CARD_POINTS[trick[3]]
+        leader = seat
+        trick = []
+        left -= 1
+    return _values(declarer, deal.diamonds, (points[0], points[1]), (won[0], won[1]))
+
+
+def _values(declarer: int | None, diamonds: bool, card_points: tuple[int, int],
+            tricks: tuple[int, int]) -> tuple[float, float, float, float]:
+    scored = deal_points(declarer, diamonds, card_points, tricks)
+    mine = line_result(scored, 0) + CARD_POINT_WEIGHT * (card_points[0] - card_points[1])
+    return (mine, -mine, mine, -mine)
 
 
 def value(deal: Deal, seat: int) -> float:
     """How good the finished ``deal`` is for ``seat``'s pair: its game points minus the
     other pair's, plus :data:`CARD_POINT_WEIGHT` per card point of margin."""
-    points = deal.points
-    assert points is not None
-    pair = seat & 1
-    cards = deal.card_points
-    return line_result(points, pair) + CARD_POINT_WEIGHT * (cards[pair] - cards[1 - pair])
+    return _values(deal.declarer, deal.diamonds, deal.card_points, deal.tricks)[seat]
 
 
 class SaskuSearch:
@@ -250,11 +294,8 @@ class SaskuSearch:
     def play(self, deal: Deal, action: Action) -> Deal:
         return apply(deal, action)
 
-    def rollout(self, deal: Deal) -> Deal:
+    def rollout(self, deal: Deal) -> tuple[float, float, float, float]:
         return rollout(deal)
-
-    def value(self, deal: Deal, seat: int) -> float:
-        return value(deal, seat)
 
 
 class SearchBot:

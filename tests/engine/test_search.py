@@ -28,12 +28,8 @@ class Dice:
         return [world[0], action]
 
     def rollout(self, world: list[int]) -> list[int]:
-        world[1] = world[1] if world[0] >= world[1] else 0
-        return world
-
-    def value(self, world: list[int], seat: int) -> float:
-        assert seat == 2
-        return world[1]
+        score = world[1] if world[0] >= world[1] else 0
+        return [0, 0, score, 0]
 
 
 def test_every_candidate_is_played_on_the_same_samples_and_the_best_mean_wins():
