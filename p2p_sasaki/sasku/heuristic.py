@@ -34,7 +34,7 @@ from p2p_sasaki.sasku.deal import (
 from p2p_sasaki.sasku.trumps import CARD_POINTS, PACK, PICTURES, PLAIN, trumps, winner_index
 
 __all__ = ["Table", "table_of", "hand_count", "best_suit", "bidding_action", "return_card",
-           "card_to_play", "heuristic_action", "beaten_by", "strength",
+           "card_to_play", "heuristic_action", "beaten_by", "sure_against", "strength",
            "BID_FROM", "DIAMONDS_FROM", "OVERBID_PARTNER"]
 
 _BID, _ANSWER, _RETURN, _TRUMP, _PLAY, _OVER = DecisionKind
@@ -63,6 +63,16 @@ def beaten_by(trump: int) -> tuple[int, ...]:
             if j != i and winner_index((i, j), trump) == 1:
                 table[i] |= 1 << j
     return tuple(table)
+
+
+@cache
+def sure_against(trump: int) -> tuple[int, ...]:
+    """Per card index: the cards that would stop it winning a trick it leads or is winning
+    in its own suit, as a player counts them: the higher trumps for a trump, the higher
+    cards of its suit for a plain card (the chance of its being trumped left aside)."""
+    trump_mask = trumps(trump)
+    return tuple(beats if trump_mask >> i & 1 else beats & ~trump_mask
+                 for i, beats in enumerate(beaten_by(trump)))
 
 
 @cache
@@ -109,7 +119,7 @@ def table_of(deal: Deal, seat: int) -> Table:
 def best_suit(hand: int) -> int:
     """The suit a player would make trump: its longest plain suit, then the most card
     points in it, then the higher suit (clubs > spades > hearts > diamonds)."""
-    order = (Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES, Suit.CLUBS)
+    order = (Suit.CLUBS, Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS)  # max() keeps the first of equals
     return int(max(order, key=lambda s: ((hand & PLAIN[s]).bit_count(), _points(hand & PLAIN[s]))))
 
 
@@ -203,7 +213,8 @@ def card_to_play(hand: int, legal: int, trick: list[int] | tuple[int, ...], play
 
     - leads: a plain ace; the declaring pair draws trumps with a sure-winning trump; else
       a cheap card;
-    - second hand: high when a card is sure to win (no unseen card beats it), else low;
+    - second hand: high when a card is sure to win (no unseen card of its suit, or trump,
+      beats it: :func:`sure_against`), else low;
     - third and fourth hand: when the partner wins the trick, a plain ace or ten on it (in
       fourth hand, or behind the partner's sure winner); when an opponent wins, the lowest
       card that beats it (trump low); else a cheap card, keeping aces and tens away from
@@ -217,6 +228,7 @@ def card_to_play(hand: int, legal: int, trick: list[int] | tuple[int, ...], play
     if legal & (legal - 1) == 0:
         return legal.bit_length() - 1
     beats = beaten_by(trump)
+    threats = sure_against(trump)
     cheap, power, gift = _keys(trump)
     trump_mask = trumps(trump)
     unseen = PACK & ~hand & ~played
@@ -236,14 +248,14 @@ def card_to_play(hand: int, legal: int, trick: list[int] | tuple[int, ...], play
             for index in _indices(held):
                 if power[index] > power[top]:
                     top = index
-            if not unseen & beats[top]:
+            if not unseen & threats[top]:
                 return top
         return _lowest(legal, cheap)
     position = len(trick)
     at = winner_index(trick, trump)
     winner = trick[at]
     if position - at == 2:  # the partner wins the trick so far
-        if position == 3 or not unseen & beats[winner]:
+        if position == 3 or not unseen & threats[winner]:
             points = legal & ~trump_mask & (_ACES | _TENS)
             if points:
                 return _lowest(points, gift)
@@ -254,7 +266,7 @@ def card_to_play(hand: int, legal: int, trick: list[int] | tuple[int, ...], play
     if position == 1:
         sure = 0
         for index in _indices(winning):
-            if not unseen & beats[index]:
+            if not unseen & threats[index]:
                 sure |= 1 << index
         return _lowest(sure, power) if sure else _lowest(legal, cheap)
     return _lowest(winning, power)
