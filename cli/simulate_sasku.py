@@ -146,13 +146,14 @@ def as_text(run: Run, seed: int, level: int) -> str:
     n = len(run.results)
     search = f", search level {level} ({LEVELS[level]} rollouts)" if "search" in run.kinds else ""
     head = (f"{n} deals x 2 lines = {2 * n} deals played" if run.duplicate else f"{n} deals")
+    labels = [f"{run.team_kind(team)} ({'both lines' if run.duplicate else f'S{team} S{team + 2}'})"
+              for team in (0, 1)]
+    width = max(len(label) for label in labels) + 2
     lines = [f"Sasku: {head}, seed {seed}{search}.",
-             "bots (seats)              game points per deal  95% interval"]
-    for team in (0, 1):
+             f"{'bots (seats)':<{width}}game points per deal  95% interval"]
+    for team, label in enumerate(labels):
         iv = run.interval(team)
-        seats = f"S{team} S{team + 2}" if not run.duplicate else "both lines"
-        label = f"{run.team_kind(team)} ({seats})"
-        lines.append(f"{label:<26}{iv.mean:+20.3f}  [{iv.low:+.3f}, {iv.high:+.3f}]")
+        lines.append(f"{label:<{width}}{iv.mean:+20.3f}  [{iv.low:+.3f}, {iv.high:+.3f}]")
     played = [line for r in run.results for line in r.lines]
     declared = sum(1 for declarer, _, _ in played if declarer is not None)
     diamonds = sum(1 for declarer, diamonds, _ in played if declarer is not None and diamonds)
