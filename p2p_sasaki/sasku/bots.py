@@ -90,9 +90,18 @@ def play(deal: Deal, bots: Sequence[Bot]) -> Iterator[tuple[Decision, Action, De
 
 
 def play_deal(deal: Deal, bots: Sequence[Bot]) -> Deal:
-    """``deal`` played to its end by ``bots``: the finished deal."""
-    for _, _, after in play(deal, bots):
-        deal = after
+    """``deal`` played to its end by ``bots``: the finished deal (what :func:`play` ends
+    with, without the steps: the loop the benchmarks and simulations run)."""
+    uses_view = [getattr(bot, "uses_view", True) is not False for bot in bots]
+    choose = [bot.choose for bot in bots]
+    while not deal.is_over:
+        legal = legal_actions(deal)
+        if len(legal) == 1:
+            deal = apply(deal, legal[0])
+            continue
+        seat = deal.decision.seat
+        assert seat is not None
+        deal = apply(deal, choose[seat](view(deal, seat) if uses_view[seat] else None, legal))  # type: ignore[arg-type]
     return deal
 
 BOTS: dict[str, Callable[[Random], Bot]] = {"random": RandomBot, "heuristic": HeuristicBot,

@@ -120,6 +120,15 @@ def test_the_same_seed_plays_the_same_deal(kind):
         assert any(history(1) != history(seed) for seed in range(2, 6))
 
 
+def test_play_deal_ends_where_play_does():
+    for number in range(5):
+        bots = [make_bot(kind, random.Random(number), level=1) for kind in ("random", "heuristic") * 2]
+        steps = list(play(Deal.random(random.Random(number), number), bots))
+        bots = [make_bot(kind, random.Random(number), level=1) for kind in ("random", "heuristic") * 2]
+        done = play_deal(Deal.random(random.Random(number), number), bots)
+        assert done.history == steps[-1][2].history == tuple(action for _, action, _ in steps)
+
+
 def _positions(deals: range, every: int = 3) -> list[Deal]:
     """Full deals at decisions of heuristic play, every few steps."""
     found = []
