@@ -6,12 +6,15 @@ the bot, seeing only its seat's view,
 
 1. *samples a deal* consistent with everything public (:func:`determinize`): its own
    cards, the cards its partner handed it, the cards played, each hand's size, every
-   void a seat has shown by not following, and the other pair's exchange (a giver held
+   void a seat has shown by not following, the other pair's exchange (a giver held
    exactly one picture, and has none after giving it unless its partner gave it one
-   later). The hidden cards are dealt at random within those limits, the hidden picture
-   and returned card of the other pair's exchange are drawn among the cards that could
-   have moved, and the sample is checked by replaying the whole public history on it
-   with the full engine (a sample the rules refuse is drawn again);
+   later), and, as far as it can, the bids (each seat's count of pictures and longest
+   suit within what its bids and passes suggest, a diamonds caller's pictures and
+   diamonds, the trump named among the declarer's longest suits). The hidden cards are
+   dealt at random within those limits, the hidden picture and returned card of the
+   other pair's exchange are drawn among the cards that could have moved, and the
+   sample is checked by replaying the whole public history on it with the full engine
+   (a sample the rules refuse is drawn again);
 2. *plays every candidate* forward to the end of the deal with the heuristic rules for
    all four seats (:func:`rollout`);
 3. picks the candidate with the best mean result for its pair: the game points of the
@@ -35,24 +38,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from random import Random
 
-from p2p_sasaki.cards import Card
+from p2p_sasaki.cards import Card, Suit
 from p2p_sasaki.errors import IllegalActionError
 from p2p_sasaki.sasku.deal import (
     Action,
+    Bid,
     Deal,
     DecisionKind,
+    Diamonds,
     Give,
+    Pass,
     Play,
     Refuse,
     Return,
     Take,
+    TrumpCall,
     apply,
     legal_actions,
     partner_of,
 )
-from p2p_sasaki.sasku.heuristic import card_to_play, heuristic_action
+from p2p_sasaki.sasku.heuristic import (
+    BID_FROM,
+    DIAMONDS_FROM,
+    OVERBID_PARTNER,
+    card_to_play,
+    hand_count,
+    heuristic_action,
+)
 from p2p_sasaki.sasku.scoring import deal_points, line_result
-from p2p_sasaki.sasku.trumps import CARD_POINTS, PACK, PICTURES, follow_mask, follow_table, winner_index
+from p2p_sasaki.sasku.trumps import CARD_POINTS, PACK, PICTURES, PLAIN, follow_mask, follow_table, winner_index
 from p2p_sasaki.search import best_answer
 
 __all__ = ["SearchBot", "SaskuSearch", "LEVELS", "DEFAULT_LEVEL", "determinize", "rollout", "value",
@@ -68,6 +82,7 @@ CARD_POINT_WEIGHT = 1 / 120  # game points per card point of margin: 120 of them
 _BID, _ANSWER, _RETURN, _TRUMP, _PLAY, _OVER = DecisionKind
 _SEARCHED = (_PLAY, _TRUMP)
 _CARDS = tuple(Card.from_index(i) for i in range(48))
+_DIAMONDS = int(Suit.DIAMONDS)
 
 
 # -- what the history shows --------------------------------------------------------------------
@@ -87,15 +102,32 @@ class _Exchange:
         self.return_step = -1
 
 
-def _facts(view: Deal) -> tuple[list[int], list[int], list[_Exchange]]:
-    """From the view's history: the cards each seat played, the cards each seat cannot
+class _Facts:
+    """What a view's history shows about the hidden hands."""
+
+    __slots__ = ("played", "barred", "exchanges", "least", "most", "diamonds", "trump")
+
+    def __init__(self) -> None:
+        self.played = [0, 0, 0, 0]      # the cards each seat played
+        self.barred = [0, 0, 0, 0]      # cards each seat cannot hold (rules)
+        self.exchanges: list[_Exchange] = []
+        # what the auction suggests, read as the heuristic bids (never certain):
+        self.least = [0, 0, 0, 0]       # a seat's count (pictures + longest suit) is at least
+        self.most = [9, 9, 9, 9]        # ... and at most
+        self.diamonds = -1              # the seat that said diamonds
+        self.trump = (-1, -1)           # (declarer, the suit it named)
+
+
+def _facts(view: Deal) -> _Facts:
+    """From the view's history: the cards each seat played; the cards each seat cannot
     hold (voids shown by not following; no picture for a giver whose partner has not
-    given since), and the exchanges in order."""
-    played = [0, 0, 0, 0]
-    barred = [0, 0, 0, 0]
-    exchanges: list[_Exchange] = []
+    given since); the exchanges in order; and what the bids suggest of each hand."""
+    facts = _Facts()
+    played, barred, exchanges = facts.played, facts.barred, facts.exchanges
     trump = view.trump
     trick: list[int] = []
+    high, bidder = 0, -1
+    min_bid = view.options.min_bid
     for step, action in enumerate(view.history):
         if isinstance(action, Play):
             index = action.card.index
@@ -108,6 +140,19 @@ def _facts(view: Deal) -> tuple[list[int], list[int], list[_Exchange]]:
             trick.append(index)
             if len(trick) == 4:
                 trick = []
+        elif isinstance(action, Bid):
+            facts.least[action.seat] = max(facts.least[action.seat], action.number - 1)
+            high, bidder = action.number, action.seat
+        elif isinstance(action, Pass):
+            # a count that beat the highest bid would have bid (over a partner: by a margin)
+            wanted = max(min_bid, high + 1, BID_FROM)
+            if bidder >= 0 and bidder % 2 == action.seat % 2:
+                wanted += OVERBID_PARTNER
+            facts.most[action.seat] = min(facts.most[action.seat], wanted)
+        elif isinstance(action, Diamonds):
+            facts.diamonds = action.seat
+        elif isinstance(action, TrumpCall):
+            facts.trump = (action.seat, int(action.suit))
         elif isinstance(action, Give):
             exchanges.append(_Exchange(action.seat, step, -1 if action.card is None else action.card.index))
         elif isinstance(action, Take):
@@ -121,7 +166,27 @@ def _facts(view: Deal) -> tuple[list[int], list[int], list[_Exchange]]:
         if exchange.taken and not any(e.giver == exchange.taker and e.give_step > exchange.give_step
                                       for e in exchanges):
             barred[exchange.giver] |= PICTURES
-    return played, barred, exchanges
+    return facts
+
+
+def _plausible(facts: _Facts, hands: list[int], me: int) -> bool:
+    """Whether the hands (as each seat held them after the auction: now and played) bid as
+    the auction went, with a card's slack: counts within the bids' bounds, diamonds said
+    with pictures and diamonds, the trump named among the declarer's longest suits."""
+    for seat in range(4):
+        if seat == me:
+            continue
+        hand = hands[seat] | facts.played[seat]
+        count = hand_count(hand)
+        if not facts.least[seat] <= count <= facts.most[seat]:
+            return False
+        if seat == facts.diamonds and (hand & (PICTURES | PLAIN[_DIAMONDS])).bit_count() < DIAMONDS_FROM - 1:
+            return False
+        if seat == facts.trump[0]:
+            longest = max((hand & PLAIN[suit]).bit_count() for suit in range(4))
+            if (hand & PLAIN[facts.trump[1]]).bit_count() < longest - 1:
+                return False
+    return True
 
 
 # -- sampling a deal ---------------------------------------------------------------------------
@@ -145,17 +210,22 @@ def _pick(mask: int, rng: Random) -> int:
 
 def determinize(view: Deal, rng: Random, tries: int = 20) -> Deal | None:
     """A full :class:`Deal` in ``view``'s state whose hidden cards are a random sample
-    consistent with everything public; ``None`` if ``tries`` samples all fail the replay."""
-    played, barred, exchanges = _facts(view)
-    for _ in range(tries):
-        deal = _sample(view, rng, played, barred, exchanges)
+    consistent with everything public; ``None`` if ``tries`` samples all fail the replay.
+
+    Players bid from their count (pictures and longest suit), so a sample whose hands
+    would not have bid as the auction went is drawn again, for the first half of the
+    ``tries`` (then such a sample is kept: a bid promises nothing the rules check).
+    """
+    facts = _facts(view)
+    for attempt in range(tries):
+        deal = _sample(view, rng, facts, infer=attempt < tries // 2)
         if deal is not None:
             return deal
     return None
 
 
-def _sample(view: Deal, rng: Random, played: list[int], barred: list[int],
-            exchanges: list[_Exchange]) -> Deal | None:
+def _sample(view: Deal, rng: Random, facts: _Facts, infer: bool) -> Deal | None:
+    played, barred, exchanges = facts.played, facts.barred, facts.exchanges
     me = view.viewer
     assert me is not None
     known = [view.known_cards(s).mask for s in range(4)]
@@ -173,6 +243,8 @@ def _sample(view: Deal, rng: Random, played: list[int], barred: list[int],
         drawn = _draw(allowed, need[s], rng)
         hands[s] |= drawn
         pool &= ~drawn
+    if infer and not _plausible(facts, hands, me):
+        return None
     # undo the exchanges, the last first: each seat was dealt what it holds and played,
     # with the picture it was given and the card it handed back moved back
     dealt = [hands[s] | played[s] for s in range(4)]

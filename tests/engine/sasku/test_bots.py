@@ -266,6 +266,29 @@ def test_the_other_pairs_exchange_is_sampled_with_a_giver_left_without_pictures(
     assert len(given) > 1  # which picture moved is not known to S1: it varies
 
 
+def test_sampled_hands_bid_as_the_auction_went():
+    from p2p_sasaki.sasku.search import _facts, _plausible
+
+    rng = random.Random(2)
+    checked = plausible = 0
+    for full in _positions(range(20), every=9):
+        if not full.auction_over:
+            continue
+        seat = full.decision.seat
+        seen = view(full, seat)
+        facts = _facts(seen)
+        bidders = [s for s in range(4) if facts.least[s] > 0 and s != seat]
+        assert all(hand_count(full.dealt(s).mask) >= facts.least[s] for s in bidders)  # the heuristic's bids
+        for _ in range(3):
+            sample = determinize(seen, rng)
+            hands = [sample.cards(s).mask for s in range(4)]
+            plausible += _plausible(facts, hands, seat)
+            checked += 1
+            for s in bidders:  # a bid of N: a count of N - 1 at least, in nearly every sample
+                assert hand_count(hands[s] | facts.played[s]) >= facts.least[s] or not _plausible(facts, hands, seat)
+    assert checked > 30 and plausible >= 0.9 * checked
+
+
 # -- rollouts and levels --------------------------------------------------------------------------
 
 def test_the_rollout_ends_every_deal_as_the_engine_would_with_the_heuristic_rules():
