@@ -175,7 +175,8 @@ def play_table(spec: dict, mode: str) -> list[dict]:
         sock.listen(16)
         socks.append(sock)
     spec["roster"] = TableRoster(spec["table_id"], tuple(
-        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], MEMBER_NONCE) for i, s in zip(spec["identities"], socks, strict=False)))
+        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], MEMBER_NONCE)
+        for i, s in zip(spec["identities"], socks, strict=False)))
     if mode == "tasks":
         results: list[dict] = [{}] * 4
 

@@ -55,7 +55,7 @@ from p2p_sasaki.sasku.trumps import CARD_POINTS, PACK, PICTURES, follow_table, w
 __all__ = [
     "Deal", "Decision", "DecisionKind", "Action",
     "Bid", "Pass", "Diamonds", "Give", "Take", "Refuse", "Return", "TrumpCall", "Play",
-    "legal_actions", "apply", "view", "state_hash", "public_line",
+    "legal_actions", "apply", "view", "seen_by", "state_hash", "public_state", "public_line",
     "HiddenCheck", "HiddenRule", "Violation", "audit", "penalty_points",
     "dealer_of", "forehand_of", "partner_of", "random_hands",
     "IllegalActionError", "HiddenInformationError", "DealError",
@@ -957,7 +957,7 @@ def apply(state: Deal, action: Action) -> Deal:
 
 # -- views, the public state, audit ----------------------------------------------------------------
 
-def _seen(action: Action, viewer: int, options: SaskuOptions) -> Action:
+def seen_by(action: Action, viewer: int, options: SaskuOptions) -> Action:
     """``action`` as seat ``viewer`` sees it."""
     if isinstance(action, Give) and action.card is not None:
         if not options.picture_shown and viewer % 2 != action.seat % 2:
@@ -998,7 +998,7 @@ def view(state: Deal, seat: int) -> Deal:
     options = state._options
     log: tuple[object, object] | None = None
     for action in state.history:
-        log = (_seen(action, seat, options), log)
+        log = (seen_by(action, seat, options), log)
     new._log = log
     new._pending = _LAZY
     return new

@@ -49,8 +49,8 @@ children: list[subprocess.Popen] = []
 
 
 def sasaki(*argv: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", *argv], cwd=ROOT, env=CHILD_ENV, capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL, **kwargs)
+    return subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", *argv], cwd=ROOT, env=CHILD_ENV,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, **kwargs)
 
 
 def start(log: Path, *argv: str) -> subprocess.Popen:

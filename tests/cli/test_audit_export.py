@@ -13,7 +13,7 @@ import pytest
 
 from tests.cli.peers import ROOT, env
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("full_proof_demo")]  # its one run, on one worker
 
 
 @pytest.fixture
@@ -59,7 +59,8 @@ def test_tampered_transcript_names_the_signer(demo, tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     blame = json.loads(result.stdout)["blame"]
     assert blame["seat"] == seat_of[identities.index(signer)]
-    assert json.loads(result.stdout)["names"] == [f"Bot {i + 1}" for s in range(4) for i, t in seat_of.items() if t == s]
+    assert json.loads(result.stdout)["names"] == [f"Bot {i + 1}" for s in range(4)
+                                                  for i, t in seat_of.items() if t == s]
     text = cli("audit", str(path))
     name = json.loads(result.stdout)["names"][blame["seat"]]
     assert text.returncode == 1 and f"FAILED: S{blame['seat']} {name} is to blame (hand 1," in text.stdout

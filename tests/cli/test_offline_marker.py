@@ -13,7 +13,7 @@ from p2p_sasaki.protocol.net.table import Waiting
 from p2p_sasaki.protocol.net.transport import keepalive_interval
 from tests.cli.test_presenter import KEYS as PRESENTER_KEYS
 from tests.cli.test_presenter import texts
-from tests.cli.test_table_reliability import KEYS, Match, assert_agreed, cut_off_on_first_shuffle, play_match
+from tests.net.test_table_reliability import KEYS, Match, assert_agreed, cut_off_on_first_shuffle, play_match
 
 HEARTBEAT = 5.0    # the mesh's default (cli: --heartbeat)
 KEEPALIVE = keepalive_interval(HEARTBEAT)

@@ -81,7 +81,8 @@ def test_scores_mark_you_and_the_winner_and_totals_are_told_once():
     assert first == ["Hand 1 is over: S0 1st, S1 2nd, you (S2) 3rd, S3 4th. Red team: S0, S3; multiplier x1.",
                      "Hand 1 scores: S0 +2, S1 -1, you (S2) +1, S3 -2.",
                      "Match totals: S0 +2, S1 -1, you (S2) +1, S3 -2."]
-    last = texts(presenter, HandStarted(2), HandEnded(2, (4, 0, 0, -4), (6, -1, 1, -6), SasakiOutcome((2, 1, 0, 3), (2,), 2)),
+    last = texts(presenter, HandStarted(2),
+                 HandEnded(2, (4, 0, 0, -4), (6, -1, 1, -6), SasakiOutcome((2, 1, 0, 3), (2,), 2)),
                  MatchEnded((6, -1, 1, -6)))
     assert "Match totals" not in " ".join(last)
     assert last[-1] == "The match is over: S0 wins with +6. You: +1."

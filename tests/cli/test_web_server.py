@@ -254,7 +254,8 @@ async def test_an_unanswered_next_match_question_closes_when_its_time_is_up(auto
     with trio.move_on_after(30):
         await presenter.wait_next(offer)
     assert presenter.next_offer is None and notes == []        # the caller says why (close_next)
-    assert presenter.answer_next(offer.id, True) == Refusal("that question is over (answered already, or its time is up)")
+    assert presenter.answer_next(offer.id, True) == Refusal(
+        "that question is over (answered already, or its time is up)")
 
 
 def test_names_reach_the_page_as_data_and_are_set_as_text():

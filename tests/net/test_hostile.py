@@ -31,7 +31,8 @@ async def two_members() -> tuple[list[Identity], TableRoster, list[list[trio.Soc
     identities = sorted((Identity.generate() for _ in range(2)), key=lambda i: i.public_key)
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1", backlog=512) for _ in identities]
     members = tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], os.urandom(32)) for i, ls in zip(identities, listeners, strict=False)
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], os.urandom(32))
+        for i, ls in zip(identities, listeners, strict=False)
     )
     return identities, TableRoster(secrets.token_bytes(32), members), listeners
 

@@ -91,7 +91,8 @@ async def test_start_jobs_finishes_on_the_trio_thread_and_the_table_deals():
                 while True:
                     table.collect()
                     for s in range(table.n):
-                        dealt.extend(e.seat for e in table.events[s] if isinstance(e, HandDealt) and e.seat not in dealt)
+                        dealt.extend(e.seat for e in table.events[s]
+                                     if isinstance(e, HandDealt) and e.seat not in dealt)
                     if not table.wire:
                         break
                     table.deliver(*table.wire.popleft())

@@ -270,8 +270,10 @@ class OracleHand:
             if len(holders) == 2:  # partners: forced exposure and exchange
                 a, b = holders
                 ca, cb = next(iter(self.hands[a] & RED_TENS)), next(iter(self.hands[b] & RED_TENS))
-                self.hands[a].remove(ca); self.hands[b].remove(cb)
-                self.hands[a].add(cb); self.hands[b].add(ca)
+                self.hands[a].remove(ca)
+                self.hands[b].remove(cb)
+                self.hands[a].add(cb)
+                self.hands[b].add(ca)
             self.stop_open = True
         elif verb == "stop":
             self.stops.add(s)

@@ -55,7 +55,7 @@ def test_four_peers_agree_over_a_hostile_network(seed):
     assert audit.ok and audit.totals == net.peers[0].totals and audit.scores == (ended[0].scores,)
 
 
-@pytest.mark.slow   # two whole hands with proofs; the fast tier plays two hands in tests/cli/test_table_reliability.py
+@pytest.mark.slow   # two whole hands with proofs; the fast tier plays two hands in tests/net/test_table_reliability.py
 def test_two_hands_with_small_proofs():
     net = Net(seed=11, config=TableConfig(hands=2, options=TableOptions(lead_card="3S")))
     net.start()

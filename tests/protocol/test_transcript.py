@@ -223,7 +223,7 @@ def two_hands():
 def _cuts(data, every=1):
     """Offsets of every record boundary (every ``every``-th), and a few bytes inside records."""
     offsets, at = [], 0
-    for kind, body in split_records(data):
+    for _kind, body in split_records(data):
         offsets.append(at)
         at += 5 + len(body)
     boundaries = offsets[1::every]
