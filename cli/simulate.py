@@ -22,13 +22,11 @@ import argparse
 import json
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from multiprocessing import Pool
 from random import Random
-from typing import TypeVar
 
+from p2p_sasaki.cli.batches import Interval, over_deals
 from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.sasaki.bots import BOTS, Bot, make_bot, play_hand
 from p2p_sasaki.sasaki.hand import Hand
@@ -39,7 +37,6 @@ clock = time.perf_counter  # tests replace it
 
 GAMES = ("sasaki", "sasku")
 DEFAULT_SEATS = {"sasaki": "heuristic,random,random,random", "sasku": "heuristic,random,heuristic,random"}
-R = TypeVar("R")
 
 
 def seat_kinds(text: str) -> list[str]:
@@ -210,32 +207,6 @@ def play_deal(kinds: list[str], seed: str, lead: str = "3H",
     return (totals[0] / 4, totals[1] / 4, totals[2] / 4, totals[3] / 4)
 
 
-@dataclass(frozen=True)
-class Interval:
-    """A mean with a normal 95% confidence interval, from per-deal values."""
-
-    mean: float
-    low: float
-    high: float
-    n: int
-
-    @classmethod
-    def of(cls, values: list[float]) -> Interval:
-        n = len(values)
-        mean = sum(values) / n if n else 0.0
-        if n < 2:
-            return cls(mean, -math.inf, math.inf, n)
-        variance = sum((v - mean) ** 2 for v in values) / (n - 1)
-        half = 1.96 * math.sqrt(variance / n)
-        return cls(mean, mean - half, mean + half, n)
-
-    def contains(self, value: float) -> bool:
-        return self.low <= value <= self.high
-
-    def __str__(self) -> str:
-        return f"{self.mean:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
-
-
 @dataclass
 class Duplicate:
     kinds: list[str]
@@ -244,15 +215,6 @@ class Duplicate:
 
     def interval(self, bot: int) -> Interval:
         return Interval.of([deal[bot] for deal in self.per_deal])
-
-
-def over_deals(play_one: Callable[[int], R], deals: int, jobs: int = 1) -> list[R]:
-    """``play_one(deal)`` for every deal number, in order, in ``jobs`` processes
-    (``play_one`` must pickle: a module-level function or a partial of one)."""
-    if jobs <= 1 or deals <= 1:
-        return [play_one(deal) for deal in range(deals)]
-    with Pool(min(jobs, deals)) as pool:
-        return pool.map(play_one, range(deals), chunksize=max(1, min(16, deals // (4 * jobs))))
 
 
 def _play_numbered_deal(kinds: list[str], seed: int, lead: str, level: int,

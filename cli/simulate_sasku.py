@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from random import Random
 
-from p2p_sasaki.cli.simulate import Interval, over_deals
+from p2p_sasaki.cli.batches import Interval, over_deals
 from p2p_sasaki.sasku.bots import Bot, make_bot, play_deal
 from p2p_sasaki.sasku.deal import Action, Deal
 from p2p_sasaki.sasku.scoring import line_result
