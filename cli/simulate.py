@@ -32,6 +32,7 @@ from p2p_sasaki.sasaki.bots import BOTS, Bot, make_bot, play_hand
 from p2p_sasaki.sasaki.hand import Hand
 from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.sasaki.search import DEFAULT_LEVEL, LEVELS
+from p2p_sasaki.sasku.search import LEVELS as SASKU_LEVELS
 
 clock = time.perf_counter  # tests replace it
 
@@ -86,7 +87,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help=f"four bots, seat 0 first, from {', '.join(BOTS)} (default "
                              f"{DEFAULT_SEATS['sasaki']}; for Sasku {DEFAULT_SEATS['sasku']}: S0 and S2 "
                              "are one pair, S1 and S3 the other)")
-    add_level_option(parser)
+    levels = ", ".join(f"{level}: {count}" for level, count in LEVELS.items())
+    sasku_levels = ", ".join(f"{level}: {count}" for level, count in SASKU_LEVELS.items())
+    parser.add_argument("--level", type=int, choices=sorted(LEVELS), default=DEFAULT_LEVEL, metavar="L",
+                        help=f"strength of search bots, as rollouts per decision ({levels}; for Sasku "
+                             f"{sasku_levels}; default {DEFAULT_LEVEL})")
     parser.add_argument("--lead", choices=("3H", "3S"), default="3H",
                         help="Sasaki: the opening 3 whose holder plays first (default 3H)")
     parser.add_argument("--seed", type=int, default=1, help="seed of deals and bots (default 1)")

@@ -75,7 +75,7 @@ __all__ = ["SearchBot", "SaskuSearch", "LEVELS", "DEFAULT_LEVEL", "determinize",
 # --level -> rollouts per decision. The default keeps the median decision near 0.05 s
 # and the worst under 0.5 s of one core (simulate --game sasku --duplicate prints them).
 LEVELS: dict[int, int] = {1: 10, 2: 30, 3: 60, 4: 120, 5: 400}
-DEFAULT_LEVEL = 4
+DEFAULT_LEVEL = 4  # as Sasaki's: `sasaki simulate --level` has one default for both games
 
 CARD_POINT_WEIGHT = 1 / 120  # game points per card point of margin: 120 of them are worth one
 
