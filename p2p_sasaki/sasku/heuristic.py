@@ -15,6 +15,7 @@ exactly the same rules.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from functools import cache
 
 from p2p_sasaki.cards import Suit
@@ -84,27 +85,20 @@ def strength(trump: int) -> tuple[int, ...]:
 
 # -- what a seat knows, on masks -------------------------------------------------------------
 
+@dataclass(frozen=True, slots=True)
 class Table:
     """What one seat knows at its decision, read off a deal (a view or the full deal:
     only the seat's own cards and public facts are read)."""
 
-    __slots__ = ("seat", "hand", "trick", "played", "trump", "declarer", "high", "bidder",
-                 "passed", "min_bid", "partner_known")
-
-    def __init__(self, seat: int, hand: int, trick: tuple[int, ...], played: int, trump: int,
-                 declarer: int | None, high: int, bidder: int | None, passed: tuple[int, ...],
-                 min_bid: int, partner_known: int) -> None:
-        self.seat = seat
-        self.hand = hand
-        self.trick = trick          # card indices of the current trick, in play order
-        self.played = played        # every card played (the current trick's included)
-        self.trump = trump          # -1 until named
-        self.declarer = declarer
-        self.high = high            # the highest bid (0: none)
-        self.bidder = bidder
-        self.passed = passed
-        self.min_bid = min_bid
-        self.partner_known = partner_known  # the partner's cards this seat knows (handed to it)
+    seat: int
+    hand: int                   # its cards now
+    trick: tuple[int, ...]      # card indices of the current trick, in play order
+    played: int                 # every card played (the current trick's included)
+    trump: int                  # -1 until named
+    declarer: int | None
+    high: int                   # the highest bid (0: none)
+    bidder: int | None          # its seat
+    min_bid: int
 
 
 def table_of(deal: Deal, seat: int) -> Table:
@@ -112,8 +106,7 @@ def table_of(deal: Deal, seat: int) -> Table:
     trump = deal.trump
     return Table(seat, deal.known_cards(seat).mask, tuple(card.index for card in deal.trick),
                  deal.played.mask, -1 if trump is None else int(trump), deal.declarer, deal.high_bid or 0,
-                 deal.high_bidder, deal.passed, deal.options.min_bid,
-                 deal.known_cards(partner_of(seat)).mask)
+                 deal.high_bidder, deal.options.min_bid)
 
 
 def best_suit(hand: int) -> int:

@@ -330,7 +330,7 @@ def test_the_search_spends_its_budget_on_card_play_and_not_on_forced_or_auction_
 # -- the heuristic rules --------------------------------------------------------------------------
 
 def table(hand: str, high: int = 0, bidder: int | None = None, seat: int = 0) -> Table:
-    return Table(seat, cards(hand), (), 0, -1, None, high, bidder, (), 5, 0)
+    return Table(seat, cards(hand), (), 0, -1, None, high, bidder, 5)
 
 
 def bid_legal(seat: int, high: int, give: str | None = None) -> list[Action]:
