@@ -1,7 +1,7 @@
 """The engine's failures as data, shared by the games that sit beside each other.
 
-Sasaki's engine defines its own classes of the same names (``p2p_sasaki.sasaki.hand``:
-its records and doctests name them there); Sasku's engine raises these.
+Sasku's engine raises these; Sasaki's subclasses them under its own names
+(``p2p_sasaki.sasaki.hand.IllegalActionError`` ...), so catching these catches either game's.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ A = TypeVar("A")
 
 _TAG = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"([^"]*)"\s*\]$')
 SEAT_TAGS = {"Seat0": 0, "Seat1": 1, "Seat2": 2, "Seat3": 3}
+_SEATS = {"S0": 0, "S1": 1, "S2": 2, "S3": 3}
 YES_NO = {"yes": True, "no": False}
 GAMES = ("sasaki", "sasku")
 """The games a record may name in its ``Game`` tag; without the tag a record is Sasaki's."""
@@ -90,12 +91,12 @@ def split_action(number: int, text: str, example: str, verbs: Sequence[str]) -> 
     """An action line's seat, verb and arguments: ``S<seat> <verb> [args]``, seats S0-S3 and
     the verbs exactly as written (``verbs`` in the order error messages list them)."""
     tokens = text.split()
-    if not re.fullmatch(r"S\d+", tokens[0]):
+    if not re.fullmatch(r"S[0-9]+", tokens[0]):  # ASCII digits: \d would read other scripts' digits
         raise RecordError(number, f"cannot read {text!r}: expected a tag like [Seat0 \"...\"] "
                                   f"or an action like '{example}'")
-    seat = int(tokens[0][1:])
-    if seat > 3:
+    if tokens[0] not in _SEATS:  # exactly S0-S3: not S4, not S01
         raise RecordError(number, f"{tokens[0]} is not a seat: seats are S0 to S3")
+    seat = _SEATS[tokens[0]]
     if len(tokens) < 2:
         raise RecordError(number, f"{tokens[0]} has no action: expected {_either(verbs)}")
     if tokens[1] not in verbs:
@@ -195,11 +196,20 @@ def read(text: str, header: H, parse_action: Callable[[int, str], A]) -> Iterato
 
 def game_of(text: str) -> str:
     """The game a record names in its ``Game`` tag: ``sasaki`` without one. An unknown
-    game is a RecordError on the tag's line."""
+    game is a RecordError on the tag's line (unless a tag line before it cannot be read:
+    that line is the first bad one, and Sasaki's reader reports it)."""
+    malformed = False  # a tag line that cannot be read comes first: the reader reports it there
     for number, raw in enumerate(physical_lines(text), start=1):
-        match = _TAG.match(raw.split("#", 1)[0].strip())
-        if match and match.group(1) == "Game":
-            if match.group(2) not in GAMES:
+        line = raw.split("#", 1)[0].strip()
+        if not line.startswith("["):
+            continue
+        match = _TAG.match(line)
+        if not match:
+            malformed = True
+        elif match.group(1) == "Game":
+            if match.group(2) in GAMES:
+                return match.group(2)
+            if not malformed:
                 raise RecordError(number, f"unknown game {match.group(2)!r}: the Game tag is {_either(GAMES)}")
-            return match.group(2)
+            break
     return "sasaki"

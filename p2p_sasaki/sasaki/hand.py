@@ -48,6 +48,7 @@ from enum import Enum
 from random import Random
 from typing import ClassVar
 
+from p2p_sasaki import errors
 from p2p_sasaki.cards import FULL_DECK, Card, CardSet, parse_card
 from p2p_sasaki.sasaki.combos import PIG_MASK, Combo, Kind, beats, classify, legal_plays, why_not
 from p2p_sasaki.sasaki.options import LeadCard, TableOptions
@@ -79,20 +80,19 @@ def _cardset(mask: int) -> CardSet:
 _NO_SETS = (CardSet(), CardSet(), CardSet(), CardSet())
 
 
-class IllegalActionError(ValueError):
+# Sasaki's own names for the engine's failures (p2p_sasaki/errors.py holds their shape,
+# shared with Sasku, so one ``except errors.IllegalActionError`` catches either game's).
+
+class IllegalActionError(errors.IllegalActionError):
     """An action the rules do not allow now; the message names the rule broken and ``seat``
     the seat whose action broke it (None when no single seat did)."""
 
-    def __init__(self, message: str, seat: int | None = None) -> None:
-        super().__init__(message)
-        self.seat = seat
 
-
-class DealError(ValueError):
+class DealError(errors.DealError):
     """A deal that is not 4 x 12 distinct cards of the 48-card deck (or a peer's share of it)."""
 
 
-class HiddenInformationError(LookupError):
+class HiddenInformationError(errors.HiddenInformationError):
     """A question this peer cannot answer: another seat's hidden cards, the red side too early."""
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from p2p_sasaki.cards import Card, CardNotationError, CardSet, parse_card, parse_cards
-from p2p_sasaki.records import SEAT_TAGS, ActionLine, Header, RecordError, TagLine, read, split_action, yes_no
+from p2p_sasaki.records import SEAT_TAGS, ActionLine, Header, RecordError, TagLine, read, split_action, tag_line, yes_no
 from p2p_sasaki.records import parse_lines as read_lines
 from p2p_sasaki.sasaki.hand import (
     Action,
@@ -236,13 +236,13 @@ def write_record(hand: Hand, comments: bool = False) -> str:
     lines = []
     if comments:
         lines.append("# p2p-sasaki game record")
-    lines.append(f'[Lead "{hand.lead_card}"]')
+    lines.append(tag_line("Lead", hand.lead_card))
     if hand.options.running != "before_first_play":
-        lines.append(f'[Running "{hand.options.running}"]')
+        lines.append(tag_line("Running", hand.options.running))
     if hand.options.lead_must_contain_3:
-        lines.append('[LeadMustContain3 "yes"]')
+        lines.append(tag_line("LeadMustContain3", "yes"))
     for seat in range(4):
-        lines.append(f'[Seat{seat} "{CardSet(hand.dealt[seat])}"]')
+        lines.append(tag_line(f"Seat{seat}", CardSet(hand.dealt[seat])))
     for action in hand.history:
         if not isinstance(action, Expose):
             lines.append(str(action))

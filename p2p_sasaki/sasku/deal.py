@@ -55,7 +55,7 @@ from p2p_sasaki.sasku.trumps import CARD_POINTS, PACK, PICTURES, follow_table, w
 __all__ = [
     "Deal", "Decision", "DecisionKind", "Action",
     "Bid", "Pass", "Diamonds", "Give", "Take", "Refuse", "Return", "TrumpCall", "Play",
-    "legal_actions", "apply", "view", "seen_by", "state_hash", "public_state", "public_line",
+    "legal_actions", "apply", "view", "seen_by", "determinize", "state_hash", "public_state", "public_line",
     "HiddenCheck", "HiddenRule", "Violation", "audit", "penalty_points",
     "dealer_of", "forehand_of", "partner_of", "random_hands",
     "IllegalActionError", "HiddenInformationError", "DealError",
@@ -111,6 +111,7 @@ class Decision:
 
 _DECISIONS = {kind: tuple(Decision(kind, seat) for seat in range(SEATS)) for kind in DecisionKind}
 _OVER_DECISION = Decision(_OVER, None)
+_PLAY_DECISIONS = _DECISIONS[_PLAY]
 
 
 # -- actions --------------------------------------------------------------------------
@@ -451,9 +452,12 @@ class Deal:
 
     @property
     def decision(self) -> Decision:
-        if self._kind is _OVER:
+        kind = self._kind
+        if kind is _PLAY:  # the common case first: no Enum hashing (Enum.__hash__ is Python code)
+            return _PLAY_DECISIONS[self._seat]
+        if kind is _OVER:
             return _OVER_DECISION
-        return _DECISIONS[self._kind][self._seat]
+        return _DECISIONS[kind][self._seat]
 
     @property
     def is_over(self) -> bool:
@@ -770,7 +774,7 @@ def _renege(state: Deal, seat: int, led: int) -> str:
     return f"S{seat} must follow suit: {suit} were led and S{seat} holds a plain card of {suit}"
 
 
-def _after_bidding_turn(state: Deal, new: Deal, seat: int, auction: _Auction) -> None:
+def _after_bidding_turn(new: Deal, seat: int, auction: _Auction) -> None:
     """The auction goes on to the next seat that has not passed, or ends."""
     passes = auction.passed.bit_count()
     if passes == SEATS:  # üleküla ruutu: diamonds, no declarer
@@ -807,12 +811,12 @@ def _bid(state: Deal, action: Bid, new: Deal) -> None:
         else:
             rule = f"the smallest bid is {state._options.min_bid}"
         raise IllegalActionError(rule, action.seat)
-    _after_bidding_turn(state, new, action.seat, auction._replace(high=number, bidder=action.seat))
+    _after_bidding_turn(new, action.seat, auction._replace(high=number, bidder=action.seat))
 
 
 def _pass(state: Deal, action: Pass, new: Deal) -> None:
     auction = state._auction
-    _after_bidding_turn(state, new, action.seat, auction._replace(passed=auction.passed | 1 << action.seat))
+    _after_bidding_turn(new, action.seat, auction._replace(passed=auction.passed | 1 << action.seat))
 
 
 def _diamonds(state: Deal, action: Diamonds, new: Deal) -> None:
@@ -996,11 +1000,49 @@ def view(state: Deal, seat: int) -> Deal:
                                             auction.handed[2] if seat % 2 == 0 else 0,
                                             auction.handed[3] if seat % 2 == 1 else 0))
     options = state._options
-    log: tuple[object, object] | None = None
-    for action in state.history:
-        log = (seen_by(action, seat, options), log)
-    new._log = log
+    other_pair = 0b1010 if seat % 2 == 0 else 0b0101
+    if auction.gave & other_pair:  # the other pair exchanged: its cards leave this history
+        log: tuple[object, object] | None = None
+        for action in state.history:
+            log = (seen_by(action, seat, options), log)
+        new._log = log
     new._pending = _LAZY
+    return new
+
+
+def determinize(state: Deal, hands: Sequence[CardSet | Iterable[Card] | str | int]) -> Deal:
+    """A full state with the public state of view ``state`` and ``hands``, a guess of every
+    seat's cards now (a search samples them): each must hold the cards the view knows it
+    holds, as many as it holds, none played, no card twice. The result checks every rule as
+    a full deal does; its ``dealt`` of the other seats is empty (a guess now says nothing
+    sure of the deal).
+
+    >>> from random import Random
+    >>> full = apply(Deal.random(Random(1)), Bid(0, 6))
+    >>> guess = determinize(view(full, 1), [full.cards(s) for s in range(4)])
+    >>> state_hash(guess) == state_hash(full), legal_actions(guess) == legal_actions(full)
+    (True, True)
+    """
+    masks = [_mask_of(cards) for cards in hands]
+    if len(masks) != SEATS:
+        raise DealError(f"a deal has {SEATS} hands, not {len(masks)}")
+    if state._auction.giver >= 0 and state._auction.given < 0:
+        raise HiddenInformationError("the picture being handed over is hidden from this view: guess after the exchange")
+    seen = state._played
+    for seat, mask in enumerate(masks):
+        if mask & seen:
+            raise DealError(f"{CardSet(mask & seen)} is played already or guessed twice")
+        seen |= mask
+        if mask & state._hands[seat] != state._hands[seat]:
+            raise DealError(f"S{seat} holds {CardSet(state._hands[seat] & ~mask)} in this view")
+        if mask.bit_count() != state.hand_size(seat):
+            raise DealError(f"S{seat} holds {state.hand_size(seat)} cards, not {mask.bit_count()}")
+    new = _copy(state)
+    new._steps = state._steps
+    new._viewer = None
+    new._sizes = None
+    new._hands = (masks[0], masks[1], masks[2], masks[3])
+    new._pending = None
     return new
 
 

@@ -57,7 +57,7 @@ from p2p_sasaki.sasku.deal import (
     apply,
 )
 from p2p_sasaki.sasku.options import MAX_BID, SaskuOptions
-from p2p_sasaki.sasku.trumps import PACK, suit_of
+from p2p_sasaki.sasku.trumps import PACK
 
 __all__ = ["RecordError", "SaskuHeader", "parse_action", "replay", "write_record", "GAME"]
 
@@ -66,6 +66,7 @@ _VERB_ORDER = ("bid", "pass", "diamonds", "give", "take", "refuse", "return", "t
 _NO_ARGUMENT: dict[str, Callable[[int], Action]] = {
     "pass": Pass, "diamonds": Diamonds, "take": Take, "refuse": Refuse}
 _ONE_CARD: dict[str, Callable[[int, Card], Action]] = {"give": Give, "return": Return, "play": Play}
+_SUITS = {suit.symbol: suit for suit in Suit}
 
 
 def _card(number: int, token: str) -> Card:
@@ -86,16 +87,15 @@ def parse_action(number: int, text: str) -> Action:
             raise RecordError(number, f"{verb} takes nothing, not {' '.join(args)!r}")
         return _NO_ARGUMENT[verb](seat)
     if verb == "bid":
-        if len(args) != 1 or not re.fullmatch(r"\d{1,2}", args[0]):
+        if len(args) != 1 or not re.fullmatch(r"[0-9]+", args[0]):  # ASCII digits only
             raise RecordError(number, f"bid takes one number of tricks, as in 'S{seat} bid 6'")
         return Bid(seat, int(args[0]))
     if verb == "trump":
         if len(args) != 1:
             raise RecordError(number, f"trump takes one suit, C, S, H or D, as in 'S{seat} trump H'")
-        try:
-            return TrumpCall(seat, Suit(suit_of(args[0])))
-        except CardNotationError as error:
-            raise RecordError(number, str(error)) from None
+        if args[0] not in _SUITS:  # written exactly, like seats and verbs (only cards take other spellings)
+            raise RecordError(number, f"{args[0]!r} is not a suit: write C, S, H or D")
+        return TrumpCall(seat, _SUITS[args[0]])
     if len(args) != 1:
         raise RecordError(number, f"{verb} takes one card, not {len(args)}")
     return _ONE_CARD[verb](seat, _card(number, args[0]))
@@ -128,7 +128,7 @@ class SaskuHeader(Header):
             if tag.value != GAME:
                 raise RecordError(line, f"the Game tag of a Sasku record is {GAME}, not {tag.value!r}")
         elif tag.tag == "Deal":
-            if not re.fullmatch(r"\d{1,9}", tag.value):
+            if not re.fullmatch(r"[0-9]+", tag.value):
                 raise RecordError(line, f"the Deal tag is a deal number 0, 1, 2, ..., not {tag.value!r}")
             self.deal_number = int(tag.value)
         elif tag.tag == "MinBid":

@@ -84,6 +84,8 @@ def test_the_game_tag_picks_the_rules(tmp_path, capsys):
     status, out, _ = replay(tmp_path, capsys, '[Game "whist"]\n', "--json")
     assert status == 1
     assert json.loads(out) == {"ok": False, "line": 1, "error": "unknown game 'whist': the Game tag is sasaki or sasku"}
+    status, out, _ = replay(tmp_path, capsys, '[Deal "1"\n[Game "whist"]\n', "--json")
+    assert status == 1 and json.loads(out)["line"] == 1  # the first bad line
     record, _ = doc_example()
     status, out, _ = replay(tmp_path, capsys, record.replace('[Game "sasku"]', ""), "--json")
     assert status == 1 and json.loads(out) == {"ok": False, "line": 4, "error": "seat 0 must be dealt 12 cards, not 9"}

@@ -5,7 +5,8 @@ import importlib
 
 import pytest
 
-MODULES = ["errors", "sasku.trumps", "sasku.options", "sasku.scoring", "sasku.deal", "sasku.match"]
+MODULES = ["errors", "records", "sasku.trumps", "sasku.options", "sasku.scoring", "sasku.deal", "sasku.match",
+           "sasku.records"]
 
 
 @pytest.mark.parametrize("name", MODULES)

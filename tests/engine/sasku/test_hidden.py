@@ -8,6 +8,7 @@ import pytest
 from p2p_sasaki.cards import Card, CardSet
 from p2p_sasaki.sasku.deal import (
     Deal,
+    DealError,
     Give,
     HiddenCheck,
     HiddenInformationError,
@@ -17,6 +18,7 @@ from p2p_sasaki.sasku.deal import (
     Violation,
     apply,
     audit,
+    determinize,
     legal_actions,
     penalty_points,
     public_line,
@@ -154,3 +156,22 @@ def test_random_deals_every_view_reaches_the_full_deals_hash():
         assert all(peer.card_points == full.card_points and peer.points == full.points for peer in peers)
         assert audit([full.dealt(s) for s in range(4)], full.history, number, full.options) is None
     assert isinstance(Card.parse("AH"), Card)
+
+
+def test_determinize_makes_a_full_state_from_a_view_and_a_guess():
+    """A search guesses the hidden cards: the guess keeps the public state and every rule."""
+    full, peers = peers_after((*EXCHANGE, "S0 bid 5", "S1 pass", "S2 pass", "S3 pass", "S0 trump H", "S0 play AS"))
+    hands = [full.cards(s) for s in range(4)]
+    guess = determinize(peers[1], hands)
+    assert state_hash(guess) == state_hash(full) and guess.viewer is None
+    assert legal_actions(guess) == legal_actions(full) and guess.pending_checks == ()
+    swapped = [hands[2], hands[1], hands[0], hands[3]]  # S0 has played a card: it holds 8
+    with pytest.raises(DealError, match="S0 holds 8 cards, not 9"):
+        determinize(peers[1], swapped)
+    with pytest.raises(DealError, match="S1 holds"):
+        determinize(peers[1], [hands[0], hands[2], hands[1], hands[3]])
+    with pytest.raises(DealError, match="AS is played already or guessed twice"):
+        determinize(peers[1], [hands[0] | CardSet.parse("AS"), hands[1], hands[2], hands[3]])
+    _, during = peers_after(EXCHANGE[:2])
+    with pytest.raises(HiddenInformationError, match="guess after the exchange"):
+        determinize(during[1], [full.cards(s) for s in range(4)])

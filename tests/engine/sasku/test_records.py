@@ -30,10 +30,10 @@ def test_a_record_replays_to_the_deal():
 
 def test_comments_blank_lines_unknown_tags_and_card_spellings():
     """docs/records.md: as for Sasaki, # comments, blank lines and unknown tags are ignored;
-    cards accept 10, lower case and suit symbols, suits too."""
+    cards accept 10, lower case and suit symbols (the suit after trump is written exactly)."""
     record = "# a deal\n\n[Event \"club\"]\n" + text(
         "S0 give kc # the lone picture", "", "S2 take", "S2 return 9♣", "S0 bid 5", "S1 pass", "S2 pass", "S3 pass",
-        "S0 trump h", "S0 play 10s")
+        "S0 trump H", "S0 play 10s")
     deal = replay(record)
     assert str(deal.history[-1]) == "S0 play TS" and deal.trump == Suit.HEARTS
 
@@ -82,6 +82,15 @@ def test_tags_deal_number_and_options():
                                        "C, D, H, S (or ♣♦♥♠)"),
     (text(*AUCTION[3:7], "S0 trump"), 10, "trump takes one suit, C, S, H or D, as in 'S0 trump H'"),
     (text(*AUCTION[3:7], "S0 trump N"), 10, "'N' is not a suit: write C, S, H or D"),
+    (text(*AUCTION[3:7], "S0 trump h"), 10, "'h' is not a suit: write C, S, H or D"),
+    (text(*AUCTION[3:7], "S0 trump ♥"), 10, "'♥' is not a suit: write C, S, H or D"),
+    (text("S00 bid 5"), 6, "S00 is not a seat: seats are S0 to S3"),
+    (text("S\u0660 bid 5"), 6, "cannot read 'S\u0660 bid 5': expected a tag like [Seat0 \"...\"] or an action like "
+                              "'S0 bid 6'"),
+    (text("S0 bid \u0665"), 6, "bid takes one number of tricks, as in 'S0 bid 6'"),
+    (text("S0 bid \uff15"), 6, "bid takes one number of tricks, as in 'S0 bid 6'"),
+    (text(tags=[*TAGS, '[Deal "\u0661"]']), 6, "the Deal tag is a deal number 0, 1, 2, ..., not '\u0661'"),
+    (text(tags=[*TAGS, '[MinBid "\u0665"]']), 6, "the MinBid tag is a bid from 1 to 9, not '\u0665'"),
     (text(*AUCTION[3:], "S0 play AS", "S1 play KS"), 12,
      "S1 must follow suit: spades were led and S1 holds a plain card of spades"),
     (text("S1 bid 5"), 6, "it is not S1's turn: it is S0's turn to bid, pass, say diamonds or give"),
@@ -111,6 +120,12 @@ def test_write_record():
         write_record(view(deal, 0))
 
 
+def test_any_deal_number():
+    """sasku-rules.md, Records: [Deal "N"], no bound: forehand N % 4."""
+    deal = replay(text(tags=[*TAGS, '[Deal "2147483649"]']))
+    assert deal.deal_number == 2147483649 and deal.forehand == 1
+
+
 def test_the_game_tag_picks_the_game():
     """docs/records.md: a record without a Game tag is Sasaki's; an unknown game is an error."""
     assert game_of('[Seat0 "3H"]\n') == "sasaki"
@@ -119,3 +134,4 @@ def test_the_game_tag_picks_the_game():
     with pytest.raises(RecordError) as info:
         game_of('\n[Game "bridge"]\n')
     assert (info.value.line, info.value.message) == (2, "unknown game 'bridge': the Game tag is sasaki or sasku")
+    assert game_of('[Deal "1"\n[Game "chess"]\n') == "sasaki"  # line 1 is bad first: Sasaki's reader says so
