@@ -33,8 +33,8 @@ closest to four laptops: every peer has its own interpreter and GIL, the OS sche
 on this machine's cores), or four trio tasks in this process (``--mode tasks``; one GIL).
 Timestamps are CLOCK_MONOTONIC, one clock for every process of the machine.
 
-The cost of the fair windows per hand (docs/rules.md): the "whole hand" of ``--pace fair``
-minus that of ``--pace none`` (same seeds, so the same hand).
+The cost of the fair windows per hand (docs/architecture.md, "Windows and the protocol"): the
+"whole hand" of ``--pace fair`` minus that of ``--pace none`` (same seeds, so the same hand).
 
 Usage: python bench/table.py [--runs 3] [--no-proofs] [--pace none|fair]
        [--bot heuristic|random] [--seed 1] [--mode processes|tasks]

@@ -76,17 +76,22 @@ async def _join(args: argparse.Namespace, player: object) -> int:
     ui = make_ui(args, player)
     mesh_listeners = await trio.open_tcp_listeners(0, host=bind_host(args))
     mesh_port = mesh_listeners[0].socket.getsockname()[1]
-    if not args.quiet:
-        where = f"at {args.address}" if address else "on the local network"
-        if creator is not None and not address:
-            where = f"({creator}'s) {where}"
-        print(f"Joining table {code.nameplate} {where}; waiting until all four seats are taken ...", flush=True)
+    where = f"at {args.address}" if address else "on the local network"
+    if creator is not None and not address:
+        where = f"({creator}'s) {where}"
+
+    def admitted() -> None:   # said only once the creator seated you: a full table says only that
+        if not args.quiet:
+            print(f"You have a seat at table {code.nameplate} {where}; waiting until all four seats are "
+                  "taken ...", flush=True)
+
     if address:
         roster = await join_table(identity, code, address, mesh_port, mesh_host=args.interface or "",
-                                  nonce=member_nonce(args, identity), name=name)
+                                  nonce=member_nonce(args, identity), name=name, on_admitted=admitted)
     else:
         roster = await find_and_join_table(identity, code, mesh_port, interfaces=interfaces(args),
                                            browse_timeout=args.browse_timeout, mesh_host=args.interface or "",
-                                           nonce=member_nonce(args, identity), name=name, creator=creator)
+                                           nonce=member_nonce(args, identity), name=name, creator=creator,
+                                           on_admitted=admitted)
     result = await play_roster(args, identity, roster, mesh_listeners, None, player, ui)
     return report(result, args.quiet)

@@ -58,7 +58,7 @@ __all__ = [
     "Hand", "Decision", "DecisionKind", "IllegalActionError", "DealError",
     "HiddenInformationError", "AuditNeededError",
     "Action", "Play", "Pass", "Run", "Expose", "Stop", "Chata", "Kkojda", "Decline",
-    "SeatView", "opens", "random_deal", "next_seat",
+    "SeatView", "opens", "random_deal", "next_seat", "TURN_DIRECTION",
 ]
 
 SEATS = 4
@@ -266,6 +266,10 @@ _WINDOW_NAMES = {
 def opens(action: Action) -> CardSet:
     """The cards an action reveals; always cards of the acting seat's own hand."""
     return action.cards
+
+
+TURN_DIRECTION = "counter-clockwise"
+"""Which way play goes round the table (a view draws the next seat on your right)."""
 
 
 def next_seat(seat: int) -> int:
