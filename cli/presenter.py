@@ -507,7 +507,8 @@ class Presenter:
                 # A member that chose no name is called by its key in the roster: shown as "S2".
                 self.names = tuple(n if n != default_name(k) else "" for n, k in zip(seat_names, seat_keys, strict=False))
                 self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
-                where = f"you are {self.label(my_seat)}" if my_seat is not None else "you watch"
+                where = ("you watch" if my_seat is None else f"you are {self.label(my_seat)}" if self.person
+                         else f"this peer is {self.label(my_seat)}")
                 if self.continued is not None:     # a bot in the empty seat: the seats stay as they were
                     return [Note(f"Seats as before: {where}.")]
                 # Once, who sits where: the name, or (none chosen) the key's short form.
