@@ -518,7 +518,8 @@ class Presenter:
                 # A member that chose no name is called by its key in the roster: shown as "S2".
                 self.names = tuple(n if n != default_name(k) else "" for n, k in zip(seat_names, seat_keys, strict=False))
                 self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
-                where = f"you are {self.label(my_seat)}" if my_seat is not None else "you watch"
+                where = ("you watch" if my_seat is None else f"you are {self.label(my_seat)}" if self.person
+                         else f"this peer is {self.label(my_seat)}")
                 if self.continued is not None:     # a bot in the empty seat: the seats stay as they were
                     return [Note(f"Seats as before: {where}.")]
                 # Once, who sits where: the name, or (none chosen) the key's short form.
@@ -684,6 +685,7 @@ class Presenter:
         else:
             names = ", ".join(self.label(s) for s in sorted(awaited))
             view = getattr(session, "view", None) if session is not None else None
+            view = view if view is not None else self.view
             what = "to shuffle and deal"
             if self.phase is Phase.PLAYING and view is not None:
                 what = _AWAITED.get(view.decision.kind, "")
@@ -716,7 +718,9 @@ class Presenter:
         session = self.session
         waiting = getattr(session, "waiting_for", None) if session is not None and self.hand_no >= 1 else None
         if waiting is None or self.phase in (Phase.MATCH_OVER, Phase.STOPPED):
-            return tuple(sorted(self.awaited))
+            waiting = tuple(sorted(self.awaited))
+        if self.phase is Phase.PLAYING and self.view is not None:   # only those the game asks now
+            waiting = tuple(s for s in waiting if s in self.view.decision.seats)
         return tuple(s for s in waiting if s != self.you)
 
     def status(self) -> str:
@@ -758,22 +762,19 @@ class Presenter:
         if view is None:
             return ""
         kind = view.decision.kind
-        if kind is DecisionKind.TURN:
-            seat = view.decision.seats[0]
-            if seat == self.you:
-                return "Your turn."
-            return f"{self.label(seat)}'s turn{self._offline(seat)}."
         if kind is DecisionKind.OVER:
             return f"Hand {self.hand_no} is over."
-        name = _CLAIM_NAMES.get(kind, kind.value)
-        others = tuple(s for s in awaited if s != self.you)
-        return f"{name} window: waiting for {self._names(others)} ..." if others else f"{name} window."
+        others = frozenset(s for s in awaited if s != self.you)
+        if others:   # the same words as the terminal's waiting line
+            offline = tuple(sorted(set(self.offline) | set(self.links_down)))
+            return self.waiting_text(others, tuple(s for s in offline if s in others), self.session)
+        if kind is DecisionKind.TURN:
+            seat = view.decision.seats[0]
+            return "Your turn." if seat == self.you else f"{self.label(seat)} is to play."
+        return f"{_CLAIM_NAMES.get(kind, kind.value)} window."
 
     def _names(self, seats: Sequence[int]) -> str:
-        return ", ".join(self.label(s) + self._offline(s) for s in seats)
-
-    def _offline(self, seat: int) -> str:
-        return " (no connection)" if seat in self.offline else ""
+        return ", ".join(self.label(s) + (" (no connection)" if s in self.offline else "") for s in seats)
 
     def side_text(self) -> str:
         """``Your side: red (partner unknown)``, ``... red, with S2``, ``... black``, ``... red,
