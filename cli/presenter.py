@@ -141,7 +141,8 @@ shows theirs. Stop: after a run, an opponent may call Stop; the hand counts four
 (tests/cli/test_rules_help.py checks it)."""
 
 COMMANDS_HELP = """\
-At your turn: a number from the list (the first suit variant), cards like 9C 9H, or 'pass'.
+At your turn: a number from the list (it plays the suits shown first), cards like 9C 9H
+(any suits you hold), or 'pass'.
 In a window (run, Stop, chata, kkojda): y or a number to claim, n or Enter to decline.
 'help' shows this at any prompt; 'quit' leaves the table (asks first)."""
 
