@@ -334,7 +334,11 @@ def make_ui(args: argparse.Namespace, player: Any) -> Any:
             narrator.presenter.on_note.clear()
             return narrator
         return None
-    return narrator or Narrator(show_waiting=False)    # a bot's log: the plays, not the waits
+    if narrator is not None:
+        return narrator
+    from p2p_sasaki.cli.presenter import Presenter
+
+    return Narrator(Presenter(person=False), show_waiting=False)    # a bot's log: the plays, not the waits
 
 
 @asynccontextmanager

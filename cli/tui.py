@@ -127,6 +127,7 @@ class Narrator:
             if self._pending is not None and self._pending[0] is note:
                 self._pending = None
                 if self.presenter.waiting == note.text:
+                    self.end_progress_line()     # never run on from the deal's line
                     say(note.text)
 
     def say(self, text: str) -> None:

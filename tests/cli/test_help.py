@@ -9,7 +9,7 @@ from p2p_sasaki.cli.main import COMMANDS, main
 EXPECTED = {
     "play": "create a new table", "host": "table code", "join": "--address", "tables": "--json",
     "demo": "separate processes", "audit": "blame", "export": "sasaki replay", "replay": "game record",
-    "simulate": "hands", "resume": "--list", "name": "1-24 printable characters",
+    "simulate": "hands", "resume": "--list", "name": "1-24 printable characters", "view": "step through",
 }
 
 

@@ -265,3 +265,40 @@ async def test_b_chooses_a_bot_for_the_seat_when_the_stall_allows_it(monkeypatch
     assert choice == "bot" and trio.current_time() == start + 2
     assert lines == ["  w) keep waiting   a) abandon this hand   e) end the match   b) go on with a bot for S2",
                      "Type w (keep waiting), a (abandon this hand), e (end the match) or b (a bot for S2)."]
+
+
+async def test_a_wait_line_due_after_your_turn_opened_is_not_printed(monkeypatch, autojump_clock):
+    """Issue 20, finding 1: "Waiting for S1 Bot 2, S2 Bot 4 to answer the chata chance ..." came
+    under the Play prompt (the wait was over: it was your turn) and was never taken back."""
+    hand = Hand.deal_from(deal("3H 5C 5D 9C 9H 9S JD", "3C 3D 3S"), "3H")
+    while hand.decision.kind is not DecisionKind.TURN:
+        hand.resolve([Decline(s) for s in hand.decision.seats])
+    lines: list[str] = []
+    monkeypatch.setattr(tui, "say", lines.append)
+    player = tui.HumanPlayer(wait_delay=2.0)
+    player._reader = ScriptedInput([(5.0, "1")])  # type: ignore[assignment]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(player.narrator.run)
+        for event in (Seated(KEYS, 0), HandStarted(1), Waiting((1, 2), KEYS[1:3])):
+            player.narrator.event(event, None)
+        await trio.sleep(0.5)                         # the window closes; your turn opens at once
+        action = await player.decide(Turn(0, hand.decision, hand.view(0), tuple(hand.legal_actions(0))))
+        nursery.cancel_scope.cancel()
+    assert isinstance(action, Play)
+    assert not any(line.startswith("Waiting") for line in lines), lines
+
+
+async def test_a_wait_line_never_runs_on_from_the_deal_line(monkeypatch, capsys, autojump_clock):
+    """Issue 20, finding 13: "...2 of 4 shuffle proofs checkedWaiting for S2 ..." on a terminal."""
+    from p2p_sasaki.protocol.events import DealProgress
+
+    monkeypatch.setattr(tui.sys.stdout, "isatty", lambda: True)
+    narrator = tui.Narrator(wait_delay=2.0)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(narrator.run)
+        for event in (Seated(KEYS, 0), HandStarted(1), DealProgress("shuffle", 2, 4), Waiting((2,), (KEYS[2],))):
+            narrator.event(event, None)
+        await trio.sleep(2.5)
+        nursery.cancel_scope.cancel()
+    out = capsys.readouterr().out
+    assert "shuffle proofs checked\nWaiting for S2 to shuffle and deal ...\n" in out, repr(out)

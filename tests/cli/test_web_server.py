@@ -185,8 +185,9 @@ async def test_a_reply_while_a_push_is_blocked_waits_its_turn():
         nursery.cancel_scope.cancel()
 
 
-async def test_a_tab_that_stops_reading_is_closed_and_the_page_goes_on(monkeypatch):
-    monkeypatch.setattr(server, "SEND_TIMEOUT", 0.2)
+async def test_a_tab_that_stops_reading_is_closed_and_the_page_goes_on(autojump_clock):
+    """In virtual time (the sockets are real, on loopback, in this one process): the server's
+    own SEND_TIMEOUT passes without a real wait."""
     presenter = Presenter(timeout=100)
     presenter.event(Seated(KEYS, 2), None)
     web = WebTable(presenter)
@@ -196,7 +197,7 @@ async def test_a_tab_that_stops_reading_is_closed_and_the_page_goes_on(monkeypat
         slow = await Socket.open(web.port, path)
         await slow.receive()
         await flood(presenter)
-        await trio.sleep(1)                         # past SEND_TIMEOUT: the server closes the slow tab
+        await trio.sleep(server.SEND_TIMEOUT + 1)   # past SEND_TIMEOUT: the server closes the slow tab
         with trio.fail_after(30):
             while chunk := await slow.stream.receive_some(1 << 20):
                 slow.ws.receive_data(chunk)
