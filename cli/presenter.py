@@ -656,7 +656,8 @@ class Presenter:
             if self.sizes[action.seat] <= 0 and action.seat not in self.finish:
                 self.finish.append(action.seat)
                 place = len(self.finish)
-                notes.append(Note(f"{self.who(action.seat)} {'go' if action.seat == self.you and self.person else 'goes'} out "
+                you = action.seat == self.you and self.person      # "You go out", like "You play"
+                notes.append(Note(f"{'You go' if you else self.who(action.seat) + ' goes'} out "
                                   f"({_PLACES[place - 1]}).", NoteKind.OUT))
         return notes
 

@@ -49,7 +49,7 @@ def test_plays_mark_you_and_tell_who_goes_out():
         "S2 plays 9C 9H (pair of 9)", "S2 goes out (1st)."]
     presenter.sizes[1] = 1
     assert texts(presenter, ActionApplied(Play(1, CardSet.parse("AS")))) == [
-        "You play AS (single A)", "you (S1) go out (2nd)."]
+        "You play AS (single A)", "You go out (2nd)."]
 
 
 def test_waiting_is_told_once_per_change_with_what_is_awaited():
