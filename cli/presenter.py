@@ -519,7 +519,8 @@ class Presenter:
                 # A member that chose no name is called by its key in the roster: shown as "S2".
                 self.names = tuple(n if n != default_name(k) else "" for n, k in zip(seat_names, seat_keys, strict=False))
                 self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
-                where = f"you are {self.label(my_seat)}" if my_seat is not None else "you watch"
+                where = "you watch" if my_seat is None else (f"you are {self.label(my_seat)}" if self.person
+                                                              else f"this is {self.label(my_seat)}'s log")
                 if self.continued is not None:     # a bot in the empty seat: the seats stay as they were
                     return [Note(f"Seats as before: {where}.")]
                 # Once, who sits where: the name, or (none chosen) the key's short form.
@@ -552,7 +553,8 @@ class Presenter:
                 told = self.deal_steps and deal_line(self.deal_steps, n) != line
                 full = [Note(line, NoteKind.PROGRESS)] if told else []
                 self.deal_steps = {}
-                return full + [Note(f"Your cards: {grouped(cards)}")]
+                whose = "Your" if self.person or self.you is None else f"{self.label(self.you)}'s"   # a bot's log
+                return full + [Note(f"{whose} cards: {grouped(cards)}")]
             case ActionApplied(action=action, lead=lead):
                 if action.seat in self.awaited:      # it answered: the table no longer waits for it
                     self.awaited = self.awaited - {action.seat}

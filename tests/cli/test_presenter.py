@@ -388,7 +388,9 @@ async def test_the_run_question_says_what_is_at_stake():
 def test_a_bots_log_names_its_own_seat_like_any_other():
     """Issue 20, finding 12: the demo's narrating bot was "you (S3 Bot 1)"."""
     presenter = Presenter(person=False)
-    texts(presenter, Seated(KEYS, 3, ("", "", "", "Bot 1")), HandStarted(1))
+    seated = texts(presenter, Seated(KEYS, 3, ("", "", "", "Bot 1")), HandStarted(1), Dealt(1, CardSet.parse("5C")))
+    assert seated[0].startswith("Seats drawn: this is S3 Bot 1's log. ") and "you" not in seated[0]
+    assert seated[-1] == "S3 Bot 1's cards: 5C"
     assert texts(presenter, ActionApplied(Play(3, CardSet.parse("5C")), lead=True)) == ["S3 Bot 1 leads 5C (single 5)"]
 
 
