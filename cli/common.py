@@ -85,6 +85,17 @@ def positive(text: str) -> int:
     return value
 
 
+def seconds(text: str) -> float:
+    """A non-negative number of seconds (an argparse type: a usage error, not a traceback)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
+    return value
+
+
 def heartbeat_seconds(text: str) -> float:
     value = float(text)
     if not 2 <= value < float("inf"):   # the others send a keep-alive every second (transport.py)
@@ -156,7 +167,7 @@ def add_peer_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--level", type=int, choices=sorted(LEVELS), default=DEFAULT_LEVEL, metavar="L",
                        help=f"strength of a search bot, as rollouts per decision ({levels}; default "
                             f"{DEFAULT_LEVEL})")
-    group.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+    group.add_argument("--timeout", type=seconds, default=30.0, metavar="SECONDS",
                        help="how long you have to claim a run, Stop, chata or kkojda before it declines "
                             "(default 30)")
     group.add_argument("--proof-workers", type=int, default=default_proof_workers(), metavar="N",
