@@ -164,7 +164,8 @@ def as_text(run: Run, seed: int, level: int) -> str:
     if times:
         lines.append(f"Search decisions: {len(times)}, median {statistics.median(times):.3f} s, "
                      f"worst {max(times):.3f} s (CPU).")
-    speed = f"{len(played) / run.seconds:.0f}" if run.seconds else "-"
+    rate = len(played) / run.seconds if run.seconds else 0.0
+    speed = "-" if not run.seconds else f"{rate:.0f}" if rate >= 10 else f"{rate:.1f}"
     lines.append(f"{speed} deals per second.")
     return "\n".join(lines)
 
