@@ -75,7 +75,7 @@ def test_search_decisions_are_timed_and_the_level_is_named(capsys, two_seconds):
     status, out, _ = run(capsys, "--hands", "1", "--seed", "1", "--duplicate", "--level", "1",
                          "--seats", "search,heuristic,search,heuristic")
     assert "search level 1 (10 rollouts)" in out
-    assert f"Search decisions: {timing['decisions']}, median 0.250 s, worst 0.250 s (CPU)." in out
+    assert f"Searched decisions: {timing['decisions']}, median 0.250 s, worst 0.250 s (CPU)." in out
 
 
 def test_a_deal_played_twice_swaps_the_pairs_bots():
