@@ -125,17 +125,27 @@ _AWAITED = {DecisionKind.TURN: "to play", DecisionKind.RUN: "to answer the run w
 
 RULES_HELP = """\
 Sasaki in short: 48 cards (no 2s), 12 each, ranks 3 (low) to A (high); suits never rank.
-Beat the top play with the same kind and more cards' worth: a higher single, pair, triplet
-or sequence (3+ in a row, same length); a Sasaki, a four or the Pig (TH TD) beats ordinary
-plays. Pass when you cannot or will not beat it; when everyone else has passed, the last
-player leads a new round with anything. Get rid of your cards: the order you go out in
-scores the hand. The red tens (TH, TD) make the red team; a red-ten holder may Run (show
-them, the hand counts double) and an opponent may call Stop (four times).
-Chata: when a single is played, whoever holds the other two of that rank may play them at
-once, out of turn; the fourth card of that rank answers with a kkojda. Nothing beats it."""
+Get rid of your cards: the order you go out in scores the hand.
+The round's leader plays anything; then each player in turn beats the top play or
+passes (and may still play later in the round). When everyone else has passed, the last
+player leads a new round.
+Ordinary plays (single, pair, sequence of 3+ ranks in a row) are beaten only by the same
+kind with as many cards and a higher rank: 9 9 beats 7 7; 5-6-7-8 beats 3-4-5-6 but not
+a 3-card sequence.
+Specials beat every ordinary play, and a higher special beats a lower one: a triplet,
+then a Sasaki (4 4 A), then four of a kind, then the Pig (TH TD). The Black Pig (TC TS)
+is a pair of tens that alone beats the Pig.
+Chata: after any single, whoever holds the other two of its rank may play them at once,
+out of turn; the fourth card of that rank may answer with a kkojda. Nothing beats it.
+Sides: the two red-ten holders (TH, TD) play against the other two, unknown at first.
+Run: before the first play, show your red ten; the hand counts double and your partner
+shows theirs. Stop: after a run, an opponent may call Stop; the hand counts four times."""
+"""The rules in short: the block marked "in-game help" in docs/rules.md, word for word
+(tests/cli/test_rules_help.py checks it)."""
 
 COMMANDS_HELP = """\
-At your turn: a number from the list (the first suit variant), cards like 9C 9H, or 'pass'.
+At your turn: a number from the list (it plays the suits shown first), cards like 9C 9H
+(any suits you hold), or 'pass'.
 In a window (run, Stop, chata, kkojda): y or a number to claim, n or Enter to decline.
 'help' shows this at any prompt; 'quit' leaves the table (asks first)."""
 
@@ -449,7 +459,9 @@ class Presenter:
         return ", ".join(f"{self.who(s)} {v:+d}" for s, v in enumerate(scores))
 
     def play_text(self, action: Action, lead: bool, went_out: bool = False) -> str:
-        return action_text(action, lead, went_out, who=self.who(action.seat))
+        """An action in words; yours as ``You pass``, ``You lead 9C 9H (pair of 9)``."""
+        you = self.who(action.seat) != self.label(action.seat)
+        return action_text(action, lead, went_out, who="You" if you else self.label(action.seat), you=you)
 
     # -- events --------------------------------------------------------------------------
 
@@ -507,8 +519,8 @@ class Presenter:
                 # A member that chose no name is called by its key in the roster: shown as "S2".
                 self.names = tuple(n if n != default_name(k) else "" for n, k in zip(seat_names, seat_keys, strict=False))
                 self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
-                where = ("you watch" if my_seat is None else f"you are {self.label(my_seat)}" if self.person
-                         else f"this peer is {self.label(my_seat)}")
+                where = "you watch" if my_seat is None else (f"you are {self.label(my_seat)}" if self.person
+                                                              else f"this is {self.label(my_seat)}'s log")
                 if self.continued is not None:     # a bot in the empty seat: the seats stay as they were
                     return [Note(f"Seats as before: {where}.")]
                 # Once, who sits where: the name, or (none chosen) the key's short form.
@@ -541,7 +553,8 @@ class Presenter:
                 told = self.deal_steps and deal_line(self.deal_steps, n) != line
                 full = [Note(line, NoteKind.PROGRESS)] if told else []
                 self.deal_steps = {}
-                return full + [Note(f"Your cards: {grouped(cards)}")]
+                whose = "Your" if self.person or self.you is None else f"{self.label(self.you)}'s"   # a bot's log
+                return full + [Note(f"{whose} cards: {grouped(cards)}")]
             case ActionApplied(action=action, lead=lead):
                 if action.seat in self.awaited:      # it answered: the table no longer waits for it
                     self.awaited = self.awaited - {action.seat}
@@ -645,7 +658,8 @@ class Presenter:
             if self.sizes[action.seat] <= 0 and action.seat not in self.finish:
                 self.finish.append(action.seat)
                 place = len(self.finish)
-                notes.append(Note(f"{self.who(action.seat)} {'go' if action.seat == self.you and self.person else 'goes'} out "
+                you = action.seat == self.you and self.person      # "You go out", like "You play"
+                notes.append(Note(f"{'You go' if you else self.who(action.seat) + ' goes'} out "
                                   f"({_PLACES[place - 1]}).", NoteKind.OUT))
         return notes
 
@@ -945,18 +959,25 @@ class Presenter:
         playable: set[str] = set()
         number = 0
         if kind is DecisionKind.TURN:
+            # Folded by (kind, label), then numbered kind by kind in the order of _KIND_GROUPS and,
+            # within a kind, low to high (shorter sequences first): the numbers of a kind run on.
             folded: dict[tuple[str, str], list[Action]] = {}
+            order: dict[tuple[str, str], tuple[int, int, int]] = {}
             for action in legal:
                 if isinstance(action, Pass):
                     continue
                 if isinstance(action, Run):
-                    folded.setdefault(("Run", f"run, showing {action.cards}"), []).append(action)
-                    continue
-                combo = classify(action.cards.mask)
-                title = _KIND_GROUPS[combo.kind] if combo is not None else "Other"
-                folded.setdefault((title, str(combo)), []).append(action)
+                    key = ("Run", f"run, showing {action.cards}")
+                    order[key] = (len(_KIND_GROUPS), 0, 0)
+                else:
+                    combo = classify(action.cards.mask)
+                    assert combo is not None, "a legal play is a combination"
+                    key = (_KIND_GROUPS[combo.kind], str(combo))
+                    order[key] = (int(combo.kind), combo.length, int(combo.rank))
+                folded.setdefault(key, []).append(action)
             by_title: dict[str, list[Choice]] = {}
-            for (title, label), actions in folded.items():
+            for key in sorted(folded, key=order.__getitem__):
+                (title, label), actions = key, folded[key]
                 number += 1
                 answers[f"c{number}"] = actions[0]
                 for action in actions:

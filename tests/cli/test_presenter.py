@@ -43,13 +43,13 @@ def test_plays_mark_you_and_tell_who_goes_out():
                   ActionApplied(Pass(2)), ActionApplied(Decline(3)))
     assert notes == ["Seats drawn: you are S1. S0 peer 00000000, S1 peer 01010101, S2 peer 02020202, S3 peer 03030303.",
                      "Hand 1: shuffling and dealing (every peer shuffles, with proofs) ...",
-                     "S0 leads 3S (single 3)", "you (S1) plays 5C (single 5)", "S2 passes"]
+                     "S0 leads 3S (single 3)", "You play 5C (single 5)", "S2 passes"]
     presenter.sizes[2] = 2
     assert texts(presenter, ActionApplied(Play(2, CardSet.parse("9C 9H")))) == [
         "S2 plays 9C 9H (pair of 9)", "S2 goes out (1st)."]
     presenter.sizes[1] = 1
     assert texts(presenter, ActionApplied(Play(1, CardSet.parse("AS")))) == [
-        "you (S1) plays AS (single A)", "you (S1) go out (2nd)."]
+        "You play AS (single A)", "You go out (2nd)."]
 
 
 def test_waiting_is_told_once_per_change_with_what_is_awaited():
@@ -295,7 +295,7 @@ def test_names_show_beside_the_seat_and_a_hostile_one_cannot_move_the_cursor():
                   ActionApplied(Pass(2)))
     assert notes == ["Seats drawn: you are S0 Mina. S0 Mina, S1 peer 01010101, S2 Jun?[2J, S3 Bot 4.",
                      "Hand 1: shuffling and dealing (every peer shuffles, with proofs) ...",
-                     "you (S0 Mina) leads 3S (single 3)", "S1 passes", "S2 Jun?[2J passes"]
+                     "You lead 3S (single 3)", "S1 passes", "S2 Jun?[2J passes"]
     seats = presenter.table().seats
     assert [s.label for s in seats] == ["You", "S1", "S2 Jun?[2J", "S3 Bot 4"]
     assert presenter.table().you_label == "S0 Mina"   # the page's "you are S0 Mina"
@@ -388,9 +388,9 @@ async def test_the_run_question_says_what_is_at_stake():
 def test_a_bots_log_names_its_own_seat_like_any_other():
     """Issue 20, finding 12: the demo's narrating bot was "you (S3 Bot 1)"."""
     presenter = Presenter(person=False)
-    seated = texts(presenter, Seated(KEYS, 3, ("", "", "", "Bot 1")))
-    assert seated[0].startswith("Seats drawn: this peer is S3 Bot 1. ")
-    texts(presenter, HandStarted(1))
+    seated = texts(presenter, Seated(KEYS, 3, ("", "", "", "Bot 1")), HandStarted(1), Dealt(1, CardSet.parse("5C")))
+    assert seated[0].startswith("Seats drawn: this is S3 Bot 1's log. ") and "you" not in seated[0]
+    assert seated[-1] == "S3 Bot 1's cards: 5C"
     assert texts(presenter, ActionApplied(Play(3, CardSet.parse("5C")), lead=True)) == ["S3 Bot 1 leads 5C (single 5)"]
 
 
