@@ -688,6 +688,7 @@ class Presenter:
         else:
             names = ", ".join(self.label(s) for s in sorted(awaited))
             view = getattr(session, "view", None) if session is not None else None
+            view = view if view is not None else self.view
             what = "to shuffle and deal"
             if self.phase is Phase.PLAYING and view is not None:
                 what = _AWAITED.get(view.decision.kind, "")
@@ -720,7 +721,9 @@ class Presenter:
         session = self.session
         waiting = getattr(session, "waiting_for", None) if session is not None and self.hand_no >= 1 else None
         if waiting is None or self.phase in (Phase.MATCH_OVER, Phase.STOPPED):
-            return tuple(sorted(self.awaited))
+            waiting = tuple(sorted(self.awaited))
+        if self.phase is Phase.PLAYING and self.view is not None:   # only those the game asks now
+            waiting = tuple(s for s in waiting if s in self.view.decision.seats)
         return tuple(s for s in waiting if s != self.you)
 
     def status(self) -> str:
@@ -762,22 +765,19 @@ class Presenter:
         if view is None:
             return ""
         kind = view.decision.kind
-        if kind is DecisionKind.TURN:
-            seat = view.decision.seats[0]
-            if seat == self.you:
-                return "Your turn."
-            return f"{self.label(seat)}'s turn{self._offline(seat)}."
         if kind is DecisionKind.OVER:
             return f"Hand {self.hand_no} is over."
-        name = _CLAIM_NAMES.get(kind, kind.value)
-        others = tuple(s for s in awaited if s != self.you)
-        return f"{name} window: waiting for {self._names(others)} ..." if others else f"{name} window."
+        others = frozenset(s for s in awaited if s != self.you)
+        if others:   # the same words as the terminal's waiting line
+            offline = tuple(sorted(set(self.offline) | set(self.links_down)))
+            return self.waiting_text(others, tuple(s for s in offline if s in others), self.session)
+        if kind is DecisionKind.TURN:
+            seat = view.decision.seats[0]
+            return "Your turn." if seat == self.you else f"{self.label(seat)} is to play."
+        return f"{_CLAIM_NAMES.get(kind, kind.value)} window."
 
     def _names(self, seats: Sequence[int]) -> str:
-        return ", ".join(self.label(s) + self._offline(s) for s in seats)
-
-    def _offline(self, seat: int) -> str:
-        return " (no connection)" if seat in self.offline else ""
+        return ", ".join(self.label(s) + (" (no connection)" if s in self.offline else "") for s in seats)
 
     def side_text(self) -> str:
         """``Your side: red (partner unknown)``, ``... red, with S2``, ``... black``, ``... red,

@@ -95,7 +95,8 @@ def describe(hand: Hand) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        with open(args.file, encoding="utf-8-sig") as handle:
+        # newline="": a lone CR stays inside its line (docs/records.md counts \n-separated lines)
+        with open(args.file, encoding="utf-8-sig", newline="") as handle:
             text = handle.read()
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else "it is not UTF-8 text"

@@ -335,12 +335,12 @@ def test_the_status_reads_who_is_awaited_from_the_session_never_a_stale_set():
     presenter.event(HandStarted(1), session)
     presenter.event(Dealt(1, hand.view(2).cards), session)
     presenter.event(Waiting((0, 1, 3), KEYS[:2] + KEYS[3:], offline=(1,)), session)
-    assert presenter.status() == "S1's turn (no connection)."
+    assert presenter.status() == "Waiting for S1 to play ... (S1: no connection, reconnecting)"
     assert [seat.awaited for seat in presenter.table().seats] == [False, True, False, False]
     hand.apply(Play(1, CardSet.parse("6C")))             # a single: the chata window opens for all
     session.view, session.waiting_for = hand.view(2), (0, 3)
     presenter.event(ActionApplied(Play(1, CardSet.parse("6C"))), session)
-    assert presenter.status() == "Chata window: waiting for S0, S3 ..."
+    assert presenter.status() == "Waiting for S0, S3 to answer the chata chance ..."
 
 
 def test_your_side_is_told_once_you_can_know_it():

@@ -104,3 +104,17 @@ def test_readable_summary(tmp_path, capsys):
     assert "Game points: pair 0 2, pair 1 0." in out
     status, out, _ = replay(tmp_path, capsys, cut("S2 bid 5"))
     assert "The record stops before the end of the deal; next: bid for S3." in out
+
+
+def test_lines_are_newline_separated_a_lone_cr_is_not_a_line_break(tmp_path, capsys):
+    """docs/records.md: line numbers count \\n-separated lines (CRLF files read as usual)."""
+    record = cut("S0 bid 7").replace("\n", "\r\n")
+    status, out, _ = replay(tmp_path, capsys, record, "--json")
+    assert status == 0 and json.loads(out)["declarer"] is None
+    path = tmp_path / "cr.txt"
+    head = cut("S1 pass")
+    path.write_bytes((head + "S2 bid 5\rS3 pass\nS0 bidx\n").encode())
+    assert main(["replay", "--json", str(path)]) == 1
+    out, _ = capsys.readouterr()
+    assert json.loads(out) == {"ok": False, "line": len(head.splitlines()) + 1,
+                               "error": "bid takes one number of tricks, as in 'S2 bid 6'"}
