@@ -9,6 +9,7 @@ import secrets
 import struct
 import tracemalloc
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 import trio
@@ -19,8 +20,8 @@ from p2p_sasaki.protocol.net.mesh import Backoff, open_mesh
 pytestmark = pytest.mark.slow
 
 ATTACKERS = 200
-FAST = dict(backoff=Backoff(initial=0.05, maximum=0.2), heartbeat=0.2, dead_after=2.0, handshake_timeout=1.0,
-            report_every=0.5)
+FAST: dict[str, Any] = dict(backoff=Backoff(initial=0.05, maximum=0.2), heartbeat=0.2, dead_after=2.0,
+                            handshake_timeout=1.0, report_every=0.5)
 
 
 def descriptors() -> int:
