@@ -132,9 +132,9 @@ from typing import Any, Protocol
 
 import trio
 
-from p2p_sasaki.protocol.config import NO_PACE, Pace
 from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.followon import is_follow_on
+from p2p_sasaki.protocol.game import OPENING_PACE, SlotKind
 from p2p_sasaki.protocol.messages import MessageError, TableAction, VersionMismatchError, decode_envelope
 from p2p_sasaki.protocol.net.disk import DiskError, append_record, complete_length, repair_tail
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
@@ -142,11 +142,12 @@ from p2p_sasaki.protocol.net.mesh import Mesh
 from p2p_sasaki.protocol.net.persist import TableStore
 from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
 from p2p_sasaki.protocol.net.workers import ProofPool
+from p2p_sasaki.protocol.pace import NO_PACE, Pace
 from p2p_sasaki.protocol.restore import RecordingEntropy, RestoreError, restore_session
 from p2p_sasaki.protocol.session import Blame, HandAbandoned, HandEnded, Record, TableSession
 from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record, frame_records
 
-__all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Connected", "WindowOpened", "Pacer", "TableResult", "TranscriptWriter",
+__all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Links", "Connected", "WindowOpened", "Pacer", "TableResult", "TranscriptWriter",
            "SentLog", "run_table", "Stalled", "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
 
 WAIT, ABANDON, END, BOT = "wait", "abandon", "end", "bot"
@@ -274,6 +275,16 @@ class Waiting:
     """trio time of the stall deadline (since + the table's ``stall_ms``): the choices come then."""
     left: tuple[int, ...] = ()
     """Those of ``seats`` that signed a leave notice ("S2 left")."""
+
+
+@dataclass(frozen=True)
+class Links:
+    """Driver event: the members with no live link to this peer right now, awaited or not (seats
+    once drawn, roster indices before); emitted on every change, as soon as the transport
+    reports a link down or back (within its heartbeat), so a view can mark any seat offline."""
+
+    offline: tuple[int, ...]
+    keys: tuple[bytes, ...] = ()      # their public keys, in the same order
 
 
 @dataclass(frozen=True)
@@ -513,7 +524,7 @@ async def run_table(
             config = restored.session.config
         # else: stopped before the table options were agreed; nothing was signed: start afresh
     writer = TranscriptWriter(transcript_path, reopen=reopen) if transcript_path is not None else None
-    result = TableResult(finished=False, totals=(0, 0, 0, 0), transcript=transcript_path)
+    result = TableResult(finished=False, totals=(), transcript=transcript_path)
     start: Callable[..., Awaitable[None]]
     if transport is None:
         mesh = Mesh(identity, roster, **(mesh_options or {}))
@@ -563,6 +574,7 @@ async def run_table(
                 else:
                     session = (session_factory or _default_session_factory)(identity, roster, config)
             result.config = config
+            result.totals = tuple(session.totals)
             driver = _Driver(session, transport, player, writer, notify, result, log, stall_after,
                              step_in_thread=step_in_thread, resend=resend, proof_pool=proof_pool,
                              pace=getattr(config, "pace", NO_PACE), store=store, entropy=recording,
@@ -660,6 +672,7 @@ class _Driver:
         self.wake = trio.Event()
         self.asking: tuple[object, trio.CancelScope] | None = None
         self.waiting: tuple[Any, ...] = ((), (), False, ())
+        self.links: tuple[int, ...] = ()           # the members reported without a live link (Links)
         self.wait_key: tuple[Any, ...] = ()
         self.wait_since = trio.current_time()
         self.stall_asked = False
@@ -789,8 +802,8 @@ class _Driver:
         if (not isinstance(body.payload, TableAction) or body.sender != me
                 or (body.hand, body.slot) in self.acted):
             return now
-        delay = self.pacer.pace.delay("lead")
-        self.notify(WindowOpened(body.hand, body.slot, "lead", now, delay), self.session)
+        delay = self.pacer.pace.delay(OPENING_PACE)
+        self.notify(WindowOpened(body.hand, body.slot, OPENING_PACE, now, delay), self.session)
         return now + delay
 
     async def _release(self) -> None:
@@ -817,10 +830,15 @@ class _Driver:
             if self.choosing is not None:
                 self.choosing.cancel()
                 self.choosing = None
+        down = tuple(s for s, k in enumerate(members) if k in peers and not self.transport.is_connected(k))
+        if down != self.links:
+            self.links = down
+            self.notify(Links(down, tuple(members[s] for s in down)), session)
         left = tuple(s for s in waiting if s in getattr(session, "left", ()))
         if (waiting, offline, alone, left) != self.waiting:
+            was_alone = bool(self.waiting[2])
             self.waiting = (waiting, offline, alone, left)
-            if waiting or alone:
+            if waiting or alone or was_alone:     # back online while nobody is awaited: told too
                 self.notify(Waiting(waiting, keys, offline, alone, self.wait_since,
                                     self.wait_since + self.pacer.pace.stall_deadline, left), session)
 
@@ -845,7 +863,8 @@ class _Driver:
         self.stall_asked = True
         before = {s for event in self.result.abandoned if event.hand < hand for s in event.left}
         stall = Stalled(hand, slot, waiting, self.wait_since, tuple(s for s in waiting if s in session.left),
-                        tuple(s for s in waiting if s in before), len(waiting) == 1 and hand < session.config.hands)
+                        tuple(s for s in waiting if s in before),
+                        len(waiting) == 1 and not session.game.match_over(hand, session.config.hands, session.totals))
         self.notify(stall, session)
         scope = trio.CancelScope()
         self.choosing = scope
@@ -906,9 +925,7 @@ class _Driver:
 
     def _decision_key(self) -> object:
         session = self.session
-        view = session.view
-        return (getattr(session, "hand_no", None), view.history if view is not None else None,
-                session.pending_for_me)
+        return (getattr(session, "hand_no", None), session.slot, session.pending_for_me)
 
     async def _ask(self, key: object, turn: Turn, scope: trio.CancelScope) -> None:
         with scope:
@@ -940,8 +957,9 @@ class _Driver:
                 return
             self.asking[1].cancel()
         now = trio.current_time()
-        kind = pending.kind.value
-        paced = pending.is_window or self.paced_turns
+        kind = session.game.pace_kind(pending)
+        slot = session.pending_slot
+        paced = (slot is not None and slot.kind is SlotKind.WINDOW) or self.paced_turns
         delay = self.pacer.pace.delay(kind) if paced else 0.0
         self.opened = {key: (now, now + delay)}
         if paced:

@@ -25,7 +25,8 @@ from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import MessageError, decode_envelope, verify_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.memory import LinkConditions, MemoryNetwork
-from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, Waiting, run_table
+from p2p_sasaki.protocol.net.table import BotPlayer, Links, TableResult, Waiting, run_table
+from p2p_sasaki.protocol.sasaki_game import SasakiGame
 from p2p_sasaki.protocol.session import MatchEnded, Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
@@ -34,7 +35,7 @@ from p2p_sasaki.sasaki.options import TableOptions
 # Virtual seconds a driver stays after the match: longer than a stall (3 s), so that a lost
 # last message of a finished peer is re-sent (module docstring of table.py); free in virtual time.
 LINGER = 10.0
-CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False)   # not about proofs
+CONFIG = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False)   # not about proofs
 IDENTITIES = [Identity.generate(SeededEntropy(b"reliability peer %d" % n)) for n in range(4)]
 KEYS = [identity.public_key for identity in IDENTITIES]
 MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
@@ -56,6 +57,8 @@ class Match:
     results: list[TableResult | None] = field(default_factory=lambda: [None] * 4)
     records: list[list[bytes]] = field(default_factory=lambda: [[] for _ in range(4)])
     waiting: list[list[Waiting]] = field(default_factory=lambda: [[] for _ in range(4)])
+    links: list[list[tuple[float, Links]]] = field(default_factory=lambda: [[] for _ in range(4)])
+    """Each driver's Links events, with the trio time they came."""
     ended: int = 0
     """Drivers whose session has ended the match (chaos stops then: the drivers linger)."""
 
@@ -79,6 +82,8 @@ async def play_match(network: MemoryNetwork, chaos: Callable[[Match], Awaitable[
             match ev:
                 case Waiting():
                     state.waiting[n].append(ev)
+                case Links():
+                    state.links[n].append((trio.current_time(), ev))
                 case Record(data=data):
                     state.records[n].append(data)
                 case MatchEnded():

@@ -346,7 +346,8 @@ class OracleHand:
 
 # ---------------------------------------------------------------- records
 
-TAG_RE = re.compile(r'^\[\s*([A-Za-z0-9_]+)\s+"([^"]*)"\s*\]$')
+# A tag name starts with a letter, as the engine has always read it (docs/records.md only shows names).
+TAG_RE = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"([^"]*)"\s*\]$')
 ACTION_RE = re.compile(r"^S([0-3])\s+(run|stop|play|pass|chata|kkojda)\b(.*)$")
 KNOWN_TAGS = {"Seat0", "Seat1", "Seat2", "Seat3", "Lead", "Running", "LeadMustContain3"}
 
