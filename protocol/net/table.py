@@ -72,7 +72,7 @@ agreed (``resend=False`` turns it off, to show what it repairs):
   longer than ``stall_after`` lets a finished peer repair its own lost last message
   (the TCP mesh only loses frames when a link breaks, which the reconnection covers).
 
-Tests: ``tests/cli/test_table_reliability.py`` runs four drivers on a seeded hostile
+Tests: ``tests/net/test_table_reliability.py`` runs four drivers on a seeded hostile
 in-memory network under ``MockClock(autojump_threshold=0)`` (loss, duplicates,
 reordering, links cut, a peer offline, the re-send turned off).
 
@@ -100,7 +100,7 @@ raises :class:`PlayerLeft` (``quit`` at the terminal) makes the driver sign and 
 notice, wait up to 2 s for it to go out, and re-raise. Ctrl-C or a closed terminal sends
 nothing (the table stays resumable). ``TableResult.abandoned`` holds the
 :class:`~p2p_sasaki.protocol.events.HandAbandoned` events. Tests:
-``tests/cli/test_abandon_driver.py`` (virtual time), ``tests/cli/test_abandon_processes.py``.
+``tests/net/test_abandon_driver.py`` (virtual time), ``tests/cli/test_abandon_processes.py``.
 
 What is persisted, and what a crash loses
 -----------------------------------------
@@ -117,7 +117,7 @@ What is persisted, and what a crash loses
   (it signs the very bytes it had signed, or refuses), writes the records its replay
   completed beyond the file (and skips those already in it), re-sends its saved
   envelopes to every peer and goes on; the others re-send theirs when its link comes back
-  (above). Tests: ``tests/cli/test_resume.py`` (in memory), ``test_resume_processes.py``.
+  (above). Tests: ``tests/net/test_resume.py`` (in memory), ``tests/cli/test_resume_processes.py``.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import struct
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 import trio
@@ -22,8 +23,8 @@ from p2p_sasaki.protocol.net.mesh import Backoff, open_mesh
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hostile")]
 
 ATTACKERS = 200
-FAST = dict(backoff=Backoff(initial=0.05, maximum=0.2), heartbeat=0.2, dead_after=2.0, handshake_timeout=1.0,
-            report_every=0.5)
+FAST: dict[str, Any] = dict(backoff=Backoff(initial=0.05, maximum=0.2), heartbeat=0.2, dead_after=2.0,
+                            handshake_timeout=1.0, report_every=0.5)
 
 
 def descriptors() -> int:

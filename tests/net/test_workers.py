@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from typing import Any
 
 import pytest
 import trio
@@ -13,7 +14,7 @@ from p2p_sasaki.protocol.deck import DeckSession, HandDealt, ProveHop, VerifyHop
 from p2p_sasaki.protocol.net.workers import ProofPool, start_jobs
 from tests.protocol.helpers import Table
 
-FAST = dict(n_cards=12)
+FAST: dict[str, Any] = dict(n_cards=12)
 
 
 def test_jobs_run_anywhere_give_the_bytes_of_step():
