@@ -47,7 +47,8 @@ from dataclasses import dataclass
 from multiprocessing import Pool
 from random import Random
 
-from p2p_sasaki.cli.simulate import Interval, deal_seed
+from p2p_sasaki.cli.batches import Interval
+from p2p_sasaki.cli.simulate import deal_seed
 from p2p_sasaki.sasaki.bots import Bot, HeuristicBot, play_hand
 from p2p_sasaki.sasaki.hand import Action, Hand, SeatView
 from p2p_sasaki.sasaki.options import TableOptions

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import functools
 import heapq
 import statistics
 import time
@@ -160,17 +161,17 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> Han
         c = core(seat)
         if kind == 2:  # a proof job on a free core, beside the session's own work
             _, _, job = heapq.heappop(seat.jobs)
-            result, spent = measure(seat, lambda: run_job(job))
+            result, spent = measure(seat, functools.partial(run_job, job))
             seat.cores[c] = start + spent
             order += 1
             heapq.heappush(seat.results, (start + spent, order, job, result))
             continue
         if kind == 0:
             _, _, job, result = heapq.heappop(seat.results)
-            returned, spent = measure(seat, lambda: seat.session.finish_job(job, result))
+            returned, spent = measure(seat, functools.partial(seat.session.finish_job, job, result))
         else:
             _, _, envelope, sender = heapq.heappop(seat.inbox)
-            returned, spent = measure(seat, lambda: seat.session.receive(envelope, from_seat=sender))
+            returned, spent = measure(seat, functools.partial(seat.session.receive, envelope, from_seat=sender))
         seat.main_free = seat.cores[c] = start + spent
         after_main(index, start + spent, returned)
     if any(seat.dealt_at is None for seat in seats):

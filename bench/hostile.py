@@ -69,7 +69,8 @@ async def measure(connections: int, hold: float) -> dict[str, float]:
     identities = sorted((Identity.generate() for _ in range(2)), key=lambda i: i.public_key)
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1", backlog=512) for _ in identities]
     roster = TableRoster(secrets.token_bytes(32), tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], os.urandom(32)) for i, ls in zip(identities, listeners, strict=False)))
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], os.urandom(32))
+        for i, ls in zip(identities, listeners, strict=False)))
     port = roster.members[1].port
     async with open_mesh(identities[1], roster, listeners[1]) as mesh:
         await trio.sleep(0.5)

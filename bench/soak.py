@@ -71,7 +71,8 @@ def start_table(spec: dict) -> list[tuple[Any, Any]]:
         sock.listen(16)
         socks.append(sock)
     spec["roster"] = TableRoster(spec["table_id"], tuple(
-        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], os.urandom(32)) for i, s in zip(spec["identities"], socks, strict=False)))
+        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], os.urandom(32))
+        for i, s in zip(spec["identities"], socks, strict=False)))
     context = multiprocessing.get_context("fork")
     running = []
     for n in range(4):
@@ -157,8 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"hands per minute  {hands / minutes:.2f} ({hands} hands in {minutes * 60:.0f} s)")
     print(f"worst per-play    {max(latencies, default=0.0) * 1000:.0f} ms (median "
           f"{statistics.median(latencies) * 1000 if latencies else 0:.0f} ms over {len(latencies)} plays)")
-    print(f"peak RSS per peer {max(rss, default=0) / 1024:.1f} MiB max, {statistics.median(rss) / 1024 if rss else 0:.1f}"
-          f" MiB median")
+    print(f"peak RSS per peer {max(rss, default=0) / 1024:.1f} MiB max, "
+          f"{statistics.median(rss) / 1024 if rss else 0:.1f} MiB median")
     print(f"audits            {sum(o['audits'] for o in outcomes)}/{len(outcomes)} tables: every transcript "
           "audits clean and the four are identical")
     return 0 if finished == len(outcomes) and all(o["audits"] for o in outcomes) else 1

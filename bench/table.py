@@ -33,8 +33,8 @@ closest to four laptops: every peer has its own interpreter and GIL, the OS sche
 on this machine's cores), or four trio tasks in this process (``--mode tasks``; one GIL).
 Timestamps are CLOCK_MONOTONIC, one clock for every process of the machine.
 
-The cost of the fair windows per hand (docs/rules.md): the "whole hand" of ``--pace fair``
-minus that of ``--pace none`` (same seeds, so the same hand).
+The cost of the fair windows per hand (docs/architecture.md, "Windows and the protocol"): the
+"whole hand" of ``--pace fair`` minus that of ``--pace none`` (same seeds, so the same hand).
 
 Usage: python bench/table.py [--runs 3] [--no-proofs] [--pace none|fair]
        [--bot heuristic|random] [--seed 1] [--mode processes|tasks]
@@ -176,7 +176,8 @@ def play_table(spec: dict, mode: str) -> list[dict]:
         sock.listen(16)
         socks.append(sock)
     spec["roster"] = TableRoster(spec["table_id"], tuple(
-        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], MEMBER_NONCE) for i, s in zip(spec["identities"], socks, strict=False)))
+        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], MEMBER_NONCE)
+        for i, s in zip(spec["identities"], socks, strict=False)))
     if mode == "tasks":
         results: list[dict] = [{}] * 4
 
@@ -262,7 +263,8 @@ def one_run(run: int, args: argparse.Namespace, directory: str) -> tuple[dict, d
     seed = args.seed * 1000 + run
     entropy = SeededEntropy(b"bench/table/identities/%d" % seed)
     identities = [Identity(entropy(32)) for _ in range(4)]
-    config = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=args.proofs, pace=PACES[args.pace])
+    config = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=args.proofs,
+                         pace=PACES[args.pace])
     spec = {"seed": seed, "identities": identities, "config": config, "bot": args.bot, "dir": directory,
             "timeout": args.timeout}
     real = figures(play_table(dict(spec, label=f"real-{run}", table_id=entropy(32)), args.mode))

@@ -84,25 +84,61 @@ def as_json(audit: Any) -> dict[str, Any]:
     }
 
 
+def _hands(count: int) -> str:
+    return "no hand" if count == 0 else f"{count} hand{'' if count == 1 else 's'}"
+
+
+def _where(hand: int | None) -> str:
+    """Where in the match, for people: hands are numbered from 1; 0 is the seating, before
+    the first deal; -1 (or None) is not known."""
+    if hand is None or hand < 0:
+        return ""
+    return "before the first deal" if hand == 0 else f"in hand {hand}"
+
+
 def describe(audit: Any) -> str:
+    """The verdict in words for people: its first line says it once (the demo and a player's
+    page show only that line); a second line, where there is one, gives the technical detail.
+
+    >>> from types import SimpleNamespace as A
+    >>> print(describe(A(ok=False, complete=False, hands=(), scores=(), totals=(0, 0, 0, 0), status=None,
+    ...                  blame=A(seat=None, hand=0, slot=0, reason="record 1: seat 0's prev does not match"),
+    ...                  stops_at=A(hand=0, slot=0, record=1))))
+    DAMAGED: this file was changed or corrupted after it was written (found at its record 1, before the first deal), so nobody can be blamed; no hand verified before that.
+      Detail: record 1: seat 0's prev does not match.
+    """
     data = as_json(audit)
     label = getattr(audit, "label", lambda seat: f"S{seat}")   # "S2 Mina"
+    totals = ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(data["totals"]))
+    verified = _hands(len(data["scores"]))
     if data["status"] == "abandoned":
-        return (f"ABANDONED: {data['note']}; nobody is blamed. {len(data['scores'])} complete hand(s) verified; "
-                "totals " + ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(data["totals"])) + ".")
+        hands = list(getattr(audit, "abandoned", ()))
+        which = (f"hand {hands[0]} was" if len(hands) == 1 else
+                 "hands " + ", ".join(map(str, hands)) + " were") if hands else "a hand was"
+        gone = " and ".join(label(s) for s in data["left"]) or "a player"
+        return (f"ABANDONED: {which} abandoned because {gone} left (not a fault); nobody is blamed. "
+                f"{verified.capitalize()} complete and verified; totals {totals}."
+                + (f"\n  Detail: {data['note']}." if data["note"] else ""))
     if data["status"] == "incomplete":
-        where = data["note"] or "the transcript stops before the match is over"
-        lines = [f"INCOMPLETE: {where}; nobody is blamed. {len(data['scores'])} hand(s) verified before that; totals "
-                 + ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
-        return "\n".join(lines)
+        stops = data["stops_at"] or {}
+        where = _where(stops.get("hand"))
+        waiting = ", ".join(label(s) for s in data["waiting_for"])
+        first = (f"INCOMPLETE: the transcript simply stops{' ' + where if where else ''}"
+                 + (f", where the table waited for {waiting}" if waiting else "")
+                 + f"; nobody is blamed. {verified.capitalize()} verified before that; totals {totals}.")
+        return first + (f"\n  Detail: {data['note']}." if data["note"] else "")
     if data["blame"] is not None or not data["ok"]:
         blame = data["blame"] or {"seat": None, "hand": None, "slot": None, "reason": "the transcript does not verify"}
-        who = ("nobody can be named (the file itself was altered)" if blame["seat"] is None
-               else f"{label(blame['seat'])} is to blame")
-        where = f"hand {blame['hand']}, message {blame['slot']}" if blame.get("hand") not in (None, -1) \
-            else f"message {blame['slot']}"
-        return (f"FAILED: {who} ({where}): {blame['reason']}. "
-                f"{len(data['scores'])} hand(s) verified before that.")
+        if blame["seat"] is not None:
+            where = _where(blame.get("hand"))
+            return (f"FAILED: {label(blame['seat'])} is to blame{' (' + where + ')' if where else ''}: "
+                    f"{blame['reason']}. {verified.capitalize()} verified before that.")
+        stops = data["stops_at"] or {}
+        found = ", ".join(part for part in (f"at its record {stops['record']}" if stops.get("record") else "",
+                                            _where(stops.get("hand", blame.get("hand")))) if part)
+        return (f"DAMAGED: this file was changed or corrupted after it was written"
+                f"{' (found ' + found + ')' if found else ''}, so nobody can be blamed; {verified} verified before "
+                f"that.\n  Detail: {blame['reason'].rstrip('.')}.")
     incomplete = "" if data["complete"] else " (the match stops early: not every hand was played)"
     lines = [f"OK: {len(data['hands'])} hand(s) verified{incomplete}; totals "
              + ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
@@ -149,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
                               "status": "unreadable", "stops_at": None, "waiting_for": [], "note": None,
                               "left": []}))
         else:
-            print(f"sasaki audit: {args.file} is not a transcript: {problem}.")
+            print(f"sasaki audit: {args.file} is not a transcript: {problem}.", file=sys.stderr)
         return EXIT["unreadable"]
     data = as_json(audit)
     follows = None
@@ -163,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data))
     elif data["status"] == "unreadable":
-        print(f"sasaki audit: {args.file} is not a transcript: {data['blame']['reason']}.")
+        print(f"sasaki audit: {args.file} is not a transcript: {data['blame']['reason']}.", file=sys.stderr)
     else:
         print(f"{args.file}: {describe(audit)}")
         if follows is not None:

@@ -13,6 +13,7 @@ COMMANDS: dict[str, str] = {
     "tables": "list the tables advertised on the local network",
     "demo": "four bot peers play over the real protocol on this machine",
     "audit": "verify a table transcript (.sasaki) and name any cheater",
+    "view": "watch a table transcript as a replay in your browser, step by step",
     "export": "write each hand of a transcript as a game record for 'sasaki replay'",
     "replay": "check a game record and summarise the hand",
     "simulate": "let bots play many hands and compare them",

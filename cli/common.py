@@ -86,6 +86,17 @@ def positive(text: str) -> int:
     return value
 
 
+def seconds(text: str) -> float:
+    """A non-negative number of seconds (an argparse type: a usage error, not a traceback)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
+    return value
+
+
 def heartbeat_seconds(text: str) -> float:
     value = float(text)
     if not 2 <= value < float("inf"):   # the others send a keep-alive every second (transport.py)
@@ -157,7 +168,7 @@ def add_peer_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--level", type=int, choices=sorted(LEVELS), default=DEFAULT_LEVEL, metavar="L",
                        help=f"strength of a search bot, as rollouts per decision ({levels}; default "
                             f"{DEFAULT_LEVEL})")
-    group.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+    group.add_argument("--timeout", type=seconds, default=30.0, metavar="SECONDS",
                        help="how long you have to claim a run, Stop, chata or kkojda before it declines "
                             "(default 30)")
     group.add_argument("--proof-workers", type=int, default=default_proof_workers(), metavar="N",
@@ -335,7 +346,11 @@ def make_ui(args: argparse.Namespace, player: Any) -> Any:
             narrator.presenter.on_note.clear()
             return narrator
         return None
-    return narrator or Narrator(show_waiting=False)    # a bot's log: the plays, not the waits
+    if narrator is not None:
+        return narrator
+    from p2p_sasaki.cli.presenter import Presenter
+
+    return Narrator(Presenter(person=False), show_waiting=False)    # a bot's log: the plays, not the waits
 
 
 @asynccontextmanager
@@ -409,7 +424,7 @@ async def play_roster(args: argparse.Namespace, identity: Identity, roster: Tabl
                 replaced = await agree_bot_seat(args, identity, roster, mesh, result, player, ui)
                 if replaced is not None:
                     mesh.roster = mesh_roster(roster, replaced)
-                    report(result, args.quiet)        # the abandoned table's totals and transcript
+                    report(result, args.quiet, going_on=True)   # the abandoned table's totals and transcript
                     presenter = getattr(player, "presenter", None)
                     if presenter is not None:
                         presenter.new_match(carried=replaced.config.carried)
@@ -485,7 +500,10 @@ async def next_match(args: argparse.Namespace, identity: Identity, roster: Table
             return "you"
         return member_label(presenter, key)
 
-    if outcome.declined is not None:
+    if policy == "no":
+        # nobody was asked here: this peer does not play another match (a bot, or --next-match no)
+        text = "No next match: this peer plays one match (a bot, or --next-match no)."
+    elif outcome.declined is not None:
         text = "No next match: you declined." if outcome.declined == identity.public_key and not outcome.timed_out \
             else ("No next match: your time to answer was up." if outcome.declined == identity.public_key
                   else f"No next match: {who(outcome.declined)} declined.")
@@ -615,7 +633,9 @@ def verdict(path: Path) -> str:
         return f"Audit of your transcript failed: {error}"
 
 
-def report(result: TableResult, quiet: bool) -> int:
+def report(result: TableResult, quiet: bool, going_on: bool = False) -> int:
+    """The match's end on stdout: abandoned hands, totals, the transcript; ``going_on``: the
+    match goes on at a new table with a bot in the empty seat, so these are totals so far."""
     if result.blame is not None:
         seat = "nobody" if result.blame.seat is None else f"S{result.blame.seat}"
         print(f"The table stopped: {seat} is blamed: {result.blame.reason}.")
@@ -624,7 +644,8 @@ def report(result: TableResult, quiet: bool) -> int:
     for event in result.abandoned:
         gone = ", ".join(f"S{s}" for s in event.left)
         print(f"Hand {event.hand} was abandoned: {gone} left ({event.reason}); nobody is blamed.")
-    print(f"Match over. Totals: {places_text(result.totals)}.")
+    print(f"Totals so far: {places_text(result.totals)}; the match goes on at a new table." if going_on
+          else f"Match over. Totals: {places_text(result.totals)}.")
     print(f"Transcript: {result.transcript} (check it with: sasaki audit {result.transcript})")
     return 0 if result.finished else 1
 
@@ -634,6 +655,10 @@ EXIT_FINISHED, EXIT_FAILED, EXIT_USAGE, EXIT_DISK, EXIT_INTERRUPTED = 0, 1, 2, 3
 
 terminal_closed = False
 """Set by the SIGHUP handler (cli/main.py): the interruption was a closed terminal."""
+
+demo_peer = False
+"""Set for ``sasaki demo``'s own peer (``host --demo``): leaving ends the demo, and nothing
+resumes it (the same command starts a new one), so the closing sentence says so."""
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
@@ -651,7 +676,8 @@ def explain(error: BaseException) -> tuple[int, str] | None:
     leaves = [leaf for leaf in _leaves(error) if not isinstance(leaf, trio.Cancelled)]
     if not leaves:
         return None
-    resumable = "nothing more was sent (a match under way can be resumed: run the same command again)"
+    resumable = ("nothing more was sent; the demo ends here ('sasaki demo' starts a new one)" if demo_peer
+                 else "nothing more was sent (a match under way can be resumed: run the same command again)")
     for leaf in leaves:
         if isinstance(leaf, KeyboardInterrupt):
             if terminal_closed:

@@ -23,7 +23,7 @@ from typing import Any
 
 from p2p_sasaki.cli import demo_local
 from p2p_sasaki.cli.commands import COMMANDS
-from p2p_sasaki.cli.common import add_web_options, positive
+from p2p_sasaki.cli.common import add_web_options, positive, say_error, seconds
 from p2p_sasaki.cli.simulate import add_seat_options
 from p2p_sasaki.protocol.net import TableCode
 
@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                              "your login name); the bots are Bot 2, Bot 3 and Bot 4")
     parser.add_argument("--dir", type=Path, default=None,
                         help="keep identities, transcripts and logs here (default: a new temporary directory)")
-    parser.add_argument("--timeout", type=float, default=30.0,
+    parser.add_argument("--timeout", type=seconds, default=30.0,
                         help="--human: seconds to claim a run, Stop, chata or kkojda (default 30)")
     add_web_options(parser)
     parser.add_argument("--deal-seed", type=int, default=None, help=argparse.SUPPRESS)  # tests: a fixed deal
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     host_argv = py + ["host", "--new", "--code", str(code), "--ready-file", str(ready), "--no-mdns",
                       "--data-dir", str(directory / "peer0"), "--transcript", str(transcripts[0]),
                       "--timeout", str(args.timeout)] + common + extra
-    host_argv += ["--no-invite", "--proof-workers", "0"]  # four peers share this machine's cores
+    host_argv += ["--no-invite", "--demo", "--proof-workers", "0"]  # four peers share this machine's cores
     host_argv += ["--name", _human_name(args)] if args.human else [
         "--bot", "--seed", str(seed), "--bot-kind", args.seats[0], "--level", str(args.level), "--name", "Bot 1"]
     if args.human and args.web:
@@ -116,21 +116,40 @@ def run(args: argparse.Namespace) -> int:
                                                   stdout=log, stderr=subprocess.STDOUT))
             if deal_seed:   # a fixed deal needs a fixed join order (the roster order seats the table)
                 _wait_seats(ready.with_suffix(".seats"), i + 1, processes)
-        codes = wait_all(processes)
+        # With a person, the bots are there for them only: when their peer ends, so do the bots.
+        codes = wait_all(processes, first_leads=args.human)
+    except KeyboardInterrupt:
+        # Ctrl-C reached every peer too: the first one (on this terminal) says the one sentence
+        # ("interrupted; ... the demo ends here"); the demo waits for it, then stops the others.
+        if processes:
+            try:
+                processes[0].wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        if not processes or processes[0].returncode != 130:   # nobody said it: say it here
+            say_error("interrupted; the demo ends here ('sasaki demo' starts a new one)")
+        return 130
     finally:   # any failure, Ctrl-C or a closed terminal included: no peer is left behind
         for process in processes:
             if process.poll() is None:
                 process.kill()
             process.wait()
-    print(f"\nAll four peers exited ({', '.join(map(str, codes))}) after {time.monotonic() - started:.1f} s. "
-          "Auditing their transcripts:", flush=True)
-    status = audit_all(transcripts, codes)
-    match = 2
-    while any(p.with_name(f"{p.stem}-{match}{p.suffix}").exists() for p in transcripts):   # next matches
-        print(f"Match {match}:", flush=True)
-        status = max(status, audit_all([p.with_name(f"{p.stem}-{match}{p.suffix}") for p in transcripts], codes))
-        match += 1
-    return status
+    left = args.human and codes[0] != 0
+    if left:   # Ctrl-D, 'quit', or a failure: the peer said why; the bots were stopped
+        print(f"\nYour peer ended (status {codes[0]}) after {time.monotonic() - started:.1f} s; the bots were stopped. "
+              "Auditing the transcripts as far as they go:", flush=True)
+    else:
+        print(f"\nAll four peers exited ({', '.join(map(str, codes))}) after {time.monotonic() - started:.1f} s. "
+              "Auditing their transcripts:", flush=True)
+    matches = [transcripts]
+    while any(p.with_name(f"{p.stem}-{len(matches) + 1}{p.suffix}").exists() for p in transcripts):   # next matches
+        matches.append([p.with_name(f"{p.stem}-{len(matches) + 1}{p.suffix}") for p in transcripts])
+    status = 0
+    for number, files in enumerate(matches, 1):
+        if len(matches) > 1:
+            print(f"Match {number}:", flush=True)
+        status = max(status, audit_all(files, codes, stopped=left))
+    return codes[0] if left else status
 
 
 def _human_name(args: argparse.Namespace) -> str:
@@ -158,9 +177,14 @@ def _wait_seats(path: Path, seats: int, processes: list[subprocess.Popen[bytes]]
         time.sleep(0.05)
 
 
-def wait_all(processes: list[subprocess.Popen[bytes]], grace: float = 20.0) -> list[int]:
-    """Exit statuses; once one peer fails, the others get ``grace`` seconds, then are killed."""
+def wait_all(processes: list[subprocess.Popen[bytes]], grace: float = 20.0, first_leads: bool = False) -> list[int]:
+    """Exit statuses; once one peer fails, the others get ``grace`` seconds, then are killed.
+    ``first_leads``: the first peer is a person's and the others are there for them, so when
+    it ends early (a nonzero status: Ctrl-D, 'quit', a failure) the others get only a few
+    seconds (after a 'quit' they abandon the hand and end by themselves), then are killed."""
     failed_at = None
+    if first_leads:
+        grace = min(grace, 5.0)
     while any(p.poll() is None for p in processes):
         if failed_at is None and any(p.returncode not in (None, 0) for p in processes):
             failed_at = time.monotonic()
@@ -172,7 +196,10 @@ def wait_all(processes: list[subprocess.Popen[bytes]], grace: float = 20.0) -> l
     return [p.wait() for p in processes]
 
 
-def audit_all(transcripts: list[Path], codes: list[int]) -> int:
+def audit_all(transcripts: list[Path], codes: list[int], stopped: bool = False) -> int:
+    """Audit the four transcripts of one match and say in one line whether they verify and
+    agree. ``stopped``: the person's peer ended this match early (the bots were stopped), so
+    transcripts that verify as far as they go, nobody blamed, are what is expected."""
     from p2p_sasaki.cli.audit import audit_file, describe
 
     results: list[Any] = []
@@ -186,8 +213,15 @@ def audit_all(transcripts: list[Path], codes: list[int]) -> int:
         print(f"  {path.name}: {describe(audit).splitlines()[0]}")
     good = [r for r in results if r is not None and r.ok and r.complete]
     totals = {tuple(r.totals) for r in good}
-    if len(good) == 4 and len(totals) == 1 and not any(codes):
+    if len(good) == 4 and len(totals) == 1 and (stopped or not any(codes)):
         print(f"Audit: all four transcripts verify and agree: totals {list(totals.pop())}.")
         return 0
+    if stopped:
+        unblamed = [r for r in results if r is not None and r.blame is None]
+        totals = {tuple(r.totals) for r in unblamed}
+        if len(unblamed) == 4 and len(totals) == 1:
+            print("Audit: the four transcripts stop where you left, nobody is blamed, and what they hold "
+                  f"verifies and agrees: totals {list(totals.pop())}.")
+            return 0
     print("Audit: the transcripts do NOT all verify and agree (see above; logs are next to them).")
     return 1

@@ -29,11 +29,21 @@ def run(args: argparse.Namespace) -> int:
     from p2p_sasaki.protocol.table_audit import export_records
 
     path = Path(args.file)
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        print(f"sasaki export: --out {args.out} is a file, not a directory; name a directory (it is created "
+              "if missing).", file=sys.stderr)
+        return 2
     try:
         data = path.read_bytes()
     except OSError as error:
         print(f"sasaki export: cannot read {path}: {error.strerror or error}.", file=sys.stderr)
         return 2
+    from p2p_sasaki.cli.audit import not_a_transcript
+
+    problem = not_a_transcript(data)
+    if problem is not None:
+        print(f"sasaki export: {path} is not a transcript: {problem}.", file=sys.stderr)
+        return 1
     try:
         records = export_records(data)
     except ValueError as error:
@@ -43,9 +53,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"sasaki export: {path} has no finished hand to export.", file=sys.stderr)
         return 1
     out = args.out or path.parent
-    out.mkdir(parents=True, exist_ok=True)
-    for number, text in enumerate(records, 1):
-        target = out / f"{path.stem}-hand{number}.txt"
-        target.write_text(text, encoding="utf-8")
-        print(target)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for number, text in enumerate(records, 1):
+            target = out / f"{path.stem}-hand{number}.txt"
+            target.write_text(text, encoding="utf-8")
+            print(target)
+    except OSError as error:
+        print(f"sasaki export: cannot write to {out}: {error.strerror or error}.", file=sys.stderr)
+        return 2
     return 0

@@ -61,12 +61,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--code", help=argparse.SUPPRESS)         # demo/tests: use this code
     parser.add_argument("--ready-file", type=Path, help=argparse.SUPPRESS)  # demo/tests: HOST:PORT here
     parser.add_argument("--no-invite", action="store_true", help=argparse.SUPPRESS)  # demo: nobody else joins
+    parser.add_argument("--demo", action="store_true", help=argparse.SUPPRESS)  # the demo's own peer (cli/demo.py)
     # Tests: keep the table number even when another table on the LAN has it (two tables, one number).
     parser.add_argument("--keep-number", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.demo:
+        from p2p_sasaki.cli import common
+
+        common.demo_peer = True
     return run_async(host, args)
 
 

@@ -21,6 +21,7 @@ from p2p_sasaki.cli.common import (
     prepare_directories,
     report,
     run_async,
+    seconds,
     table_page,
 )
 from p2p_sasaki.cli.name import clean_name, player_name
@@ -37,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("code", metavar="CODE", help="the table code, e.g. 7-purple-sausage")
     parser.add_argument("--address", metavar="HOST:PORT",
                         help="the creator's join address (shown on its screen): skip mDNS")
-    parser.add_argument("--browse-timeout", type=float, default=5.0, metavar="SECONDS",
+    parser.add_argument("--browse-timeout", type=seconds, default=5.0, metavar="SECONDS",
                         help="how long to look for the table on the LAN (default 5)")
     parser.add_argument("--creator", metavar="NAME", default=None,
                         help="when two tables on the LAN have your code's number, join the one whose "
@@ -76,17 +77,22 @@ async def _join(args: argparse.Namespace, player: object) -> int:
     ui = make_ui(args, player)
     mesh_listeners = await trio.open_tcp_listeners(0, host=bind_host(args))
     mesh_port = mesh_listeners[0].socket.getsockname()[1]
-    if not args.quiet:
-        where = f"at {args.address}" if address else "on the local network"
-        if creator is not None and not address:
-            where = f"({creator}'s) {where}"
-        print(f"Joining table {code.nameplate} {where}; waiting until all four seats are taken ...", flush=True)
+    where = f"at {args.address}" if address else "on the local network"
+    if creator is not None and not address:
+        where = f"({creator}'s) {where}"
+
+    def admitted() -> None:   # said only once the creator seated you: a full table says only that
+        if not args.quiet:
+            print(f"You have a seat at table {code.nameplate} {where}; waiting until all four seats are "
+                  "taken ...", flush=True)
+
     if address:
         roster = await join_table(identity, code, address, mesh_port, mesh_host=args.interface or "",
-                                  nonce=member_nonce(args, identity), name=name)
+                                  nonce=member_nonce(args, identity), name=name, on_admitted=admitted)
     else:
         roster = await find_and_join_table(identity, code, mesh_port, interfaces=interfaces(args),
                                            browse_timeout=args.browse_timeout, mesh_host=args.interface or "",
-                                           nonce=member_nonce(args, identity), name=name, creator=creator)
+                                           nonce=member_nonce(args, identity), name=name, creator=creator,
+                                           on_admitted=admitted)
     result = await play_roster(args, identity, roster, mesh_listeners, None, player, ui)
     return report(result, args.quiet)

@@ -54,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     _hang_up_as_interrupt()
+    if getattr(args, "proof_workers", 0) > 0:   # before any thread: see quiet_resource_tracker
+        from p2p_sasaki.protocol.net.workers import quiet_resource_tracker
+
+        quiet_resource_tracker()
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt as error:

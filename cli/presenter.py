@@ -48,10 +48,11 @@ from p2p_sasaki.protocol.events import (
 )
 from p2p_sasaki.protocol.messages import default_name
 from p2p_sasaki.protocol.net.identity import describe_key
-from p2p_sasaki.protocol.net.table import ABANDON, BOT, END, WAIT, Connected, Stalled, Turn, Waiting
+from p2p_sasaki.protocol.net.table import ABANDON, BOT, END, WAIT, Connected, Links, Stalled, Turn, Waiting
 from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
 from p2p_sasaki.sasaki.combos import Kind, classify
 from p2p_sasaki.sasaki.hand import (
+    TURN_DIRECTION,
     Action,
     Chata,
     DecisionKind,
@@ -64,10 +65,11 @@ from p2p_sasaki.sasaki.hand import (
     SeatView,
     Stop,
 )
+from p2p_sasaki.sasaki.scoring import DEFAULT_SCORING
 
 __all__ = ["NoteKind", "Note", "SeatState", "TopPlay", "Choice", "ChoiceGroup", "Prompt", "ScoreSheet",
            "Progress", "Phase", "TableView", "Refusal", "Presenter", "grouped", "card_words",
-           "RULES_HELP", "COMMANDS_HELP"]
+           "RULES_HELP", "COMMANDS_HELP", "HandResult", "ResultRow", "result_lines"]
 
 SEATS = 4
 CARDS_PER_SEAT = 12
@@ -86,7 +88,8 @@ def deal_line(steps: Mapping[str, tuple[int, int]], seats: int = SEATS, width: i
     agreed, shuffled = steps.get("hand-id", (0, 1))[0], steps.get("shuffle", (0, seats))[0]
     proven, dealt = steps.get("proof", (0, seats))[0], steps.get("deal", (0, 1))[0]
     total = 2 * seats + 2
-    filled = round(width * min(agreed + shuffled + proven + dealt, total) / total)
+    # Cards dealt: the bar is full, whatever progress reports this peer missed on the way.
+    filled = width if dealt else round(width * min(agreed + shuffled + proven, total - 1) / total)
     words = ["hand agreed" if agreed else "agreeing on the hand",
              f"shuffled by {shuffled} of {seats} seats", f"{proven} of {seats} shuffle proofs checked"]
     if dealt:
@@ -99,7 +102,7 @@ _KIND_GROUPS = {Kind.SINGLE: "Singles", Kind.PAIR: "Pairs", Kind.SEQUENCE: "Sequ
 _RANK_WORDS = ("three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")
 _SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
 _QUESTIONS = {
-    DecisionKind.RUN: "Run (show your red ten{s} {cards}; the hand counts double)?",
+    DecisionKind.RUN: "Run, showing {cards}?",
     DecisionKind.STOP: "Call Stop (the hand counts four times)?",
     DecisionKind.CHATA: "Chata with {cards} out of turn?",
     DecisionKind.KKOJDA: "Kkojda with {cards}?",
@@ -122,17 +125,27 @@ _AWAITED = {DecisionKind.TURN: "to play", DecisionKind.RUN: "to answer the run w
 
 RULES_HELP = """\
 Sasaki in short: 48 cards (no 2s), 12 each, ranks 3 (low) to A (high); suits never rank.
-Beat the top play with the same kind and more cards' worth: a higher single, pair, triplet
-or sequence (3+ in a row, same length); a Sasaki, a four or the Pig (TH TD) beats ordinary
-plays. Pass when you cannot or will not beat it; when everyone else has passed, the last
-player leads a new round with anything. Get rid of your cards: the order you go out in
-scores the hand. The red tens (TH, TD) make the red team; a red-ten holder may Run (show
-them, the hand counts double) and an opponent may call Stop (four times).
-Chata: when a single is played, whoever holds the other two of that rank may play them at
-once, out of turn; the fourth card of that rank answers with a kkojda. Nothing beats it."""
+Get rid of your cards: the order you go out in scores the hand.
+The round's leader plays anything; then each player in turn beats the top play or
+passes (and may still play later in the round). When everyone else has passed, the last
+player leads a new round.
+Ordinary plays (single, pair, sequence of 3+ ranks in a row) are beaten only by the same
+kind with as many cards and a higher rank: 9 9 beats 7 7; 5-6-7-8 beats 3-4-5-6 but not
+a 3-card sequence.
+Specials beat every ordinary play, and a higher special beats a lower one: a triplet,
+then a Sasaki (4 4 A), then four of a kind, then the Pig (TH TD). The Black Pig (TC TS)
+is a pair of tens that alone beats the Pig.
+Chata: after any single, whoever holds the other two of its rank may play them at once,
+out of turn; the fourth card of that rank may answer with a kkojda. Nothing beats it.
+Sides: the two red-ten holders (TH, TD) play against the other two, unknown at first.
+Run: before the first play, show your red ten; the hand counts double and your partner
+shows theirs. Stop: after a run, an opponent may call Stop; the hand counts four times."""
+"""The rules in short: the block marked "in-game help" in docs/rules.md, word for word
+(tests/cli/test_rules_help.py checks it)."""
 
 COMMANDS_HELP = """\
-At your turn: a number from the list (the first suit variant), cards like 9C 9H, or 'pass'.
+At your turn: a number from the list (it plays the suits shown first), cards like 9C 9H
+(any suits you hold), or 'pass'.
 In a window (run, Stop, chata, kkojda): y or a number to claim, n or Enter to decline.
 'help' shows this at any prompt; 'quit' leaves the table (asks first)."""
 
@@ -247,6 +260,59 @@ class ScoreSheet:
 
 
 @dataclass(frozen=True)
+class ResultRow:
+    """One seat's line of a hand's result, in finishing order."""
+
+    seat: int
+    label: str                    # "S2 Bot 3", or "you (S1 Mina)"
+    place: int                    # 1-4
+    side: str                     # "red" or "black"
+    score: int
+    reason: str                   # why: "red side 1st and 3rd: +1 each, x1"
+    remaining: tuple[str, ...]    # the cards the last player still held (shown to all)
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """A finished hand as the result dialog shows it (kept until the next deal's cards)."""
+
+    hand_no: int
+    rows: tuple[ResultRow, ...]
+    multiplier: int
+    why_multiplier: str           # "nobody ran", "S1 ran", "S1 ran and S2 called Stop"
+    totals: tuple[int, ...]       # match totals after the hand, by seat
+    totals_text: str              # "S0 Bot 4 +1, you (S1 Mina) -1, ..."
+
+    @property
+    def title(self) -> str:
+        return f"Hand {self.hand_no} result"
+
+
+def result_lines(result: HandResult) -> list[str]:
+    """The result block for a terminal (the page's dialog shows the same values).
+
+    >>> rows = (ResultRow(0, "S0", 1, "red", 2, "red side 1st and 2nd: +2 each, x1", ()),
+    ...         ResultRow(3, "S3", 2, "red", 2, "red side 1st and 2nd: +2 each, x1", ()),
+    ...         ResultRow(1, "you (S1)", 3, "black", -2, "black side: red's +2 turned round, x1", ()),
+    ...         ResultRow(2, "S2", 4, "black", -2, "black side: red's +2 turned round, x1", ("5C", "9H")))
+    >>> for line in result_lines(HandResult(1, rows, 1, "nobody ran", (2, -2, -2, 2), "S0 +2")):
+    ...     print(line)
+    Hand 1 is over: multiplier x1 (nobody ran).
+      1st  S0, red: +2 (red side 1st and 2nd: +2 each, x1)
+      2nd  S3, red: +2 (red side 1st and 2nd: +2 each, x1)
+      3rd  you (S1), black: -2 (black side: red's +2 turned round, x1)
+      4th  S2, black: -2 (black side: red's +2 turned round, x1); still held 5C 9H
+    Match totals: S0 +2.
+    """
+    lines = [f"Hand {result.hand_no} is over: multiplier x{result.multiplier} ({result.why_multiplier})."]
+    for row in result.rows:
+        held = f"; still held {' '.join(row.remaining)}" if row.remaining else ""
+        lines.append(f"  {_PLACES[row.place - 1]}  {row.label}, {row.side}: {row.score:+d} ({row.reason}){held}")
+    lines.append(f"Match totals: {result.totals_text}.")
+    return lines
+
+
+@dataclass(frozen=True)
 class Progress:
     step: str
     done: int
@@ -286,6 +352,10 @@ class TableView:
     next_match: NextMatch | None = None      # the next-match offer, while it is open
     match_no: int = 1                        # matches at this table so far (a next match adds one)
     you_label: str = ""                      # your seat as the others see it: "S1 Mina" (once seated)
+    status: str = ""                         # whose turn or window it is: "Your turn: ..." (one line)
+    side: str = ""                           # "Your side: red (partner unknown)", once you can know it
+    hand_result: HandResult | None = None    # the last hand's result, until the next deal's cards
+    direction: str = TURN_DIRECTION          # which way play goes: the next seat sits on your right
 
 
 @dataclass(frozen=True)
@@ -315,9 +385,18 @@ class Presenter:
 
     LOG = 40
 
-    def __init__(self, timeout: float = 30.0, hands: int | None = None) -> None:
+    def __init__(self, timeout: float = 30.0, hands: int | None = None, person: bool = True) -> None:
         self.timeout = timeout
         self.hands = hands
+        self.person = person          # a person sits at this seat ("you"); False: a bot's log
+        self.session: Any = None      # the driver's session, read for who is awaited right now
+        self.result: HandResult | None = None
+        self.side = ""
+        self.connected = False        # the mesh reached every other member (before the seats)
+        self.links_down: tuple[int, ...] = ()   # seats with no live link now, awaited or not (Links)
+        self.bot_wanted = False       # I chose "a bot in the empty seat" at the stall deadline
+        self.continued: int | None = None   # a bot took a seat: the match's hands before this table
+        self.hand_offset = 0          # ... so this table's hand 1 is the match's hand 1 + offset
         self.listeners: list[Callable[[], None]] = []
         self.on_note: list[Callable[[Note], None]] = []
         self.you: int | None = None
@@ -370,8 +449,8 @@ class Presenter:
         return describe_key(key)
 
     def who(self, seat: int) -> str:
-        """``S2``, or ``you (S1)``."""
-        return f"you ({self.label(seat)})" if seat == self.you else self.label(seat)
+        """``S2``, or ``you (S1)`` (a bot's log names its own seat like any other)."""
+        return f"you ({self.label(seat)})" if seat == self.you and self.person else self.label(seat)
 
     def seats_text(self, seats: Sequence[int]) -> str:
         return ", ".join(self.who(s) for s in seats) or "nobody"
@@ -380,15 +459,24 @@ class Presenter:
         return ", ".join(f"{self.who(s)} {v:+d}" for s, v in enumerate(scores))
 
     def play_text(self, action: Action, lead: bool, went_out: bool = False) -> str:
-        return action_text(action, lead, went_out, who=self.who(action.seat))
+        """An action in words; yours as ``You pass``, ``You lead 9C 9H (pair of 9)``."""
+        you = self.who(action.seat) != self.label(action.seat)
+        return action_text(action, lead, went_out, who="You" if you else self.label(action.seat), you=you)
 
     # -- events --------------------------------------------------------------------------
 
     def event(self, event: Any, session: Any) -> list[Note]:
         """Follow one driver/session event; the notes it is worth."""
+        if session is not None:
+            self.session = session
         notes = self._notes(event, session)
         if session is not None and getattr(session, "view", None) is not None:
             self.view = session.view
+        side = self.side_text()
+        if side != self.side:
+            self.side = side
+            if side and self.person:
+                notes.append(Note(side + ".", NoteKind.INFO))
         for note in notes:
             self.tell(note, quiet=True)
         self.changed()
@@ -405,7 +493,12 @@ class Presenter:
 
     def _notes(self, event: Any, session: Any) -> list[Note]:
         match event:
+            case Links(offline=offline):
+                self.links_down = tuple(offline)   # the page marks them; the terminal tells waits only
+                return []
             case Connected():
+                self.connected = True
+                self.awaited, self.last_wait = frozenset(), None    # what is awaited now is told again
                 return [Note("Connected to the other three players; drawing seats.")]
             case Waiting(seats=seats, offline=offline, alone=alone, since=since, deadline=deadline, left=left):
                 self.waiting_since, self.stall_at, self.gone = since, deadline, tuple(left)
@@ -426,7 +519,10 @@ class Presenter:
                 # A member that chose no name is called by its key in the roster: shown as "S2".
                 self.names = tuple(n if n != default_name(k) else "" for n, k in zip(seat_names, seat_keys, strict=False))
                 self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
-                where = f"you are {self.label(my_seat)}" if my_seat is not None else "you watch"
+                where = "you watch" if my_seat is None else (f"you are {self.label(my_seat)}" if self.person
+                                                              else f"this is {self.label(my_seat)}'s log")
+                if self.continued is not None:     # a bot in the empty seat: the seats stay as they were
+                    return [Note(f"Seats as before: {where}.")]
                 # Once, who sits where: the name, or (none chosen) the key's short form.
                 peers = ", ".join(self.label(s) if s < len(self.names) and self.names[s]
                                   else f"{self.label(s)} {describe_key(k)}" for s, k in enumerate(seat_keys))
@@ -434,7 +530,11 @@ class Presenter:
             case HandStarted(hand_no=hand_no):
                 config = getattr(session, "config", None)
                 if config is not None and isinstance(getattr(config, "hands", None), int):
-                    self.hands = config.hands
+                    if self.continued:               # this table plays the match's last hands
+                        self.hand_offset = max(0, self.continued - config.hands)
+                        self.continued = 0
+                    self.hands = config.hands + self.hand_offset
+                hand_no += self.hand_offset
                 self.hand_no, self.phase, self.progress = hand_no, Phase.DEALING, None
                 self.deal_steps = {}
                 self.sizes, self.finish, self.view = [CARDS_PER_SEAT] * SEATS, [], None
@@ -446,27 +546,34 @@ class Presenter:
                 self.deal_steps[step] = (done, total)
                 return [Note(deal_line(self.deal_steps), NoteKind.PROGRESS)]
             case Dealt(cards=cards):
-                self.phase, self.progress = Phase.PLAYING, None
-                return [Note(f"Your cards: {grouped(cards)}")]
+                self.phase, self.progress, self.result = Phase.PLAYING, None, None
+                # The deal's line ends full on every peer (some progress reports may be missed).
+                n = self.deal_steps.get("shuffle", self.deal_steps.get("proof", (0, SEATS)))[1]
+                line = deal_line({"hand-id": (1, 1), "shuffle": (n, n), "proof": (n, n), "deal": (1, 1)}, n)
+                told = self.deal_steps and deal_line(self.deal_steps, n) != line
+                full = [Note(line, NoteKind.PROGRESS)] if told else []
+                self.deal_steps = {}
+                whose = "Your" if self.person or self.you is None else f"{self.label(self.you)}'s"   # a bot's log
+                return full + [Note(f"{whose} cards: {grouped(cards)}")]
             case ActionApplied(action=action, lead=lead):
                 if action.seat in self.awaited:      # it answered: the table no longer waits for it
                     self.awaited = self.awaited - {action.seat}
                     self.waiting = self.waiting_text(self.awaited, self.offline, session)
                 return self._applied(action, lead)
-            case HandEnded(hand_no=hand_no, outcome=SasakiOutcome(finish=finish, red=red, multiplier=multiplier),
-                           scores=scores, totals=totals):
+            case HandEnded(hand_no=hand_no, outcome=SasakiOutcome() as outcome, scores=scores, totals=totals):
+                hand_no += self.hand_offset
                 self.phase = Phase.HAND_OVER
+                self.awaited, self.waiting = frozenset(), ""
                 self.rows.append((hand_no, tuple(scores)))
                 self.totals = tuple(totals)
-                order = ", ".join(f"{self.who(s)} {_PLACES[i]}" for i, s in enumerate(finish))
-                return [Note(f"Hand {hand_no} is over: {order}. Red team: {self.seats_text(red)}; "
-                             f"multiplier x{multiplier}.", NoteKind.SCORE),
-                        Note(f"Hand {hand_no} scores: {self.scores_text(scores)}.", NoteKind.SCORE)] + (
-                    [Note(f"Match totals: {self.scores_text(totals)}.", NoteKind.SCORE)]
-                    if self.hands is None or hand_no < self.hands else [])   # the last: once, at the end
+                self.result = self.hand_result(hand_no, outcome, scores, totals)
+                return [Note(line, NoteKind.SCORE) for line in result_lines(self.result)]
             case MatchEnded(totals=totals):
                 self.phase, self.totals = Phase.MATCH_OVER, tuple(totals)
                 self.awaited, self.offline, self.waiting = frozenset(), (), ""
+                if self.bot_wanted:
+                    return [Note("This table stops here; the match goes on at a fresh one if everyone agrees to "
+                                 "a bot in the empty seat.", NoteKind.SCORE)]
                 return [Note(self.winner_text(), NoteKind.SCORE)]
             case Blame(seat=seat, reason=reason):
                 self.phase = Phase.STOPPED
@@ -479,6 +586,7 @@ class Presenter:
             case Stalled(seats=seats, since=since, left=left, bot_seat=bot_seat):
                 return [Note(self.stall_question(seats, since, left, bot_seat), NoteKind.ALERT)]
             case HandAbandoned(hand=hand, left=left, end=end, reason=reason, scored=scored):
+                hand += self.hand_offset
                 self.phase = Phase.HAND_OVER
                 self.awaited, self.offline, self.waiting = frozenset(), (), ""
                 gone = ", ".join(self.label(s) for s in left)
@@ -486,6 +594,8 @@ class Presenter:
                     return [Note(f"Hand {hand}: {reason}; nobody is blamed.", NoteKind.SCORE)]
                 what = ("the match ends here" if end or (self.hands is not None and hand >= self.hands)
                         else "the next hand starts when every player is there")
+                if self.bot_wanted:
+                    what = "a bot takes the empty seat if everyone agrees"
                 return [Note(f"Hand {hand} is abandoned ({reason}): {gone} left, nobody is "
                              f"blamed; {what}.", NoteKind.SCORE)]
             case AbandonRejected(reason=reason):
@@ -523,6 +633,7 @@ class Presenter:
         self._open = _Open(prompt, {key: key for key, _ in choices}, (), None)
         self.changed()
         choice = await self.wait(prompt)
+        self.bot_wanted = choice == BOT
         return str(choice)
 
     def winner_text(self) -> str:
@@ -547,7 +658,8 @@ class Presenter:
             if self.sizes[action.seat] <= 0 and action.seat not in self.finish:
                 self.finish.append(action.seat)
                 place = len(self.finish)
-                notes.append(Note(f"{self.who(action.seat)} {'go' if action.seat == self.you else 'goes'} out "
+                you = action.seat == self.you and self.person      # "You go out", like "You play"
+                notes.append(Note(f"{'You go' if you else self.who(action.seat) + ' goes'} out "
                                   f"({_PLACES[place - 1]}).", NoteKind.OUT))
         return notes
 
@@ -571,10 +683,12 @@ class Presenter:
         if not awaited:
             return ""
         if self.you is None and self.hand_no == 0:
-            line = f"Waiting for {len(awaited)} other player{'s' if len(awaited) > 1 else ''} to connect ..."
+            what = "to draw seats" if self.connected else "to connect"
+            line = f"Waiting for {len(awaited)} other player{'s' if len(awaited) > 1 else ''} {what} ..."
         else:
             names = ", ".join(self.label(s) for s in sorted(awaited))
             view = getattr(session, "view", None) if session is not None else None
+            view = view if view is not None else self.view
             what = "to shuffle and deal"
             if self.phase is Phase.PLAYING and view is not None:
                 what = _AWAITED.get(view.decision.kind, "")
@@ -598,6 +712,136 @@ class Presenter:
         except RuntimeError:   # outside trio (a snapshot taken by a test): no clock to read
             return self.waiting
         return self.waiting + (f" (for {_duration(waited)})" if waited >= 5 else "")
+
+    # -- the status line, your side, a hand's result ----------------------------------
+
+    def awaiting(self) -> tuple[int, ...]:
+        """The seats the table waits for right now, mine left out: read from the session when
+        there is one (so it is never stale), else the driver's last :class:`Waiting`."""
+        session = self.session
+        waiting = getattr(session, "waiting_for", None) if session is not None and self.hand_no >= 1 else None
+        if waiting is None or self.phase in (Phase.MATCH_OVER, Phase.STOPPED):
+            waiting = tuple(sorted(self.awaited))
+        if self.phase is Phase.PLAYING and self.view is not None:   # only those the game asks now
+            waiting = tuple(s for s in waiting if s in self.view.decision.seats)
+        return tuple(s for s in waiting if s != self.you)
+
+    def status(self) -> str:
+        """Whose turn or window it is, in one line. When it is yours it says so ("Your turn")
+        and names no other seat; the page shows it in its status line, the terminal prints
+        it with a prompt.
+
+        >>> Presenter().status()
+        'Connecting to the other players ...'
+        """
+        if self.alone:
+            return OFFLINE_TEXT
+        opened = self._open
+        if opened is not None:
+            prompt = opened.prompt
+            if prompt.kind == "turn":
+                lead = opened.turn is not None and opened.turn.view.top is None
+                return "Your turn: lead anything." if lead else "Your turn: beat the top play, or pass."
+            if prompt.kind == "stall":
+                return "Your choice: the table waits for a player who does not answer."
+            name = _CLAIM_NAMES.get(DecisionKind(prompt.kind), prompt.kind)
+            if not prompt.groups:
+                return f"{name} window: you have nothing to claim; it closes by itself."
+            return f"Your {name.lower()} chance: claim it or decline."
+        if self.phase is Phase.MATCH_OVER:
+            return self.winner_text()
+        if self.phase is Phase.STOPPED:
+            return "The table stopped (see the play by play)."
+        awaited = self.awaiting()
+        if self.phase is Phase.JOINING:
+            return self.waiting or ("Drawing seats ..." if self.connected else "Connecting to the other players ...")
+        if self.phase is Phase.DEALING:
+            names = f": waiting for {self._names(awaited)}" if awaited else ""
+            return f"Hand {self.hand_no}: shuffling and dealing{names} ..."
+        if self.phase is Phase.HAND_OVER:
+            names = f"; waiting for {self._names(awaited)} to check the deal" if awaited else ""
+            return f"Hand {self.hand_no} is over{names}."
+        view = self.view
+        if view is None:
+            return ""
+        kind = view.decision.kind
+        if kind is DecisionKind.OVER:
+            return f"Hand {self.hand_no} is over."
+        others = frozenset(s for s in awaited if s != self.you)
+        if others:   # the same words as the terminal's waiting line
+            offline = tuple(sorted(set(self.offline) | set(self.links_down)))
+            return self.waiting_text(others, tuple(s for s in offline if s in others), self.session)
+        if kind is DecisionKind.TURN:
+            seat = view.decision.seats[0]
+            return "Your turn." if seat == self.you else f"{self.label(seat)} is to play."
+        return f"{_CLAIM_NAMES.get(kind, kind.value)} window."
+
+    def _names(self, seats: Sequence[int]) -> str:
+        return ", ".join(self.label(s) + (" (no connection)" if s in self.offline else "") for s in seats)
+
+    def side_text(self) -> str:
+        """``Your side: red (partner unknown)``, ``... red, with S2``, ``... black``, ``... red,
+        alone against three``: once this seat can know it (its dealt cards, then what is shown)."""
+        view = self.view
+        if view is None or self.you is None or not self.person:
+            return ""
+        mine = [str(c) for c in view.dealt if str(c) in ("TH", "TD")]
+        if len(mine) == 2:
+            return "Your side: red, alone against three (you hold both red tens)"
+        red = set(view.red) if view.red else set()
+        if view.teams is not None:
+            red = set(view.teams[0])
+        if mine:
+            partner = sorted(red - {self.you})
+            return f"Your side: red, with {self.label(partner[0])}" if partner else "Your side: red (partner unknown)"
+        if len(red) == 2 or view.teams is not None:
+            partners = [self.label(s) for s in range(SEATS) if s not in red and s != self.you]
+            return "Your side: black, with " + " and ".join(partners) if partners else "Your side: black"
+        return "Your side: black"
+
+    def run_risk(self, cards: CardSet) -> str:
+        """What a run puts at stake, for the run question (the scoring table times two)."""
+        table = DEFAULT_SCORING
+        if len(cards) == 2:
+            best, worst = table.one_vs_three[1][0] * 2, table.one_vs_three[4][0] * 2
+            return (f"You would play alone against three, and the hand counts double (x4 if an opponent "
+                    f"calls Stop): 1st wins you {best:+d}, last loses {worst:+d}.")
+        values = table.two_vs_two.values()
+        return (f"The hand counts double (x4 if an opponent calls Stop); your partner shows the other red "
+                f"ten: your side wins up to {max(values) * 2:+d} each, or loses up to {min(values) * 2:+d}.")
+
+    def hand_result(self, hand_no: int, outcome: SasakiOutcome, scores: Sequence[int],
+                    totals: Sequence[int]) -> HandResult:
+        """The result of a finished hand, each score with its reason (docs/rules.md, Scoring)."""
+        finish, red, m = tuple(outcome.finish), set(outcome.red), outcome.multiplier
+        place = {seat: i + 1 for i, seat in enumerate(finish)}
+        reasons: dict[int, str] = {}
+        if len(red) == 1:
+            (lone,) = red
+            mine, theirs = DEFAULT_SCORING.one_vs_three[place[lone]]
+            for seat in range(SEATS):
+                reasons[seat] = (f"alone against three, {_PLACES[place[lone] - 1]}: {mine:+d}, x{m}" if seat == lone
+                                 else f"against the lone red {self.label(lone)} ({_PLACES[place[lone] - 1]}): "
+                                      f"{theirs:+d}, x{m}")
+        else:
+            a, b = sorted(place[s] for s in red)
+            value = DEFAULT_SCORING.two_vs_two.get((a, b), 0)
+            for seat in range(SEATS):
+                reasons[seat] = (f"red side {_PLACES[a - 1]} and {_PLACES[b - 1]}: {value:+d} each, x{m}"
+                                 if seat in red else f"black side: red's {value:+d} turned round, x{m}")
+        rows = tuple(ResultRow(seat, self.who(seat), i + 1,
+                               "red" if seat in red else "black", scores[seat], reasons[seat],
+                               tuple(outcome.remaining) if i == SEATS - 1 else ())
+                     for i, seat in enumerate(finish))
+        history = self.view.history if self.view is not None else ()
+        runners = [self.label(a.seat) for a in history if isinstance(a, Run)]
+        stops = [self.label(a.seat) for a in history if isinstance(a, Stop)]
+        why = "nobody ran"
+        if runners:
+            why = f"{' and '.join(runners)} ran" + (f", {' and '.join(stops)} called Stop" if stops else "")
+        elif m > 1:
+            why = "a run" + (" and a Stop" if m > 2 else "")
+        return HandResult(hand_no, rows, m, why, tuple(totals), self.scores_text(totals))
 
     def finished(self, verdict: str, transcript: Path | None) -> None:
         """The end-of-match audit verdict and the transcript (the page offers it for download)."""
@@ -646,14 +890,19 @@ class Presenter:
     def new_match(self, carried: Sequence[int] = ()) -> None:
         """A next match starts at this table: a fresh score sheet, seats drawn again
         (``carried``: a bot took a seat and the totals go on from these)."""
-        self.match_no += 1
+        self.continued = (self.hands or 0) if carried else None
+        self.bot_wanted, self.hand_offset = False, 0
+        if not carried:
+            self.match_no += 1
         self.next_offer = None
         self.phase, self.hand_no, self.view, self.progress = Phase.JOINING, 0, None, None
         self.sizes, self.finish, self.deal_steps = [CARDS_PER_SEAT] * SEATS, [], {}
         self.awaited, self.offline, self.last_wait, self.waiting = frozenset(), (), None, ""
         self.rows, self.totals = [], tuple(carried) or (0,) * SEATS
         self.verdict, self.transcript, self._open = None, None, None
-        self.tell(Note(f"Match {self.match_no} starts: same four players, a fresh table.", NoteKind.SCORE))
+        self.tell(Note("The match goes on at a fresh table, with a bot in the empty seat: the same seats, the "
+                       "totals carried over." if carried else
+                       f"Match {self.match_no} starts: same four players, a fresh table.", NoteKind.SCORE))
 
     def changed(self) -> None:
         self.version += 1
@@ -665,6 +914,7 @@ class Presenter:
     def table(self) -> TableView:
         view = self.view
         passed: list[int] = passed_since_last_play(view) if view is not None else []
+        awaited = set(self.awaiting()) if self._open is None or self._open.prompt.kind != "turn" else set()
         seats = []
         for seat in range(SEATS):
             size = view.hand_sizes[seat] if view is not None else (self.sizes[seat] if self.you is not None else 0)
@@ -672,7 +922,7 @@ class Presenter:
             tens = tuple(str(c) for c in view.shown[seat] if str(c) in ("TH", "TD")) if view is not None else ()
             seats.append(SeatState(seat, "You" if seat == self.you else self.label(seat), seat == self.you, size,
                                    seat in passed, tens, finish.index(seat) + 1 if seat in finish else None,
-                                   seat in self.awaited, seat in self.offline))
+                                   seat in awaited, seat in self.offline or seat in self.links_down))
         top = None
         if view is not None and view.top is not None and view.top_seat is not None:
             top = TopPlay(view.top_seat, self.who(view.top_seat), tuple(str(c) for c in view.top_cards),
@@ -688,7 +938,8 @@ class Presenter:
                          self._open.prompt if self._open is not None else None, sheet, tuple(self.log),
                          self.verdict, self.transcript is not None,
                          self.winner_text() if self.phase is Phase.MATCH_OVER else None, self.next_offer,
-                         self.match_no, self.label(self.you) if self.you is not None else "")
+                         self.match_no, self.label(self.you) if self.you is not None else "",
+                         self.status(), self.side_text(), self.result)
 
     # -- the desk: prompts and answers ---------------------------------------------------
 
@@ -708,18 +959,25 @@ class Presenter:
         playable: set[str] = set()
         number = 0
         if kind is DecisionKind.TURN:
+            # Folded by (kind, label), then numbered kind by kind in the order of _KIND_GROUPS and,
+            # within a kind, low to high (shorter sequences first): the numbers of a kind run on.
             folded: dict[tuple[str, str], list[Action]] = {}
+            order: dict[tuple[str, str], tuple[int, int, int]] = {}
             for action in legal:
                 if isinstance(action, Pass):
                     continue
                 if isinstance(action, Run):
-                    folded.setdefault(("Run", f"run, showing {action.cards}"), []).append(action)
-                    continue
-                combo = classify(action.cards.mask)
-                title = _KIND_GROUPS[combo.kind] if combo is not None else "Other"
-                folded.setdefault((title, str(combo)), []).append(action)
+                    key = ("Run", f"run, showing {action.cards}")
+                    order[key] = (len(_KIND_GROUPS), 0, 0)
+                else:
+                    combo = classify(action.cards.mask)
+                    assert combo is not None, "a legal play is a combination"
+                    key = (_KIND_GROUPS[combo.kind], str(combo))
+                    order[key] = (int(combo.kind), combo.length, int(combo.rank))
+                folded.setdefault(key, []).append(action)
             by_title: dict[str, list[Choice]] = {}
-            for (title, label), actions in folded.items():
+            for key in sorted(folded, key=order.__getitem__):
+                (title, label), actions = key, folded[key]
                 number += 1
                 answers[f"c{number}"] = actions[0]
                 for action in actions:
@@ -737,6 +995,8 @@ class Presenter:
                     number += 1
                     cards = getattr(action, "cards", CardSet())
                     text = _QUESTIONS[kind].format(cards=cards, s="s" if len(cards) > 1 else "")
+                    if kind is DecisionKind.RUN:
+                        text += " " + self.run_risk(cards)
                     answers[f"c{number}"] = action
                     claims.append(Choice(f"c{number}", text, (tuple(str(c) for c in cards),)))
             groups = [ChoiceGroup(_CLAIM_NAMES.get(kind, kind.value), tuple(claims))] if claims else []
@@ -781,6 +1041,7 @@ class Presenter:
             return action
         prompt, answers = self.prompt_for(turn)
         self._open = _Open(prompt, answers, tuple(turn.legal), turn)
+        self.waiting = ""      # your decision now: an earlier "Waiting for ..." is not printed late
         self.changed()
         return prompt
 
@@ -794,8 +1055,8 @@ class Presenter:
                     await opened.done.wait()
                 if opened.action is None:
                     opened.action = opened.answers["decline"]
-                    text = "Time is up: you decline." if prompt.groups else "The window closes: you decline."
-                    self.tell(Note(text, NoteKind.PLAY), quiet=True)
+                    if prompt.groups:   # a window you had nothing to claim in closes without a word
+                        self.tell(Note("Time is up: you decline.", NoteKind.PLAY), quiet=True)
             else:
                 await opened.done.wait()
             assert opened.action is not None

@@ -48,27 +48,37 @@ def places_text(scores: Sequence[int]) -> str:
     return ", ".join(f"S{s} {v:+d}" for s, v in enumerate(scores))
 
 
-def action_text(action: Action, lead: bool, went_out: bool = False, who: str | None = None) -> str:
+def action_text(action: Action, lead: bool, went_out: bool = False, who: str | None = None,
+                you: bool = False) -> str:
     """One action in words; ``went_out``: TH TD that were the last two cards are no Pig;
-    ``who``: the seat's words (default ``S2``; the presenter says ``you (S2)``)."""
+    ``who``: the seat's words (default ``S2``); ``you``: ``who`` is the reader, so the verbs
+    say ``You pass``, not ``passes``.
+
+    >>> action_text(Pass(1), lead=False, who="You", you=True)
+    'You pass'
+    """
     seat = who if who is not None else f"S{action.seat}"
+
+    def verb(word: str) -> str:    # "plays" / "play"
+        return word if not you else {"passes": "pass", "does": "do"}.get(word, word[:-1])
+
     if isinstance(action, Play):
         mask = action.cards.mask
         combo = classify(mask, mask if went_out else 0)
-        return f"{seat} {'leads' if lead else 'plays'} {action.cards} ({combo})"
+        return f"{seat} {verb('leads') if lead else verb('plays')} {action.cards} ({combo})"
     if isinstance(action, Pass):
-        return f"{seat} passes"
+        return f"{seat} {verb('passes')}"
     if isinstance(action, Run):
-        return f"{seat} runs, showing {action.cards}: the hand counts double"
+        return f"{seat} {verb('runs')}, showing {action.cards}: the hand counts double"
     if isinstance(action, Expose):
         return f"{seat} must show {action.cards} too, and the partners swap their red tens"
     if isinstance(action, Stop):
-        return f"{seat} calls Stop: the hand counts four times"
+        return f"{seat} {verb('calls')} Stop: the hand counts four times"
     if isinstance(action, Chata):
         return f"{seat} chata! {action.cards} out of turn"
     if isinstance(action, Kkojda):
         return f"{seat} kkojda! {action.cards}: nothing beats it"
-    return f"{seat} declines"
+    return f"{seat} {verb('declines')}"
 
 
 def deal_lines(hand: Hand) -> list[str]:

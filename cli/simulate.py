@@ -4,6 +4,10 @@ Engine only (no network, no cryptography): deals come from ``random.Random(seed)
 each seat's bot gets its own rng seeded from the seed and the seat, so a seed gives
 the same hands and the same figures every time (only hands per second varies).
 
+``--game sasku`` plays Sasku instead (cli/simulate_sasku.py: deals between two pairs
+of bots). ``--jobs N`` spreads the deals of a duplicate match over N processes, with
+the same figures as one (every deal has its own seeds).
+
 ``--duplicate`` removes the luck of the deal, the way card tournaments do: every
 deal is played four times, the bots moved one seat on each time, so each bot plays
 every seat of every deal. Each bot's rng is seeded from the seed, the deal and the
@@ -17,17 +21,24 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from random import Random
 
+from p2p_sasaki.cli.batches import Interval, over_deals
 from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.sasaki.bots import BOTS, Bot, make_bot, play_hand
 from p2p_sasaki.sasaki.hand import Hand
 from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.sasaki.search import DEFAULT_LEVEL, LEVELS
+from p2p_sasaki.sasku.search import LEVELS as SASKU_LEVELS
 
 clock = time.perf_counter  # tests replace it
+
+GAMES = ("sasaki", "sasku")
+DEFAULT_SEATS = {"sasaki": "heuristic,random,random,random", "sasku": "heuristic,random,heuristic,random"}
 
 
 def seat_kinds(text: str) -> list[str]:
@@ -66,15 +77,34 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Play N hands between four bots in this process (engine only, random "
                     "deals from the seed) and print per seat: how often it went out first, "
                     "its average score, and how often the red side won (scored above zero) in "
-                    "the hands it was dealt a red ten; then hands per second.")
+                    "the hands it was dealt a red ten; then hands per second. With --game sasku: "
+                    "N deals between the pairs S0+S2 and S1+S3, each pair's mean game points per "
+                    "deal (its points minus the other pair's), then deals per second.")
+    parser.add_argument("--game", choices=GAMES, default="sasaki",
+                        help="the game the bots play (default sasaki)")
     parser.add_argument("--hands", type=int, default=1000, metavar="N",
-                        help="number of hands (default 1000)")
-    add_seat_options(parser, "heuristic,random,random,random")
+                        help="number of hands, or of deals for Sasku (default 1000)")
+    parser.add_argument("--seats", type=seat_kinds, default=None, metavar="BOTS",
+                        help=f"four bots, seat 0 first, from {', '.join(BOTS)} (default "
+                             f"{DEFAULT_SEATS['sasaki']}; for Sasku {DEFAULT_SEATS['sasku']}: S0 and S2 "
+                             "are one pair, S1 and S3 the other)")
+    levels = ", ".join(f"{level}: {count}" for level, count in LEVELS.items())
+    sasku_levels = ", ".join(f"{level}: {count}" for level, count in SASKU_LEVELS.items())
+    parser.add_argument("--level", type=int, choices=sorted(LEVELS), default=DEFAULT_LEVEL, metavar="L",
+                        help=f"strength of search bots, as rollouts per decision ({levels}; for Sasku "
+                             f"{sasku_levels}; default {DEFAULT_LEVEL})")
+    parser.add_argument("--lead", choices=("3H", "3S"), default="3H",
+                        help="Sasaki: the opening 3 whose holder plays first (default 3H)")
     parser.add_argument("--seed", type=int, default=1, help="seed of deals and bots (default 1)")
     parser.add_argument("--duplicate", action="store_true",
                         help="duplicate match: play each of the N deals once per rotation of the seats, "
                              "so every bot plays every seat of every deal; print each bot's mean points "
-                             "per hand with a 95%% interval")
+                             "per hand with a 95%% interval; for Sasku each deal is played twice, the "
+                             "pairs' bots swapped, and each pair of bots gets its mean game points "
+                             "per deal with a 95%% interval")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="processes that play the deals side by side, with the same figures "
+                             "(--duplicate or Sasku; default 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     parser.set_defaults(func=run)
 
@@ -183,32 +213,6 @@ def play_deal(kinds: list[str], seed: str, lead: str = "3H",
     return (totals[0] / 4, totals[1] / 4, totals[2] / 4, totals[3] / 4)
 
 
-@dataclass(frozen=True)
-class Interval:
-    """A mean with a normal 95% confidence interval, from per-deal values."""
-
-    mean: float
-    low: float
-    high: float
-    n: int
-
-    @classmethod
-    def of(cls, values: list[float]) -> Interval:
-        n = len(values)
-        mean = sum(values) / n if n else 0.0
-        if n < 2:
-            return cls(mean, -math.inf, math.inf, n)
-        variance = sum((v - mean) ** 2 for v in values) / (n - 1)
-        half = 1.96 * math.sqrt(variance / n)
-        return cls(mean, mean - half, mean + half, n)
-
-    def contains(self, value: float) -> bool:
-        return self.low <= value <= self.high
-
-    def __str__(self) -> str:
-        return f"{self.mean:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
-
-
 @dataclass
 class Duplicate:
     kinds: list[str]
@@ -219,12 +223,16 @@ class Duplicate:
         return Interval.of([deal[bot] for deal in self.per_deal])
 
 
+def _play_numbered_deal(kinds: list[str], seed: int, lead: str, level: int,
+                        deal: int) -> tuple[float, float, float, float]:
+    return play_deal(kinds, deal_seed(seed, deal), lead, level)
+
+
 def duplicate(kinds: list[str], deals: int, seed: int, lead: str = "3H",
-              level: int = DEFAULT_LEVEL) -> Duplicate:
+              level: int = DEFAULT_LEVEL, jobs: int = 1) -> Duplicate:
     result = Duplicate(list(kinds))
     start = clock()
-    for deal in range(deals):
-        result.per_deal.append(play_deal(kinds, deal_seed(seed, deal), lead, level))
+    result.per_deal = over_deals(partial(_play_numbered_deal, kinds, seed, lead, level), deals, jobs)
     result.seconds = clock() - start
     return result
 
@@ -256,10 +264,18 @@ def duplicate_text(result: Duplicate, seed: int, level: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.hands < 1:
-        print("sasaki simulate: --hands must be at least 1.")
+        print(f"sasaki simulate: --hands must be at least 1, not {args.hands}.", file=sys.stderr)
         return 2
+    if args.jobs < 1:
+        print("sasaki simulate: --jobs must be at least 1.")
+        return 2
+    if args.seats is None:
+        args.seats = seat_kinds(DEFAULT_SEATS[args.game])
+    if args.game == "sasku":
+        from p2p_sasaki.cli.simulate_sasku import run as run_sasku
+        return run_sasku(args)
     if args.duplicate:
-        result = duplicate(args.seats, args.hands, args.seed, args.lead, args.level)
+        result = duplicate(args.seats, args.hands, args.seed, args.lead, args.level, args.jobs)
         print(json.dumps(duplicate_json(result, args.seed, args.level)) if args.json
               else duplicate_text(result, args.seed, args.level))
         return 0

@@ -13,6 +13,7 @@ prompt are discarded; ``help`` and ``quit`` work at any prompt.
 from __future__ import annotations
 
 import contextlib
+import shutil
 import sys
 import threading
 from typing import Any
@@ -22,6 +23,8 @@ import trio
 from p2p_sasaki.cli.presenter import (
     COMMANDS_HELP,
     RULES_HELP,
+    Choice,
+    ChoiceGroup,
     Note,
     NoteKind,
     Presenter,
@@ -124,9 +127,11 @@ class Narrator:
             if self._pending is not None and self._pending[0] is note:
                 self._pending = None
                 if self.presenter.waiting == note.text:
+                    self.end_progress_line()     # never run on from the deal's line
                     say(note.text)
 
     def say(self, text: str) -> None:
+        self.end_progress_line()     # a message never runs on from the deal's line
         say(text)
 
     def event(self, event: Any, session: Any) -> None:
@@ -156,16 +161,23 @@ def table_lines(table: TableView) -> list[str]:
     return lines
 
 
-def prompt_lines(prompt: Prompt) -> list[str]:
-    """A prompt as text: at a turn the plays by kind, numbered; in a window the question."""
+def prompt_lines(prompt: Prompt, width: int | None = None) -> list[str]:
+    """A prompt as text: at a turn the plays by kind, numbered (a kind's numbers run on;
+    sequences one line per length), each line folded to ``width`` (the terminal's); in a
+    window the question."""
     if prompt.kind == "turn":
+        width = width or max(60, shutil.get_terminal_size((100, 24)).columns - 1)
         lines = [prompt.question, "Legal plays:"]
+        others: list[tuple[str, ...]] = []     # suit choices not shown: the hint names one
         for group in prompt.groups:
-            items = []
-            for choice in group.choices:
-                cards = " / ".join(" ".join(v) for v in choice.variants)
-                items.append(f"{choice.key[1:]}) {cards}")
-            lines.append(f"  {group.title}: " + "   ".join(items))
+            most = 1 if group.title == "Sequences" else 3    # a sequence's suit choices are many
+            for title, choices in _rows(group):
+                lines += _folded(f"  {title}: ", [f"{c.key[1:]}) {' / '.join(' '.join(v) for v in c.variants[:most])}"
+                                                  for c in choices], width)
+                others += [c.variants[most] for c in choices if len(c.variants) > most]
+        if others:   # the example: the shortest of several cards
+            example = min(others, key=lambda cards: (len(cards) == 1, len(cards)))
+            lines.append(f"  (a number plays the suits shown; for others type the cards, like {' '.join(example)})")
         if prompt.can_pass:
             lines.append("  or pass")
         return lines
@@ -177,6 +189,29 @@ def prompt_lines(prompt: Prompt) -> list[str]:
         return [f"{claims[0].label} [y/N] (declines in {seconds})"]
     lines = [f"  {c.key[1:]}: {c.label}" for c in claims]
     return lines + [f"Type a number, or Enter to decline (declines in {seconds})"]
+
+
+def _rows(group: ChoiceGroup) -> list[tuple[str, tuple[Choice, ...]]]:
+    """A group's lines: one, or for sequences one per length ("Sequences of 3")."""
+    if group.title != "Sequences":
+        return [(group.title, group.choices)]
+    lengths: dict[int, list[Choice]] = {}
+    for choice in group.choices:
+        lengths.setdefault(len(choice.variants[0]), []).append(choice)
+    return [(f"Sequences of {length}", tuple(choices)) for length, choices in lengths.items()]
+
+
+def _folded(head: str, items: list[str], width: int) -> list[str]:
+    """``items`` after ``head``, three spaces apart, on as many lines as ``width`` needs; an
+    item is never split and the next lines start under the first item."""
+    lines, line = [], head
+    for item in items:
+        if line != head and len(line) + 3 + len(item) > width:
+            lines.append(line)
+            line = " " * len(head) + item
+        else:
+            line += ("   " if line != head else "") + item
+    return lines + [line]
 
 
 def _is_terminal() -> bool:
@@ -254,8 +289,11 @@ class HumanPlayer:
         if opened.kind == "turn":
             for line in table_lines(self.presenter.table()):
                 say(line)
-        for line in prompt_lines(opened):
-            say(line)
+        # A chata or kkojda window you cannot claim opens after every single: it passes silently
+        # (the play line said enough); the rarer run, show and Stop windows get their one line.
+        if opened.groups or opened.kind not in ("chata", "kkojda"):
+            for line in prompt_lines(opened):
+                say(line)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._typed, opened)
             action = await self.presenter.wait(opened)

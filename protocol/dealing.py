@@ -180,6 +180,7 @@ class DeckSource:
         self._reveals = reveals
         self._my_cards: int | None = None
         self._out: list[bytes] = []
+        self._proven: set[int] = set()   # the hops whose proof is checked: they finish in any order
 
     def start(self) -> None:
         if self.setup.my_seat is not None:
@@ -219,7 +220,8 @@ class DeckSource:
                 case ShuffleAccepted(hop=hop):
                     events.append(DealProgress("shuffle", hop + 1, n))
                 case ShuffleVerified(hop=hop):
-                    events.append(DealProgress("proof", hop + 1, n))
+                    self._proven.add(hop)      # a count, not the hop's number: "3 of 4" came last
+                    events.append(DealProgress("proof", len(self._proven), n))
                 case HandDealt(cards=cards):
                     self._my_cards = sum(1 << c for c in cards)
                     events.append(DealProgress("deal", 1, 1))

@@ -134,11 +134,13 @@ def _culprit(hand: Hand, answers: Sequence[Action]) -> int | None:
 
 @dataclass(frozen=True)
 class SasakiOutcome:
-    """A finished hand: the finishing order, the red team, the multiplier."""
+    """A finished hand: the finishing order, the red team, the multiplier, and the cards the
+    last player still held (shown to everyone at the end, as the rules say)."""
 
     finish: tuple[int, ...]
     red: tuple[int, ...]
     multiplier: int
+    remaining: tuple[str, ...] = ()
 
 
 class SasakiState:
@@ -170,7 +172,8 @@ class SasakiState:
         return self.hand.scores if self.hand.is_over else None
 
     def outcome(self) -> SasakiOutcome:
-        return SasakiOutcome(self.hand.finish, self.hand.red_seats, self.hand.multiplier)
+        return SasakiOutcome(self.hand.finish, self.hand.red_seats, self.hand.multiplier,
+                             tuple(str(card) for card in self.hand.fourth_shows()))
 
     def view(self, seat: int) -> object:
         return self.hand.view(seat)

@@ -295,8 +295,7 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
                 status, blame = AuditStatus.FAULT, AuditBlame(b.seat, b.hand, b.slot, b.reason)
             else:
                 status = AuditStatus.DAMAGED
-                blame = AuditBlame(None, b.hand, b.slot, f"record {number}: {b.reason}; the file was altered "
-                                   "or reordered, nobody can be named")
+                blame = AuditBlame(None, b.hand, b.slot, f"record {number}: {b.reason}")   # DAMAGED says the rest
             break
     canonical, expected = produced[1:], [encode_record(kind, data) for kind, data in records]
     first_bad = next((i for i, (a, b) in enumerate(zip(canonical, expected, strict=False)) if a != b), None)

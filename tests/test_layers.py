@@ -2,9 +2,10 @@
 
 Installed names: the folders protocol/ and cli/ install as p2p_sasaki.protocol and
 p2p_sasaki.cli. p2p_sasaki (the game) imports nothing of the project's other packages
-(only p2p_sasaki/__main__.py reaches the command line); protocol imports the game only, and only through its game adapters (protocol/*_game.py); only protocol/net touches trio, sockets or zeroconf; only
-protocol/crypto.py imports cryptography, rbcl or spake2; only protocol/messages.py
-imports msgpack.
+(only p2p_sasaki/__main__.py reaches the command line); protocol imports the game only, and
+only through its game adapters (protocol/*_game.py); only protocol/net touches trio, sockets or
+zeroconf; only protocol/crypto.py imports cryptography, rbcl or spake2; only
+protocol/messages.py imports msgpack.
 """
 
 from __future__ import annotations
@@ -132,7 +133,8 @@ def test_cli_is_not_imported_below_it():
 
 
 def test_crypto_and_wire_libraries_stay_in_their_one_module():
-    owners = {"nacl": "crypto.py", "rbcl": "crypto.py", "cryptography": "crypto.py", "spake2": "crypto.py", "msgpack": "messages.py"}
+    owners = {"nacl": "crypto.py", "rbcl": "crypto.py", "cryptography": "crypto.py", "spake2": "crypto.py",
+              "msgpack": "messages.py"}
     for package in ("p2p_sasaki", "protocol", "cli"):
         for path in python_files(package):
             for library, owner in owners.items():

@@ -24,6 +24,14 @@ per connection (``Connection: close``); the WebSocket then carries JSON:
 
 Answers go to :meth:`Presenter.answer`: the first for a prompt wins, in whichever
 tab or view it was given.
+
+Caps (docs/reliability.md, "Hostile connections"): at most ``MAX_CONNECTIONS`` (64)
+connections in all, of which at most ``MAX_PER_TOKEN`` (16) carry the token (one more
+with the token is answered 503); until its request has arrived a connection holds a slot
+of :attr:`PageServer.pool` (protocol/net/pool.py), must send its request within
+``REQUEST_TIMEOUT`` and is displaced, the oldest first, by newcomers when the 48 others
+are taken. The server pings each WebSocket every ``PING_EVERY`` seconds (a browser
+answers by itself) and closes one on which nothing arrived for ``IDLE_AFTER``.
 """
 
 from __future__ import annotations
@@ -43,12 +51,18 @@ from wsproto.utilities import generate_accept_token
 
 from p2p_sasaki.cli.presenter import Presenter, Refusal, TableView
 from p2p_sasaki.cli.web.page import page
+from p2p_sasaki.protocol.net.pool import ConnectionPool
 
-__all__ = ["WebTable", "table_json"]
+__all__ = ["PageServer", "WebTable", "table_json"]
 
 MAX_REQUEST = 16384
 MAX_MESSAGE = 4096
 SEND_TIMEOUT = 30.0    # seconds a tab may leave a message unread before its WebSocket is closed
+MAX_CONNECTIONS = 64   # connections held at once, in all
+MAX_PER_TOKEN = 16     # of which carrying the page's token (tabs, page loads, the transcript)
+REQUEST_TIMEOUT = 10.0 # seconds from connecting to the whole request
+PING_EVERY = 10.0      # seconds between the server's pings on a WebSocket
+IDLE_AFTER = 30.0      # a WebSocket on which nothing arrived (not even a pong) this long is closed
 
 
 def table_json(table: TableView) -> dict[str, Any]:
@@ -71,26 +85,27 @@ def table_json(table: TableView) -> dict[str, Any]:
     return data
 
 
-class WebTable:
-    """The page of one player's seat; ``serve`` runs until cancelled."""
+class PageServer:
+    """One page on 127.0.0.1 behind a token (the checks of this module's docstring); ``serve``
+    runs until cancelled. This class serves ``html`` alone; :class:`WebTable` adds the table's
+    WebSocket and transcript."""
 
-    def __init__(self, presenter: Presenter, host: str = "127.0.0.1") -> None:
-        self.presenter = presenter
+    def __init__(self, html: str = "", host: str = "127.0.0.1") -> None:
+        self.html = html
         self.host = host
         self.token = secrets.token_urlsafe(24)
         self.port = 0
-        self.left = trio.Event()                 # the person closed the table after the match
-        self._changed = trio.Event()
-        presenter.listeners.append(self._on_change)
-        presenter.pages += 1
+        self.pool = ConnectionPool(MAX_CONNECTIONS - MAX_PER_TOKEN, first_frame=REQUEST_TIMEOUT)
+        """The connections whose request has not arrived yet."""
+        self._with_token = 0
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}/t/{self.token}/"
 
-    def _on_change(self) -> None:
-        self._changed.set()
-        self._changed = trio.Event()
+    def connections(self) -> int:
+        """Connections held now: waiting for their request, or carrying the token."""
+        return len(self.pool) + self._with_token
 
     async def serve(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         listeners = await trio.open_tcp_listeners(0, host=self.host)
@@ -103,7 +118,8 @@ class WebTable:
     async def _connection(self, stream: trio.SocketStream) -> None:
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_REQUEST)
         try:
-            with trio.move_on_after(30):
+            request = None
+            with self.pool.slot(self.host):     # until the request has arrived
                 request = await self._request(stream, conn)
             if request is None:
                 return
@@ -146,7 +162,19 @@ class WebTable:
         if not secrets.compare_digest(target[:len(prefix)].encode(), prefix.encode()):
             await self._respond(stream, conn, 404, "text/plain", b"not found\n")
             return
-        rest = target[len(prefix):]
+        if self._with_token >= MAX_PER_TOKEN:
+            await self._respond(stream, conn, 503, "text/plain", b"too many connections to this page: close a tab "
+                                                                 b"and reload\n")
+            return
+        self._with_token += 1
+        try:
+            await self._serve(stream, conn, request, target[len(prefix):])
+        finally:
+            self._with_token -= 1
+
+    async def _serve(self, stream: trio.SocketStream, conn: h11.Connection, request: h11.Request,
+                     rest: str) -> None:
+        """A request that carries the token; ``rest``: its path after ``/t/TOKEN/``."""
         websocket = rest == "ws" and any(name.lower() == b"upgrade" and value.lower() == b"websocket"
                                          for name, value in request.headers)
         problem = self._problem(request, websocket)
@@ -156,8 +184,53 @@ class WebTable:
         if request.method != b"GET":
             await self._respond(stream, conn, 405, "text/plain", b"GET only\n")
         elif rest == "":
-            await self._respond(stream, conn, 200, "text/html; charset=utf-8", page().encode())
-        elif websocket:
+            await self._respond(stream, conn, 200, "text/html; charset=utf-8", self.page().encode())
+        else:
+            await self._more(stream, conn, request, rest, websocket)
+
+    def page(self) -> str:
+        return self.html
+
+    async def _more(self, stream: trio.SocketStream, conn: h11.Connection, request: h11.Request, rest: str,
+                    websocket: bool) -> None:
+        """Any other route under the token: none here."""
+        await self._respond(stream, conn, 404, "text/plain", b"not found\n")
+
+    async def _respond(self, stream: trio.SocketStream, conn: h11.Connection, status: int, content_type: str,
+                       body: bytes, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+        headers = [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode()),
+                   (b"connection", b"close"), (b"cache-control", b"no-store"),
+                   (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+                   (b"content-security-policy",
+                    b"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                    b"img-src data:; connect-src 'self'; frame-ancestors 'none'")] + (extra or [])
+        with trio.fail_after(SEND_TIMEOUT):     # a reader that stops reading does not keep its slot
+            await stream.send_all(conn.send(h11.Response(status_code=status, headers=headers)) or b"")
+            await stream.send_all(conn.send(h11.Data(data=body)) or b"")
+            await stream.send_all(conn.send(h11.EndOfMessage()) or b"")
+
+
+class WebTable(PageServer):
+    """The page of one player's seat; ``serve`` runs until cancelled."""
+
+    def __init__(self, presenter: Presenter, host: str = "127.0.0.1") -> None:
+        super().__init__("", host)
+        self.presenter = presenter
+        self.left = trio.Event()                 # the person closed the table after the match
+        self._changed = trio.Event()
+        presenter.listeners.append(self._on_change)
+        presenter.pages += 1
+
+    def page(self) -> str:
+        return page()
+
+    def _on_change(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def _more(self, stream: trio.SocketStream, conn: h11.Connection, request: h11.Request, rest: str,
+                    websocket: bool) -> None:
+        if websocket:
             await self._websocket(stream, conn, request)
         elif rest == "transcript":
             path = self.presenter.transcript
@@ -168,18 +241,6 @@ class WebTable:
                                 [(b"content-disposition", f'attachment; filename="{path.name}"'.encode())])
         else:
             await self._respond(stream, conn, 404, "text/plain", b"not found\n")
-
-    async def _respond(self, stream: trio.SocketStream, conn: h11.Connection, status: int, content_type: str,
-                       body: bytes, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-        headers = [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode()),
-                   (b"connection", b"close"), (b"cache-control", b"no-store"),
-                   (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
-                   (b"content-security-policy",
-                    b"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                    b"img-src data:; connect-src 'self'; frame-ancestors 'none'")] + (extra or [])
-        await stream.send_all(conn.send(h11.Response(status_code=status, headers=headers)) or b"")
-        await stream.send_all(conn.send(h11.Data(data=body)) or b"")
-        await stream.send_all(conn.send(h11.EndOfMessage()) or b"")
 
     # -- WebSocket -----------------------------------------------------------------------
 
@@ -235,13 +296,20 @@ class WebTable:
                     elif isinstance(event, CloseConnection):
                         await write(event.response())
                         return
-                data = await stream.receive_some(4096)
+                with trio.fail_after(IDLE_AFTER):   # a live tab answers the pings at least
+                    data = await stream.receive_some(4096)
                 if not data:
                     return
                 ws.receive_data(data)
 
+        async def ping() -> None:
+            while True:
+                await trio.sleep(PING_EVERY)
+                await write(Ping())
+
         async with trio.open_nursery() as nursery:
             nursery.start_soon(push)
+            nursery.start_soon(ping)
             await receive()
             closed.set()
             nursery.cancel_scope.cancel()

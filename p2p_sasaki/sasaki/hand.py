@@ -48,6 +48,7 @@ from enum import Enum
 from random import Random
 from typing import ClassVar
 
+from p2p_sasaki import errors
 from p2p_sasaki.cards import FULL_DECK, Card, CardSet, parse_card
 from p2p_sasaki.sasaki.combos import PIG_MASK, Combo, Kind, beats, classify, legal_plays, why_not
 from p2p_sasaki.sasaki.options import LeadCard, TableOptions
@@ -57,7 +58,7 @@ __all__ = [
     "Hand", "Decision", "DecisionKind", "IllegalActionError", "DealError",
     "HiddenInformationError", "AuditNeededError",
     "Action", "Play", "Pass", "Run", "Expose", "Stop", "Chata", "Kkojda", "Decline",
-    "SeatView", "opens", "random_deal", "next_seat",
+    "SeatView", "opens", "random_deal", "next_seat", "TURN_DIRECTION",
 ]
 
 SEATS = 4
@@ -79,20 +80,19 @@ def _cardset(mask: int) -> CardSet:
 _NO_SETS = (CardSet(), CardSet(), CardSet(), CardSet())
 
 
-class IllegalActionError(ValueError):
+# Sasaki's own names for the engine's failures (p2p_sasaki/errors.py holds their shape,
+# shared with Sasku, so one ``except errors.IllegalActionError`` catches either game's).
+
+class IllegalActionError(errors.IllegalActionError):
     """An action the rules do not allow now; the message names the rule broken and ``seat``
     the seat whose action broke it (None when no single seat did)."""
 
-    def __init__(self, message: str, seat: int | None = None) -> None:
-        super().__init__(message)
-        self.seat = seat
 
-
-class DealError(ValueError):
+class DealError(errors.DealError):
     """A deal that is not 4 x 12 distinct cards of the 48-card deck (or a peer's share of it)."""
 
 
-class HiddenInformationError(LookupError):
+class HiddenInformationError(errors.HiddenInformationError):
     """A question this peer cannot answer: another seat's hidden cards, the red side too early."""
 
 
@@ -266,6 +266,10 @@ _WINDOW_NAMES = {
 def opens(action: Action) -> CardSet:
     """The cards an action reveals; always cards of the acting seat's own hand."""
     return action.cards
+
+
+TURN_DIRECTION = "counter-clockwise"
+"""Which way play goes round the table (a view draws the next seat on your right)."""
 
 
 def next_seat(seat: int) -> int:

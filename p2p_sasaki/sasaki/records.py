@@ -16,11 +16,12 @@ first bad line and one sentence.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from p2p_sasaki.cards import Card, CardNotationError, CardSet, parse_card, parse_cards
+from p2p_sasaki.records import SEAT_TAGS, ActionLine, Header, RecordError, TagLine, read, split_action, tag_line, yes_no
+from p2p_sasaki.records import parse_lines as read_lines
 from p2p_sasaki.sasaki.hand import (
     Action,
     Chata,
@@ -41,37 +42,12 @@ from p2p_sasaki.sasaki.options import LeadCard, TableOptions
 __all__ = ["RecordError", "Record", "TagLine", "ActionLine", "parse_lines", "parse_record",
            "replay", "write_record"]
 
-_TAG = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"([^"]*)"\s*\]$')
-_SEAT_TAGS = {"Seat0": 0, "Seat1": 1, "Seat2": 2, "Seat3": 3}
-_KNOWN_TAGS = (*_SEAT_TAGS, "Lead", "Running", "LeadMustContain3")  # others are ignored
 _VERBS: dict[str, Callable[..., Action]] = {
     "play": Play, "pass": Pass, "run": Run, "stop": Stop, "chata": Chata, "kkojda": Kkojda}
+_VERB_ORDER = ("run", "stop", "play", "pass", "chata", "kkojda")  # as error messages list them
 # How many cards each verb takes: (fewest, most).
 _CARD_COUNTS = {"play": (1, 12), "pass": (0, 0), "run": (1, 2), "stop": (0, 0),
                 "chata": (2, 2), "kkojda": (1, 1)}
-_YES = {"yes": True, "no": False}
-
-
-class RecordError(ValueError):
-    """A bad record line: ``line`` is its 1-based physical line number."""
-
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(f"line {line}: {message}")
-        self.line = line
-        self.message = message
-
-
-@dataclass(frozen=True, slots=True)
-class TagLine:
-    line: int
-    tag: str
-    value: str
-
-
-@dataclass(frozen=True, slots=True)
-class ActionLine:
-    line: int
-    action: Action
 
 
 @dataclass(frozen=True)
@@ -82,34 +58,13 @@ class Record:
     deal: tuple[CardSet, CardSet, CardSet, CardSet]
     lead_card: Card
     options: TableOptions
-    actions: tuple[ActionLine, ...] = field(default=())
-
-
-def _physical_lines(text: str) -> list[str]:
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the text after a final newline is not a line
-    return [line.rstrip("\r") for line in lines]
+    actions: tuple[ActionLine[Action], ...] = field(default=())
 
 
 def _parse_action(number: int, text: str) -> Action:
-    tokens = text.split()
-    seat_token = tokens[0]
-    if not re.fullmatch(r"S\d+", seat_token):
-        raise RecordError(number, f"cannot read {text!r}: expected a tag like [Seat0 \"...\"] "
-                                  "or an action like 'S2 play 3H'")
-    seat = int(seat_token[1:])
-    if seat > 3:
-        raise RecordError(number, f"{tokens[0]} is not a seat: seats are S0 to S3")
-    if len(tokens) < 2:
-        raise RecordError(number, f"{tokens[0]} has no action: expected run, stop, play, pass, "
-                                  "chata or kkojda")
-    verb = tokens[1]  # the format is exact: seats S0-S3, verbs in lower case
-    if verb not in _VERBS:
-        raise RecordError(number, f"unknown action {tokens[1]!r}: expected run, stop, play, pass, "
-                                  "chata or kkojda")
+    seat, verb, args = split_action(number, text, "S2 play 3H", _VERB_ORDER)
     try:
-        mask = parse_cards(" ".join(tokens[2:]))
+        mask = parse_cards(" ".join(args))
     except CardNotationError as error:
         raise RecordError(number, str(error)) from None
     fewest, most = _CARD_COUNTS[verb]
@@ -122,48 +77,24 @@ def _parse_action(number: int, text: str) -> Action:
     return cls(seat) if most == 0 else cls(seat, CardSet(mask))
 
 
-def parse_lines(text: str) -> Iterator[TagLine | ActionLine]:
+def parse_lines(text: str) -> Iterator[TagLine | ActionLine[Action]]:
     """Tag and action lines in order; a syntax error is raised when its line is reached."""
-    for number, raw in enumerate(_physical_lines(text), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        if line.startswith("["):
-            match = _TAG.match(line)
-            if not match:
-                raise RecordError(number, f"cannot read the tag {line!r}: write [Tag \"value\"]")
-            yield TagLine(number, match.group(1), match.group(2))
-        else:
-            yield ActionLine(number, _parse_action(number, line))
+    return read_lines(text, _parse_action)
 
 
-class _Header:
-    """Collects tag lines and reports each problem on the line where it shows."""
+class _Header(Header):
+    """Sasaki's tags: the Seat tags (12 cards each), Lead, Running and LeadMustContain3."""
+
+    known_tags = (*SEAT_TAGS, "Lead", "Running", "LeadMustContain3")  # others are ignored
 
     def __init__(self) -> None:
-        self.tags: dict[str, str] = {}
-        self.seats: dict[int, int] = {}
+        super().__init__()
         self.lead: Card = Card.parse("3H")
         self.options = TableOptions(lead_card="3H")
 
-    def add(self, tag: TagLine) -> None:
+    def add_tag(self, tag: TagLine) -> None:
         line = tag.line
-        if tag.tag in self.tags and tag.tag in _KNOWN_TAGS:
-            raise RecordError(line, f"the {tag.tag} tag is given twice")
-        self.tags[tag.tag] = tag.value
-        if tag.tag in _SEAT_TAGS:
-            seat = _SEAT_TAGS[tag.tag]
-            try:
-                mask = parse_cards(tag.value)
-            except CardNotationError as error:
-                raise RecordError(line, str(error)) from None
-            for other, dealt in self.seats.items():
-                if dealt & mask:
-                    raise RecordError(line, f"{CardSet(dealt & mask)} is already dealt to seat {other}")
-            if mask.bit_count() != 12:
-                raise RecordError(line, f"seat {seat} must be dealt 12 cards, not {mask.bit_count()}")
-            self.seats[seat] = mask
-        elif tag.tag == "Lead":
+        if tag.tag == "Lead":
             try:
                 lead = Card.from_index(parse_card(tag.value))
             except CardNotationError:
@@ -177,42 +108,16 @@ class _Header:
                 raise RecordError(line, f"the Running tag is before_first_play or any_own_turn, not {tag.value!r}")
             self.options = replace(self.options, running=tag.value)
         elif tag.tag == "LeadMustContain3":
-            if tag.value not in _YES:
-                raise RecordError(line, f"the LeadMustContain3 tag is yes or no, not {tag.value!r}")
-            self.options = replace(self.options, lead_must_contain_3=_YES[tag.value])
-        # Unknown tags are kept and otherwise ignored, like PGN's.
-
-    def deal(self, line: int) -> tuple[int, int, int, int]:
-        for seat in range(4):
-            if seat not in self.seats:
-                raise RecordError(line, f"the Seat{seat} tag is missing: a record deals 12 cards "
-                                        "to each of the four seats before the first action")
-        return (self.seats[0], self.seats[1], self.seats[2], self.seats[3])
+            self.options = replace(self.options, lead_must_contain_3=yes_no(line, tag))
 
 
-def _read(text: str) -> Iterator[tuple[_Header, ActionLine | None]]:
-    """Action lines in order, each with the tags read so far (checked on its line);
-    a record without actions gives one ``(tags, None)``."""
-    header = _Header()
-    started = False
-    for item in parse_lines(text):
-        if isinstance(item, TagLine):
-            if started and item.tag in _KNOWN_TAGS:
-                raise RecordError(item.line, f"the {item.tag} tag must come before the first action")
-            header.add(item)
-            continue
-        if not started:
-            header.deal(item.line)  # a missing Seat tag shows on the first action line
-            started = True
-        yield header, item
-    if not started:
-        header.deal(len(_physical_lines(text)) + 1)
-        yield header, None
+def _read(text: str) -> Iterator[tuple[_Header, ActionLine[Action] | None]]:
+    return read(text, _Header(), _parse_action)
 
 
 def parse_record(text: str) -> Record:
     """Parse without replaying: syntax and tag errors only (see :func:`replay` for rules)."""
-    actions: list[ActionLine] = []
+    actions: list[ActionLine[Action]] = []
     header = _Header()
     for header, item in _read(text):  # noqa: B007 (the last line's header is the record's)
         if item is not None:
@@ -331,13 +236,13 @@ def write_record(hand: Hand, comments: bool = False) -> str:
     lines = []
     if comments:
         lines.append("# p2p-sasaki game record")
-    lines.append(f'[Lead "{hand.lead_card}"]')
+    lines.append(tag_line("Lead", hand.lead_card))
     if hand.options.running != "before_first_play":
-        lines.append(f'[Running "{hand.options.running}"]')
+        lines.append(tag_line("Running", hand.options.running))
     if hand.options.lead_must_contain_3:
-        lines.append('[LeadMustContain3 "yes"]')
+        lines.append(tag_line("LeadMustContain3", "yes"))
     for seat in range(4):
-        lines.append(f'[Seat{seat} "{CardSet(hand.dealt[seat])}"]')
+        lines.append(tag_line(f"Seat{seat}", CardSet(hand.dealt[seat])))
     for action in hand.history:
         if not isinstance(action, Expose):
             lines.append(str(action))

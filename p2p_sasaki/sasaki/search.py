@@ -1,7 +1,8 @@
 """SearchBot: determinized Monte Carlo search over the hidden cards (PIMC).
 
-For a decision with more than one legal answer the bot, seeing only its
-:class:`~p2p_sasaki.sasaki.hand.SeatView`,
+The search itself is shared with Sasku (:mod:`p2p_sasaki.search`); this module is
+Sasaki's part of it (:class:`SasakiSearch`). For a decision with more than one legal
+answer the bot, seeing only its :class:`~p2p_sasaki.sasaki.hand.SeatView`,
 
 1. *samples a deal* consistent with everything public: its own cards, the cards
    each seat has played, the cards known to be in a hand (the shown opening 3,
@@ -53,8 +54,9 @@ from p2p_sasaki.sasaki.hand import (
     Stop,
 )
 from p2p_sasaki.sasaki.options import TableOptions
+from p2p_sasaki.search import best_answer
 
-__all__ = ["SearchBot", "LEVELS", "DEFAULT_LEVEL", "determinize", "rollout", "rollout_choice",
+__all__ = ["SearchBot", "SasakiSearch", "LEVELS", "DEFAULT_LEVEL", "determinize", "rollout", "rollout_choice",
            "candidates"]
 
 # --level -> rollouts per decision. The default is the strongest level whose median
@@ -408,6 +410,26 @@ def candidates(legal: Sequence[Action], cards: int, limit: int = 8) -> list[Acti
 
 # -- the bot ---------------------------------------------------------------------------------
 
+class SasakiSearch:
+    """Sasaki's hook for the shared search (:class:`p2p_sasaki.search.SearchGame`):
+    worlds are full :class:`Hand` s sampled by :func:`determinize`, played out by
+    :func:`rollout`, valued by each seat's own score."""
+
+    def __init__(self, options: TableOptions) -> None:
+        self.options = options
+
+    def sample(self, view: SeatView, rng: Random) -> Hand | None:
+        return determinize(view, rng, self.options)
+
+    def play(self, hand: Hand, action: Action) -> Hand:
+        hand = hand.copy()
+        _answer(hand, action)
+        return hand
+
+    def rollout(self, hand: Hand) -> tuple[int, int, int, int]:
+        return rollout(hand)
+
+
 class SearchBot:
     """Determinized Monte Carlo search with ``rollouts`` rollouts per decision.
 
@@ -439,26 +461,9 @@ class SearchBot:
         choices = candidates(legal, cards)
         if len(choices) == 1:
             return choices[0]
-        seat = view.seat
-        totals = [0] * len(choices)
-        spent = 0
-        failed = 0
-        while spent < self.rollouts:
-            base = determinize(view, self.rng, options)
-            if base is None:  # not seen in tests; never loop for ever
-                failed += 1
-                if failed > 3 and failed > spent:
-                    break
-                continue
-            for i, action in enumerate(choices):
-                hand = base.copy()
-                _answer(hand, action)
-                totals[i] += rollout(hand)[seat]
-                spent += 1
-        self.last_rollouts = spent
-        # the best mean (the same samples for all); ties to the earlier candidate
-        best = max(range(len(choices)), key=lambda i: (totals[i], -i))
-        return choices[best]
+        choice, self.last_rollouts = best_answer(SasakiSearch(options), view, view.seat, choices,
+                                                 self.rng, self.rollouts)
+        return choice
 
 
 def _answer(hand: Hand, action: Action) -> None:

@@ -148,6 +148,13 @@ class FramedStream:
         self._stats.bytes_sent += len(data)
 
     async def receive(self) -> bytes:
+        await self.wait_frame()
+        self._stats.frames_received += 1
+        return self._ready.pop(0)
+
+    async def wait_frame(self) -> None:
+        """Wait until a whole frame has arrived; it stays for :meth:`receive` (a listener
+        holds a stranger to a first-frame deadline: protocol/net/pool.py)."""
         while not self._ready:
             data = await self.stream.receive_some(self._receive_size)
             self._stats.bytes_received += len(data)
@@ -159,8 +166,6 @@ class FramedStream:
             except FrameError:
                 await self._close_quietly()
                 raise
-        self._stats.frames_received += 1
-        return self._ready.pop(0)
 
     async def _close_quietly(self) -> None:
         with trio.CancelScope(shield=True):

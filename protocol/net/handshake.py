@@ -69,6 +69,17 @@ async def receive_frame(framed: FramedStream) -> bytes:
         raise HandshakeError(str(exc)) from exc
 
 
+async def wait_first_frame(framed: FramedStream) -> None:
+    """Wait until the other side's first frame has arrived (it stays to be received): what
+    a listener holds a connection to before it does any work for it (protocol/net/pool.py)."""
+    try:
+        await framed.wait_frame()
+    except (trio.EndOfChannel, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+        raise HandshakeError(f"{framed.peer} closed the connection before its first message") from exc
+    except FrameError as exc:
+        raise HandshakeError(str(exc)) from exc
+
+
 async def run_step(framed: FramedStream, step: Step) -> tuple[Event, ...]:
     """Send ``step``'s frames (a refusal best effort), then raise if it ended the handshake.
 

@@ -64,8 +64,17 @@ from p2p_sasaki.protocol.handshake import (
 )
 from p2p_sasaki.protocol.net.discovery import Interfaces, TableAd, browse_tables
 from p2p_sasaki.protocol.net.framing import FramedStream
-from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusedError, RefusingError, drive, refuse, run_step
+from p2p_sasaki.protocol.net.handshake import (
+    HandshakeError,
+    RefusedError,
+    RefusingError,
+    drive,
+    refuse,
+    run_step,
+    wait_first_frame,
+)
 from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION, Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net.pool import ConnectionPool
 from p2p_sasaki.protocol.net.words import WORDS
 
 log = logging.getLogger(__name__)
@@ -231,9 +240,11 @@ HostEvent = MemberJoined | MemberLeft | WrongCodeTried
 # -- the creator's side -------------------------------------------------------------
 
 MAX_JOIN_CONNECTIONS_PER_ADDRESS = 8
-"""Join connections served at once from one address (a machine running bot peers has 3)."""
+"""Join connections served at once from one address before the code is confirmed (a
+machine running bot peers has 3)."""
 MAX_JOIN_CONNECTIONS = 32
-"""Join connections served at once in all; one more is closed unread."""
+"""Join connections served at once in all before the code is confirmed (protocol/net/pool.py:
+one more displaces an old one)."""
 
 
 class _HostState(JoinAdmissions):
@@ -274,6 +285,7 @@ async def host_table(
     max_failures: int = 3,
     table_id: bytes | None = None,
     handshake_timeout: float = 10.0,
+    first_frame_timeout: float = 1.0,
     on_event: Callable[[HostEvent], None] | None = None,
     nonce: bytes | None = None,
     name: str = "",
@@ -290,27 +302,14 @@ async def host_table(
     """
     me = TableMember(identity.public_key, mesh_host, mesh_port, nonce or secrets.token_bytes(32), name)  # fresh nonce
     state = _HostState(table_id or secrets.token_bytes(32), me, seats, max_failures, on_event)
-    open_per_address: dict[str, int] = {}
+    # Until its code is confirmed, a connection holds a slot of the waiting room's pool (docs/
+    # reliability.md, "Hostile connections"): strangers can neither make the creator buffer a
+    # 64 KiB frame on each of many sockets nor squat the room; a seated joiner's address is known.
+    pool = ConnectionPool(MAX_JOIN_CONNECTIONS, MAX_JOIN_CONNECTIONS_PER_ADDRESS, first_frame=first_frame_timeout,
+                          known=lambda address: any(member.host == address for member in state.joined))
 
     async def admit(stream: trio.SocketStream) -> None:
-        # Caps on the connections being served (docs/reliability.md, "Hostile connections"):
-        # a stranger cannot make the creator buffer a 64 KiB frame on each of many sockets.
-        try:
-            address = stream.socket.getpeername()[0]
-        except OSError:
-            address = "?"
-        count = open_per_address.get(address, 0)
-        if count >= MAX_JOIN_CONNECTIONS_PER_ADDRESS or sum(open_per_address.values()) >= MAX_JOIN_CONNECTIONS:
-            log.info("a connection from %s was closed: too many connections", address)
-            await trio.aclose_forcefully(stream)
-            return
-        open_per_address[address] = count + 1
-        try:
-            await _admit_joiner(stream, identity, code, state, handshake_timeout)
-        finally:
-            open_per_address[address] -= 1
-            if not open_per_address[address]:
-                del open_per_address[address]
+        await _admit_joiner(stream, identity, code, state, pool, handshake_timeout)
 
     async with trio.open_nursery() as handlers:
         async with trio.open_nursery() as accepting:
@@ -331,22 +330,31 @@ async def host_table(
     return state.roster
 
 
-async def _admit_joiner(
-    stream: trio.SocketStream, identity: Identity, code: TableCode, state: _HostState, timeout: float
-) -> None:
+async def _admit_joiner(stream: trio.SocketStream, identity: Identity, code: TableCode, state: _HostState,
+                        pool: ConnectionPool, timeout: float) -> None:
     """One joiner's connection, from greeting to roster (trio closes the stream after)."""
-    address = stream.socket.getpeername()[0]
+    try:
+        address = stream.socket.getpeername()[0]
+    except OSError:
+        return    # gone already
     framed = FramedStream(stream, f"the joiner at {address}", JOIN_FRAME_LIMIT)
     machine = JoinCreator(identity, state.creator, code.password, code.nameplate, state.table_id, peer=framed.peer)
     member: TableMember | None = None
+    event: CodeConfirmed | WrongCode | None = None
     try:
         with trio.fail_after(timeout):
             closed = state.refusal_if_closed()
             if closed is not None:
                 await refuse(framed, closed.reason, kind=closed.kind)
                 return
-            event = await drive(framed, machine, machine.start(), until=(CodeConfirmed, WrongCode))
-            assert isinstance(event, (CodeConfirmed, WrongCode))
+            with pool.slot(address) as slot:   # until the code is confirmed (or found wrong)
+                await run_step(framed, machine.start())     # the greeting
+                await wait_first_frame(framed)
+                slot.heard()
+                event = await drive(framed, machine, Step(), until=(CodeConfirmed, WrongCode))
+            if event is None:
+                log.info("%s was closed: it %s", framed.peer, slot.closed.value if slot.closed else "failed")
+                return
             async with state.lock:
                 member = await _admission(framed, address, state, machine, event)
             if member is None:
@@ -415,9 +423,11 @@ async def join_table(
     handshake_timeout: float = 10.0,
     nonce: bytes | None = None,
     name: str = "",
+    on_admitted: Callable[[], None] | None = None,
 ) -> TableRoster:
     """Join the table whose creator listens at ``address`` (host, port), by code, as
-    ``name`` ("": called by the key).
+    ``name`` ("": called by the key); ``on_admitted()`` is called once the creator has
+    confirmed the code (a seat is yours; the others may still be joining).
 
     Returns the roster once the table is full (this waits for the other
     joiners; cancel to give up). ``mesh_port`` (and ``mesh_host``, default: the
@@ -437,6 +447,8 @@ async def join_table(
     try:
         with trio.fail_after(handshake_timeout):
             await _joiner_handshake(framed, machine)
+        if on_admitted is not None:
+            on_admitted()
         done = await drive(framed, machine, Step(), until=(RosterReceived,))
         return done.roster
     except trio.TooSlowError:
@@ -473,6 +485,7 @@ async def find_and_join_table(
     name: str = "",
     creator: str | None = None,
     linger: float = 2.0,
+    on_admitted: Callable[[], None] | None = None,
 ) -> TableRoster:
     """Find the table of ``code``'s nameplate by mDNS (:func:`pick_table`: with ``creator``,
     the one its creator's name says), then :func:`join_table` it at each of its addresses.
@@ -494,7 +507,8 @@ async def find_and_join_table(
     for host in ad.addresses:
         try:
             return await join_table(identity, code, (host, ad.port), mesh_port, mesh_host=mesh_host,
-                                    handshake_timeout=handshake_timeout, nonce=nonce, name=name)
+                                    handshake_timeout=handshake_timeout, nonce=nonce, name=name,
+                                    on_admitted=on_admitted)
         except (WrongCodeError, TableClosedError):
             raise
         except JoinError as exc:

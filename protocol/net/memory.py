@@ -340,12 +340,15 @@ class MemoryNetwork:
             if not frame:   # a keep-alive
                 continue
             receiver = self._transports[direction.target]   # a restarted member's new endpoint
+            # Counted as it is handed over (as the mesh counts a frame read), so that the
+            # receiver's statistics include every frame it has taken out of ``received``.
+            direction.frames_delivered += 1
+            direction.bytes_delivered += HEADER_SIZE + len(frame)
             try:
                 await receiver._received_send.send((direction.source, frame))
             except (trio.BrokenResourceError, trio.ClosedResourceError):
-                continue
-            direction.frames_delivered += 1
-            direction.bytes_delivered += HEADER_SIZE + len(frame)
+                direction.frames_delivered -= 1
+                direction.bytes_delivered -= HEADER_SIZE + len(frame)
 
 
     async def _beat(self, direction: _Direction) -> None:

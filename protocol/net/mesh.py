@@ -44,9 +44,10 @@ cuts a member off completely for a while (tests: a closed laptop lid).
 
 Hostile connections (docs/reliability.md): until a connection has authenticated, its
 frames are limited to ``HANDSHAKE_FRAME_LIMIT`` bytes and it is read in small pieces, it
-must finish within ``handshake_timeout``, and at most ``max_pending_per_address`` such
-connections from one address and ``max_pending`` in all are served at a time (one more is
-closed at once, unread). A failed handshake is not one line each: failures are counted
+must finish within ``handshake_timeout``, and it holds a slot of :attr:`Mesh.pool`
+(:mod:`protocol.net.pool`: ``max_pending_per_address`` per address, ``max_pending`` in all,
+the first frame within ``first_frame_timeout``, the oldest displaced by a newcomer, the
+members' addresses exempt). A failed handshake is not one line each: failures are counted
 (``statistics().refused`` and :attr:`Mesh.failed_handshakes`) and summed up in one log
 warning at most every ``report_every`` seconds.
 
@@ -74,8 +75,9 @@ import trio
 
 from p2p_sasaki.protocol.handshake import Authenticated, MeshHandshake
 from p2p_sasaki.protocol.net.framing import HEADER_SIZE, MAX_FRAME_SIZE, FramedStream, FrameError
-from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusingError, drive
+from p2p_sasaki.protocol.net.handshake import HandshakeError, RefusingError, drive, wait_first_frame
 from p2p_sasaki.protocol.net.identity import Identity, TableMember, TableRoster, describe_key
+from p2p_sasaki.protocol.net.pool import ConnectionPool
 from p2p_sasaki.protocol.net.transport import PeerStatistics, TransportStatistics, keepalive_interval
 
 log = logging.getLogger(__name__)
@@ -138,6 +140,7 @@ class Mesh:
         heartbeat: float = 5.0,
         dead_after: float = 15.0,
         handshake_timeout: float = 5.0,
+        first_frame_timeout: float = 1.0,
         connect_timeout: float = 5.0,
         backoff: Backoff = Backoff(),
         rng: random.Random | None = None,
@@ -171,10 +174,10 @@ class Mesh:
         self._offline = False
         self._online = trio.Event()
         self._online.set()
-        self.max_pending = max_pending
-        self.max_pending_per_address = max_pending_per_address
+        self.pool = ConnectionPool(max_pending, max_pending_per_address, first_frame=first_frame_timeout,
+                                   known=self._is_member_address)
+        """The connections not yet authenticated (protocol/net/pool.py)."""
         self.report_every = report_every
-        self._pending: dict[str, int] = {}           # unauthenticated connections per address
         self.failed_handshakes = 0                    # since the start
         self._unreported = 0                          # since the last summary
         self._last_failure = ""
@@ -332,6 +335,11 @@ class Mesh:
         if len(frame) > self.max_frame_size:
             raise ValueError(f"a frame of {len(frame)} bytes is over the limit of {self.max_frame_size} bytes")
 
+    def _is_member_address(self, host: str) -> bool:
+        """Where a member connects from (the roster's addresses, or where one moved)."""
+        return host == self.roster.member(self.key).host or any(
+            host == link.member.host for link in self._links.values())
+
     def _notify(self) -> None:
         self._changed.set()
         self._changed = trio.Event()
@@ -385,24 +393,22 @@ class Mesh:
             origin = f"a connection from {host}:{port}"
         except OSError:
             host, origin = "?", "a connection"
-        pending = self._pending.get(host, 0)
-        if pending >= self.max_pending_per_address or sum(self._pending.values()) >= self.max_pending:
-            await trio.aclose_forcefully(stream)
-            self._handshake_failed(HandshakeError(f"{origin} was closed: too many unauthenticated connections"))
-            return
-        self._pending[host] = pending + 1
-        try:
-            framed = FramedStream(stream, origin, HANDSHAKE_FRAME_LIMIT, receive_size=_HANDSHAKE_READ)
+        framed = FramedStream(stream, origin, HANDSHAKE_FRAME_LIMIT, receive_size=_HANDSHAKE_READ)
+        link: _Link | None = None
+        failure: BaseException | None = None
+        with self.pool.slot(host) as slot:   # closed by the pool: silent too long, or displaced
             try:
+                await wait_first_frame(framed)
+                slot.heard()
                 link = await self._authenticate_as_listener(framed)
             except (HandshakeError, *_CONNECTION_ERRORS) as exc:
-                self._handshake_failed(exc)
-                await trio.aclose_forcefully(stream)
-                return
-        finally:
-            self._pending[host] -= 1
-            if not self._pending[host]:
-                del self._pending[host]
+                failure = exc
+        if link is None:
+            if failure is None:   # the pool closed it
+                failure = HandshakeError(f"{origin} was closed: it {slot.closed.value if slot.closed else 'failed'}")
+            self._handshake_failed(failure)
+            await trio.aclose_forcefully(stream)
+            return
         framed.set_limit(self.max_frame_size, receive_size=65536)
         await self._run_connection(link, framed, link.member.key)
 

@@ -170,7 +170,7 @@ from p2p_sasaki.protocol.session import (
 )
 from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record
 
-__all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Connected", "WindowOpened", "Pacer", "TableResult", "TranscriptWriter",
+__all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Links", "Connected", "WindowOpened", "Pacer", "TableResult", "TranscriptWriter",
            "SentLog", "run_table", "Stalled", "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
 
 
@@ -196,6 +196,16 @@ class Waiting:
     """trio time of the stall deadline (since + the table's ``stall_ms``): the choices come then."""
     left: tuple[int, ...] = ()
     """Those of ``seats`` that signed a leave notice ("S2 left")."""
+
+
+@dataclass(frozen=True)
+class Links:
+    """Driver event: the members with no live link to this peer right now, awaited or not (seats
+    once drawn, roster indices before); emitted on every change, as soon as the transport
+    reports a link down or back (within its heartbeat), so a view can mark any seat offline."""
+
+    offline: tuple[int, ...]
+    keys: tuple[bytes, ...] = ()      # their public keys, in the same order
 
 
 @dataclass(frozen=True)
@@ -458,6 +468,7 @@ class _Driver:
         self.wake = trio.Event()
         self.asking: tuple[object, trio.CancelScope] | None = None
         self.waiting: tuple[Any, ...] = ((), (), False, ())
+        self.links: tuple[int, ...] = ()           # the members reported without a live link (Links)
         self.wait_key: tuple[Any, ...] = ()
         self.wait_since = trio.current_time()
         self.stall_asked = False
@@ -611,10 +622,15 @@ class _Driver:
             if self.choosing is not None:
                 self.choosing.cancel()
                 self.choosing = None
+        down = tuple(s for s, k in enumerate(members) if k in peers and not self.transport.is_connected(k))
+        if down != self.links:
+            self.links = down
+            self.notify(Links(down, tuple(members[s] for s in down)), session)
         left = tuple(s for s in waiting if s in session.left)
         if (waiting, offline, alone, left) != self.waiting:
+            was_alone = bool(self.waiting[2])
             self.waiting = (waiting, offline, alone, left)
-            if waiting or alone:
+            if waiting or alone or was_alone:     # back online while nobody is awaited: told too
                 self.notify(Waiting(waiting, keys, offline, alone, self.wait_since,
                                     self.wait_since + self.pacer.pace.stall_deadline, left), session)
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -73,6 +74,31 @@ def _warm_up() -> int:
 
     crypto.shuffle_generators(48)
     return os.getpid()
+
+
+def quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker now, with its stderr on the null device.
+
+    The pool's queues hold named semaphores (the ``spawn`` start method), which the tracker,
+    a helper process that outlives the peer, unlinks if the peer could not: after a SIGKILL
+    it does so and warns, "resource_tracker: There appear to be 5 leaked semaphore objects to
+    clean up at shutdown", on the player's terminal, which it shares. The clean-up is kept;
+    the warning, which says only that the peer was killed, goes nowhere. The tracker takes
+    file descriptor 2 as it is when it starts, so call this while the process has one thread
+    (``sasaki`` does, before its event loop): fd 2 points at the null device for that moment."""
+    if sys.platform == "win32":     # no named semaphores there: nothing is tracked
+        return
+    from multiprocessing import resource_tracker
+
+    sys.stderr.flush()
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        resource_tracker.ensure_running()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
 
 
 class ProofPool:

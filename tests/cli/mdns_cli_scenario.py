@@ -49,8 +49,8 @@ children: list[subprocess.Popen] = []
 
 
 def sasaki(*argv: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", *argv], cwd=ROOT, env=CHILD_ENV, capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL, **kwargs)
+    return subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", *argv], cwd=ROOT, env=CHILD_ENV,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, **kwargs)
 
 
 def start(log: Path, *argv: str) -> subprocess.Popen:
@@ -246,7 +246,7 @@ def lan_scenario(work: Path) -> dict:
     wait_for_text(logs["Mina"], mina, "joined (4 of 4 seats taken)", timeout=30)
     fifth = sasaki("join", str(codes["Mina"]), "--creator", "Mina", "--bot", "--data-dir", str(work / "fifth"),
                    timeout=30)
-    report["fifth"] = {"rc": fifth.returncode, "stderr": fifth.stderr}
+    report["fifth"] = {"rc": fifth.returncode, "stderr": fifth.stderr, "stdout": fifth.stdout}
     report["peers"] = {who: [wait(process, logs[who])[0], wait(joiners[who], work / f"{who}-joiner.log")[0]]
                        for who, process in (("Mina", mina), ("Jun", jun))}
     report["match_seconds"] = round(time.monotonic() - started, 1)

@@ -13,7 +13,7 @@ import pytest
 
 from tests.cli.peers import ROOT, env
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("full_proof_demo")]  # its one run, on one worker
 
 
 @pytest.fixture
@@ -59,10 +59,11 @@ def test_tampered_transcript_names_the_signer(demo, tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     blame = json.loads(result.stdout)["blame"]
     assert blame["seat"] == seat_of[identities.index(signer)]
-    assert json.loads(result.stdout)["names"] == [f"Bot {i + 1}" for s in range(4) for i, t in seat_of.items() if t == s]
+    assert json.loads(result.stdout)["names"] == [f"Bot {i + 1}" for s in range(4)
+                                                  for i, t in seat_of.items() if t == s]
     text = cli("audit", str(path))
     name = json.loads(result.stdout)["names"][blame["seat"]]
-    assert text.returncode == 1 and f"FAILED: S{blame['seat']} {name} is to blame (hand 1," in text.stdout
+    assert text.returncode == 1 and f"FAILED: S{blame['seat']} {name} is to blame (in hand 1): " in text.stdout
 
 
 def test_audit_ok_and_export_passes_replay(demo, tmp_path):
@@ -105,7 +106,11 @@ def test_audit_exit_status_and_json_verdict(demo, tmp_path):
     result = cli("audit", "--json", str(altered))
     verdict = json.loads(result.stdout)
     assert result.returncode == 4 and verdict["status"] == "damaged" and verdict["blame"]["seat"] is None
+    said = cli("audit", str(altered))
+    assert said.returncode == 4 and said.stdout.startswith(f"{altered}: DAMAGED: this file was changed or corrupted")
+    assert said.stdout.count("nobody can be") == 1 and "hand 0" not in said.stdout
     text = tmp_path / "notes.txt"
     text.write_text("hello\n")
-    assert cli("audit", str(text)).returncode == 5
+    unreadable = cli("audit", str(text))
+    assert unreadable.returncode == 5 and unreadable.stdout == "" and "is not a transcript" in unreadable.stderr
     assert cli("audit", str(tmp_path / "missing.sasaki")).returncode == 2

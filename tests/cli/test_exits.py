@@ -186,5 +186,71 @@ def test_ctrl_c_in_the_demo_leaves_no_peer_behind(tmp_path):
     child.sendintr()
     status, text = finish(child)
     assert status == EXIT_INTERRUPTED
-    assert last_line(text) == INTERRUPTED
+    assert last_line(text) == DEMO_INTERRUPTED and text.count("sasaki: ") == 1     # said once, and true
+    assert not leftovers(tmp_path)
+
+
+DEMO_INTERRUPTED = "sasaki: interrupted; nothing more was sent; the demo ends here ('sasaki demo' starts a new one)."
+
+
+def human_demo(tmp_path: Path, hands: int = 1) -> pexpect.spawn:
+    child = pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", "demo", "--human", "--hands", str(hands),
+                                           "--no-proofs", "--seed", "3", "--timeout", "60", "--dir", "rel"],
+                          cwd=str(tmp_path), env=env(), encoding="utf-8", timeout=120)
+    child.logfile_read = _Tee()
+    return child
+
+
+PROMPTS = [r"Play \(number, cards like", r"Next match with the same four\? \[y/N\]", r"\[y/N\]",
+           r"Type a number, or Enter"]
+
+
+@pytest.mark.parametrize("key", ["ctrl-d", "ctrl-c"])
+def test_leaving_the_human_demo_says_it_once_and_the_audit_is_true(tmp_path, key):
+    """Ctrl-D / Ctrl-C at a prompt of ``demo --human``: one sentence that does not promise a
+    resume (the demo starts a new table), the bots stopped at once (no grace wait), and the
+    audit says the transcripts stop where you left, not that they fail."""
+    child = human_demo(tmp_path)
+    child.expect(PROMPTS)
+    if key == "ctrl-d":
+        child.sendeof()
+    else:
+        child.sendintr()
+    status, text = finish(child)
+    assert status == EXIT_INTERRUPTED
+    said = [line for line in (line.strip().removeprefix("^C").removeprefix("^D") for line in text.splitlines())
+            if line.startswith("sasaki: ")]
+    assert said == ["sasaki: the input ended (Ctrl-D); nothing more was sent; the demo ends here ('sasaki demo' "
+                    "starts a new one)." if key == "ctrl-d" else DEMO_INTERRUPTED]
+    assert "resumed" not in text and "do NOT" not in text
+    if key == "ctrl-d":
+        assert "Your peer ended (status 130) after " in text and "; the bots were stopped." in text
+        assert last_line(text).startswith("Audit: the four transcripts stop where you left, nobody is blamed, and "
+                                          "what they hold verifies and agrees")
+    assert not leftovers(tmp_path)
+
+
+def test_quit_in_a_second_match_of_the_human_demo(tmp_path):
+    """Match 1 played out, a next match agreed, 'quit' at its first prompt: match 1 verifies
+    and agrees, match 2 stops where you left; nothing says the transcripts fail."""
+    child = human_demo(tmp_path)
+    match = 1
+    while True:
+        index = child.expect(PROMPTS + [pexpect.EOF])
+        if index == 1:
+            child.sendline("y")
+            match = 2
+        elif match == 2 and index in (0, 2, 3):
+            child.sendline("quit")
+            child.expect(r"Leave the table\? .*\[y/N\]")
+            child.sendline("y")
+            break
+        else:
+            child.sendline("1" if index == 0 else "n")
+    status, text = finish(child)
+    assert status == EXIT_FAILED
+    assert "you left the table" in text and "do NOT" not in text
+    match_1, match_2 = text.split("\nMatch 1:")[1].split("\nMatch 2:")
+    assert "Audit: all four transcripts verify and agree" in match_1
+    assert "Audit: the four transcripts stop where you left" in match_2
     assert not leftovers(tmp_path)

@@ -9,11 +9,12 @@ import trio
 
 from p2p_sasaki.cli.presenter import OFFLINE_TEXT, Presenter
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
-from p2p_sasaki.protocol.net.table import Waiting
+from p2p_sasaki.protocol.net.table import Links, Waiting
 from p2p_sasaki.protocol.net.transport import keepalive_interval
+from p2p_sasaki.protocol.session import HandStarted, Seated
 from tests.cli.test_presenter import KEYS as PRESENTER_KEYS
 from tests.cli.test_presenter import texts
-from tests.cli.test_table_reliability import KEYS, Match, assert_agreed, cut_off_on_first_shuffle, play_match
+from tests.net.test_table_reliability import KEYS, Match, assert_agreed, cut_off_on_first_shuffle, play_match
 
 HEARTBEAT = 5.0    # the mesh's default (cli: --heartbeat)
 KEEPALIVE = keepalive_interval(HEARTBEAT)
@@ -99,6 +100,43 @@ async def test_a_silent_cut_is_marked_within_one_heartbeat_and_cleared_when_hear
     assert not any(w.alone for n in others for w in match.waiting[n])
 
 
+async def test_any_seat_without_a_link_is_reported_within_a_heartbeat_awaited_or_not(autojump_clock):
+    """Issue 20, finding 13: the offline marker showed only for a seat the table waited for
+    (20.9 s after a cut). The driver's Links event names every member without a live link, as
+    soon as the transport knows, and again when it is back."""
+    network = MemoryNetwork(KEYS, heartbeat=HEARTBEAT)
+    lost, _ = cut_off_on_first_shuffle(network, 2, 0)    # the table waits for peer 2 ...
+    others = (0, 1, 2)
+    cut: dict[str, float] = {}
+
+    def down(n: int, key: bytes) -> float | None:
+        return next((at for at, links in match.links[n] if key in links.keys), None)
+
+    async def chaos(match: Match) -> None:
+        while len(lost) < 3:
+            await trio.sleep(0.01)
+        assert match.ended == 0
+        cut["at"] = trio.current_time()                      # ... when peer 3's links go
+        for n in others:
+            network.unplug(KEYS[3], KEYS[n])
+        await trio.sleep(HEARTBEAT * 3)
+        cut["back"] = trio.current_time()
+        for n in others:
+            network.replug(KEYS[3], KEYS[n])
+
+    match = Match()
+    await play_match(network, chaos, match=match)
+    await assert_agreed(match)
+    for n in others:
+        at = down(n, KEYS[3])
+        assert at is not None and at - cut["at"] <= HEARTBEAT + 0.01, (n, match.links[n])
+        cleared = [t for t, links in match.links[n] if t > at and KEYS[3] not in links.keys]
+        assert cleared and cleared[0] - cut["back"] <= KEEPALIVE + 0.01, (n, match.links[n])
+    presenter = Presenter()
+    texts(presenter, Seated(PRESENTER_KEYS, 0), HandStarted(1), Links((2,), (PRESENTER_KEYS[2],)))
+    assert [seat.offline for seat in presenter.table().seats] == [False, False, True, False]   # not awaited
+
+
 def test_the_presenter_says_you_are_offline_then_back():
     presenter = Presenter()
     lines = texts(presenter, Waiting((2,), (PRESENTER_KEYS[2],)),
@@ -108,3 +146,28 @@ def test_the_presenter_says_you_are_offline_then_back():
     assert lines == ["Waiting for 1 other player to connect ...", OFFLINE_TEXT, "You are back online.",
                      "Waiting for 1 other player to connect ..."]
     assert "no connection" in OFFLINE_TEXT      # the terminal prints it at once (tui.Narrator)
+
+
+async def test_back_online_is_reported_even_when_nobody_is_awaited():
+    """Issue 20, finding 13: "You are back online." never came when the table waited for nobody
+    at that moment (the driver reported a Waiting only while it waited for someone)."""
+    from types import SimpleNamespace
+
+    from p2p_sasaki.protocol.net.table import TableResult, _Driver
+
+    up = {key: True for key in KEYS[1:]}
+    transport = SimpleNamespace(peers=KEYS[1:], is_connected=lambda key: up.get(key, False))
+    session = SimpleNamespace(waiting_for=(), my_seat=0, hand_no=1, slot=7, seat_keys=KEYS, roster_keys=KEYS)
+    told: list[object] = []
+    driver = _Driver(session, transport, None, None, lambda event, _: told.append(event),  # type: ignore[arg-type]
+                     TableResult(False, ()))
+    for key in KEYS[1:]:
+        up[key] = False
+    driver._report_waiting()
+    for key in KEYS[1:]:
+        up[key] = True
+    driver._report_waiting()
+    waits = [event for event in told if isinstance(event, Waiting)]
+    assert [w.alone for w in waits] == [True, False]
+    presenter = Presenter()
+    assert texts(presenter, *waits) == [OFFLINE_TEXT, "You are back online."]

@@ -14,8 +14,10 @@ from p2p_sasaki.sasaki.options import TableOptions
 
 MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)
 
-ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(bytes([i]) * 32, "", 1000 + i, MEMBER_NONCE) for i in range(4)))
-CONFIG = TableConfig(hands=3, game=SasakiGame(TableOptions(lead_card="3S", lead_must_contain_3=True, running="any_own_turn")),
+ROSTER = TableRoster(bytes(range(32)),
+                     tuple(TableMember(bytes([i]) * 32, "", 1000 + i, MEMBER_NONCE) for i in range(4)))
+CONFIG = TableConfig(hands=3,
+                     game=SasakiGame(TableOptions(lead_card="3S", lead_must_contain_3=True, running="any_own_turn")),
                      proofs=False)
 
 

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+from types import SimpleNamespace
 
 import trio
 import trio.testing
 
 from p2p_sasaki.cards import CardSet
 from p2p_sasaki.cli.presenter import NoteKind, Phase, Presenter, Refusal, card_words
-from p2p_sasaki.protocol.net.table import Turn, Waiting
+from p2p_sasaki.protocol.events import DealProgress, HandAbandoned
+from p2p_sasaki.protocol.net.table import BOT, Connected, Stalled, Turn, Waiting
 from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
-from p2p_sasaki.protocol.session import ActionApplied, HandEnded, HandStarted, MatchEnded, Seated
+from p2p_sasaki.protocol.session import ActionApplied, Dealt, HandEnded, HandStarted, MatchEnded, Seated
 from p2p_sasaki.sasaki.hand import Decision, DecisionKind, Decline, Hand, Pass, Play, Stop
 from tests.engine.sasaki.helpers import deal
 
@@ -41,13 +43,13 @@ def test_plays_mark_you_and_tell_who_goes_out():
                   ActionApplied(Pass(2)), ActionApplied(Decline(3)))
     assert notes == ["Seats drawn: you are S1. S0 peer 00000000, S1 peer 01010101, S2 peer 02020202, S3 peer 03030303.",
                      "Hand 1: shuffling and dealing (every peer shuffles, with proofs) ...",
-                     "S0 leads 3S (single 3)", "you (S1) plays 5C (single 5)", "S2 passes"]
+                     "S0 leads 3S (single 3)", "You play 5C (single 5)", "S2 passes"]
     presenter.sizes[2] = 2
     assert texts(presenter, ActionApplied(Play(2, CardSet.parse("9C 9H")))) == [
         "S2 plays 9C 9H (pair of 9)", "S2 goes out (1st)."]
     presenter.sizes[1] = 1
     assert texts(presenter, ActionApplied(Play(1, CardSet.parse("AS")))) == [
-        "you (S1) plays AS (single A)", "you (S1) go out (2nd)."]
+        "You play AS (single A)", "You go out (2nd)."]
 
 
 def test_waiting_is_told_once_per_change_with_what_is_awaited():
@@ -74,21 +76,36 @@ def test_waiting_is_told_once_per_change_with_what_is_awaited():
     assert presenter.table().waiting == "" and not any(seat.awaited for seat in presenter.table().seats)
 
 
-def test_scores_mark_you_and_the_winner_and_totals_are_told_once():
+def test_a_hand_result_gives_places_sides_and_each_score_with_its_reason_until_the_next_deal():
     presenter = Presenter(hands=2)
     texts(presenter, Seated(KEYS, 2), HandStarted(1))
-    first = texts(presenter, HandEnded(1, (2, -1, 1, -2), (2, -1, 1, -2), SasakiOutcome((0, 1, 2, 3), (0, 3), 1)))
-    assert first == ["Hand 1 is over: S0 1st, S1 2nd, you (S2) 3rd, S3 4th. Red team: S0, S3; multiplier x1.",
-                     "Hand 1 scores: S0 +2, S1 -1, you (S2) +1, S3 -2.",
-                     "Match totals: S0 +2, S1 -1, you (S2) +1, S3 -2."]
-    last = texts(presenter, HandStarted(2), HandEnded(2, (4, 0, 0, -4), (6, -1, 1, -6), SasakiOutcome((2, 1, 0, 3), (2,), 2)),
-                 MatchEnded((6, -1, 1, -6)))
-    assert "Match totals" not in " ".join(last)
-    assert last[-1] == "The match is over: S0 wins with +6. You: +1."
+    first = texts(presenter, HandEnded(1, (2, -2, -2, 2), (2, -2, -2, 2),
+                                       SasakiOutcome((0, 3, 1, 2), (0, 3), 1, ("5C", "9H"))))
+    assert first == ["Hand 1 is over: multiplier x1 (nobody ran).",
+                     "  1st  S0, red: +2 (red side 1st and 2nd: +2 each, x1)",
+                     "  2nd  S3, red: +2 (red side 1st and 2nd: +2 each, x1)",
+                     "  3rd  S1, black: -2 (black side: red's +2 turned round, x1)",
+                     "  4th  you (S2), black: -2 (black side: red's +2 turned round, x1); still held 5C 9H",
+                     "Match totals: S0 +2, S1 -2, you (S2) -2, S3 +2."]
+    result = presenter.table().hand_result
+    assert result is not None and result.title == "Hand 1 result" and len(result.rows) == 4
+    assert [(r.place, r.side, r.score) for r in result.rows] == [(1, "red", 2), (2, "red", 2), (3, "black", -2),
+                                                                 (4, "black", -2)]
+    assert result.rows[-1].remaining == ("5C", "9H") and result.totals == (2, -2, -2, 2)
+    texts(presenter, HandStarted(2))
+    assert presenter.table().hand_result is result             # it stays through the next shuffle ...
+    texts(presenter, Dealt(2, CardSet.parse("3C 4C")))
+    assert presenter.table().hand_result is None               # ... until the next deal's cards arrive
+    last = texts(presenter, HandEnded(2, (-18, 6, 6, 6), (-16, 4, 4, 8), SasakiOutcome((1, 2, 3, 0), (0,), 2)),
+                 MatchEnded((-16, 4, 4, 8)))
+    assert last[:2] == ["Hand 2 is over: multiplier x2 (a run).",
+                        "  1st  S1, black: +6 (against the lone red S0 (4th): +3, x2)"]
+    assert "  4th  S0, red: -18 (alone against three, 4th: -9, x2)" in last
+    assert last[-1] == "The match is over: S3 wins with +8. You: +4."
     sheet = presenter.table().scores
-    assert sheet.rows == ((1, (2, -1, 1, -2)), (2, (4, 0, 0, -4))) and sheet.winners == (0,) and sheet.final
+    assert sheet.rows == ((1, (2, -2, -2, 2)), (2, (-18, 6, 6, 6))) and sheet.winners == (3,) and sheet.final
     assert presenter.table().phase is Phase.MATCH_OVER
-    assert presenter.table().result == "The match is over: S0 wins with +6. You: +1."
+    assert presenter.table().result == "The match is over: S3 wins with +8. You: +4."
 
 
 def test_legal_plays_are_grouped_by_kind_with_suit_variants_folded():
@@ -278,7 +295,148 @@ def test_names_show_beside_the_seat_and_a_hostile_one_cannot_move_the_cursor():
                   ActionApplied(Pass(2)))
     assert notes == ["Seats drawn: you are S0 Mina. S0 Mina, S1 peer 01010101, S2 Jun?[2J, S3 Bot 4.",
                      "Hand 1: shuffling and dealing (every peer shuffles, with proofs) ...",
-                     "you (S0 Mina) leads 3S (single 3)", "S1 passes", "S2 Jun?[2J passes"]
+                     "You lead 3S (single 3)", "S1 passes", "S2 Jun?[2J passes"]
     seats = presenter.table().seats
     assert [s.label for s in seats] == ["You", "S1", "S2 Jun?[2J", "S3 Bot 4"]
     assert presenter.table().you_label == "S0 Mina"   # the page's "you are S0 Mina"
+
+
+def play(hand: Hand, seat: int, cards: str) -> None:
+    """``seat`` plays ``cards``; the windows it opens are declined by all."""
+    hand.apply(Play(seat, CardSet.parse(cards)))
+    while hand.decision.is_window:
+        hand.resolve([Decline(s) for s in hand.decision.seats])
+
+
+def test_the_status_says_your_turn_and_names_no_other_seat_even_after_a_stale_wait():
+    """Issue 20, finding 1: a "Waiting for S3 ... chata" line outlived the window into your turn."""
+    hand = playing_hand("3H 5C 5D 9C 9H 9S JD", "3C 3D 3S")
+    play(hand, 0, "3H")
+    presenter = Presenter()
+    texts(presenter, Seated(KEYS, 1), HandStarted(1), Dealt(1, hand.view(1).cards))
+    presenter.view = hand.view(1)
+    texts(presenter, Waiting((3,), (KEYS[3],)))             # the driver's last word: waiting for S3
+    assert presenter.status() == "Your turn."
+    prompt = presenter.open(turn_for(hand, 1))
+    assert not isinstance(prompt, Play)
+    table = presenter.table()
+    assert table.status == "Your turn: beat the top play, or pass."
+    assert not any(f"S{s}" in table.status for s in range(4))
+    assert not any(seat.awaited for seat in table.seats)    # no seat glows "thinking" at your turn
+    assert presenter.waiting == ""                           # the terminal's delayed wait line is dropped
+
+
+def test_the_status_reads_who_is_awaited_from_the_session_never_a_stale_set():
+    hand = playing_hand("3H 5C 5D 9C 9H 9S JD", "3C 3D 3S")
+    play(hand, 0, "3H")
+    session = SimpleNamespace(waiting_for=(1,), view=hand.view(2))
+    presenter = Presenter()
+    presenter.event(Seated(KEYS, 2), session)
+    presenter.event(HandStarted(1), session)
+    presenter.event(Dealt(1, hand.view(2).cards), session)
+    presenter.event(Waiting((0, 1, 3), KEYS[:2] + KEYS[3:], offline=(1,)), session)
+    assert presenter.status() == "Waiting for S1 to play ... (S1: no connection, reconnecting)"
+    assert [seat.awaited for seat in presenter.table().seats] == [False, True, False, False]
+    hand.apply(Play(1, CardSet.parse("6C")))             # a single: the chata window opens for all
+    session.view, session.waiting_for = hand.view(2), (0, 3)
+    presenter.event(ActionApplied(Play(1, CardSet.parse("6C"))), session)
+    assert presenter.status() == "Waiting for S0, S3 to answer the chata chance ..."
+
+
+def test_your_side_is_told_once_you_can_know_it():
+    def side(seat: int, hand: Hand) -> str:
+        presenter = Presenter()
+        presenter.event(Seated(KEYS, seat), None)
+        presenter.view = hand.view(seat)
+        return presenter.side_text()
+
+    hand = playing_hand("3H 4C", "TH 5C", "TD 6C")
+    assert side(1, hand) == "Your side: red (partner unknown)"
+    assert side(0, hand) == "Your side: black"
+    play(hand, 0, "3H")
+    play(hand, 1, "TH")
+    for seat in (2, 3, 0):
+        hand.apply(Pass(seat))
+    play(hand, 1, "5C")
+    play(hand, 2, "TD")                                       # both red tens are public now
+    assert side(1, hand) == "Your side: red, with S2"
+    assert side(0, hand) == "Your side: black, with S3"
+    alone = playing_hand("3H 4C", "TH TD 5C")
+    assert side(1, alone) == "Your side: red, alone against three (you hold both red tens)"
+    presenter = Presenter()
+    notes = texts(presenter, Seated(KEYS, 1))
+    presenter.view = hand.view(1)
+    assert "Your side: red, with S2." in texts(presenter, ActionApplied(Pass(3)))   # told when it changes ...
+    assert "Your side: red, with S2." not in texts(presenter, ActionApplied(Pass(0)))   # ... once
+    assert not any(n.startswith("Your side") for n in notes)
+
+
+async def test_the_run_question_says_what_is_at_stake():
+    hand = Hand.deal_from(deal("3H 4C", "TH TD 5C"), "3H")
+    assert hand.decision.kind is DecisionKind.RUN
+    presenter = Presenter()
+    texts(presenter, Seated(KEYS, 1))
+    prompt, _ = presenter.prompt_for(turn_for(hand, 1))
+    assert prompt.question == ("Run, showing TD TH? You would play alone against three, and the hand counts "
+                               "double (x4 if an opponent calls Stop): 1st wins you +18, last loses -18.")
+    pair = Hand.deal_from(deal("3H 4C", "TH 5C", "TD 6C"), "3H")
+    prompt, _ = presenter.prompt_for(turn_for(pair, 1))
+    assert prompt.question == ("Run, showing TH? The hand counts double (x4 if an opponent calls Stop); your "
+                               "partner shows the other red ten: your side wins up to +4 each, or loses up to -4.")
+
+
+def test_a_bots_log_names_its_own_seat_like_any_other():
+    """Issue 20, finding 12: the demo's narrating bot was "you (S3 Bot 1)"."""
+    presenter = Presenter(person=False)
+    seated = texts(presenter, Seated(KEYS, 3, ("", "", "", "Bot 1")), HandStarted(1), Dealt(1, CardSet.parse("5C")))
+    assert seated[0].startswith("Seats drawn: this is S3 Bot 1's log. ") and "you" not in seated[0]
+    assert seated[-1] == "S3 Bot 1's cards: 5C"
+    assert texts(presenter, ActionApplied(Play(3, CardSet.parse("5C")), lead=True)) == ["S3 Bot 1 leads 5C (single 5)"]
+
+
+def test_the_deal_line_ends_full_when_the_cards_arrive():
+    """Issue 20, findings 12 and 13: the bar stopped at 18 of 20 ("3 of 4 shuffle proofs checked")."""
+    presenter = Presenter()
+    texts(presenter, Seated(KEYS, 1), HandStarted(1))
+    lines = texts(presenter, DealProgress("hand-id", 1, 1), DealProgress("shuffle", 4, 4),
+                  DealProgress("proof", 3, 4), Dealt(1, CardSet.parse("3C 4C")))
+    assert lines[-3] == ("Dealing [################....] hand agreed; shuffled by 4 of 4 seats; "
+                         "3 of 4 shuffle proofs checked")
+    assert lines[-2] == ("Dealing [####################] hand agreed; shuffled by 4 of 4 seats; "
+                         "4 of 4 shuffle proofs checked; cards dealt")
+    assert lines[-1] == "Your cards: 3C | 4C"
+
+
+def test_after_connecting_the_wait_is_for_the_seat_draw():
+    presenter = Presenter()
+    lines = texts(presenter, Waiting((0, 1, 2), KEYS[:3]), Connected(), Waiting((1, 2), KEYS[1:3]))
+    assert lines == ["Waiting for 3 other players to connect ...",
+                     "Connected to the other three players; drawing seats.",
+                     "Waiting for 2 other players to draw seats ..."]
+
+
+async def test_a_bot_in_the_empty_seat_is_told_as_the_same_match_going_on(autojump_clock):
+    """Issue 20, finding 13: "the match ends here", "a draw", "Match 2 starts: same four
+    players", "Seats drawn" and "Hand 1 of 3" when a bot took the empty seat of hand 2 of 4."""
+    presenter = Presenter()
+    session = SimpleNamespace(config=SimpleNamespace(hands=4))
+    presenter.event(Seated(KEYS, 0), session)
+    presenter.event(HandStarted(1), session)
+    presenter.event(HandEnded(1, (2, 2, -2, -2), (2, 2, -2, -2), SasakiOutcome((0, 1, 2, 3), (0, 1), 1)), session)
+    presenter.event(HandStarted(2), session)
+    async with trio.open_nursery() as nursery:
+        async def choose() -> None:
+            while presenter.prompt is None:
+                await trio.sleep(0.1)
+            presenter.answer(presenter.prompt.id, key=BOT)
+        nursery.start_soon(choose)
+        assert await presenter.stalled(Stalled(2, 5, (2,), 0.0, (), (), True)) == BOT
+    told = texts(presenter, HandAbandoned(2, 5, (2,), None, True, "S2 stopped answering"), MatchEnded((2, 2, -2, -2)))
+    assert not any("the match ends here" in t or "The match is over" in t for t in told), told
+    presenter.new_match(carried=(2, 2, -2, -2))
+    assert presenter.log[-1].text.startswith("The match goes on at a fresh table, with a bot in the empty seat")
+    new = SimpleNamespace(config=SimpleNamespace(hands=3))     # hand 2 (void) is played again, then 3 and 4
+    assert [n.text for n in presenter.event(Seated(KEYS, 0), new)] == ["Seats as before: you are S0."]
+    assert presenter.event(HandStarted(1), new)[0].text.startswith("Hand 2 of 4: ")
+    assert presenter.table().hand_no == 2 and presenter.table().match_no == 1
+    assert presenter.event(HandStarted(2), new)[0].text.startswith("Hand 3 of 4: ")

@@ -22,7 +22,8 @@ from p2p_sasaki.protocol.restore import RestoreError
 from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record
 
 KEYS = [Identity.generate(SeededEntropy(b"cli peer %d" % n)).public_key for n in range(4)]
-ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(k, "127.0.0.1", 40000 + n, bytes([n + 1]) * 32) for n, k in enumerate(KEYS)))
+ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(k, "127.0.0.1", 40000 + n, bytes([n + 1]) * 32)
+                                             for n, k in enumerate(KEYS)))
 
 
 def saved_table(data_dir: Path) -> TableStore:
@@ -96,7 +97,8 @@ async def test_an_unfinished_table_is_resumed_unless_new(tmp_path: Path) -> None
 
 def test_resume_address_overrides_a_members_saved_address() -> None:
     moved = with_addresses(ROSTER, ["2=10.0.0.5:41000"])
-    assert moved.members[1] == TableMember(KEYS[1], "10.0.0.5", 41000, ROSTER.members[1].nonce) and moved.members[0] == ROSTER.members[0]
+    assert moved.members[1] == TableMember(KEYS[1], "10.0.0.5", 41000, ROSTER.members[1].nonce)
+    assert moved.members[0] == ROSTER.members[0]
     assert moved.table_id == ROSTER.table_id   # the id is made from keys and nonces, not addresses
     with pytest.raises(CliError):
         with_addresses(ROSTER, ["5=10.0.0.5:41000"])

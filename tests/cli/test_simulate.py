@@ -109,6 +109,16 @@ def test_duplicate_random_against_random_contains_zero_heuristic_against_random_
     assert heuristic.interval(0).low > 0
 
 
+def test_duplicate_over_processes_gives_the_same_figures(capsys):
+    one = cli_simulate.duplicate(["heuristic", "random", "random", "random"], 6, seed=5)
+    two = cli_simulate.duplicate(["heuristic", "random", "random", "random"], 6, seed=5, jobs=2)
+    assert one.per_deal == two.per_deal and len(one.per_deal) == 6
+    status, out, _ = run(capsys, "simulate", "--duplicate", "--hands", "20", "--seed", "2", "--jobs", "2",
+                         "--seats", "heuristic,random,random,random")
+    assert status == 0 and out == EXPECTED_DUPLICATE
+    assert run(capsys, "simulate", "--jobs", "0")[:2] == (2, "sasaki simulate: --jobs must be at least 1.\n")
+
+
 def test_duplicate_text(capsys):
     status, out, _ = run(capsys, "simulate", "--duplicate", "--hands", "20", "--seed", "2",
                          "--seats", "heuristic,random,random,random")

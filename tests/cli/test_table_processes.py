@@ -26,7 +26,8 @@ def play_match(tmp_path, mdns: bool, hands: int = 2, extra=()):
     code = str(TableCode.generate())
     ready = tmp_path / "address"
     host_args = ["host", "--bot", "--seed", "1", "--hands", str(hands), "--lead", "3H", "--interface", "127.0.0.1",
-                 "--window", "0", "--claim-window", "0", "--bot-turn", "0", "--data-dir", str(tmp_path / "p0"), "--transcript", str(tmp_path / "p0.sasaki"),
+                 "--window", "0", "--claim-window", "0", "--bot-turn", "0", "--data-dir", str(tmp_path / "p0"),
+                 "--transcript", str(tmp_path / "p0.sasaki"),
                  "--ready-file", str(ready), "--code", code, *extra]
     creator = f"Host {os.getpid()}"   # other tables on this machine's loopback may share the number
     if not mdns:
@@ -75,6 +76,7 @@ def test_four_processes_found_by_mdns_on_loopback(tmp_path):
     assert audit(transcripts[0])["ok"]
 
 
+@pytest.mark.xdist_group("full_proof_demo")  # its one run, on one worker
 def test_network_demo_with_full_proofs_audits(full_proof_demo):
     """The README's main command, as it runs on a fresh machine (64-round proofs); the
     session's one run (tests/cli/conftest.py, shared with test_audit_export.py)."""

@@ -37,8 +37,8 @@ def test_plays_are_indented_and_declines_are_silent(monkeypatch):
     ])
     assert lines == ["Seats drawn: you are S1. S0 peer 00000000, S1 peer 01010101, S2 peer 02020202, "
                      "S3 peer 03030303.",
-                     "  S0 leads 3S (single 3)", "  you (S1) plays 5C (single 5)",
-                     "  S2 passes", "  you (S1) leads 9C 9H (pair of 9)"]
+                     "  S0 leads 3S (single 3)", "  You play 5C (single 5)",
+                     "  S2 passes", "  You lead 9C 9H (pair of 9)"]
 
 
 def test_waiting_lines_only_when_something_changes(monkeypatch):
@@ -65,7 +65,7 @@ def test_the_table_and_the_grouped_plays_as_text():
     assert table[1] == "No top play."
     assert table[2].startswith("Your hand: 3H | 4C 4D 4H 4S | 5C 5D 5H | ")
     prompt, _ = presenter.prompt_for(Turn(0, hand.decision, hand.view(0), tuple(hand.legal_actions(0))))
-    lines = tui.prompt_lines(prompt)
+    lines = tui.prompt_lines(prompt, width=200)
     assert lines[0] == "Your turn: lead anything." and lines[1] == "Legal plays:"
     pairs = next(line for line in lines if line.startswith("  Pairs: "))
     assert "9C 9H / 9C 9S / 9H 9S" in pairs
@@ -77,6 +77,83 @@ def test_passed_marker_is_the_passes_since_the_top_play():
     assert tui.passed_since_last_play(SimpleNamespace(top=object(), history=history)) == [0, 3]
     assert tui.passed_since_last_play(SimpleNamespace(top=None, history=history)) == []
 
+
+def lead_prompt(spec: str) -> tuple[list[str], dict]:
+    hand = Hand.deal_from(deal(spec, "3C 3D 3S"), "3H")
+    while hand.decision.kind is not DecisionKind.TURN:
+        hand.resolve([Decline(s) for s in hand.decision.seats])
+    presenter = Presenter()
+    presenter.event(Seated(KEYS, 0), None)
+    prompt, answers = presenter.prompt_for(Turn(0, hand.decision, hand.view(0), tuple(hand.legal_actions(0))))
+    return tui.prompt_lines(prompt, width=80), answers
+
+
+def test_the_numbers_of_a_kind_run_on_and_sequences_fold_one_line_per_length():
+    lines, answers = lead_prompt("3H 4C 4D 5C 5D 6C 6H 7S 7D 8C 9S TD")
+    assert lines[:8] == [
+        "Your turn: lead anything.",
+        "Legal plays:",
+        "  Singles: 1) 3H   2) 4C / 4D   3) 5C / 5D   4) 6C / 6H   5) 7D / 7S   6) 8C",
+        "           7) 9S   8) TD",
+        "  Pairs: 9) 4C 4D   10) 5C 5D   11) 6C 6H   12) 7D 7S",
+        "  Sequences of 3: 13) 3H 4C 5C   14) 4C 5C 6C   15) 5C 6C 7D   16) 6C 7D 8C",
+        "                  17) 7D 8C 9S   18) 8C 9S TD",
+        "  Sequences of 4: 19) 3H 4C 5C 6C   20) 4C 5C 6C 7D   21) 5C 6C 7D 8C",
+    ]
+    assert lines[-2:] == ["  Sequences of 8: 33) 3H 4C 5C 6C 7D 8C 9S TD",
+                          "  (a number plays the suits shown; for others type the cards, like 3H 4D 5C)"]
+    assert all(len(line) <= 80 for line in lines)
+    # every number is listed once, in order: 1, 2, ... 33
+    numbers = [int(word[:-1]) for line in lines[2:] for word in line.split() if word[:-1].isdigit() and word[-1] == ")"]
+    assert numbers == list(range(1, 34)) == [int(key[1:]) for key in answers if key.startswith("c")]
+    assert answers["c13"] == Play(0, CardSet.parse("3H 4C 5C")) and answers["c33"].cards == CardSet.parse(
+        "3H 4C 5C 6C 7D 8C 9S TD")
+
+
+def test_specials_come_after_the_ordinary_kinds_with_their_own_numbers():
+    lines, answers = lead_prompt("3H 4C 4D 4S AC 9C 9H 9S 9D KS")   # the deal adds 4H 5C
+    assert lines[2:] == [
+        "  Singles: 1) 3H   2) 4C / 4D / 4H   3) 5C   4) 9C / 9D / 9H   5) KS   6) AC",
+        "  Pairs: 7) 4C 4D / 4C 4H / 4D 4H   8) 9C 9D / 9C 9H / 9D 9H",
+        "  Sequences of 3: 9) 3H 4C 5C",
+        "  Triplets: 10) 4C 4D 4H / 4C 4D 4S / 4C 4H 4S",
+        "            11) 9C 9D 9H / 9C 9D 9S / 9C 9H 9S",
+        "  Sasaki: 12) 4C 4D AC / 4C 4H AC / 4D 4H AC",
+        "  Fours: 13) 4C 4D 4H 4S   14) 9C 9D 9H 9S",
+        "  (a number plays the suits shown; for others type the cards, like 4C 4S)",
+    ]
+    assert answers["c9"] == Play(0, CardSet.parse("3H 4C 5C"))
+    assert answers["c14"] == Play(0, CardSet.parse("9C 9D 9H 9S"))
+
+
+def test_a_message_after_the_deal_line_starts_on_a_line_of_its_own(monkeypatch, capsys):
+    """The deal's line is rewritten in place on a terminal, without its newline: whatever is
+    said next ends it first ("... 2 of 4 shuffle proofs checkedWaiting for S2" ran on)."""
+    from p2p_sasaki.protocol.events import DealProgress
+
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    narrator = tui.Narrator()
+    narrator.event(Seated(KEYS, 0), None)
+    narrator.event(HandStarted(1), None)
+    capsys.readouterr()
+    narrator.event(DealProgress("shuffle", 2, 4), None)
+    narrator.say("The table is waiting.")
+    out = capsys.readouterr().out
+    assert out.endswith("shuffle proofs checked\nThe table is waiting.\n"), out
+
+
+async def test_a_chata_window_you_cannot_claim_passes_without_a_line(monkeypatch, autojump_clock):
+    """After every single a chata window opens for everyone: a person who cannot claim gets
+    no line for it (it used to print two per card), yet it stays open for its delay."""
+    hand = Hand.deal_from(deal("3H 5C 9C", "5D 5H 3C 3D 3S", "5S"), "3H")
+    while hand.decision.kind is not DecisionKind.TURN:
+        hand.resolve([Decline(s) for s in hand.decision.seats])
+    hand.resolve([Play(0, CardSet.parse("3H"))])                 # a single: S1 may chata with 3C 3D
+    assert hand.decision.kind is DecisionKind.CHATA and hand.legal_actions(2) == [Decline(2)]
+    start = trio.current_time()
+    turn = Turn(2, hand.decision, hand.view(2), tuple(hand.legal_actions(2)), start, 1.5, 30.0)
+    action, end, lines = await _decide(monkeypatch, turn, [])
+    assert action == Decline(2) and end == start + 1.5 and lines == []
 
 async def test_a_person_is_told_only_the_waits_that_last(monkeypatch, autojump_clock):
     lines: list[str] = []
@@ -142,8 +219,8 @@ async def test_a_decline_only_window_stays_open_for_its_delay_then_declines(monk
     action, end, lines = await _decide(monkeypatch, turn, [])
     assert action == Decline(turn.seat)
     assert end == start + 1.5                     # open for D, like a seat that could claim
-    assert lines[0] == "Run window open: you have nothing to claim. (closes in 1.5 s)"
-    assert lines[-1] == "The window closes: you decline."
+    # One line, not two, for a window with nothing to claim (issue 20, finding 13).
+    assert lines == ["Run window open: you have nothing to claim. (closes in 1.5 s)"]
 
 
 async def test_a_decline_only_window_without_delay_declines_at_once(monkeypatch, autojump_clock):
@@ -188,3 +265,40 @@ async def test_b_chooses_a_bot_for_the_seat_when_the_stall_allows_it(monkeypatch
     assert choice == "bot" and trio.current_time() == start + 2
     assert lines == ["  w) keep waiting   a) abandon this hand   e) end the match   b) go on with a bot for S2",
                      "Type w (keep waiting), a (abandon this hand), e (end the match) or b (a bot for S2)."]
+
+
+async def test_a_wait_line_due_after_your_turn_opened_is_not_printed(monkeypatch, autojump_clock):
+    """Issue 20, finding 1: "Waiting for S1 Bot 2, S2 Bot 4 to answer the chata chance ..." came
+    under the Play prompt (the wait was over: it was your turn) and was never taken back."""
+    hand = Hand.deal_from(deal("3H 5C 5D 9C 9H 9S JD", "3C 3D 3S"), "3H")
+    while hand.decision.kind is not DecisionKind.TURN:
+        hand.resolve([Decline(s) for s in hand.decision.seats])
+    lines: list[str] = []
+    monkeypatch.setattr(tui, "say", lines.append)
+    player = tui.HumanPlayer(wait_delay=2.0)
+    player._reader = ScriptedInput([(5.0, "1")])  # type: ignore[assignment]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(player.narrator.run)
+        for event in (Seated(KEYS, 0), HandStarted(1), Waiting((1, 2), KEYS[1:3])):
+            player.narrator.event(event, None)
+        await trio.sleep(0.5)                         # the window closes; your turn opens at once
+        action = await player.decide(Turn(0, hand.decision, hand.view(0), tuple(hand.legal_actions(0))))
+        nursery.cancel_scope.cancel()
+    assert isinstance(action, Play)
+    assert not any(line.startswith("Waiting") for line in lines), lines
+
+
+async def test_a_wait_line_never_runs_on_from_the_deal_line(monkeypatch, capsys, autojump_clock):
+    """Issue 20, finding 13: "...2 of 4 shuffle proofs checkedWaiting for S2 ..." on a terminal."""
+    from p2p_sasaki.protocol.events import DealProgress
+
+    monkeypatch.setattr(tui.sys.stdout, "isatty", lambda: True)
+    narrator = tui.Narrator(wait_delay=2.0)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(narrator.run)
+        for event in (Seated(KEYS, 0), HandStarted(1), DealProgress("shuffle", 2, 4), Waiting((2,), (KEYS[2],))):
+            narrator.event(event, None)
+        await trio.sleep(2.5)
+        nursery.cancel_scope.cancel()
+    out = capsys.readouterr().out
+    assert "shuffle proofs checked\nWaiting for S2 to shuffle and deal ...\n" in out, repr(out)

@@ -23,8 +23,10 @@ from playwright.sync_api import sync_playwright
 from tests.cli.web_player import (
     CHROMIUM,
     DOCS,
+    WATCH_FOCUS,
     Seen,
     button_names,
+    focus_after_updates,
     hand_cards,
     no_horizontal_scroll,
     play_hand,
@@ -42,7 +44,7 @@ def test_a_person_plays_a_whole_hand_in_the_browser(tmp_path: Path) -> None:
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM)
-            page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+            page = browser.new_page(viewport={"width": 1280, "height": 800}, accept_downloads=True)
             page.goto(demo.url)
             assert page.title() == "Sasaki table"
             # The deal's progress (every peer shuffles, with proofs), then the cards.
@@ -66,7 +68,8 @@ def test_a_person_plays_a_whole_hand_in_the_browser(tmp_path: Path) -> None:
             download.value.save_as(saved)
             assert saved.read_bytes() == (tmp_path / "demo" / "peer0.sasaki").read_bytes()
             names = set(button_names(page))
-            assert {"Next match", "Download transcript", "Close table", "Help"} <= names and "" not in names
+            assert {"Next match", "Download transcript", "Close table (no next match)", "Help"} <= names
+            assert "" not in names
             assert page.inner_text("#next-question").startswith("Next match with the same four?")
             # The next match with the same four: the bots agree by themselves; a fresh table.
             page.get_by_role("button", name="Next match", exact=True).click()
@@ -78,7 +81,7 @@ def test_a_person_plays_a_whole_hand_in_the_browser(tmp_path: Path) -> None:
             page.wait_for_function("() => document.getElementById('verdict').textContent !== ''")
             assert page.inner_text("#verdict").startswith("Audit of your transcript: OK: 1 hand(s) verified")
             assert second.turns >= 1
-            page.get_by_role("button", name="Close table", exact=True).click()      # no third match
+            page.get_by_role("button", name="Close table (no next match)", exact=True).click()   # no third match
             browser.close()
         assert demo.finish() == 0, demo.text()[-3000:]
     finally:
@@ -97,6 +100,56 @@ def test_a_person_plays_a_whole_hand_in_the_browser(tmp_path: Path) -> None:
     first, second = text.split("Match 2:")
     assert "Audit: all four transcripts verify and agree" in first
     assert "Audit: all four transcripts verify and agree" in second
+
+
+def test_a_player_always_knows_whose_turn_it_is_their_side_and_why_each_hand_scored(tmp_path: Path) -> None:
+    """Issue 20 in a real browser, two hands: at each of your turns the status line says "Your turn"
+    and names no other seat; "Your side" once dealt; each hand's result dialog with four places and
+    scores (closed by its key); focus never falls to the page and a window's buttons take it; the
+    next seat in the order of play sits on your right (Sasaki goes counter-clockwise)."""
+    demo = start_demo(tmp_path / "demo", CHATA_SEED, hands=2)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM)
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.set_default_timeout(120000)
+            page.goto(demo.url)
+            page.evaluate(WATCH_FOCUS)
+            page.wait_for_selector("#hand .card")
+            meta = page.inner_text("#meta")
+            you = int(re.search(r"you are S(\d)", meta).group(1))   # type: ignore[union-attr]
+            assert page.inner_text("#seat-right h2").startswith(f"S{(you + 1) % 4} ")
+            assert page.inner_text("#seat-top h2").startswith(f"S{(you + 2) % 4} ")
+            assert page.inner_text("#seat-left h2").startswith(f"S{(you + 3) % 4} ")
+            seen = play_hand(page, Seen())
+            focus = seen.focus + focus_after_updates(page)
+            status = page.get_by_role("status").inner_text()
+            # Finding 7: the button says it also declines the next match; once the program has
+            # ended, the page says so instead of retrying its connection for ever.
+            page.get_by_role("button", name="Close table (no next match)", exact=True).click()
+            assert demo.finish() == 0, demo.text()[-3000:]
+            page.wait_for_timeout(1500)
+            closed = page.get_by_role("status").inner_text()
+            browser.close()
+    finally:
+        demo.kill()
+
+    assert seen.turns >= 4 and seen.statuses, seen
+    for line in seen.statuses:
+        assert line.startswith("Your turn") and not re.search(r"\bS\d|Bot", line), line
+    assert seen.sides and all(re.fullmatch(r"Your side: (red|black).*\.", side) for side in seen.sides), seen.sides
+    assert len(seen.results) == 2, seen.results
+    for rows in seen.results:
+        assert [row[0] for row in rows] == ["1st", "2nd", "3rd", "4th"], rows
+        assert all(re.fullmatch(r"[+-]?\d+", row[3]) and row[2] in ("red", "black") and row[4] for row in rows), rows
+    assert "Still held" in seen.results[0][3][4] or seen.results[0][3][4], seen.results
+    assert len(focus) > 20 and all(f.startswith("BUTTON") for f in focus), [f for f in focus
+                                                                            if not f.startswith("BUTTON")]
+    claims = ("Run", "Stop", "Chata", "Kkojda", "Show", "Decline")
+    assert seen.windows and all(f in claims for f in seen.window_focus), seen.window_focus
+    assert status.startswith("The match is over"), status
+    assert closed == "Table closed (no next match); you can close this tab.", closed
+    assert "No next match: you declined." in demo.text()
 
 
 # Two answers to one decision from one tab, sent back to back: the first is taken, the

@@ -6,7 +6,7 @@ import importlib
 import pytest
 
 MODULES = ["cards", "sasaki.combos", "sasaki.options", "sasaki.scoring", "sasaki.hand", "sasaki.match",
-           "sasaki.records", "sasaki.bots", "sasaki.search"]
+           "sasaki.records", "sasaki.bots", "sasaki.search", "search"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -143,7 +143,8 @@ async def _run_mesh(identity, roster, listeners, options, *, task_status):  # ty
 def start_avahi(workdir: Path) -> tuple[list[subprocess.Popen[bytes]], dict[str, str]]:
     """A private system bus and avahi-daemon bound to lo, as children of this process."""
     bus = workdir / "system_bus_socket"
-    (workdir / "dbus.conf").write_text(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+    (workdir / "dbus.conf").write_text(f"""\
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
   <type>system</type>
@@ -203,7 +204,8 @@ async def avahi_scenario(workdir: Path) -> dict[str, object]:
             report["avahi_browse_rc"] = result.returncode
             report["avahi_browse"] = result.stdout.decode().splitlines()
         publisher = await trio.lowlevel.open_process(
-            ["avahi-publish-service", "9-avahi", "_sasaki._tcp", "40009", f"v={PROTOCOL_VERSION}", "n=9", "s=3", "p=40009"], env=env
+            ["avahi-publish-service", "9-avahi", "_sasaki._tcp", "40009", f"v={PROTOCOL_VERSION}", "n=9", "s=3",
+             "p=40009"], env=env
         )
         try:
             tables = await browse_tables(6, interfaces=LOOPBACK, stop_when=lambda ad: ad.name == "9-avahi")

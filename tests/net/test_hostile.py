@@ -8,6 +8,7 @@ import os
 import secrets
 import struct
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
@@ -31,7 +32,8 @@ async def two_members() -> tuple[list[Identity], TableRoster, list[list[trio.Soc
     identities = sorted((Identity.generate() for _ in range(2)), key=lambda i: i.public_key)
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1", backlog=512) for _ in identities]
     members = tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], os.urandom(32)) for i, ls in zip(identities, listeners, strict=False)
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], os.urandom(32))
+        for i, ls in zip(identities, listeners, strict=False)
     )
     return identities, TableRoster(secrets.token_bytes(32), members), listeners
 
@@ -72,10 +74,13 @@ class Attack:
         assert self.fds_after <= self.fds_before
 
 
-async def attack_with(port: int, payload: bytes, hold_for: float, settle: float) -> Attack:
+async def attack_with(port: int, payload: bytes, hold_for: float, settle: float,
+                      settled: Callable[[], bool] | None = None) -> Attack:
     """``ATTACKERS`` connections to ``port``, each sending ``payload`` and holding on for
     ``hold_for`` seconds; memory (tracemalloc, already started) and descriptors measured
-    before, at the peak, and ``settle`` seconds after the attackers let go."""
+    before, at the peak, and ``settle`` seconds after the attackers let go, and once
+    ``settled()`` (default: the descriptors are back; a loaded machine may take longer
+    to see every connection end, but a descriptor leaked stays)."""
     fds_before = descriptors()
     base, _ = tracemalloc.get_traced_memory()
     tracemalloc.reset_peak()
@@ -88,6 +93,14 @@ async def attack_with(port: int, payload: bytes, hold_for: float, settle: float)
         hold.set()
     _, peak = tracemalloc.get_traced_memory()
     await trio.sleep(settle)
+    if settled is None:
+        def settled() -> bool:
+            return descriptors() <= fds_before
+    started = trio.current_time()
+    with trio.move_on_after(30):
+        while not settled():
+            await trio.sleep(0.05)
+    print(f"settled {trio.current_time() - started:.2f} s after the settle time")
     return Attack(opened[0], peak - base, fds_before, descriptors())
 
 
@@ -101,10 +114,11 @@ async def test_200_unauthenticated_connections_cost_little_memory_and_no_descrip
         async with open_mesh(identities[1], roster, listeners[1], **FAST) as mesh:
             await trio.sleep(0.1)
             # settle: the last handshakes time out, the summary is logged
-            measured = await attack_with(listeners[1][0].socket.getsockname()[1], payload, 1.5, 1.2)
+            measured = await attack_with(listeners[1][0].socket.getsockname()[1], payload, 1.5, 1.2,
+                                         lambda: mesh.failed_handshakes >= ATTACKERS)
             print(f"\n{frame}: {measured}, failed handshakes {mesh.failed_handshakes}")
             measured.assert_bounded()
-            assert mesh.failed_handshakes >= ATTACKERS - 4   # the last few may still be open
+            assert mesh.failed_handshakes == ATTACKERS
             summaries = [r for r in caplog.records if "failed the handshake" in r.getMessage()]
             assert 1 <= len(summaries) <= 8          # ~3 s at most one line every 0.5 s, never one each
             assert len(caplog.records) == len(summaries)
@@ -145,3 +159,68 @@ async def test_200_stalled_join_connections_are_capped():
         assert [m.key for m in roster_box[0].members] == [creator.public_key, joiner.public_key]
     finally:
         tracemalloc.stop()
+
+
+@pytest.mark.parametrize("first", ["nothing", "a hello claiming the member's key"])
+async def test_a_member_gets_its_link_through_32_squatters_from_8_addresses(first):
+    """Issue 18, finding 6: 32 connections from 8 addresses (4 each, the per-address cap)
+    fill the listener's room and are reopened the moment they close; the member that must
+    dial this listener (it does not dial back) still gets its link within 2 s: its roster
+    address is known, so it displaces the oldest squatter and is never displaced itself.
+    A squatter that sends nothing is closed after a second; one that sends a valid hello
+    holds on until the handshake deadline."""
+    from p2p_sasaki.protocol.messages import MeshHello, encode_handshake
+    from p2p_sasaki.protocol.net.framing import encode_frame
+    from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION
+    from tests.net.squatters import squat
+
+    identities, roster, listeners = await two_members()
+    payload = b"" if first == "nothing" else encode_frame(encode_handshake(
+        MeshHello(PROTOCOL_VERSION, roster.table_id, identities[0].public_key, os.urandom(32))))
+    async with open_mesh(identities[1], roster, listeners[1]) as listener, trio.open_nursery() as nursery:
+        squatting = await nursery.start(squat, roster.members[1].port, payload, 2 if payload else 0)
+        opened = squatting.opened
+        async with open_mesh(identities[0], roster, listeners[0]) as member:
+            with trio.fail_after(2):
+                await member.wait_connected()
+            assert listener.is_connected(identities[0].public_key)
+        assert squatting.opened > opened                # squatters were displaced and came back
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize("first", ["nothing", "a SPAKE2 message from a wrong code"])
+async def test_a_joiner_gets_in_through_32_squatters_on_the_join_port(first):
+    """The creator's join port (the waiting room before any roster) is not lockable the same
+    way: with 32 squatters from 8 addresses coming back the moment they are closed, a real
+    joiner is seated within 2 s. One that sends a SPAKE2 message (of a wrong code, without
+    ever confirming it, so no wrong code is counted) holds on until the join deadline."""
+    from p2p_sasaki.protocol import crypto
+    from p2p_sasaki.protocol.messages import PakeMessage, encode_handshake
+    from p2p_sasaki.protocol.net.framing import encode_frame
+    from p2p_sasaki.protocol.net.join import TableCode, host_table, join_table
+    from tests.net.squatters import squat
+
+    creator, joiner = Identity.generate(), Identity.generate()
+    code, table_id = TableCode.generate(), secrets.token_bytes(32)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1", backlog=512)
+    port = listeners[0].socket.getsockname()[1]
+    payload = b"" if first == "nothing" else encode_frame(encode_handshake(
+        PakeMessage(crypto.Pake(b"0-wrong-code", table_id, joiner=True).message)))
+    rosters: list[TableRoster] = []
+    hosted = trio.Event()
+
+    async def host() -> None:
+        rosters.append(await host_table(creator, code, 1, listeners, seats=2, table_id=table_id))
+        hosted.set()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host)
+        squatting = await nursery.start(squat, port, payload, 2 if payload else 1)   # the greeting (and B)
+        opened = squatting.opened
+        with trio.fail_after(2):
+            roster = await join_table(joiner, code, ("127.0.0.1", port), 2, mesh_host="127.0.0.1")
+        assert [m.key for m in roster.members] == [creator.public_key, joiner.public_key]
+        assert squatting.opened > opened
+        await hosted.wait()
+        nursery.cancel_scope.cancel()
+    assert [m.key for m in rosters[0].members] == [m.key for m in roster.members]

@@ -199,10 +199,12 @@ async def test_a_joiner_racing_for_the_last_seat_is_told_the_table_is_full():
             try:
                 slow = trio.Event()
                 result: list[Exception] = []
+                admitted: list[str] = []     # on_admitted: said to a seated joiner only (cli "You have a seat")
 
                 async def slow_joiner() -> None:
                     try:
-                        await join_table(Identity.generate(), CODE, address, 6000)
+                        await join_table(Identity.generate(), CODE, address, 6000,
+                                         on_admitted=lambda: admitted.append("slow"))
                     except JoinError as exc:
                         result.append(exc)
                     slow.set()
@@ -211,11 +213,12 @@ async def test_a_joiner_racing_for_the_last_seat_is_told_the_table_is_full():
                 await slow_started.wait()
             finally:
                 join_module._joiner_handshake = real_handshake
-            await join_table(Identity.generate(), CODE, address, 6001)
+            await join_table(Identity.generate(), CODE, address, 6001, on_admitted=lambda: admitted.append("fast"))
             let_slow_go.set()
             await slow.wait()
     assert isinstance(result[0], TableClosedError)
     assert str(result[0]).endswith("refused to seat you: this table is full")
+    assert admitted == ["fast"]         # the one refused was never told it had a seat
 
 
 async def test_a_joiner_who_leaves_early_frees_its_seat():

@@ -26,7 +26,7 @@ from p2p_sasaki.protocol.session import Phase, TableConfig
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
-from tests.cli.test_resume import phase_is
+from tests.net.test_resume import phase_is
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +51,8 @@ async def test_a_peer_restarted_on_a_new_port_is_found_through_its_member_record
 
     def hook(n: int, scope: trio.CancelScope) -> Any:
         async def point(name: str, mine: list[bytes]) -> None:
-            if n == victim and not crashed.is_set() and sessions[n] is not None and trigger(sessions[n], name, [], None):
+            session = sessions[n]
+            if n == victim and not crashed.is_set() and session is not None and trigger(session, name, [], None):
                 crashed.set()
                 scope.cancel()
         return point

@@ -28,7 +28,8 @@ async def make_table(n: int = 4) -> tuple[list[Identity], TableRoster, list[list
     identities = sorted((Identity.generate() for _ in range(n)), key=lambda i: i.public_key)
     listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in identities]
     members = tuple(
-        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE) for i, ls in zip(identities, listeners, strict=False)
+        TableMember(i.public_key, "127.0.0.1", ls[0].socket.getsockname()[1], MEMBER_NONCE)
+        for i, ls in zip(identities, listeners, strict=False)
     )
     return identities, TableRoster(secrets.token_bytes(32), members), listeners
 
@@ -41,7 +42,8 @@ async def receive_n(mesh: Mesh, n: int) -> list[tuple[bytes, bytes]]:
 async def test_four_peers_connect_and_exchange_frames_both_ways():
     identities, roster, listeners = await make_table(4)
     async with AsyncExitStack() as stack:
-        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST)) for i, ls in zip(identities, listeners, strict=False)]
+        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST))
+                  for i, ls in zip(identities, listeners, strict=False)]
         with trio.fail_after(5):
             for mesh in meshes:
                 await mesh.wait_connected()
@@ -74,7 +76,8 @@ async def test_a_killed_connection_reconnects_and_queued_frames_arrive():
     identities, roster, listeners = await make_table(3)
     low, high = identities[0], identities[2]
     async with AsyncExitStack() as stack:
-        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST)) for i, ls in zip(identities, listeners, strict=False)]
+        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST))
+                  for i, ls in zip(identities, listeners, strict=False)]
         with trio.fail_after(5):
             for mesh in meshes:
                 await mesh.wait_connected()
@@ -99,7 +102,8 @@ async def test_a_peer_that_goes_away_comes_back_and_gets_what_was_queued():
     """A closed laptop lid: the peer is gone for a while, then restarts on the same port."""
     identities, roster, listeners = await make_table(3)
     async with AsyncExitStack() as stack:
-        meshes = {i: await stack.enter_async_context(open_mesh(identities[i], roster, listeners[i], **FAST)) for i in (0, 2)}
+        meshes = {i: await stack.enter_async_context(open_mesh(identities[i], roster, listeners[i], **FAST))
+                  for i in (0, 2)}
         async with open_mesh(identities[1], roster, listeners[1], **FAST) as middle:
             with trio.fail_after(5):
                 await middle.wait_connected()
@@ -144,7 +148,8 @@ async def test_impostors_are_refused_and_the_table_goes_on():
     low, target = identities[0], identities[2]
     port = roster.member(target.public_key).port
     async with AsyncExitStack() as stack:
-        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST)) for i, ls in zip(identities, listeners, strict=False)]
+        meshes = [await stack.enter_async_context(open_mesh(i, roster, ls, **FAST))
+                  for i, ls in zip(identities, listeners, strict=False)]
         with trio.fail_after(5):
             await meshes[2].wait_connected()
         short = low.public_key[:4].hex()
@@ -176,7 +181,8 @@ async def test_the_dialer_refuses_a_listener_with_the_wrong_key():
     while stranger.public_key < low.public_key:
         stranger = Identity.generate()
     stranger_roster = TableRoster(
-        roster.table_id, (roster.members[0], TableMember(stranger.public_key, "127.0.0.1", roster.members[1].port, MEMBER_NONCE))
+        roster.table_id,
+        (roster.members[0], TableMember(stranger.public_key, "127.0.0.1", roster.members[1].port, MEMBER_NONCE))
     )
     async with open_mesh(low, roster, listeners[0], **FAST) as mesh:
         async with open_mesh(stranger, stranger_roster, listeners[1], **FAST):
@@ -301,7 +307,8 @@ async def test_two_peers_dialing_each_other_at_once_both_keep_the_lower_keys_con
                 await a.wait_connected()
                 await b.wait_connected()
             await trio.sleep(0.2)   # the later connection has authenticated and been judged
-            counts = (a.statistics().peers[high.public_key].connections, b.statistics().peers[low.public_key].connections)
+            counts = (a.statistics().peers[high.public_key].connections,
+                      b.statistics().peers[low.public_key].connections)
             assert a.dialed_by(high.public_key) == b.dialed_by(low.public_key) == low.public_key
             await a.send(high.public_key, b"ping")
             assert await receive_n(b, 1) == [(low.public_key, b"ping")]

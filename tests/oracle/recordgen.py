@@ -97,7 +97,7 @@ def candidate_plays(cards: set[str], rng: random.Random) -> list[list[str]]:
     for c in cards:
         by_rank.setdefault(rank_of(c), []).append(c)
     plays: list[list[str]] = []
-    for r, group in by_rank.items():
+    for group in by_rank.values():
         group = sorted(group)
         for k in range(1, len(group) + 1):
             plays.extend(list(x) for x in itertools.combinations(group, k))

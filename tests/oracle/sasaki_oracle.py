@@ -270,8 +270,10 @@ class OracleHand:
             if len(holders) == 2:  # partners: forced exposure and exchange
                 a, b = holders
                 ca, cb = next(iter(self.hands[a] & RED_TENS)), next(iter(self.hands[b] & RED_TENS))
-                self.hands[a].remove(ca); self.hands[b].remove(cb)
-                self.hands[a].add(cb); self.hands[b].add(ca)
+                self.hands[a].remove(ca)
+                self.hands[b].remove(cb)
+                self.hands[a].add(cb)
+                self.hands[b].add(ca)
             self.stop_open = True
         elif verb == "stop":
             self.stops.add(s)
@@ -344,7 +346,8 @@ class OracleHand:
 
 # ---------------------------------------------------------------- records
 
-TAG_RE = re.compile(r'^\[\s*([A-Za-z0-9_]+)\s+"([^"]*)"\s*\]$')
+# A tag name starts with a letter, as the engine has always read it (docs/records.md only shows names).
+TAG_RE = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"([^"]*)"\s*\]$')
 ACTION_RE = re.compile(r"^S([0-3])\s+(run|stop|play|pass|chata|kkojda)\b(.*)$")
 KNOWN_TAGS = {"Seat0", "Seat1", "Seat2", "Seat3", "Lead", "Running", "LeadMustContain3"}
 

@@ -107,7 +107,7 @@ def test_legal_records_agree(legal):
 
 @pytest.mark.slow
 def test_mutated_records_agree(mutated):
-    for name, text, line in mutated:
+    for _name, text, line in mutated:
         assert_same(text, line)
 
 

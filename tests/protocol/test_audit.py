@@ -62,7 +62,8 @@ def test_audit_of_a_session_transcript_matches():
 
 def test_missing_key_blames_the_silent_seat():
     envelopes, _, _ = honest_transcript()
-    without = [e for e in envelopes if not (isinstance(payload_of(e), KeyReveal) and decode_envelope(e).body.sender == 2)]
+    without = [e for e in envelopes
+               if not (isinstance(payload_of(e), KeyReveal) and decode_envelope(e).body.sender == 2)]
     assert run_audit(without) == AuditResult(None, Violation(2, "key", "seat 2's key message is missing"),
                                              (CardOpened(0, 4, honest_transcript()[1][0][1]),))
 
@@ -70,7 +71,8 @@ def test_missing_key_blames_the_silent_seat():
 def test_tampered_strip_names_the_cheater():
     envelopes, _, _ = honest_transcript()
     keys = Table().keys
-    index = next(i for i, e in enumerate(envelopes) if isinstance(payload_of(e), StripRound) and decode_envelope(e).body.sender == 1)
+    index = next(i for i, e in enumerate(envelopes)
+                 if isinstance(payload_of(e), StripRound) and decode_envelope(e).body.sender == 1)
     strip = payload_of(envelopes[index])
     forged = resign(envelopes[index], keys[1], payload=StripRound(strip.round, strip.values[::-1], strip.proofs))
     result = run_audit(envelopes[:index] + (forged,) + envelopes[index + 1 :])
@@ -175,7 +177,8 @@ def test_a_hand_with_every_key_is_audited_from_the_keys_without_the_arguments(mo
 def test_a_hand_that_stopped_is_verified_in_live_order_with_its_arguments(monkeypatch):
     envelopes, _, _ = honest_transcript()
     without_key_2 = tuple(e for e in envelopes
-                          if not (isinstance(decode_envelope(e).body.payload, KeyReveal) and decode_envelope(e).body.sender == 2))
+                          if not (isinstance(decode_envelope(e).body.payload, KeyReveal)
+                                  and decode_envelope(e).body.sender == 2))
     calls = _counting_verifications(monkeypatch)
     result = run_audit(without_key_2)
     assert result.violation == Violation(2, "key", "seat 2's key message is missing")

@@ -29,16 +29,19 @@ CTX = ProofContext(TABLE, HAND, "strip/1/0", 1)
 # Test vectors, repeated in docs/protocol.md ("Test vectors"); test_docs_carry_the_vectors.
 VECTORS = {
     "entropy": "97d96f272731940b91f971da67bbd8ea",
-    "hash_parts": "daaf14f7f64e5606e96412315a212075a4f40a4ddb6597b812806ce8780d7d827b9fb9a897a0d54e2880c77151d5dbaa054a8042e0e876f8739ce754cf6602fb",
+    "hash_parts": ("daaf14f7f64e5606e96412315a212075a4f40a4ddb6597b812806ce8780d7d82"
+                   "7b9fb9a897a0d54e2880c77151d5dbaa054a8042e0e876f8739ce754cf6602fb"),
     "card0": "0440cc128129e374f6a333d4b7306244d00d2c591c87700cc03797cf95e61e55",
     "base": "02d00fb90517dc7f708be2d6c33970c34b8f90630124bbc7abb4372763b8e071",
     "nonce_commitment": "20c9c02d4e852c4c320df504961de53db8637402c4a4c597d206ab727cdcaec7",
     "hand_id": "40934f241b3fbb636f62f595aefc983b8db340515abcb3ff44ba20db1b8d2188",
-    "dleq": "18800788eb0b5150cc079a1c5d11b54c67ba0e28813d13cb6b2e2126987dad0bcd83fdb2c8e9f1bc9972073da9354232d827df7bf18179cc64dd0f57a24f2a0e",
+    "dleq": ("18800788eb0b5150cc079a1c5d11b54c67ba0e28813d13cb6b2e2126987dad0b"
+             "cd83fdb2c8e9f1bc9972073da9354232d827df7bf18179cc64dd0f57a24f2a0e"),
     "shuffle_argument_c_perm": "1caebd9e50ed6d50fef5a3323a2e0b366096b4e71bd7bf933151e9fea6748128",
     "shuffle_argument_sha256": "ae205c3569433cebe37e919588e93ba1fd7649a949ae6d2e09b44467753229a9",
     "public_key": "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8",
-    "signature": "c5194979237b8bb07f71159ab6520eb80cfdafaad7ce5d52169f50c8453f787d944e9b79baf5430e990203248c6a0cf8fab832def50b4ef87e41b06a9ac42d0a",
+    "signature": ("c5194979237b8bb07f71159ab6520eb80cfdafaad7ce5d52169f50c8453f787d"
+                  "944e9b79baf5430e990203248c6a0cf8fab832def50b4ef87e41b06a9ac42d0a"),
 }
 
 
@@ -217,12 +220,14 @@ def test_batched_dleq_holds_for_every_pair_or_for_none():
     for k in range(len(hs)):  # one false pair anywhere, even proven with the true secret
         bad = [*hxs[:k], G.mul(x + 1, hs[k]), *hxs[k + 1 :]]
         assert not crypto.dleq_batch_verify(CTX, g, gx, hs, bad, proof)
-        assert not crypto.dleq_batch_verify(CTX, g, gx, hs, bad, crypto.dleq_batch_prove(CTX, x, g, gx, hs, bad, entropy))
+        honest_proof = crypto.dleq_batch_prove(CTX, x, g, gx, hs, bad, entropy)
+        assert not crypto.dleq_batch_verify(CTX, g, gx, hs, bad, honest_proof)
         assert not crypto.dleq_batch_verify(CTX, g, gx, [*hs[:k], other, *hs[k + 1 :]], hxs, proof)
     # two false pairs that cancel in a plain sum do not cancel in the hashed weighting
     delta = G.base_mul(7)
     cancel = [G.add(hxs[0], delta), G.add(hxs[1], G.mul(L - 1, delta)), *hxs[2:]]
-    assert not crypto.dleq_batch_verify(CTX, g, gx, hs, cancel, crypto.dleq_batch_prove(CTX, x, g, gx, hs, cancel, entropy))
+    cancel_proof = crypto.dleq_batch_prove(CTX, x, g, gx, hs, cancel, entropy)
+    assert not crypto.dleq_batch_verify(CTX, g, gx, hs, cancel, cancel_proof)
     assert not crypto.dleq_batch_verify(CTX, g, gx, hs[::-1], hxs[::-1], proof)  # order is bound
     assert not crypto.dleq_batch_verify(CTX, g, gx, hs[:-1], hxs[:-1], proof)
     assert not crypto.dleq_batch_verify(ProofContext(TABLE, HAND, "strip/2", 1), g, gx, hs, hxs, proof)

@@ -77,7 +77,8 @@ def test_four_peers_deal_48_cards_with_full_proofs():
         assert len(dealt) == 1 and dealt[0].seat == seat
         assert dealt[0].positions == tuple(range(seat, 48, 4))
         assert len(dealt[0].cards) == 12 and table.sessions[seat].hand == dealt[0].cards
-        assert [e.hop for e in table.of_type(seat, ShuffleVerified)] != [] and len(table.of_type(seat, ShuffleVerified)) == 4
+        verified = table.of_type(seat, ShuffleVerified)
+        assert [e.hop for e in verified] != [] and len(verified) == 4
         assert table.violations(seat) == []
         hands.append(set(dealt[0].cards))
     assert set().union(*hands) == set(range(48))
@@ -280,7 +281,8 @@ def test_tampered_shuffle_proof():
 def test_shuffle_proof_replayed_from_another_hand_fails():
     earlier = Table(hand_no=1, **FAST)
     earlier.start()
-    old_proof = next(payload_of(e) for e in earlier.sent if decode_envelope(e).body.sender == 3 and isinstance(payload_of(e), ShuffleProof))
+    old_proof = next(payload_of(e) for e in earlier.sent
+                     if decode_envelope(e).body.sender == 3 and isinstance(payload_of(e), ShuffleProof))
     table = Table(hand_no=2, tamper=cheat(3, ShuffleProof, lambda p: old_proof), **FAST)
     table.start()
     honest_seats_blame(table, 3, "shuffle-proof")

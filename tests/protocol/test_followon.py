@@ -139,7 +139,8 @@ def test_a_follow_on_under_another_roster_is_answered_by_its_own_members():
     members = OLD.members[:3] + (TableMember(bot.public_key, "127.0.0.1", 6000, bytes(32)),)
     signers = IDENTITIES[:3] + [bot]
     peers = [FollowOn(OLD, FINAL, s.public_key, members=members) for s in signers]
-    frames = [peer.answer(signer, True, NONCES[n]) for n, (peer, signer) in enumerate(zip(peers, signers, strict=False))]
+    frames = [peer.answer(signer, True, NONCES[n])
+              for n, (peer, signer) in enumerate(zip(peers, signers, strict=False))]
     with pytest.raises(MessageError, match="signed by one of its members"):   # the member who left
         FollowOn(OLD, FINAL, KEYS[3], members=members).answer(IDENTITIES[3], True, NONCES[3])
     for peer in peers:

@@ -41,7 +41,8 @@ MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real jo
 TABLE = bytes(range(32))
 CODE = b"7-purple-sausage"
 KEYS = sorted((IdentityKey(bytes([i]) * 32) for i in range(1, 5)), key=lambda k: k.public_key)
-ROSTER = TableRoster(TABLE, tuple(TableMember(k.public_key, "127.0.0.1", 5000 + i, MEMBER_NONCE) for i, k in enumerate(KEYS)))
+ROSTER = TableRoster(TABLE, tuple(TableMember(k.public_key, "127.0.0.1", 5000 + i, MEMBER_NONCE)
+                                  for i, k in enumerate(KEYS)))
 LOW, HIGH = KEYS[0], KEYS[1]
 # A public key of small order (order 8): weak, refused wherever a key is learnt.
 WEAK = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")

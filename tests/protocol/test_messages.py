@@ -52,7 +52,13 @@ def body(payload, **changes) -> Body:
 
 
 # The exact envelope of a commit (docs/protocol.md, "Test vectors").
-COMMIT_ENVELOPE = "92c4a988a776657273696f6e03a57461626c65c420000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1fa468616e6403a4736c6f7409a673656e64657202a470726576c420aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa474797065ab6465636b2f636f6d6d6974a77061796c6f616491c4200000000000000000000000000000000000000000000000000000000000000000c440b53ada4f3baf59e3c3e405b4a145203474286c72df4fa806fba46d66b3b18cfd07ed34a74194280a7e94f6f73d050c8984cad7f080dafa9c3749535810bbb10d"
+COMMIT_ENVELOPE = (
+    "92c4a988a776657273696f6e03a57461626c65c420000102030405060708090a0b0c0d0e0f101112131415161718191a"
+    "1b1c1d1e1fa468616e6403a4736c6f7409a673656e64657202a470726576c420aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa474797065ab6465636b2f636f6d6d6974a77061796c6f616491c42000000000"
+    "00000000000000000000000000000000000000000000000000000000c440b53ada4f3baf59e3c3e405b4a14520347428"
+    "6c72df4fa806fba46d66b3b18cfd07ed34a74194280a7e94f6f73d050c8984cad7f080dafa9c3749535810bbb10d"
+)
 
 
 def test_commit_envelope_exact_bytes():
@@ -92,6 +98,9 @@ def _raw_body(**changes):
     return msgpack.packb(fields, use_bin_type=True)
 
 
+BODY_ORDER = "the body must be a map of version, table, hand, slot, sender, prev, type, payload in that order"
+
+
 @pytest.mark.parametrize(
     "data, reason",
     [
@@ -105,8 +114,8 @@ def _raw_body(**changes):
         (_raw_body(type="deck/deal"), "unknown message type"),
         (_raw_body(payload=[bytes(31)]), "commitment must be 32 bytes"),
         (_raw_body(payload=[bytes(32), 1]), "the deck/commit payload must be an array of 1 fields"),
-        (_raw_body(extra=1), "the body must be a map of version, table, hand, slot, sender, prev, type, payload in that order"),
-        (msgpack.packb({"table": TABLE, "version": VERSION}), "the body must be a map of version, table, hand, slot, sender, prev, type, payload in that order"),
+        (_raw_body(extra=1), BODY_ORDER),
+        (msgpack.packb({"table": TABLE, "version": VERSION}), BODY_ORDER),
         (_raw_body().replace(b"\xa4hand\x03", b"\xa4hand\xcc\x03"), "the body is not canonically encoded"),
         (_raw_body() + b"\x00", "the body is not valid msgpack"),
         (b"\xc1", "the body is not valid msgpack"),
@@ -223,7 +232,8 @@ def _replaced_header():
     from p2p_sasaki.sasaki.options import TableOptions
 
     keys = [IdentityKey(bytes([i]) * 32).public_key for i in range(1, 5)]
-    config = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False, follows=bytes(range(100, 132)),
+    config = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False,
+                         follows=bytes(range(100, 132)),
                          carried=(5, -3, 0, -2), seats=(2, 0, 3, 1))
     header = header_of(bytes(range(32)), keys, config, ("Mina", "Jun", "Bot", "Leo"))
     return header, dataclasses.replace
@@ -237,7 +247,8 @@ def test_vector_header_with_follows_carried_and_seats():
     assert len(data) == 313 and data[0] == 0x9f     # an array of 15
     assert hashlib.sha256(data).hexdigest() == "9f5849308af9127f91e17688c1da36d94f55b299328b8807601aabef864e74ce"
     # ... stall_ms, roster_names, follows (bin 32), carried [5, -3, 0, -2], seats [2, 0, 3, 1]
-    assert data.endswith(bytes.fromhex("94a44d696e61a34a756ea3426f74a34c656fc420" + bytes(range(100, 132)).hex() + "9405fd00fe" + "9402000301"))
+    assert data.endswith(bytes.fromhex("94a44d696e61a34a756ea3426f74a34c656fc420" + bytes(range(100, 132)).hex()
+                                       + "9405fd00fe" + "9402000301"))
     assert TranscriptHeader.decode(data) == header
 
 

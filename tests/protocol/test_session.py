@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+from collections.abc import Iterable, Iterator
 
 import pytest
 
@@ -55,7 +56,7 @@ def test_four_peers_agree_over_a_hostile_network(seed):
     assert audit.ok and audit.totals == net.peers[0].totals and audit.scores == (ended[0].scores,)
 
 
-@pytest.mark.slow   # two whole hands with proofs; the fast tier plays two hands in tests/cli/test_table_reliability.py
+@pytest.mark.slow   # two whole hands with proofs; the fast tier plays two hands in tests/net/test_table_reliability.py
 def test_two_hands_with_small_proofs():
     net = Net(seed=11, config=TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S"))))
     net.start()
@@ -151,25 +152,33 @@ def answers(net: Net, chosen: dict[int, object]) -> dict[int, bytes]:
     return out
 
 
-def deliver_in_order(base: Net, own: dict[int, dict[int, object]], messages: list[bytes]) -> list[list]:
-    """For every peer: a fresh copy of its fork state acts as it did, then receives the
-    others' messages in ``messages`` order. Returns each peer's events."""
-    events = []
+def deliver_in_orders(base: Net, own: list[dict[int, object]], orders: Iterable[list[bytes]]) -> Iterator[list[list]]:
+    """For every order of ``orders``, every peer: a copy of the fork's peer that acted as it
+    did receives the others' messages in that order. Yields each order's events per peer.
+
+    Each peer acts once, on one copy of the table; each order then copies that one peer (its
+    session alone, with the events of its acting still pending), not the whole table."""
+    acted = []
     for index in range(4):
-        net = fork(base)
-        peer = net.peers[index]
+        peer = fork(base).peers[index]
         seat = peer.my_seat
         mine = set()
         for slot_answers in own:
             if seat in slot_answers and peer.pending_for_me is not None:
                 peer.act(slot_answers[seat] or Decline(seat))
                 mine.update(peer.take_outgoing())
-        for message in messages:
-            if message not in mine:
-                peer.receive(message, None)
-        peer.take_outgoing()
-        events.append(peer.take_events())
-    return events
+        acted.append((peer, mine))
+    shared = {id(k): k for k in [*base.keys, DEFAULT_SCORING]}
+    for messages in orders:
+        events = []
+        for original, mine in acted:
+            peer = copy.deepcopy(original, dict(shared))
+            for message in messages:
+                if message not in mine:
+                    peer.receive(message, None)
+            peer.take_outgoing()
+            events.append(peer.take_events())
+        yield events
 
 
 def test_a_chata_beats_the_next_players_normal_play_in_every_order(race):
@@ -185,8 +194,8 @@ def test_a_chata_beats_the_next_players_normal_play_in_every_order(race):
     key_messages = [window[claimant], window[nxt], early]
     rest = [m for s, m in window.items() if s not in (claimant, nxt)]
     own = [{s: (chata if s == claimant else None) for s in window}]
-    for order in itertools.permutations(key_messages + rest):
-        for events in deliver_in_order(net, own, list(order)):
+    for per_peer in deliver_in_orders(net, own, (list(order) for order in itertools.permutations(key_messages + rest))):
+        for events in per_peer:
             applied = [e.action for e in events if isinstance(e, ActionApplied)]
             assert applied == [chata]
             assert not any(isinstance(a, Play) for a in applied)
@@ -212,8 +221,8 @@ def test_a_kkojda_follows_the_chata_in_every_order(race):
     rest += [m for s, m in second.items() if s not in (holder, nxt)]
     own = [{s: (chata if s == claimant else None) for s in window},
            {s: (kkojda if s == holder else None) for s in second}]
-    for order in itertools.permutations(key_messages):
-        for events in deliver_in_order(net, own, list(order) + rest):
+    for per_peer in deliver_in_orders(net, own, (list(order) + rest for order in itertools.permutations(key_messages))):
+        for events in per_peer:
             applied = [e.action for e in events if isinstance(e, ActionApplied)]
             assert applied == [chata, kkojda]
             assert [e for e in events if isinstance(e, Blame)] == []

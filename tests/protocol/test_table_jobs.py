@@ -136,3 +136,15 @@ def test_a_key_removed_from_the_middle_is_damage_verified_live(played, monkeypat
     audit = audit_table(b"".join(encode_record(kind, data) for kind, data in records))
     assert counter.calls == 4
     assert audit.status is AuditStatus.DAMAGED and audit.blame is not None and audit.blame.seat is None
+
+
+def test_the_deal_progress_counts_checked_proofs_whatever_order_they_finish_in(played):
+    """Proof checks finish in any order (here in reverse): the progress says how many are
+    checked, 1, 2, 3, 4, so every peer's deal line ends at "4 of 4" (issue 20: some ended
+    at "3 of 4 shuffle proofs checked", the hop number of the last check to finish)."""
+    from p2p_sasaki.protocol.events import DealProgress
+
+    _, by_jobs, _ = played
+    for seat in range(4):
+        proofs = [(e.done, e.total) for e in by_jobs.of_type(seat, DealProgress) if e.step == "proof"]
+        assert proofs[:4] == [(1, 4), (2, 4), (3, 4), (4, 4)], (seat, proofs)

@@ -224,7 +224,7 @@ def two_hands():
 def _cuts(data, every=1):
     """Offsets of every record boundary (every ``every``-th), and a few bytes inside records."""
     offsets, at = [], 0
-    for kind, body in split_records(data):
+    for _kind, body in split_records(data):
         offsets.append(at)
         at += 5 + len(body)
     boundaries = offsets[1::every]
@@ -260,14 +260,35 @@ def _verdict_of_cut(data, cut):
             audit.stops_at.record if audit.stops_at is not None else None)
 
 
+def remember_pure_crypto(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memoize the two pure functions that cost most of an audit, the group multiplication and
+    the signature check, in this process and the processes forked from it: auditing every
+    prefix of one transcript from scratch repeats the same checks, and a pure function's
+    answer for the same arguments is the same. The audit's own logic runs in full each time."""
+    import functools
+    import sys
+
+    from p2p_sasaki.protocol import crypto
+
+    monkeypatch.setattr(crypto.Group, "mul", staticmethod(functools.cache(crypto.Group.mul)))
+    verify = crypto.verify_signature
+    remembered = functools.cache(verify)
+    for module in list(sys.modules.values()):
+        ours = getattr(module, "__name__", "").startswith("p2p_sasaki.")
+        if ours and getattr(module, "verify_signature", None) is verify:
+            monkeypatch.setattr(module, "verify_signature", remembered)
+
+
 @pytest.mark.slow
-def test_cutting_a_transcript_never_names_a_seat_at_any_boundary(two_hands):
-    """Every cut audited from scratch (a few hundred audits): spread over the cores."""
+def test_cutting_a_transcript_never_names_a_seat_at_any_boundary(two_hands, monkeypatch):
+    """Every cut audited from scratch (a few hundred audits): spread over the cores, the pure
+    crypto remembered between them (remember_pure_crypto)."""
     import concurrent.futures
     import functools
     import multiprocessing
     import os
 
+    remember_pure_crypto(monkeypatch)
     boundaries, inside = _cuts(two_hands)
     cuts = boundaries + inside
     context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None

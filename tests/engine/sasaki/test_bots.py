@@ -223,7 +223,7 @@ def test_bots_get_only_their_own_view_and_their_own_legal_actions():
     hand = Hand.random(random.Random(11), "3H")
     spies = [SpyBot(s) for s in range(4)]
     seen_hands = []
-    for step in play(hand, spies):
+    for _step in play(hand, spies):
         for seat, spy in enumerate(spies):
             for view, legal in spy.calls:
                 assert type(view) is SeatView and view.seat == seat
@@ -311,7 +311,7 @@ def test_a_bot_that_does_not_use_its_view_gets_a_lazy_one():
     play_hand(hand, [unread] * 4)
     assert unread.kept and all(type(v) is LazyView for v in unread.kept)
     with pytest.raises(RuntimeError, match="only while the bot's choose"):
-        unread.kept[0].cards
+        _ = unread.kept[0].cards
 
 
 def test_a_seeded_hand_plays_out_the_same_every_time():

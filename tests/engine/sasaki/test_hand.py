@@ -174,7 +174,8 @@ def test_out_player_round_end_and_next_lead():
     play(hand, 0, "3H 4H 5H 6H 7H 8H 9H")          # S0's last cards: out first
     assert hand.finish == (0,) and hand.active_seats == (1, 2, 3)
     assert hand.decision == Decision(T, (1,))        # others may still beat it
-    hand.apply(Pass(1)); hand.apply(Pass(2)); hand.apply(Pass(3))
+    for seat in (1, 2, 3):
+        hand.apply(Pass(seat))
     assert hand.decision == Decision(T, (1,)) and hand.top is None  # next active after S0
 
 

@@ -93,7 +93,7 @@ def test_methods_that_need_a_whole_hand_refuse_unknown_seats():
     with pytest.raises(HiddenInformationError, match="S0's cards are hidden from this peer: 1 of its 12"):
         p1.view(0)
     with pytest.raises(HiddenInformationError, match="the red side is not known to this peer yet"):
-        p2.red_seats
+        _ = p2.red_seats
     assert p0.legal_actions(0) == full.legal_actions(0)
 
 
@@ -154,7 +154,7 @@ def test_expose_window_finds_the_partner_by_its_answer():
     p3 = hands[3]
     assert p3.decision == Decision(DecisionKind.EXPOSE, (2, 3, 0))
     with pytest.raises(HiddenInformationError, match="the red side is not known"):
-        p3.red_seats                                     # S1 is red; the partner is not known yet
+        _ = p3.red_seats                                 # S1 is red; the partner is not known yet
     assert p3.view(3).red == frozenset({1}) and p3.view(3).teams is None
     resolve([full, *hands], Decline(2), Decline(3), Expose(0, CardSet.parse("TH")))
     for hand in hands:

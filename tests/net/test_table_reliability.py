@@ -25,7 +25,7 @@ from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import MessageError, decode_envelope, verify_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.memory import LinkConditions, MemoryNetwork
-from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, Waiting, run_table
+from p2p_sasaki.protocol.net.table import BotPlayer, Links, TableResult, Waiting, run_table
 from p2p_sasaki.protocol.sasaki_game import SasakiGame
 from p2p_sasaki.protocol.session import MatchEnded, Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
@@ -57,6 +57,8 @@ class Match:
     results: list[TableResult | None] = field(default_factory=lambda: [None] * 4)
     records: list[list[bytes]] = field(default_factory=lambda: [[] for _ in range(4)])
     waiting: list[list[Waiting]] = field(default_factory=lambda: [[] for _ in range(4)])
+    links: list[list[tuple[float, Links]]] = field(default_factory=lambda: [[] for _ in range(4)])
+    """Each driver's Links events, with the trio time they came."""
     ended: int = 0
     """Drivers whose session has ended the match (chaos stops then: the drivers linger)."""
 
@@ -80,6 +82,8 @@ async def play_match(network: MemoryNetwork, chaos: Callable[[Match], Awaitable[
             match ev:
                 case Waiting():
                     state.waiting[n].append(ev)
+                case Links():
+                    state.links[n].append((trio.current_time(), ev))
                 case Record(data=data):
                     state.records[n].append(data)
                 case MatchEnded():

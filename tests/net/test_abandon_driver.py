@@ -103,8 +103,9 @@ class Quitter(BotPlayer):
         return await super().decide(turn)
 
 
-async def play(hands: int, *, quit_: bool = False, quit_in_task: bool = False, scripts: dict[int, list[str]] | None = None,
-               crasher: int | None = None, tmp: Path | None = None) -> Table:
+async def play(hands: int, *, quit_: bool = False, quit_in_task: bool = False,
+               scripts: dict[int, list[str]] | None = None, crasher: int | None = None,
+               tmp: Path | None = None) -> Table:
     """``crasher`` (with ``tmp``): that present peer is killed right after it signed its abandon,
     before sending it, and resumed from its data directory a second later."""
     table = Table()
@@ -221,7 +222,8 @@ async def test_a_peer_killed_for_good_after_the_strips_is_abandoned_at_the_stall
         waits = [(t, w) for t, w in table.of(n, Waiting) if w.seats == (seat,)]
         assert waits and all(w.deadline == w.since + STALL for _, w in waits)
         stalls = table.of(n, Stalled)
-        # hand 1: the seat stopped in a game slot; hand 2: in the deal (the match went on; the bots end it, the seat did not come back)
+        # hand 1: the seat stopped in a game slot; hand 2: in the deal (the match went on; the
+        # bots end it, the seat did not come back)
         assert [s.hand for _, s in stalls] == [1, 2] and all(s.seats == (seat,) and not s.left for _, s in stalls)
         assert [s.again for _, s in stalls] == [(), (seat,)]    # so the bots end the match at hand 2
         assert all(t == s.since + STALL for t, s in stalls)     # exactly at the deadline, in virtual time

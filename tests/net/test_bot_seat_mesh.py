@@ -25,7 +25,7 @@ from p2p_sasaki.protocol.session import Record, TableConfig
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table, follows_check
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
-from tests.cli.test_bot_seat import Chooser
+from tests.net.test_bot_seat import Chooser
 
 pytestmark = pytest.mark.slow
 

@@ -1,0 +1,141 @@
+"""Duplicate-tournament scoring (p2p_sasaki/sasku/tournament.py): the seed's worked examples
+(seeds/sasku-et.txt, "Sasku turniiride punktisüsteem") and the comparison table line by line."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from p2p_sasaki.sasku.tournament import (
+    ALONE_POINTS,
+    BYE_POINTS,
+    Line,
+    TableResult,
+    comparison_points,
+    line_of,
+    score_round,
+)
+
+N, E = Line.NS, Line.EW
+
+
+def points(tables):
+    return [score.line_points for score in score_round(tables)]
+
+
+def test_comparison_table():
+    # equal results
+    assert comparison_points(2, 2, False) == comparison_points(-4, -4, True) == comparison_points(0, 0, False) == 2
+    # both positive or both negative, higher: 4 (same line or no declarer), 3 (different lines)
+    assert comparison_points(2, 1, False) == 4
+    assert comparison_points(-1, -6, False) == 4
+    assert comparison_points(2, 1, True) == 3
+    assert comparison_points(-1, -2, True) == 3
+    # both positive or both negative, lower: 1 (different lines), 0 (otherwise)
+    assert comparison_points(1, 2, True) == 1
+    assert comparison_points(-4, -2, True) == 1
+    assert comparison_points(1, 2, False) == 0
+    # not both of one sign (a 0 counts as neither): higher 4, lower 0
+    assert comparison_points(1, -1, True) == comparison_points(0, -2, False) == comparison_points(2, 0, True) == 4
+    assert comparison_points(-1, 1, True) == comparison_points(0, 2, False) == comparison_points(-2, 0, True) == 0
+
+
+def test_seed_round_1_ueleküla_beats_the_other_tables():
+    # N:-1 at the üleküla table (no declarer) against N:-2 and N:-4: 4 + 4 of 8, 100;
+    # E:1 there 0, as the seed's standings show.
+    tables = [TableResult(-1, None), TableResult(-2, E), TableResult(-4, N)]
+    scores = score_round(tables)
+    assert scores[0].deal_points == (8, 0)
+    assert scores[0].line_points == (100, 0)
+    # The other two: N:-2 vs -1 (no declarer there) 0, vs -4 (declared by the other line) 3;
+    # E:2 vs 1: 4, vs 4 (declared in a different line) 1.
+    assert scores[1].deal_points == (3, 5)
+    assert scores[1].line_points == (Fraction(75, 2), Fraction(125, 2))
+    assert scores[2].deal_points == (1, 7)
+    assert scores[2].line_points == (Fraction(25, 2), Fraction(175, 2))
+
+
+def test_seed_round_4_everyone_equal_scores_the_average():
+    tables = [TableResult(-2, E)] * 3
+    assert points(tables) == [(50, 50)] * 3
+    assert [score.deal_points for score in score_round(tables)] == [(4, 4)] * 3
+
+
+def test_seed_round_5_a_shared_top_and_a_pokk():
+    # N:2 at two of four tables, above the third in the same line and the pokk table with the
+    # opposite sign: 2 + 4 + 4 = 10 of 12, 83 printed; the pokk's E:0 beats every negative E.
+    tables = [TableResult(2, N), TableResult(2, N), TableResult(1, N), TableResult(0, E)]
+    scores = score_round(tables)
+    assert scores[0].deal_points == scores[1].deal_points == (10, 2)
+    assert scores[0].line_points == (Fraction(250, 3), Fraction(50, 3))
+    assert round(scores[0].line_points[0]) == 83
+    assert scores[3].deal_points == (0, 12)
+    assert scores[3].line_points == (0, 100)
+    assert scores[2].deal_points == (4, 8)
+
+
+def test_seed_karvane_everywhere_but_one_table():
+    # Everyone makes karvane: 50 each; a pair that avoids it gets the best result.
+    assert points([TableResult(6, N)] * 4) == [(50, 50)] * 4
+    tables = [TableResult(6, N), TableResult(6, N), TableResult(1, N)]
+    assert points(tables) == [(75, 25)] * 2 + [(0, 100)]
+
+
+def test_tournament_points_by_seat_follow_the_lines():
+    score = score_round([TableResult(-1, None), TableResult(-2, E)])[0]
+    assert [line_of(seat) for seat in range(4)] == [N, E, N, E]
+    assert score.tournament_points == (100, 0, 100, 0)
+
+
+def test_one_table_alone_and_a_bye_score_50():
+    assert points([TableResult(4, E)]) == [(ALONE_POINTS, ALONE_POINTS)] == [(50, 50)]
+    assert BYE_POINTS == 50
+
+
+def test_a_leaver_scores_0_the_others_at_the_table_60_and_the_table_is_left_out():
+    tables = [TableResult(-1, None), TableResult(6, N, leaver=3), TableResult(-2, E), TableResult(-4, N)]
+    scores = score_round(tables)
+    assert scores[1].deal_points is None
+    assert scores[1].tournament_points == (60, 60, 60, 0)
+    # the other three compare among themselves, out of (3 - 1) x 4: as the seed's round 1
+    assert [s.line_points for s in scores if s.deal_points is not None] == points(
+        [TableResult(-1, None), TableResult(-2, E), TableResult(-4, N)])
+    # one table counted: 50
+    assert points([TableResult(2, N), TableResult(-3, E, leaver=0)])[0] == (50, 50)
+
+
+@pytest.mark.parametrize("bad", [dict(ns_result=7, declaring_line=N), dict(ns_result=0, declaring_line=None, leaver=4)])
+def test_bad_results_are_refused(bad):
+    with pytest.raises(ValueError):
+        TableResult(**bad)
+
+
+def test_line_names_as_the_standings_write_them():
+    assert f"{N}:{TableResult(-2, E).result(N)}" == "N:-2"
+    assert str(E) == "E"
+
+
+def test_docstring_examples():
+    import doctest
+
+    import p2p_sasaki.sasku.tournament as module
+    result = doctest.testmod(module)
+    assert result.failed == 0 and result.attempted > 0
+
+
+results = st.builds(TableResult, st.integers(-6, 6), st.sampled_from([N, E, None]))
+
+
+@given(st.integers(-6, 6), st.integers(-6, 6), st.booleans())
+def test_each_comparison_shares_4_points_between_the_two_tables(r, other, differ):
+    assert comparison_points(r, other, differ) + comparison_points(other, r, differ) == 4
+
+
+@given(st.lists(results, min_size=2, max_size=8))
+def test_a_line_averages_50_over_the_tables_and_stays_in_0_to_100(tables):
+    scores = score_round(tables)
+    for line in (0, 1):
+        points = [score.line_points[line] for score in scores]
+        assert all(0 <= p <= 100 for p in points)
+        assert sum(points) == 50 * len(tables)
