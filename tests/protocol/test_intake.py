@@ -69,7 +69,7 @@ def test_on_a_duplicating_network_every_distinct_envelope_is_verified_once():
         def receive(data: bytes, key: bytes | None = None, i: int = i, inner=peer.receive) -> None:
             received[i].append(data)
             inner(data, key)
-        peer.receive = receive  # type: ignore[method-assign]
+        peer.receive = receive  # type: ignore[assignment]
     net.start()
     net.run()
     assert all(p.finished and p.blame is None for p in net.peers)
