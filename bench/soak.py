@@ -37,6 +37,7 @@ import trio
 
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.sasaki_game import SasakiGame
 from p2p_sasaki.protocol.session import TableConfig
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.sasaki.options import TableOptions
@@ -133,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for table in range(first, min(first + args.concurrency, args.tables)):
                 entropy = SeededEntropy(b"bench/soak/%d/%d" % (args.seed, table))
                 spec = {"seed": args.seed * 1000 + table, "identities": [Identity(entropy(32)) for _ in range(4)],
-                        "config": TableConfig(hands=args.hands, options=TableOptions(lead_card="3H"),
+                        "config": TableConfig(hands=args.hands, game=SasakiGame(TableOptions(lead_card="3H")),
                                               proofs=args.proofs),
                         "bot": args.bot, "dir": directory, "timeout": args.timeout, "label": f"soak-{table}",
                         "table_id": entropy(32)}

@@ -57,12 +57,13 @@ from typing import Any
 
 import trio  # noqa: E402
 
-from p2p_sasaki.protocol.config import FAIR_PACE, NO_PACE  # noqa: E402
 from p2p_sasaki.protocol.crypto import SeededEntropy  # noqa: E402
 from p2p_sasaki.protocol.dealing import TrustedDealer  # noqa: E402
 from p2p_sasaki.protocol.messages import decode_envelope  # noqa: E402
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster  # noqa: E402
 from p2p_sasaki.protocol.net.table import Turn, run_table  # noqa: E402
+from p2p_sasaki.protocol.pace import NO_PACE  # noqa: E402
+from p2p_sasaki.protocol.sasaki_game import FAIR_PACE, SasakiGame  # noqa: E402
 from p2p_sasaki.protocol.session import Dealt, HandEnded, Record, TableConfig, TableSession  # noqa: E402
 from p2p_sasaki.protocol.table_audit import audit_table  # noqa: E402
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, split_records  # noqa: E402
@@ -262,7 +263,8 @@ def one_run(run: int, args: argparse.Namespace, directory: str) -> tuple[dict, d
     seed = args.seed * 1000 + run
     entropy = SeededEntropy(b"bench/table/identities/%d" % seed)
     identities = [Identity(entropy(32)) for _ in range(4)]
-    config = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=args.proofs, pace=PACES[args.pace])
+    config = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=args.proofs,
+                         pace=PACES[args.pace])
     spec = {"seed": seed, "identities": identities, "config": config, "bot": args.bot, "dir": directory,
             "timeout": args.timeout}
     real = figures(play_table(dict(spec, label=f"real-{run}", table_id=entropy(32)), args.mode))
@@ -297,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     proofs = "shuffle arguments" if args.proofs else "no shuffle arguments"
     print(f"One hand over the real mesh on 127.0.0.1: four peers as {args.mode}, {args.bot} bots, {proofs}, "
-          f"window pacing {args.pace} {PACES[args.pace].window_ms} ms; medians of {args.runs} run(s)", flush=True)
+          f"window pacing {args.pace} {dict(PACES[args.pace].delays)} ms; medians of {args.runs} run(s)", flush=True)
     reals, bases = [], []
     with tempfile.TemporaryDirectory(prefix="sasaki-bench-") as directory:
         for run in range(args.runs):

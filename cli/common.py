@@ -29,6 +29,7 @@ from p2p_sasaki.protocol.net.persist import SavedTable, TableStore, tables_dir
 from p2p_sasaki.protocol.net.table import BotPlayer, PeersUnreachable, TableResult, run_table
 from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.restore import RestoreError
+from p2p_sasaki.protocol.sasaki_game import SasakiGame, sasaki_pace
 from p2p_sasaki.sasaki.bots import BOTS, make_bot
 from p2p_sasaki.sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
 from p2p_sasaki.sasaki.search import DEFAULT_LEVEL, LEVELS
@@ -60,8 +61,8 @@ def decode_config(roster: TableRoster, data: bytes) -> Any:
 def config_from_args(args: argparse.Namespace) -> Any:
     lead = str(resolve_lead_card(args.lead, datetime.datetime.now().hour))
     return TableConfig(hands=args.hands,
-                       options=TableOptions(lead_card=lead, lead_must_contain_3=args.lead_must_contain_3,
-                                            running=args.running),
+                       game=SasakiGame(TableOptions(lead_card=lead, lead_must_contain_3=args.lead_must_contain_3,
+                                            running=args.running)),
                        proofs=not args.no_proofs, pace=pace_from_args(args))
 
 
@@ -70,8 +71,8 @@ def pace_from_args(args: argparse.Namespace) -> Pace:
     line; the answer deadline defaults to this peer's ``--timeout``."""
     answer = args.answer_deadline if args.answer_deadline is not None else getattr(args, "timeout", 30.0)
     try:
-        return Pace.of(window=args.window, claim=args.claim_window, turn=args.bot_turn,
-                       answer=max(answer, args.window, args.claim_window, args.bot_turn), stall=args.stall)
+        return sasaki_pace(window=args.window, claim=args.claim_window, turn=args.bot_turn,
+                           answer=max(answer, args.window, args.claim_window, args.bot_turn), stall=args.stall)
     except ValueError as exc:
         raise SystemExit(f"sasaki: {exc}") from exc
 
@@ -82,6 +83,17 @@ def positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A non-negative number of seconds (an argparse type: a usage error, not a traceback)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
     return value
 
 
@@ -156,7 +168,7 @@ def add_peer_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--level", type=int, choices=sorted(LEVELS), default=DEFAULT_LEVEL, metavar="L",
                        help=f"strength of a search bot, as rollouts per decision ({levels}; default "
                             f"{DEFAULT_LEVEL})")
-    group.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+    group.add_argument("--timeout", type=seconds, default=30.0, metavar="SECONDS",
                        help="how long you have to claim a run, Stop, chata or kkojda before it declines "
                             "(default 30)")
     group.add_argument("--proof-workers", type=int, default=default_proof_workers(), metavar="N",

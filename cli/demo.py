@@ -23,7 +23,7 @@ from typing import Any
 
 from p2p_sasaki.cli import demo_local
 from p2p_sasaki.cli.commands import COMMANDS
-from p2p_sasaki.cli.common import add_web_options, positive, say_error
+from p2p_sasaki.cli.common import add_web_options, positive, say_error, seconds
 from p2p_sasaki.cli.simulate import add_seat_options
 from p2p_sasaki.protocol.net import TableCode
 
@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                              "your login name); the bots are Bot 2, Bot 3 and Bot 4")
     parser.add_argument("--dir", type=Path, default=None,
                         help="keep identities, transcripts and logs here (default: a new temporary directory)")
-    parser.add_argument("--timeout", type=float, default=30.0,
+    parser.add_argument("--timeout", type=seconds, default=30.0,
                         help="--human: seconds to claim a run, Stop, chata or kkojda (default 30)")
     add_web_options(parser)
     parser.add_argument("--deal-seed", type=int, default=None, help=argparse.SUPPRESS)  # tests: a fixed deal

@@ -38,6 +38,12 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"sasaki export: cannot read {path}: {error.strerror or error}.", file=sys.stderr)
         return 2
+    from p2p_sasaki.cli.audit import not_a_transcript
+
+    problem = not_a_transcript(data)
+    if problem is not None:
+        print(f"sasaki export: {path} is not a transcript: {problem}.", file=sys.stderr)
+        return 1
     try:
         records = export_records(data)
     except ValueError as error:

@@ -21,6 +21,7 @@ from p2p_sasaki.cli.common import (
     prepare_directories,
     report,
     run_async,
+    seconds,
     table_page,
 )
 from p2p_sasaki.cli.name import clean_name, player_name
@@ -37,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("code", metavar="CODE", help="the table code, e.g. 7-purple-sausage")
     parser.add_argument("--address", metavar="HOST:PORT",
                         help="the creator's join address (shown on its screen): skip mDNS")
-    parser.add_argument("--browse-timeout", type=float, default=5.0, metavar="SECONDS",
+    parser.add_argument("--browse-timeout", type=seconds, default=5.0, metavar="SECONDS",
                         help="how long to look for the table on the LAN (default 5)")
     parser.add_argument("--creator", metavar="NAME", default=None,
                         help="when two tables on the LAN have your code's number, join the one whose "

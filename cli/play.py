@@ -17,6 +17,7 @@ from p2p_sasaki.cli.common import (
     parse_code,
     read_line,
     run_async,
+    seconds,
 )
 from p2p_sasaki.cli.resume import pending_table
 from p2p_sasaki.cli.tables import browse, table_line
@@ -31,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     "or create a new table (like 'sasaki host') if you just press Enter.")
     add_table_options(parser, creating_only=True)
     add_peer_options(parser)
-    parser.add_argument("--browse-timeout", type=float, default=3.0, metavar="SECONDS",
+    parser.add_argument("--browse-timeout", type=seconds, default=3.0, metavar="SECONDS",
                         help="how long to look for tables (default 3)")
     parser.set_defaults(func=run)
 

@@ -144,7 +144,8 @@ shows theirs. Stop: after a run, an opponent may call Stop; the hand counts four
 (tests/cli/test_rules_help.py checks it)."""
 
 COMMANDS_HELP = """\
-At your turn: a number from the list (the first suit variant), cards like 9C 9H, or 'pass'.
+At your turn: a number from the list (it plays the suits shown first), cards like 9C 9H
+(any suits you hold), or 'pass'.
 In a window (run, Stop, chata, kkojda): y or a number to claim, n or Enter to decline.
 'help' shows this at any prompt; 'quit' leaves the table (asks first)."""
 
@@ -518,7 +519,8 @@ class Presenter:
                 # A member that chose no name is called by its key in the roster: shown as "S2".
                 self.names = tuple(n if n != default_name(k) else "" for n, k in zip(seat_names, seat_keys, strict=False))
                 self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
-                where = f"you are {self.label(my_seat)}" if my_seat is not None else "you watch"
+                where = "you watch" if my_seat is None else (f"you are {self.label(my_seat)}" if self.person
+                                                              else f"this is {self.label(my_seat)}'s log")
                 if self.continued is not None:     # a bot in the empty seat: the seats stay as they were
                     return [Note(f"Seats as before: {where}.")]
                 # Once, who sits where: the name, or (none chosen) the key's short form.
@@ -551,7 +553,8 @@ class Presenter:
                 told = self.deal_steps and deal_line(self.deal_steps, n) != line
                 full = [Note(line, NoteKind.PROGRESS)] if told else []
                 self.deal_steps = {}
-                return full + [Note(f"Your cards: {grouped(cards)}")]
+                whose = "Your" if self.person or self.you is None else f"{self.label(self.you)}'s"   # a bot's log
+                return full + [Note(f"{whose} cards: {grouped(cards)}")]
             case ActionApplied(action=action, lead=lead):
                 if action.seat in self.awaited:      # it answered: the table no longer waits for it
                     self.awaited = self.awaited - {action.seat}
@@ -655,7 +658,8 @@ class Presenter:
             if self.sizes[action.seat] <= 0 and action.seat not in self.finish:
                 self.finish.append(action.seat)
                 place = len(self.finish)
-                notes.append(Note(f"{self.who(action.seat)} {'go' if action.seat == self.you and self.person else 'goes'} out "
+                you = action.seat == self.you and self.person      # "You go out", like "You play"
+                notes.append(Note(f"{'You go' if you else self.who(action.seat) + ' goes'} out "
                                   f"({_PLACES[place - 1]}).", NoteKind.OUT))
         return notes
 
@@ -684,6 +688,7 @@ class Presenter:
         else:
             names = ", ".join(self.label(s) for s in sorted(awaited))
             view = getattr(session, "view", None) if session is not None else None
+            view = view if view is not None else self.view
             what = "to shuffle and deal"
             if self.phase is Phase.PLAYING and view is not None:
                 what = _AWAITED.get(view.decision.kind, "")
@@ -716,7 +721,9 @@ class Presenter:
         session = self.session
         waiting = getattr(session, "waiting_for", None) if session is not None and self.hand_no >= 1 else None
         if waiting is None or self.phase in (Phase.MATCH_OVER, Phase.STOPPED):
-            return tuple(sorted(self.awaited))
+            waiting = tuple(sorted(self.awaited))
+        if self.phase is Phase.PLAYING and self.view is not None:   # only those the game asks now
+            waiting = tuple(s for s in waiting if s in self.view.decision.seats)
         return tuple(s for s in waiting if s != self.you)
 
     def status(self) -> str:
@@ -758,22 +765,19 @@ class Presenter:
         if view is None:
             return ""
         kind = view.decision.kind
-        if kind is DecisionKind.TURN:
-            seat = view.decision.seats[0]
-            if seat == self.you:
-                return "Your turn."
-            return f"{self.label(seat)}'s turn{self._offline(seat)}."
         if kind is DecisionKind.OVER:
             return f"Hand {self.hand_no} is over."
-        name = _CLAIM_NAMES.get(kind, kind.value)
-        others = tuple(s for s in awaited if s != self.you)
-        return f"{name} window: waiting for {self._names(others)} ..." if others else f"{name} window."
+        others = frozenset(s for s in awaited if s != self.you)
+        if others:   # the same words as the terminal's waiting line
+            offline = tuple(sorted(set(self.offline) | set(self.links_down)))
+            return self.waiting_text(others, tuple(s for s in offline if s in others), self.session)
+        if kind is DecisionKind.TURN:
+            seat = view.decision.seats[0]
+            return "Your turn." if seat == self.you else f"{self.label(seat)} is to play."
+        return f"{_CLAIM_NAMES.get(kind, kind.value)} window."
 
     def _names(self, seats: Sequence[int]) -> str:
-        return ", ".join(self.label(s) + self._offline(s) for s in seats)
-
-    def _offline(self, seat: int) -> str:
-        return " (no connection)" if seat in self.offline else ""
+        return ", ".join(self.label(s) + (" (no connection)" if s in self.offline else "") for s in seats)
 
     def side_text(self) -> str:
         """``Your side: red (partner unknown)``, ``... red, with S2``, ``... black``, ``... red,

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from p2p_sasaki.cli.commands import COMMANDS
-from p2p_sasaki.cli.common import interfaces, run_async
+from p2p_sasaki.cli.common import interfaces, run_async, seconds
 from p2p_sasaki.protocol.net import PROTOCOL_VERSION, TableAd, browse_tables
 
 
@@ -16,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Browse the LAN (mDNS, _sasaki._tcp) for a few seconds and list the tables "
                     "seen: nameplate, seats taken, addresses and join port. These are hints; "
                     "joining needs the table's code.")
-    parser.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS",
+    parser.add_argument("--timeout", type=seconds, default=3.0, metavar="SECONDS",
                         help="how long to listen (default 3)")
     parser.add_argument("--interface", metavar="ADDRESS", default=None,
                         help="browse only on the interface with this IPv4 address (default: all)")

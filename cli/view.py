@@ -204,7 +204,10 @@ def run(args: argparse.Namespace) -> int:
             if not args.no_browser:
                 nursery.start_soon(trio.to_thread.run_sync, _open_browser, url)
 
-    trio.run(main)
+    try:
+        trio.run(main)
+    except* KeyboardInterrupt:    # Ctrl-C is how the replay ends (from the server task too)
+        print("\nThe replay page is closed.")
     return 0
 
 

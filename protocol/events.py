@@ -6,8 +6,6 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Union
 
-from p2p_sasaki.cards import CardSet
-
 __all__ = [
     "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt", "DecisionPending",
     "ActionApplied", "HandEnded", "MatchEnded", "Record", "Blame", "BlameBasis", "Event",
@@ -36,8 +34,11 @@ class DealProgress:
 
 @dataclass(frozen=True)
 class Dealt:
+    """My seat's cards for the hand, as the game shows them (``Game.hand_of``: Sasaki's a
+    ``CardSet``)."""
+
     hand_no: int
-    cards: CardSet
+    cards: Any
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,19 @@
 """The game interface the session drives (in the spirit of OpenSpiel's game/state split).
 
-A :class:`Game` is a table's rules and options: its seats, its deck size, its opening card
-(the card whose holder proves it in the hand's opening slot and so starts the hand), the
-action verbs it uses on the wire, and its options as its own bytes (the transcript header
-carries ``game`` and ``game_options`` verbatim). A :class:`GameState` is one hand in play,
+A :class:`Game` is a table's rules and options, described once: its seats and teams, its
+deck size and card names, its opening card (the card whose holder proves it in the hand's
+opening slot and so starts the hand), the action verbs it uses on the wire, its pacing
+kinds (the header's ``pace`` list), how its players are seated, the context of each hand
+(number, dealer), how a match's totals add up and when a match is over, and its options
+as its own bytes (the transcript header carries ``game`` and ``game_options`` verbatim). A :class:`GameState` is one hand in play,
 at one peer: the seats that must answer next (:meth:`GameState.slot`), a verified slot of
 answers applied as a pure function of the set of answers, what an action shows (the cards
 the deck must prove open), the hidden-state hash the peers compare, and the scores.
 
-The session (protocol/session.py) knows nothing else about the game: no seat count, no deck
-size, no verbs, no rule. Sasaki is the first implementation (protocol/sasaki_game.py); the
+The session (protocol/session.py), the config and header (protocol/config.py), the driver
+(protocol/net/) and the audit know nothing else about the game: no seat count, no deck
+size, no verbs, no pacing kind, no rule; nothing in protocol/ outside the game adapters
+(``protocol/*_game.py``) imports the engine package (tests/test_layers.py). Sasaki is the first implementation (protocol/sasaki_game.py); the
 tests hold a second, toy one (tests/protocol/toy_game.py). docs/architecture.md says how
 Sasku's private card passing and must-follow-suit rules plug in here.
 """
@@ -21,7 +25,14 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
-__all__ = ["Game", "GameState", "SlotKind", "Slot", "Applied", "IllegalAnswer"]
+__all__ = ["Game", "GameState", "SlotKind", "Slot", "Applied", "IllegalAnswer", "HandContext", "Seating",
+           "OPENING_PACE", "TURN_PACE"]
+
+# The pacing kinds the driver itself names (protocol/net/pacing.py): the opening slot's
+# answer, and a bot's answer on its turn. A game lists them among its ``pace_kinds`` when
+# it has an opening card, resp. turns.
+OPENING_PACE = "lead"
+TURN_PACE = "turn"
 
 
 class IllegalAnswer(Exception):
@@ -41,6 +52,23 @@ class SlotKind(Enum):
     OPENING = "opening"  # every seat answers: the holder of the opening card shows it (proved), the others decline
     TURN = "turn"        # one seat answers
     WINDOW = "window"    # several seats answer; the outcome is a function of the set of answers
+
+
+class Seating(Enum):
+    """How a game's players are seated at a new table (a table that replaced a seat keeps
+    its fixed seats whatever the game says)."""
+
+    DRAW = "draw"        # the setup's commit-reveal draw (table/seat-commit, table/seat-nonce)
+    JOIN_ORDER = "join"  # seat i is the roster's member i (no draw: slots 1 and 2 of hand 0 are skipped)
+
+
+@dataclass(frozen=True)
+class HandContext:
+    """What a hand knows before its cards: its number in the match (1-based) and the seat
+    that deals it (the game's rule: :meth:`Game.hand_context`)."""
+
+    number: int
+    dealer: int
 
 
 @dataclass(frozen=True)
@@ -90,6 +118,10 @@ class GameState(Protocol):
     def view(self, seat: int) -> Any:
         """What ``seat`` sees (for a player or a bot)."""
 
+    def record(self) -> str | None:
+        """A finished hand (with the full deal) as the game's own record text (``sasaki
+        export``), or None: the game has no record format."""
+
 
 class Game(Protocol):
     """A game's rules and options (see the module docstring)."""
@@ -97,6 +129,14 @@ class Game(Protocol):
     name: str
     seats: int
     n_cards: int
+    teams: tuple[tuple[int, ...], ...]
+    """Fixed partnerships by seat (Sasku's pairs); empty: none fixed for the match (Sasaki's
+    red team forms in each hand, in its outcome)."""
+    pace_kinds: tuple[str, ...]
+    """The kinds a table's pacing times, in the order the header lists them (docs/protocol.md,
+    "Window pacing"): the game's own decision kinds, plus :data:`OPENING_PACE` and
+    :data:`TURN_PACE` where it has them."""
+    seating: Seating
 
     def options_bytes(self) -> bytes:
         """The game's options, as the transcript header carries them."""
@@ -105,13 +145,36 @@ class Game(Protocol):
         """The card whose holder opens the hand (an OPENING slot before the first play), or
         None: no opening slot, the hand starts with :meth:`GameState.slot`."""
 
-    def new_state(self, hands: Sequence[int | None], opener: int | None) -> GameState:
-        """A hand's state from the cards each seat holds (a card mask; None where hidden)
-        and the seat that showed the opening card (None without an opening slot). Raises
-        ValueError if the cards cannot be a deal of this game."""
+    def hand_context(self, number: int) -> HandContext:
+        """The context of the match's hand ``number`` (1-based): who deals it."""
+
+    def new_state(self, hands: Sequence[int | None], opener: int | None, context: HandContext) -> GameState:
+        """A hand's state from the cards each seat holds (a card mask; None where hidden),
+        the seat that showed the opening card (None without an opening slot) and the hand's
+        context. Raises ValueError if the cards cannot be a deal of this game."""
 
     def card_name(self, card: int) -> str:
         """How a card is named in a blame's reason."""
+
+    def cards_name(self, cards: int) -> str:
+        """How a set of cards (a mask, not empty) is named in a blame's reason."""
+
+    def hand_of(self, cards: int) -> Any:
+        """A seat's dealt cards (a mask) as the game shows them (``Dealt.cards``)."""
+
+    def pace_kind(self, decision: Any) -> str:
+        """The pacing kind of one of the game's decisions (one of :attr:`pace_kinds`)."""
+
+    def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
+        """The match totals by seat: the carried totals plus each finished hand's scores."""
+
+    def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:
+        """Whether the match is over after ``played`` hands (``planned``: the table's ``hands``
+        option) with these totals."""
+
+    def illegal(self, reason: str, seat: int | None) -> Exception:
+        """The game's own error for an answer of this peer's player that is not legal now
+        (the session raises it from ``act``: a local error, never sent)."""
 
     def encode_action(self, action: Any) -> tuple[str, tuple[int, ...]]:
         """An action as (verb, ascending card indices) for ``table/action``."""

@@ -50,7 +50,7 @@ from p2p_sasaki.protocol.crypto import (
 # 1. Errors, the protocol version and the codec
 # ---------------------------------------------------------------------------------------
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 """The one version of the wire: envelopes, transcript headers, the join and mesh
 handshakes and the mDNS hint all carry it, and two peers must speak the same one."""
 VERSION = PROTOCOL_VERSION  # the name the envelope and header fields use
@@ -677,9 +677,10 @@ MAX_DEALER_BYTES = 1 << 16
 
 
 # The fair windows' table options (docs/protocol.md, "Window pacing"), in milliseconds:
-# one delay per kind, in this order: run, expose, stop, chata, kkojda, lead (the opening
-# slot), turn (a bot's play on its turn); the person's answer deadline; the stall deadline.
-PACE_KINDS = 7
+# the delay of each of the game's pacing kinds, as the game lists them (protocol/game.py,
+# ``Game.pace_kinds``); the person's answer deadline; the stall deadline.
+MAX_PACE_KINDS = 16
+MAX_PACE_KIND_BYTES = 16
 MAX_WINDOW_MS = 60_000
 MAX_ANSWER_MS = 600_000
 MAX_STALL_MS = 3_600_000
@@ -687,10 +688,23 @@ MAX_CARRIED = 2**31 - 1   # a carried match total: a signed integer of at most 3
 
 
 @dataclass(frozen=True)
+class PaceDelay:
+    """One entry of the header's ``pace``: a pacing kind of the game and its delay (ms)."""
+
+    FIELDS: ClassVar[tuple[F, ...]] = (F("kind", Str(MAX_PACE_KIND_BYTES), "pace kind"),
+                                        F("ms", UInt(MAX_WINDOW_MS), "window delay"))
+    kind: str
+    ms: int
+
+
+PACE_DELAY = Record(PaceDelay, PaceDelay.FIELDS, "pace entry")
+
+
+@dataclass(frozen=True)
 class TranscriptHeader(WireStruct):
     """The first record of a ``.sasaki`` transcript (protocol/transcript.py): everything
     an auditor needs besides the envelopes. Encoded as a msgpack array, strictly:
-    ``[version, table, roster keys, hands, game, game options, proofs, dealer, window ms,
+    ``[version, table, roster keys, hands, game, game options, proofs, dealer, pace,
     answer ms, stall ms, roster names]``, then the optional trailing ``follows, carried,
     seats`` of a follow-on table that replaced a seat (left out while at their defaults).
     ``roster_names``: each member's chosen name (:func:`name_problem`), in ``roster_keys``
@@ -698,7 +712,9 @@ class TranscriptHeader(WireStruct):
     names the rules (protocol/game.py), ``game_options`` are that game's own bytes;
     ``dealer`` is empty for the mental-poker deck, else a test dealer's seed
     (protocol/dealing.py). There is no proof parameter: the shuffle argument's are fixed
-    (version 2 dropped version 1's ``shuffle rounds`` field)."""
+    (version 2 dropped version 1's ``shuffle rounds`` field). ``pace``: the game's pacing
+    kinds, each with its delay, in the game's order (version 3; version 2 had exactly seven
+    delays, Sasaki's, without their names)."""
 
     WHAT: ClassVar[str] = "header"
     FIELDS = (F("version", UInt()), F("table", Bin(TABLE_ID_BYTES), "table id"),
@@ -707,7 +723,7 @@ class TranscriptHeader(WireStruct):
               F("game_options", Bytes(MAX_GAME_OPTIONS), "game options"),
               F("proofs", Bool(), "proofs option"),
               F("dealer", Bytes(MAX_DEALER_BYTES), "dealer"),
-              F("window_ms", Array(UInt(MAX_WINDOW_MS), PACE_KINDS, PACE_KINDS), "window delay"),
+              F("pace", Array(PACE_DELAY, MAX_PACE_KINDS), "pace entry"),
               F("answer_ms", UInt(MAX_ANSWER_MS), "answer deadline"),
               F("stall_ms", UInt(MAX_STALL_MS), "stall deadline"),
               F("roster_names", Array(Name(), MAX_SEATS, 2), "roster name"),
@@ -722,7 +738,7 @@ class TranscriptHeader(WireStruct):
     game_options: bytes
     proofs: bool
     dealer: bytes = b""
-    window_ms: tuple[int, ...] = (0,) * 7
+    pace: tuple[PaceDelay, ...] = ()
     answer_ms: int = 30_000
     stall_ms: int = 120_000
     roster_names: tuple[str, ...] = ()
@@ -754,7 +770,10 @@ class TranscriptHeader(WireStruct):
     def check(self) -> None:
         if not self.game:
             raise _fail("the header's game is a name of 1..32 characters")
-        if self.answer_ms < max(self.window_ms):
+        kinds = [entry.kind for entry in self.pace]
+        if not all(kinds) or len(set(kinds)) != len(kinds):
+            raise _fail("the header's pace names each pacing kind once, each by 1..16 bytes")
+        if self.answer_ms < max((entry.ms for entry in self.pace), default=0):
             raise _fail("the header's answer deadline must be at least every window delay")
         if self.stall_ms < self.answer_ms:
             raise _fail("the header's stall deadline must be at least the answer deadline")

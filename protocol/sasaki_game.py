@@ -1,7 +1,9 @@
 """Sasaki behind the game interface (protocol/game.py): the engine (p2p_sasaki.sasaki.hand) as
 the session sees it. Every Sasaki rule the protocol used to know lives here or in the
 engine: four seats, 48 cards, the opening 3, the verbs, how a slot's answers resolve and
-whom an illegal slot blames.
+whom an illegal slot blames, the pacing kinds (the five window kinds, the opening "lead" and
+a bot's "turn"), how a match's totals add up. This is the one module of protocol/ that
+imports the engine (tests/test_layers.py).
 """
 
 from __future__ import annotations
@@ -11,7 +13,17 @@ from dataclasses import dataclass
 
 from p2p_sasaki.cards import FULL_DECK, Card, CardSet, mask_indices
 from p2p_sasaki.protocol.deck import SlotLayout
-from p2p_sasaki.protocol.game import Applied, IllegalAnswer, Slot, SlotKind
+from p2p_sasaki.protocol.game import (
+    OPENING_PACE,
+    TURN_PACE,
+    Applied,
+    HandContext,
+    IllegalAnswer,
+    Seating,
+    Slot,
+    SlotKind,
+)
+from p2p_sasaki.protocol.pace import Pace
 from p2p_sasaki.sasaki.hand import (
     SEATS,
     Action,
@@ -32,8 +44,11 @@ from p2p_sasaki.sasaki.hand import (
     opens,
 )
 from p2p_sasaki.sasaki.options import TableOptions
+from p2p_sasaki.sasaki.records import write_record
+from p2p_sasaki.sasaki.scoring import match_totals
 
-__all__ = ["SASAKI", "LEAD_SLOT", "SasakiGame", "SasakiState", "SasakiOutcome", "VERBS", "action_of", "resolve_slot"]
+__all__ = ["SASAKI", "LEAD_SLOT", "SasakiGame", "SasakiState", "SasakiOutcome", "VERBS", "action_of", "resolve_slot",
+           "PACE_KINDS", "sasaki_pace", "FAIR_PACE"]
 
 SASAKI = "sasaki"
 N_CARDS = FULL_DECK.bit_length()
@@ -42,6 +57,22 @@ LEAD_SLOT = SlotLayout(0, SEATS).end  # with the deck: the opening slot follows 
 # The verbs of Sasaki's answers (table/action carries them), from the engine's action classes.
 VERBS: dict[str, type[Action]] = {cls.verb: cls for cls in (Play, Pass, Run, Expose, Stop, Chata, Kkojda, Decline)}
 _NO_CARDS = (Pass, Stop, Decline)
+
+# Sasaki's pacing kinds, in the header's order (docs/protocol.md, "Window pacing"): its window
+# kinds (DecisionKind values), the opening slot and a bot's play on its turn.
+PACE_KINDS: tuple[str, ...] = ("run", "expose", "stop", "chata", "kkojda", OPENING_PACE, TURN_PACE)
+_CLAIMS = ("chata", "kkojda")
+
+
+def sasaki_pace(window: float = 1.0, claim: float = 1.5, turn: float = 1.0, answer: float = 30.0,
+                stall: float = 120.0) -> Pace:
+    """Sasaki's pacing from seconds: ``claim`` for chata/kkojda, ``window`` for the other
+    windows and the lead, ``turn`` for a bot's play."""
+    ms = {kind: claim if kind in _CLAIMS else turn if kind == TURN_PACE else window for kind in PACE_KINDS}
+    return Pace.of(ms, answer, stall)
+
+
+FAIR_PACE = sasaki_pace()   # sasaki host's defaults: 1.5 s for chata/kkojda, 1 s for the rest
 
 
 def action_of(seat: int, verb: str, cards: Sequence[int]) -> Action:
@@ -147,6 +178,9 @@ class SasakiState:
     def view(self, seat: int) -> object:
         return self.hand.view(seat)
 
+    def record(self) -> str:
+        return write_record(self.hand)
+
 
 class SasakiGame:
     """Sasaki's rules with a table's options (the lead card resolved to 3H or 3S)."""
@@ -154,12 +188,24 @@ class SasakiGame:
     name = SASAKI
     seats = SEATS
     n_cards = N_CARDS
+    teams: tuple[tuple[int, ...], ...] = ()    # the red team forms in each hand (its outcome)
+    pace_kinds = PACE_KINDS
+    seating = Seating.DRAW
 
     def __init__(self, options: TableOptions) -> None:
         if options.lead.card is None:
             raise ValueError("resolve options.lead_card to 3H or 3S before creating the table")
         self.options = options
         self.lead_card = options.lead.card
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SasakiGame) and other.options == self.options
+
+    def __hash__(self) -> int:
+        return hash((SASAKI, self.options))
+
+    def __repr__(self) -> str:
+        return f"SasakiGame({self.options!r})"
 
     def options_bytes(self) -> bytes:
         return self.options.to_bytes()
@@ -171,7 +217,10 @@ class SasakiGame:
     def opening_card(self) -> int:
         return self.lead_card.index
 
-    def new_state(self, hands: Sequence[int | None], opener: int | None) -> SasakiState:
+    def hand_context(self, number: int) -> HandContext:
+        return HandContext(number, (number - 1) % SEATS)   # nobody deals by hand: the deck deals
+
+    def new_state(self, hands: Sequence[int | None], opener: int | None, context: HandContext) -> SasakiState:
         if len(hands) != SEATS or opener is None:
             raise ValueError("a Sasaki hand has four seats and an opener")
         try:
@@ -190,6 +239,24 @@ class SasakiGame:
 
     def card_name(self, card: int) -> str:
         return str(Card.from_index(card))
+
+    def cards_name(self, cards: int) -> str:
+        return str(CardSet(cards))
+
+    def hand_of(self, cards: int) -> CardSet:
+        return CardSet(cards)
+
+    def pace_kind(self, decision: Decision) -> str:
+        return decision.kind.value
+
+    def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
+        return match_totals([carried, *scores], SEATS)
+
+    def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:
+        return played >= planned
+
+    def illegal(self, reason: str, seat: int | None) -> IllegalActionError:
+        return IllegalActionError(reason, seat)
 
     def encode_action(self, action: Action) -> tuple[str, tuple[int, ...]]:
         return action.verb, tuple(mask_indices(action.cards.mask))

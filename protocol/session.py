@@ -10,8 +10,8 @@ Interface (docs/protocol.md, "Table")::
     send_to_every_peer(session.take_outgoing())    # my envelopes and relays
     handle(session.take_events())                  # Seated, HandStarted, ..., Record, Blame
 
-The session is the slot machine only. The rules are the game's (protocol/game.py; Sasaki
-by default, protocol/sasaki_game.py), the cards come from the table's dealer
+The session is the slot machine only. The rules are the game's (protocol/game.py; the
+config's game, e.g. Sasaki's, protocol/sasaki_game.py), the cards come from the table's dealer
 (protocol/dealing.py: the mental-poker deck, the auditor's revealed keys, or a test dealer),
 and the hashes are protocol/chain.py's.
 
@@ -46,7 +46,6 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any
 
-from p2p_sasaki.cards import CardSet, mask_indices
 from p2p_sasaki.protocol.chain import chain_start, next_chain, roster_hash, seat_commitment, seating_order
 from p2p_sasaki.protocol.config import TableConfig, dealer_of, game_of, header_of
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
@@ -81,7 +80,7 @@ from p2p_sasaki.protocol.events import (
     SessionSecrets,
     VersionMismatch,
 )
-from p2p_sasaki.protocol.game import GameState, IllegalAnswer, Slot
+from p2p_sasaki.protocol.game import GameState, IllegalAnswer, Seating, Slot
 from p2p_sasaki.protocol.messages import (
     Abandon,
     Body,
@@ -100,7 +99,6 @@ from p2p_sasaki.protocol.messages import (
     sign_envelope,
     verify_envelope,
 )
-from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT
 from p2p_sasaki.protocol.transcript import (
     KIND_ENVELOPE,
     KIND_EVIDENCE,
@@ -108,12 +106,10 @@ from p2p_sasaki.protocol.transcript import (
     encode_evidence,
     encode_record,
 )
-from p2p_sasaki.sasaki.hand import IllegalActionError
-from p2p_sasaki.sasaki.scoring import match_totals
 
 __all__ = [
     "TableSession", "TableConfig", "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt",
-    "DecisionPending", "ActionApplied", "HandEnded", "MatchEnded", "Record", "Blame", "Event", "LEAD_SLOT",
+    "DecisionPending", "ActionApplied", "HandEnded", "MatchEnded", "Record", "Blame", "Event",
     "seating_order", "game_of", "dealer_of", "header_of", "OPEN_VERB", "DECLINE_VERB", "HandAbandoned", "SeatLeft",
     "AbandonRejected",
 ]
@@ -121,6 +117,11 @@ __all__ = [
 MAX_UNSEATED_BUFFER = 4096
 OPEN_VERB = "lead"        # the opening slot's answers: the holder shows the opening card ...
 DECLINE_VERB = "decline"  # ... and every other seat declines
+
+
+def _indices(mask: int) -> list[int]:
+    """The card indices of a mask, ascending."""
+    return [i for i in range(mask.bit_length()) if mask >> i & 1]
 
 
 class _Stop(Exception):
@@ -149,7 +150,7 @@ class TableSession:
     is called by its key)."""
 
     def __init__(self, identity: IdentityKey | None, roster_keys: Sequence[bytes], table_id: bytes,
-                 config: TableConfig = TableConfig(), rng: Entropy = system_entropy, *,
+                 config: TableConfig, rng: Entropy = system_entropy, *,
                  dealer: Dealer | None = None, roster_names: Sequence[str] = ()) -> None:
         self.game = game_of(config)
         seats = self.game.seats
@@ -287,14 +288,15 @@ class TableSession:
         self._guarded(work)
 
     def act(self, action: Any) -> None:
-        """Answer the decision pending for my seat; raises IllegalActionError (local)."""
+        """Answer the decision pending for my seat; raises the game's own error
+        (``Game.illegal``: a local error, nothing is signed)."""
         slot = self.pending_for_me
         if slot is None or self.state is None or self.my_seat is None or self.source is None:
-            raise IllegalActionError("nothing is pending for my seat", self.my_seat)
+            raise self.game.illegal("nothing is pending for my seat", self.my_seat)
         if action not in self.state.legal_actions(self.my_seat):
-            raise IllegalActionError(f"{action} is not one of my legal answers now", self.my_seat)
+            raise self.game.illegal(f"{action} is not one of my legal answers now", self.my_seat)
         verb, cards = self.game.encode_action(action)
-        new = tuple(mask_indices(self.game.shows(action) & ~self._opened))
+        new = tuple(_indices(self.game.shows(action) & ~self._opened))
         opens = tuple(o for o in (self.source.prove_open(c) for c in new) if o is not None)
         self._sign(self.hand_no, self.slot, TableAction(verb, cards, opens))
         self._guarded(self._advance)
@@ -353,6 +355,12 @@ class TableSession:
         if slot is None or self.my_seat is None or self._i_abandoned():
             return None
         return slot.decision if self.my_seat in slot.seats and self.my_seat not in self._got else None
+
+    @property
+    def pending_slot(self) -> Slot | None:
+        """The game's slot my seat must answer now (its kind and seats), or None: see
+        :attr:`pending_for_me`."""
+        return self._play_slot() if self.pending_for_me is not None else None
 
     @property
     def view(self) -> Any:
@@ -587,7 +595,7 @@ class TableSession:
             match event:
                 case CardsDealt(cards=cards):
                     self._my_cards = cards
-                    self._events.append(Dealt(self.hand_no, CardSet(cards)))
+                    self._events.append(Dealt(self.hand_no, self.game.hand_of(cards)))
                 case DealProgress():
                     self._events.append(event)
 
@@ -646,6 +654,9 @@ class TableSession:
             if self.config.seats:      # fixed seating (a replaced seat's table): no draw
                 fixed = tuple(self.config.seats)
                 return lambda: self._seat(fixed)
+            if self.game.seating is Seating.JOIN_ORDER:   # the game seats by join order: no draw
+                joined = tuple(range(self.game.seats))
+                return lambda: self._seat(joined)
             return lambda: self._setup_next(1)
         if slot == 1:
             self._seat_commits = {m: msg.body.payload.commitment for m, msg in got.items()
@@ -727,7 +738,7 @@ class TableSession:
         cards_opened = [o.card for o in payload.opens]
         if sum(1 << c for c in cards_opened) != new or len(cards_opened) != new.bit_count() \
                 or cards_opened != sorted(cards_opened):
-            raise _Stop(seat, slot, f"seat {seat}'s action must open exactly {CardSet(new) or 'no cards'}, "
+            raise _Stop(seat, slot, f"seat {seat}'s action must open exactly {self.game.cards_name(new) if new else 'no cards'}, "
                         "in ascending card order")
         for opening in payload.opens:
             reason = self.source.accept_open(seat, opening)
@@ -784,7 +795,7 @@ class TableSession:
                 raise _Stop(opener, slot, f"seat {opener} showed a {self.game.card_name(card)} it was not dealt")
         self._opener = opener
         try:
-            return self.game.new_state(hands, opener)
+            return self.game.new_state(hands, opener, self.game.hand_context(self.hand_no))
         except ValueError as exc:
             raise _Stop(opener, slot, str(exc)) from exc
 
@@ -875,7 +886,7 @@ class TableSession:
             raise _Stop(holder, slot, f"seat {holder} was dealt the {self.game.card_name(card)} and declined to show "
                         "it (the hand is void; the revealed keys show the deal)")
         try:
-            full = self.game.new_state(deal, self._opener)
+            full = self.game.new_state(deal, self._opener, self.game.hand_context(self.hand_no))
             for played in self._slots_played:
                 full.apply(played)
             full.apply(answers)
@@ -1069,7 +1080,7 @@ class TableSession:
         self._events.append(event)
         if ended is not None:
             self._events.append(ended)
-        if self._end_after or self.hand_no >= self.config.hands:
+        if self._end_after or self._match_over():
             self.phase, self.finished = Phase.DONE, True
             self._events.append(MatchEnded(self.totals))
             return
@@ -1083,7 +1094,7 @@ class TableSession:
         if deal is None:
             raise _Stop(None, slot, "the deal is not known at the end of the hand")
         try:
-            full = self.game.new_state(deal, self._opener)
+            full = self.game.new_state(deal, self._opener, self.game.hand_context(self.hand_no))
         except ValueError as exc:
             raise _Stop(self._opener, slot, f"with the revealed deal: {exc}") from exc
         for k, answers in enumerate(self._slots_played):
@@ -1097,16 +1108,19 @@ class TableSession:
         if full.slot() is not None or scores is None:
             raise _Stop(None, slot, "the revealed deal does not end the hand")
         self.hand_scores.append(tuple(scores))
-        self.totals = match_totals([self.carried, *self.hand_scores], self.game.seats)
-        self.dealt_hands.append(tuple(tuple(mask_indices(mask)) for mask in deal))
+        self.totals = self.game.totals(self.carried, self.hand_scores)
+        self.dealt_hands.append(tuple(tuple(_indices(mask)) for mask in deal))
         self.finished_states.append(full)
         return HandEnded(self.hand_no, tuple(scores), self.totals, full.outcome())
 
     def _end_hand(self, ended: HandEnded) -> None:
         self._events.append(ended)
-        if self.hand_no >= self.config.hands:
+        if self._match_over():
             self.phase, self.finished = Phase.DONE, True
             self._events.append(MatchEnded(self.totals))
             return
         self._start_hand(self.hand_no + 1)
 
+    def _match_over(self) -> bool:
+        """The game's rule (after this hand): e.g. Sasaki's, the table's count of hands."""
+        return self.game.match_over(self.hand_no, self.config.hands, self.totals)

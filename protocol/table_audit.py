@@ -41,7 +41,6 @@ from p2p_sasaki.protocol.messages import (
     seen_key,
     verify_envelope,
 )
-from p2p_sasaki.protocol.sasaki_game import SasakiState
 from p2p_sasaki.protocol.session import Phase, TableSession
 from p2p_sasaki.protocol.transcript import (
     KIND_EVIDENCE,
@@ -372,15 +371,13 @@ def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableA
 
 
 def export_records(data: bytes) -> list[str]:
-    """One game record per finished hand (p2p_sasaki.sasaki.records format), from an audited file;
-    when players chose names, a first comment line says who sat where (``# S0 Mina, S1 Jun,
-    S2, S3 Bot 4``)."""
-    from p2p_sasaki.sasaki.records import write_record
-
+    """One game record per finished hand (the game's own format, ``GameState.record``: Sasaki's
+    is docs/records.md), from an audited file; when players chose names, a first comment line
+    says who sat where (``# S0 Mina, S1 Jun, S2, S3 Bot 4``)."""
     audit = audit_transcript(read_transcript(data))
     labels = [audit.label(seat) for seat in range(len(audit.names))]
     seats = "# " + ", ".join(labels) + "\n" if any(" " in label for label in labels) else ""
-    return [seats + write_record(state.hand) for state in audit.states if isinstance(state, SasakiState)]
+    return [seats + text for state in audit.states if (text := state.record()) is not None]
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,10 @@
 
 Installed names: the folders protocol/ and cli/ install as p2p_sasaki.protocol and
 p2p_sasaki.cli. p2p_sasaki (the game) imports nothing of the project's other packages
-(only p2p_sasaki/__main__.py reaches the command line); protocol imports the game only; only
-protocol/net touches trio, sockets or zeroconf; only protocol/crypto.py imports cryptography,
-rbcl or spake2; only protocol/messages.py imports msgpack.
+(only p2p_sasaki/__main__.py reaches the command line); protocol imports the game only, and
+only through its game adapters (protocol/*_game.py); only protocol/net touches trio, sockets or
+zeroconf; only protocol/crypto.py imports cryptography, rbcl or spake2; only
+protocol/messages.py imports msgpack.
 """
 
 from __future__ import annotations
@@ -78,6 +79,51 @@ def test_protocol_imports_only_the_engine_and_no_io():
             continue
         found = imported_modules(path)
         assert not found & {"cli", "trio", "socket", "zeroconf", "protocol.net"}, path
+
+
+ENGINE_MODULES = ("p2p_sasaki.cards", "p2p_sasaki.sasaki", "p2p_sasaki.sasku")
+
+
+def engine_imports(path: Path) -> set[str]:
+    """The engine modules (a game's rules and cards) ``path`` imports, anywhere in it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in names if any(name == m or name.startswith(m + ".") for m in ENGINE_MODULES)}
+
+
+def is_game_adapter(path: Path) -> bool:
+    """protocol/*_game.py or protocol/games/: the only places of protocol/ that know a game."""
+    relative = path.relative_to(SOURCE["p2p_sasaki.protocol"])
+    return relative.parts[0] == "games" or (len(relative.parts) == 1 and path.stem.endswith("_game"))
+
+
+def test_nothing_in_protocol_but_the_game_adapters_imports_the_engine():
+    """The session, config, header, driver and audit ask the game (protocol/game.py); only
+    an adapter (protocol/sasaki_game.py, ...) may import a game's engine."""
+    adapters = []
+    for path in python_files("protocol"):
+        if is_game_adapter(path):
+            adapters.append(path.name)
+            continue
+        assert not engine_imports(path), (path, engine_imports(path))
+    assert "sasaki_game.py" in adapters
+
+
+def test_the_engine_import_check_sees_every_form(tmp_path):
+    probe = tmp_path / "probe.py"
+    for line in ("from p2p_sasaki.cards import CardSet", "import p2p_sasaki.sasaki.hand",
+                 "def f():\n    from p2p_sasaki.sasaki.records import write_record",
+                 "from p2p_sasaki import sasaki"):
+        probe.write_text(line + "\n")
+        assert engine_imports(probe), line
+    probe.write_text("from p2p_sasaki.protocol.game import Game\n")
+    assert not engine_imports(probe)
 
 
 def test_cli_is_not_imported_below_it():

@@ -132,9 +132,9 @@ from typing import Any, Protocol
 
 import trio
 
-from p2p_sasaki.protocol.config import NO_PACE, Pace
 from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.followon import is_follow_on
+from p2p_sasaki.protocol.game import OPENING_PACE, SlotKind
 from p2p_sasaki.protocol.messages import MessageError, TableAction, VersionMismatchError, decode_envelope
 from p2p_sasaki.protocol.net.disk import DiskError, append_record, complete_length, repair_tail
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
@@ -142,6 +142,7 @@ from p2p_sasaki.protocol.net.mesh import Mesh
 from p2p_sasaki.protocol.net.persist import TableStore
 from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
 from p2p_sasaki.protocol.net.workers import ProofPool
+from p2p_sasaki.protocol.pace import NO_PACE, Pace
 from p2p_sasaki.protocol.restore import RecordingEntropy, RestoreError, restore_session
 from p2p_sasaki.protocol.session import Blame, HandAbandoned, HandEnded, Record, TableSession
 from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record, frame_records
@@ -523,7 +524,7 @@ async def run_table(
             config = restored.session.config
         # else: stopped before the table options were agreed; nothing was signed: start afresh
     writer = TranscriptWriter(transcript_path, reopen=reopen) if transcript_path is not None else None
-    result = TableResult(finished=False, totals=(0, 0, 0, 0), transcript=transcript_path)
+    result = TableResult(finished=False, totals=(), transcript=transcript_path)
     start: Callable[..., Awaitable[None]]
     if transport is None:
         mesh = Mesh(identity, roster, **(mesh_options or {}))
@@ -573,6 +574,7 @@ async def run_table(
                 else:
                     session = (session_factory or _default_session_factory)(identity, roster, config)
             result.config = config
+            result.totals = tuple(session.totals)
             driver = _Driver(session, transport, player, writer, notify, result, log, stall_after,
                              step_in_thread=step_in_thread, resend=resend, proof_pool=proof_pool,
                              pace=getattr(config, "pace", NO_PACE), store=store, entropy=recording,
@@ -800,8 +802,8 @@ class _Driver:
         if (not isinstance(body.payload, TableAction) or body.sender != me
                 or (body.hand, body.slot) in self.acted):
             return now
-        delay = self.pacer.pace.delay("lead")
-        self.notify(WindowOpened(body.hand, body.slot, "lead", now, delay), self.session)
+        delay = self.pacer.pace.delay(OPENING_PACE)
+        self.notify(WindowOpened(body.hand, body.slot, OPENING_PACE, now, delay), self.session)
         return now + delay
 
     async def _release(self) -> None:
@@ -861,7 +863,8 @@ class _Driver:
         self.stall_asked = True
         before = {s for event in self.result.abandoned if event.hand < hand for s in event.left}
         stall = Stalled(hand, slot, waiting, self.wait_since, tuple(s for s in waiting if s in session.left),
-                        tuple(s for s in waiting if s in before), len(waiting) == 1 and hand < session.config.hands)
+                        tuple(s for s in waiting if s in before),
+                        len(waiting) == 1 and not session.game.match_over(hand, session.config.hands, session.totals))
         self.notify(stall, session)
         scope = trio.CancelScope()
         self.choosing = scope
@@ -922,9 +925,7 @@ class _Driver:
 
     def _decision_key(self) -> object:
         session = self.session
-        view = session.view
-        return (getattr(session, "hand_no", None), view.history if view is not None else None,
-                session.pending_for_me)
+        return (getattr(session, "hand_no", None), session.slot, session.pending_for_me)
 
     async def _ask(self, key: object, turn: Turn, scope: trio.CancelScope) -> None:
         with scope:
@@ -956,8 +957,9 @@ class _Driver:
                 return
             self.asking[1].cancel()
         now = trio.current_time()
-        kind = pending.kind.value
-        paced = pending.is_window or self.paced_turns
+        kind = session.game.pace_kind(pending)
+        slot = session.pending_slot
+        paced = (slot is not None and slot.kind is SlotKind.WINDOW) or self.paced_turns
         delay = self.pacer.pace.delay(kind) if paced else 0.0
         self.opened = {key: (now, now + delay)}
         if paced:

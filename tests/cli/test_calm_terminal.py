@@ -76,7 +76,7 @@ def test_type_ahead_time_is_up_help_and_a_quit_not_confirmed(tmp_path):
     assert not window_left or "Time is up: you decline." in text
     assert re.search(r"^  Singles: 1\) \w\w", text, re.M)                       # plays grouped by kind
     assert not re.search(r"^\s+\d+: ", text, re.M) or "Type a number" in text   # no one-per-line list
-    assert re.search(r"(S\d Bot \d|you \(S0 [^)]+\)) goes? out \(1st\)\.", text)
+    assert re.search(r"(S\d Bot \d goes|You go) out \(1st\)\.", text)
     assert "The match is over: " in text and "Audit: all four transcripts verify and agree" in text
     assert "(automatic:" not in text and "hand-id" not in text
 

@@ -8,6 +8,7 @@ import pytest
 from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.protocol.messages import VERSION, MessageError, TranscriptHeader, VersionMismatchError
 from p2p_sasaki.protocol.net.identity import TableMember, TableRoster
+from p2p_sasaki.protocol.sasaki_game import SasakiGame
 from p2p_sasaki.protocol.session import TableConfig, TableSession
 from p2p_sasaki.sasaki.options import TableOptions
 
@@ -15,7 +16,8 @@ MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real jo
 
 ROSTER = TableRoster(bytes(range(32)),
                      tuple(TableMember(bytes([i]) * 32, "", 1000 + i, MEMBER_NONCE) for i in range(4)))
-CONFIG = TableConfig(hands=3, options=TableOptions(lead_card="3S", lead_must_contain_3=True, running="any_own_turn"),
+CONFIG = TableConfig(hands=3,
+                     game=SasakiGame(TableOptions(lead_card="3S", lead_must_contain_3=True, running="any_own_turn")),
                      proofs=False)
 
 

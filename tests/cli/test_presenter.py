@@ -49,7 +49,7 @@ def test_plays_mark_you_and_tell_who_goes_out():
         "S2 plays 9C 9H (pair of 9)", "S2 goes out (1st)."]
     presenter.sizes[1] = 1
     assert texts(presenter, ActionApplied(Play(1, CardSet.parse("AS")))) == [
-        "You play AS (single A)", "you (S1) go out (2nd)."]
+        "You play AS (single A)", "You go out (2nd)."]
 
 
 def test_waiting_is_told_once_per_change_with_what_is_awaited():
@@ -335,12 +335,12 @@ def test_the_status_reads_who_is_awaited_from_the_session_never_a_stale_set():
     presenter.event(HandStarted(1), session)
     presenter.event(Dealt(1, hand.view(2).cards), session)
     presenter.event(Waiting((0, 1, 3), KEYS[:2] + KEYS[3:], offline=(1,)), session)
-    assert presenter.status() == "S1's turn (no connection)."
+    assert presenter.status() == "Waiting for S1 to play ... (S1: no connection, reconnecting)"
     assert [seat.awaited for seat in presenter.table().seats] == [False, True, False, False]
     hand.apply(Play(1, CardSet.parse("6C")))             # a single: the chata window opens for all
     session.view, session.waiting_for = hand.view(2), (0, 3)
     presenter.event(ActionApplied(Play(1, CardSet.parse("6C"))), session)
-    assert presenter.status() == "Chata window: waiting for S0, S3 ..."
+    assert presenter.status() == "Waiting for S0, S3 to answer the chata chance ..."
 
 
 def test_your_side_is_told_once_you_can_know_it():
@@ -388,7 +388,9 @@ async def test_the_run_question_says_what_is_at_stake():
 def test_a_bots_log_names_its_own_seat_like_any_other():
     """Issue 20, finding 12: the demo's narrating bot was "you (S3 Bot 1)"."""
     presenter = Presenter(person=False)
-    texts(presenter, Seated(KEYS, 3, ("", "", "", "Bot 1")), HandStarted(1))
+    seated = texts(presenter, Seated(KEYS, 3, ("", "", "", "Bot 1")), HandStarted(1), Dealt(1, CardSet.parse("5C")))
+    assert seated[0].startswith("Seats drawn: this is S3 Bot 1's log. ") and "you" not in seated[0]
+    assert seated[-1] == "S3 Bot 1's cards: 5C"
     assert texts(presenter, ActionApplied(Play(3, CardSet.parse("5C")), lead=True)) == ["S3 Bot 1 leads 5C (single 5)"]
 
 

@@ -80,3 +80,24 @@ def test_an_abandoned_table_names_the_hand_and_who_left_once():
     assert first == ("ABANDONED: hand 1 was abandoned because S2 Bo left (not a fault); nobody is blamed. No hand "
                      "complete and verified; totals S0 Ana +0, S1 +0, S2 Bo +0, S3 +0.")
     assert detail.startswith("  Detail: hand 1 was abandoned at slot 23")
+
+
+def test_export_of_a_text_file_says_it_is_no_transcript(tmp_path, capsys):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello\n")
+    assert main(["export", str(notes)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err == (f"sasaki export: {notes} is not a transcript: it is text (a game record is "
+                                 "checked with 'sasaki replay').\n")      # not "a record at byte 0 has ..."
+
+
+def test_a_negative_number_of_seconds_is_a_usage_error_not_a_traceback(capsys):
+    import pytest
+
+    for argv in (["tables", "--timeout", "-1"], ["join", "1-a-b", "--browse-timeout", "-1"],
+                 ["host", "--timeout", "-3"]):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert "must be 0 or more seconds, not -" in err and "Traceback" not in err, argv

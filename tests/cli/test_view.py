@@ -9,6 +9,7 @@ arrow key, Next disabled there, the verdict in the status line.
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -82,7 +83,8 @@ def test_sasaki_view_steps_through_every_action_of_a_hand_in_chromium(full_proof
     directory, _ = full_proof_demo
     path = directory / "peer0.sasaki"
     process = subprocess.Popen([sys.executable, "-P", "-m", "p2p_sasaki", "view", str(path), "--no-browser"],
-                               cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                               cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))   # Ctrl-C as typed
     lines: list[str] = []
     found = threading.Event()
 
@@ -94,7 +96,8 @@ def test_sasaki_view_steps_through_every_action_of_a_hand_in_chromium(full_proof
                 found.set()
         found.set()
 
-    threading.Thread(target=read, daemon=True).start()
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     try:
         assert found.wait(60), "".join(lines)
         url = re.search(r"The replay in the browser: (\S+)", "".join(lines)).group(1)   # type: ignore[union-attr]
@@ -125,6 +128,9 @@ def test_sasaki_view_steps_through_every_action_of_a_hand_in_chromium(full_proof
             previous.click()
             back = status.inner_text()
             browser.close()
+        process.send_signal(signal.SIGINT)                  # Ctrl-C ends the replay, quietly
+        assert process.wait(30) == 0
+        reader.join(5)
     finally:
         process.kill()
         process.wait()
@@ -133,3 +139,4 @@ def test_sasaki_view_steps_through_every_action_of_a_hand_in_chromium(full_proof
     assert in_order(texts, record_actions(path.read_bytes()), view.labels)
     assert texts[-1].startswith("Audit: OK: 1 hand(s) verified")
     assert counter == f"Step {len(texts)} of {len(texts)}" and back == texts[-2]
+    assert "".join(lines).endswith("Ctrl-C ends it.\n\nThe replay page is closed.\n"), "".join(lines)

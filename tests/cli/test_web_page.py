@@ -88,7 +88,7 @@ def test_the_status_side_and_direction_and_a_turn_takes_focus_to_your_cards(tab:
     presenter, hand = dealt_presenter()
     push(tab, presenter)
     status = tab.get_by_role("status")
-    assert status.inner_text() == "S0 Ana's turn to lead." or status.inner_text() == "S0 Ana's turn."
+    assert status.inner_text() == "S0 Ana is to play."
     assert tab.inner_text("#side") == "Your side: red (partner unknown)."
     # Sasaki goes counter-clockwise: the next seat (S2) on your right, the one before you (S0) on your left.
     assert [tab.inner_text(f"#seat-{where} h2") for where in ("right", "top", "left")] == ["S2 Jun", "S3 Bo", "S0 Ana"]

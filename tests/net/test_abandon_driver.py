@@ -35,14 +35,15 @@ from p2p_sasaki.protocol.net.table import (
     Waiting,
     run_table,
 )
-from p2p_sasaki.protocol.session import LEAD_SLOT, HandAbandoned, Record, SeatLeft, TableConfig
+from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT, SasakiGame
+from p2p_sasaki.protocol.session import HandAbandoned, Record, SeatLeft, TableConfig
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table
 from p2p_sasaki.protocol.transcript import encode_record, frame_records
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
 
 STALL = 90.0
-PACE = Pace((0,) * 7, 1_000, round(STALL * 1000))
+PACE = Pace((), 1_000, round(STALL * 1000))
 IDENTITIES = [Identity.generate(SeededEntropy(b"abandon peer %d" % n)) for n in range(4)]
 KEYS = [identity.public_key for identity in IDENTITIES]
 ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n, bytes(range(200, 232)))
@@ -51,7 +52,7 @@ VICTIM = 2
 
 
 def config(hands: int) -> TableConfig:
-    return TableConfig(hands=hands, options=TableOptions(lead_card="3S"), proofs=False, pace=PACE)
+    return TableConfig(hands=hands, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False, pace=PACE)
 
 
 @dataclass

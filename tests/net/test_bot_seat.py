@@ -27,15 +27,16 @@ from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.botseat import ReplaceSeat, agree_replace_seat, play_replaced_seat, runner_of
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import BOT, END, BotPlayer, Stalled, TableResult, run_table
-from p2p_sasaki.protocol.session import LEAD_SLOT, Record, TableConfig, TableSession
+from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT, SasakiGame
+from p2p_sasaki.protocol.session import Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table, follows_check
 from p2p_sasaki.protocol.transcript import frame_records
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
 
 STALL = 60.0
-PACE = Pace((0,) * 7, 1_000, round(STALL * 1000))
-CONFIG = TableConfig(hands=3, options=TableOptions(lead_card="3S"), proofs=False, pace=PACE)
+PACE = Pace((), 1_000, round(STALL * 1000))
+CONFIG = TableConfig(hands=3, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False, pace=PACE)
 IDENTITIES = [Identity.generate(SeededEntropy(b"bot seat peer %d" % n)) for n in range(4)]
 KEYS = [identity.public_key for identity in IDENTITIES]
 ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n, bytes(range(200, 232)))

@@ -20,7 +20,8 @@ from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.botseat import agree_replace_seat, play_replaced_seat
 from p2p_sasaki.protocol.net.mesh import Backoff, Mesh
 from p2p_sasaki.protocol.net.table import BOT, BotPlayer, TableResult, run_table
-from p2p_sasaki.protocol.session import LEAD_SLOT, Record, TableConfig
+from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT, SasakiGame
+from p2p_sasaki.protocol.session import Record, TableConfig
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table, follows_check
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
@@ -28,7 +29,7 @@ from tests.net.test_bot_seat import Chooser
 
 pytestmark = pytest.mark.slow
 
-CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False, pace=Pace((0,) * 7, 1_000, 3_000))
+CONFIG = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False, pace=Pace((), 1_000, 3_000))
 FAST = dict(backoff=Backoff(initial=0.05, maximum=0.2), heartbeat=0.2, dead_after=1.0, handshake_timeout=2.0)
 
 

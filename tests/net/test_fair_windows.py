@@ -16,20 +16,21 @@ import pytest
 import trio
 
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.protocol.config import PACE_ORDER, Pace
+from p2p_sasaki.protocol.config import Pace
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import MessageError, TableAction, decode_envelope, verify_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, WindowOpened, run_table
+from p2p_sasaki.protocol.sasaki_game import PACE_KINDS, SasakiGame
 from p2p_sasaki.protocol.session import Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
 
 # Distinct delays per kind (ms), so that a wrong kind shows: run, expose, stop, chata, kkojda, lead, turn.
-PACE = Pace((1000, 1100, 1200, 1500, 1600, 900, 700), 30_000, 120_000)
-CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False, pace=PACE)
+PACE = Pace(tuple(zip(PACE_KINDS, (1000, 1100, 1200, 1500, 1600, 900, 700), strict=True)), 30_000, 120_000)
+CONFIG = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False, pace=PACE)
 IDENTITIES = [Identity.generate(SeededEntropy(b"fair windows peer %d" % n)) for n in range(4)]
 KEYS = [identity.public_key for identity in IDENTITIES]
 ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n, bytes(32)) for n, key in enumerate(KEYS)))
@@ -134,19 +135,25 @@ def test_every_window_answer_reaches_the_transport_at_open_plus_its_delay(autoju
                         claims += 1
             assert len(answers) == len(opened[n])         # no paced decision left unanswered
     # Both sides of every window kind that came up: those who claimed and those who could not.
-    assert {"run", "lead", "turn", "chata", "kkojda"} <= kinds_seen <= set(PACE_ORDER)
+    assert {"run", "lead", "turn", "chata", "kkojda"} <= kinds_seen <= set(PACE_KINDS)
     assert claims and declines
 
 
 def test_pace_options_round_trip_through_the_signed_header() -> None:
-    from p2p_sasaki.protocol.config import FAIR_PACE, config_of, header_of
-    from p2p_sasaki.protocol.messages import TranscriptHeader
+    from p2p_sasaki.protocol.config import config_of, header_of
+    from p2p_sasaki.protocol.messages import PaceDelay, TranscriptHeader
+    from p2p_sasaki.protocol.sasaki_game import FAIR_PACE
 
-    header = header_of(bytes(32), KEYS, TableConfig(pace=FAIR_PACE))
-    assert header.window_ms == (1000, 1000, 1000, 1500, 1500, 1000, 1000)
+    header = header_of(bytes(32), KEYS, TableConfig(CONFIG.game, pace=FAIR_PACE))
+    assert header.pace == tuple(PaceDelay(k, ms)
+                                for k, ms in zip(PACE_KINDS, (1000, 1000, 1000, 1500, 1500, 1000, 1000),
+                                                        strict=True))
     assert (header.answer_ms, header.stall_ms) == (30_000, 120_000)
     assert config_of(TranscriptHeader.decode(header.encode())).pace == FAIR_PACE
-    for bad in (dict(window_ms=(0,) * 6), dict(window_ms=(70_000,) * 7), dict(answer_ms=500),
+    with pytest.raises(ValueError, match="not the game's pacing kinds"):   # the header lists the game's kinds
+        config_of(dataclasses.replace(header, pace=header.pace[:6]))
+    for bad in (dict(pace=(PaceDelay("run", 0),) * 2), dict(pace=tuple(PaceDelay(k, 70_000) for k in PACE_KINDS)),
+                dict(answer_ms=500),
                 dict(stall_ms=1000)):
         with pytest.raises(MessageError):
             dataclasses.replace(header, **bad).encode()   # type: ignore[arg-type]

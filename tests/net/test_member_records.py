@@ -21,6 +21,7 @@ from p2p_sasaki.protocol.net.discovery import keep_member_records
 from p2p_sasaki.protocol.net.mesh import Backoff, Mesh
 from p2p_sasaki.protocol.net.persist import TableStore
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
+from p2p_sasaki.protocol.sasaki_game import SasakiGame
 from p2p_sasaki.protocol.session import Phase, TableConfig
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
@@ -29,7 +30,7 @@ from tests.net.test_resume import phase_is
 
 pytestmark = pytest.mark.slow
 
-CONFIG = TableConfig(hands=1, options=TableOptions(lead_card="3S"), proofs=False)   # not about proofs
+CONFIG = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False)   # not about proofs
 
 
 async def test_a_peer_restarted_on_a_new_port_is_found_through_its_member_record(tmp_path: Path) -> None:

@@ -21,12 +21,13 @@ from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.followon import FollowOnOutcome, agree_follow_on
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
+from p2p_sasaki.protocol.sasaki_game import SasakiGame
 from p2p_sasaki.protocol.session import Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
 
-CONFIG = TableConfig(hands=1, options=TableOptions(lead_card="3S"), proofs=False)
+CONFIG = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False)
 IDENTITIES = [Identity.generate(SeededEntropy(b"next match peer %d" % n)) for n in range(4)]
 KEYS = [identity.public_key for identity in IDENTITIES]
 ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n, bytes([n]) * 32)

@@ -18,7 +18,6 @@ import pytest
 import trio
 
 from p2p_sasaki.cli.common import decode_config, encode_config
-from p2p_sasaki.protocol.config import Pace
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.events import DecisionPending
 from p2p_sasaki.protocol.messages import decode_envelope
@@ -27,6 +26,7 @@ from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.persist import TableStore, unfinished_tables
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
 from p2p_sasaki.protocol.restore import RecordingEntropy, RestoreError, restore_session
+from p2p_sasaki.protocol.sasaki_game import FAIR_PACE, SasakiGame
 from p2p_sasaki.protocol.session import Phase, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.protocol.transcript import frame_records
@@ -35,7 +35,7 @@ from p2p_sasaki.sasaki.hand import DecisionKind
 from p2p_sasaki.sasaki.options import TableOptions
 
 LINGER = 10.0
-CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False)
+CONFIG = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False)
 IDENTITIES = [Identity.generate(SeededEntropy(b"resume peer %d" % n)) for n in range(4)]
 KEYS = [identity.public_key for identity in IDENTITIES]
 ROSTER = TableRoster(bytes(range(32)), tuple(TableMember(key, "memory", n, bytes(32)) for n, key in enumerate(KEYS)))
@@ -222,7 +222,7 @@ async def test_a_crash_in_the_middle_of_writing_the_decks_records(tmp_path: Path
 
 @pytest.mark.slow
 async def test_a_crash_in_the_proofs_with_proofs_on(tmp_path: Path, autojump_clock: Any) -> None:
-    config = TableConfig(hands=1, options=TableOptions(lead_card="3S"), proofs=True)
+    config = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3S")), proofs=True)
     run = await play(tmp_path, 3, signed_verb("deck/shuffle-proof", point="sent"), config=config)
     check(tmp_path, run, hands=1)
 
@@ -236,7 +236,7 @@ async def test_a_crash_with_paced_windows(victim: int, trigger: Callable[[], Tri
     """Fair windows on: the opening answer is signed and saved at once but held by the
     Pacer; a crash before its due time loses only the send, and the resumed peer sends the
     saved body (never a second one). A held turn play is saved before the Pacer lets it go."""
-    config = TableConfig(hands=1, options=TableOptions(lead_card="3S"), proofs=False, pace=Pace.of())
+    config = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False, pace=FAIR_PACE)
     run = await play(tmp_path, victim, trigger(), config=config)
     check(tmp_path, run, hands=1)
 

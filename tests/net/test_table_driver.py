@@ -22,6 +22,7 @@ from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net import disk as disk_module
 from p2p_sasaki.protocol.net import table as table_module
 from p2p_sasaki.protocol.net.table import BotPlayer, run_table
+from p2p_sasaki.protocol.sasaki_game import SasakiGame
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
@@ -84,7 +85,7 @@ async def test_four_drivers_play_a_match_and_fsync_before_sending(tmp_path, monk
 
     monkeypatch.setattr(disk_module.os, "fsync", fsync)  # records are written by net/disk.py
     monkeypatch.setattr(table_module.Mesh, "broadcast", broadcast)
-    config = TableConfig(hands=2, options=TableOptions(lead_card="3S"))
+    config = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")))
     events: list[list[str]] = [[] for _ in range(4)]
 
     def note(n: int) -> dict[str, Any]:
@@ -104,7 +105,7 @@ async def test_four_drivers_play_a_match_and_fsync_before_sending(tmp_path, monk
 async def test_a_match_survives_real_connections_dropped_every_few_hundred_ms(tmp_path, four):
     """Random TCP connections (seeded) dropped every 0.2-0.5 s while a 2-hand match plays:
     the meshes reconnect, the driver re-sends, the four transcripts are byte-identical."""
-    config = TableConfig(hands=2, options=TableOptions(lead_card="3S"))
+    config = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")))
     rng = random.Random(20240611)
     meshes: list = []
     drops = []
@@ -139,7 +140,7 @@ async def test_proof_work_runs_in_the_worker_pool_and_the_table_agrees(tmp_path,
     in worker processes (the session hands out jobs, not step()); the match is the same."""
     from p2p_sasaki.protocol.net.workers import ProofPool
 
-    config = TableConfig(hands=1, options=TableOptions(lead_card="3S"))
+    config = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3S")))
     steps = []
     pool = ProofPool(2)
     real_map = pool.map

@@ -26,6 +26,7 @@ from p2p_sasaki.protocol.messages import MessageError, decode_envelope, verify_e
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.memory import LinkConditions, MemoryNetwork
 from p2p_sasaki.protocol.net.table import BotPlayer, Links, TableResult, Waiting, run_table
+from p2p_sasaki.protocol.sasaki_game import SasakiGame
 from p2p_sasaki.protocol.session import MatchEnded, Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
@@ -34,7 +35,7 @@ from p2p_sasaki.sasaki.options import TableOptions
 # Virtual seconds a driver stays after the match: longer than a stall (3 s), so that a lost
 # last message of a finished peer is re-sent (module docstring of table.py); free in virtual time.
 LINGER = 10.0
-CONFIG = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False)   # not about proofs
+CONFIG = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False)   # not about proofs
 IDENTITIES = [Identity.generate(SeededEntropy(b"reliability peer %d" % n)) for n in range(4)]
 KEYS = [identity.public_key for identity in IDENTITIES]
 MEMBER_NONCE = bytes(range(200, 232))  # a member's join nonce (fresh in real joins)

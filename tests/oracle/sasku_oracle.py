@@ -4,6 +4,9 @@ Written only from the project's rules text (../shared/sasku-rules.md: the rules,
 format and the ``sasaki replay --json`` object) and, for the generic line rules (comments,
 tags, line numbers, where a tag error is reported), docs/records.md, to cross-check the
 engine. It is meant to be obviously correct, not fast. It shares no code with the engine.
+Where the rules text is silent (tag names, the MinBid range, a Game tag naming another game
+or coming late), it follows the engine's documented reading, marked where it does so; the
+disagreements found and settled are in tests/oracle/test_sasku_differential.py.
 
 ``replay_json(text)`` returns exactly the object ``sasaki replay --json`` prints for a Sasku
 record: ``{"ok": True, "complete", "declarer", "trump", "diamonds", "card_points", "tricks",

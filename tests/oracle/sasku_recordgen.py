@@ -928,8 +928,8 @@ REPORTED_OK = [
     ("deal_2_to_the_31", crafted_record(KARVANE, "S0 bid 5", GAME + '\n[Deal "2147483648"]')),
 ]
 
-# The CLI reads files with Python's universal newlines: a lone CR became a line break, but
-# docs/records.md counts "\n-separated" physical lines (replay(text) itself does).
+# The CLI read files with Python's universal newlines: a lone CR became a line break, but
+# docs/records.md counts "\n-separated" physical lines (replay(text) itself did).
 REPORTED_CLI = [
     ("lone_carriage_return", crafted_record(KARVANE, "") + "S0 bid 5\rS1 pass\nS2 bidx\n", 6),
 ]

@@ -6,6 +6,7 @@ import random
 from collections.abc import Callable
 
 from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy
+from p2p_sasaki.protocol.sasaki_game import SasakiGame
 from p2p_sasaki.protocol.session import Blame, Record, TableConfig, TableSession, game_of
 from p2p_sasaki.sasaki.options import TableOptions
 
@@ -31,7 +32,7 @@ class Net:
                  table_id: bytes = TABLE_ID, names: tuple[str, ...] = ()) -> None:
         self.rng = random.Random(seed)
         self.hostile = hostile
-        self.config = config or TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
+        self.config = config or TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False)
         self.n = n = game_of(self.config).seats
         self.keys = identities(keys_seed, n)
         roster = [k.public_key for k in self.keys]

@@ -9,15 +9,16 @@ import pytest
 
 from p2p_sasaki.protocol.events import AbandonRejected, BlameBasis, HandAbandoned, SeatLeft
 from p2p_sasaki.protocol.messages import Abandon, Body, decode_envelope, sign_envelope
-from p2p_sasaki.protocol.session import LEAD_SLOT, HandEnded, MatchEnded, TableConfig
+from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT, SasakiGame
+from p2p_sasaki.protocol.session import HandEnded, MatchEnded, TableConfig
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record, frame_records
 from p2p_sasaki.sasaki.options import TableOptions
 from tests.protocol.table_helpers import Net
 
-ONE = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
-TWO = TableConfig(hands=2, options=TableOptions(lead_card="3H"), proofs=False)
-PROOFS = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=True)
+ONE = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False)
+TWO = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False)
+PROOFS = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=True)
 
 
 class Silence:
@@ -305,8 +306,8 @@ def test_vector_abandoned_table_digest():
     net.run()
     abandon_all(net, present(net, 1))
     data = net.transcript(0)
-    assert len(data) == 23236
-    assert hashlib.sha256(data).hexdigest() == "89a648d0689825ad3a7219a8e536cffcbfd6a55ae6928440504eb84c5e3f5696"
+    assert len(data) == 23282
+    assert hashlib.sha256(data).hexdigest() == "a972bed5cd4c3d926b4f59a86aaac14e2372beb3b25af6570aee95b099a93b17"
     assert Abandon((2,), False).to_wire() == [[2], False]
     (event,) = net.of_type(0, HandAbandoned)
     assert event.slot == LEAD_SLOT + 1 and event.left == (3,)     # the slot abandoned, not the KEYS slot after it

@@ -59,7 +59,7 @@ def test_all_four_accept_a_new_table_whose_id_follows_the_table_id_rule():
 def test_the_answer_bytes_and_signature():
     frame = FollowOn(OLD, FINAL, KEYS[1]).answer(IDENTITIES[1], True, NONCES[1])
     values = msgpack.unpackb(frame)
-    assert values[:9] == ["follow-on", 2, OLD.table_id, FINAL, "rematch", list(KEYS), KEYS[1], True, NONCES[1]]
+    assert values[:9] == ["follow-on", 3, OLD.table_id, FINAL, "rematch", list(KEYS), KEYS[1], True, NONCES[1]]
     link = link_of(OLD.table_id, FINAL, "rematch", KEYS)
     assert values[9] == IDENTITIES[1].sign(answer_digest(link, KEYS[1], True, NONCES[1]))
     assert answer_digest(link, KEYS[1], True, NONCES[1]) == crypto.hash32(
@@ -99,8 +99,8 @@ def test_what_is_not_an_authentic_answer_about_this_table_is_dropped():
     assert peer.receive(b"\x92\xc4\x00\xc4\x00") is None     # an envelope-shaped frame
     assert peer.receive(b"") is None and peer.answers == {}
     newer = msgpack.unpackb(FollowOn(OLD, FINAL, KEYS[1]).answer(IDENTITIES[1], True, NONCES[1]))
-    newer[1] = 3
-    with pytest.raises(VersionMismatchError, match="version 3"):
+    newer[1] = 4
+    with pytest.raises(VersionMismatchError, match="version 4"):
         decode_follow_on(msgpack.packb(newer))
     assert peer.receive(msgpack.packb(newer)) is None
     assert not is_follow_on(b"\x92\xc4\x00\xc4\x00")
@@ -125,7 +125,7 @@ def test_vector():
         agreement.receive(frame)
     assert len(b"".join(frames)) == 1440
     assert hashlib.sha256(b"".join(frames)).hexdigest() == \
-        "dcd17d4dbbe36674111479149c670e0334b4b17a78a6e62496f5d5a0f4e76335"
+        "6e8d6cbcaa5c4c07f67b1fe1d84a9cc5ac38fde2e7b4f91557a24ee0b62fbf92"
     assert agreement.link.hex() == "4bdc3ffdc41796ccc5b6f0ad9b003a18c7b74ac8558067f5d99961d7c154c27d"
     outcome = agreement.outcome
     assert isinstance(outcome, Agreed)

@@ -299,8 +299,8 @@ def test_join_creator_rejects_a_weak_key_even_with_a_valid_transcript(monkeypatc
 
 # docs/protocol.md, "Handshake test vectors": SHA-256 of every frame of a seeded run,
 # concatenated in the order sent.
-MESH_VECTOR = (400, "634722493a4b55a084d97c7360c500ff411858c97ead60fd72ddce6c75ce8ebe")
-JOIN_VECTOR = (730, "874f486f577aac528b27d206867b6147e968798ffdc40b1f281f746aa3701269")
+MESH_VECTOR = (400, "8be628b8c3e05a4c01189ddf8722958c4c6f0805c83f44bc0a5ede50d3a778ca")
+JOIN_VECTOR = (730, "199fdbba278a3cd53536c51cdef43b43b010aea6364835fffd6fac6588e2e28c")
 
 
 def test_vector_seeded_handshakes():

@@ -53,11 +53,11 @@ def body(payload, **changes) -> Body:
 
 # The exact envelope of a commit (docs/protocol.md, "Test vectors").
 COMMIT_ENVELOPE = (
-    "92c4a988a776657273696f6e02a57461626c65c420000102030405060708090a0b0c0d0e0f101112131415161718191a"
+    "92c4a988a776657273696f6e03a57461626c65c420000102030405060708090a0b0c0d0e0f101112131415161718191a"
     "1b1c1d1e1fa468616e6403a4736c6f7409a673656e64657202a470726576c420aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa474797065ab6465636b2f636f6d6d6974a77061796c6f616491c42000000000"
-    "00000000000000000000000000000000000000000000000000000000c4403a865baa7ba270599d3424d00cad74cb2c59"
-    "1e67b1163468d9498db60e305e2820d28f31fda231e4aa28e509179fdc1c87fcb879b1efef78eafa482fc3a3d501"
+    "00000000000000000000000000000000000000000000000000000000c440b53ada4f3baf59e3c3e405b4a14520347428"
+    "6c72df4fa806fba46d66b3b18cfd07ed34a74194280a7e94f6f73d050c8984cad7f080dafa9c3749535810bbb10d"
 )
 
 
@@ -195,10 +195,13 @@ def test_another_version_is_named_not_malformed():
 
 
 def test_a_session_reports_an_envelope_of_another_version_once():
-    from p2p_sasaki.protocol.session import TableSession, VersionMismatch
+    from p2p_sasaki.protocol.sasaki_game import SasakiGame
+    from p2p_sasaki.protocol.session import TableConfig, TableSession, VersionMismatch
+    from p2p_sasaki.sasaki.options import TableOptions
 
     keys = [IdentityKey(bytes([i]) * 32) for i in range(1, 5)]
-    session = TableSession(keys[0], [k.public_key for k in keys], TABLE)
+    session = TableSession(keys[0], [k.public_key for k in keys], TABLE,
+                           TableConfig(SasakiGame(TableOptions(lead_card="3H"))))
     session.start()
     session.take_events()
     old_body = _raw_body(version=VERSION - 1)
@@ -225,10 +228,12 @@ def _replaced_header():
     import dataclasses
 
     from p2p_sasaki.protocol.config import TableConfig, header_of
+    from p2p_sasaki.protocol.sasaki_game import SasakiGame
     from p2p_sasaki.sasaki.options import TableOptions
 
     keys = [IdentityKey(bytes([i]) * 32).public_key for i in range(1, 5)]
-    config = TableConfig(hands=2, options=TableOptions(lead_card="3S"), proofs=False, follows=bytes(range(100, 132)),
+    config = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False,
+                         follows=bytes(range(100, 132)),
                          carried=(5, -3, 0, -2), seats=(2, 0, 3, 1))
     header = header_of(bytes(range(32)), keys, config, ("Mina", "Jun", "Bot", "Leo"))
     return header, dataclasses.replace
@@ -239,8 +244,8 @@ def test_vector_header_with_follows_carried_and_seats():
 
     header, _ = _replaced_header()
     data = header.encode()
-    assert len(data) == 267 and data[0] == 0x9f     # an array of 15
-    assert hashlib.sha256(data).hexdigest() == "c2f40fde1687da3cd0f30017ffc27d7f8054187c970ca29956828813f4d394a6"
+    assert len(data) == 313 and data[0] == 0x9f     # an array of 15
+    assert hashlib.sha256(data).hexdigest() == "9f5849308af9127f91e17688c1da36d94f55b299328b8807601aabef864e74ce"
     # ... stall_ms, roster_names, follows (bin 32), carried [5, -3, 0, -2], seats [2, 0, 3, 1]
     assert data.endswith(bytes.fromhex("94a44d696e61a34a756ea3426f74a34c656fc420" + bytes(range(100, 132)).hex()
                                        + "9405fd00fe" + "9402000301"))

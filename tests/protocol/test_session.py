@@ -10,8 +10,8 @@ from collections.abc import Iterable, Iterator
 import pytest
 
 from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
+from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT, SasakiGame
 from p2p_sasaki.protocol.session import (
-    LEAD_SLOT,
     ActionApplied,
     Blame,
     HandEnded,
@@ -26,7 +26,7 @@ from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.sasaki.scoring import DEFAULT_SCORING
 from tests.protocol.table_helpers import TABLE_ID, Net
 
-FAST = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
+FAST = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False)
 
 
 def assert_agreed(net: Net) -> None:
@@ -58,7 +58,7 @@ def test_four_peers_agree_over_a_hostile_network(seed):
 
 @pytest.mark.slow   # two whole hands with proofs; the fast tier plays two hands in tests/net/test_table_reliability.py
 def test_two_hands_with_small_proofs():
-    net = Net(seed=11, config=TableConfig(hands=2, options=TableOptions(lead_card="3S")))
+    net = Net(seed=11, config=TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S"))))
     net.start()
     net.run()
     assert_agreed(net)
@@ -68,7 +68,7 @@ def test_two_hands_with_small_proofs():
 
 @pytest.mark.slow   # full-size (64-round) proofs
 def test_one_hand_with_default_proofs():
-    net = Net(seed=5, config=TableConfig(hands=1, options=TableOptions(lead_card="3H")))
+    net = Net(seed=5, config=TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H"))))
     net.start()
     net.run()
     assert_agreed(net)
@@ -272,7 +272,7 @@ def test_four_peers_with_the_tests_trusted_dealer_and_its_audit():
     from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
 
     dealer = TrustedDealer(TEST_DEALER_PREFIX + b"sasaki")
-    net = Net(seed=3, config=TableConfig(hands=2, options=TableOptions(lead_card="3S"), dealer=dealer.name))
+    net = Net(seed=3, config=TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), dealer=dealer.name))
     net.start()
     net.run()
     assert_agreed(net)
@@ -316,7 +316,7 @@ def _cross_table_replay(id_a: bytes, id_b: bytes) -> list:
     from p2p_sasaki.protocol.messages import decode_envelope
     from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, split_records
 
-    config = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
+    config = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False)
     table_a = Net(seed=4, hostile=False, config=config, table_id=id_a)
     table_a.start()
     table_a.run()

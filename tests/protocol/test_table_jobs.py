@@ -9,13 +9,14 @@ import pytest
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.deck import DeckUsageError, ProveHop, VerifyHop, run_job
 from p2p_sasaki.protocol.messages import decode_envelope
+from p2p_sasaki.protocol.sasaki_game import SasakiGame
 from p2p_sasaki.protocol.session import TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table, audit_transcript
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record, read_transcript, split_records
 from p2p_sasaki.sasaki.options import TableOptions
 from tests.protocol.table_helpers import Net
 
-PROOFS = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=True)
+PROOFS = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=True)
 
 
 def jobs_instead_of_step(peer: TableSession, handed_out: list) -> None:

@@ -8,14 +8,15 @@ import struct
 import pytest
 
 from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
-from p2p_sasaki.protocol.session import LEAD_SLOT, TableConfig
+from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT, SasakiGame
+from p2p_sasaki.protocol.session import TableConfig
 from p2p_sasaki.protocol.table_audit import AuditStatus, StopsAt, audit_table, export_records
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, KIND_HEADER, encode_record, read_transcript, split_records
 from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.sasaki.records import replay
 from tests.protocol.table_helpers import Net
 
-FAST = TableConfig(hands=1, options=TableOptions(lead_card="3H"), proofs=False)
+FAST = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False)
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +140,8 @@ def test_export_records_replay(honest):
     assert hand.is_over and hand.scores == audit_table(honest.transcript(0)).scores[0]
 
 
-VECTOR_DIGEST = "9023047a4f3d769f09334a4a183bc4daaba820a47625bec579a859cccb9c7f3d"
-VECTOR_LENGTH = 41504
+VECTOR_DIGEST = "b34722c59c96dcb3ac118efec571b57f6dd93badfb600d11aa9b6916d625ba37"
+VECTOR_LENGTH = 41550
 
 
 def test_a_resigned_wrong_key_names_its_signer(honest):
@@ -178,7 +179,7 @@ def test_a_removed_key_reveal_is_damage_and_a_cut_one_is_incomplete(honest):
 def test_a_damaged_tail_still_verifies_the_records_before_it():
     """A crash in the middle of a write leaves a partial last record: the audit checks every
     complete record before it (here a whole first hand) and names the damage, nobody blamed."""
-    net = Net(seed=2, config=TableConfig(hands=2, options=TableOptions(lead_card="3H"), proofs=False))
+    net = Net(seed=2, config=TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False))
     net.start()
     net.run()
     data = net.transcript(0)
@@ -214,7 +215,7 @@ def test_a_transcript_of_another_version_is_refused_in_one_sentence(honest):
 
 @pytest.fixture(scope="module")
 def two_hands():
-    net = Net(seed=2, config=TableConfig(hands=2, options=TableOptions(lead_card="3H"), proofs=False))
+    net = Net(seed=2, config=TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False))
     net.start()
     net.run()
     return net.transcript(0)
@@ -259,14 +260,35 @@ def _verdict_of_cut(data, cut):
             audit.stops_at.record if audit.stops_at is not None else None)
 
 
+def remember_pure_crypto(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memoize the two pure functions that cost most of an audit, the group multiplication and
+    the signature check, in this process and the processes forked from it: auditing every
+    prefix of one transcript from scratch repeats the same checks, and a pure function's
+    answer for the same arguments is the same. The audit's own logic runs in full each time."""
+    import functools
+    import sys
+
+    from p2p_sasaki.protocol import crypto
+
+    monkeypatch.setattr(crypto.Group, "mul", staticmethod(functools.cache(crypto.Group.mul)))
+    verify = crypto.verify_signature
+    remembered = functools.cache(verify)
+    for module in list(sys.modules.values()):
+        ours = getattr(module, "__name__", "").startswith("p2p_sasaki.")
+        if ours and getattr(module, "verify_signature", None) is verify:
+            monkeypatch.setattr(module, "verify_signature", remembered)
+
+
 @pytest.mark.slow
-def test_cutting_a_transcript_never_names_a_seat_at_any_boundary(two_hands):
-    """Every cut audited from scratch (a few hundred audits): spread over the cores."""
+def test_cutting_a_transcript_never_names_a_seat_at_any_boundary(two_hands, monkeypatch):
+    """Every cut audited from scratch (a few hundred audits): spread over the cores, the pure
+    crypto remembered between them (remember_pure_crypto)."""
     import concurrent.futures
     import functools
     import multiprocessing
     import os
 
+    remember_pure_crypto(monkeypatch)
     boundaries, inside = _cuts(two_hands)
     cuts = boundaries + inside
     context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None

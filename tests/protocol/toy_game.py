@@ -14,8 +14,18 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from p2p_sasaki.protocol.game import Applied, IllegalAnswer, Slot, SlotKind
+from p2p_sasaki.protocol.game import (
+    OPENING_PACE,
+    TURN_PACE,
+    Applied,
+    HandContext,
+    IllegalAnswer,
+    Seating,
+    Slot,
+    SlotKind,
+)
 
 SEATS = 3
 N_CARDS = 12
@@ -113,11 +123,24 @@ class HighCardState:
     def view(self, seat: int) -> tuple[int | None, int]:
         return self.hands[seat], self.played
 
+    def record(self) -> None:
+        return None
+
+
+class ToyIllegal(ValueError):
+    """The toy game's own error for a local answer that is not legal."""
+
 
 class HighCardGame:
     name = NAME
     seats = SEATS
     n_cards = N_CARDS
+    teams: tuple[tuple[int, ...], ...] = ()
+    pace_kinds = ("bid", OPENING_PACE, TURN_PACE)
+    seating = Seating.DRAW
+
+    def __init__(self, seating: Seating = Seating.DRAW) -> None:
+        self.seating = seating
 
     def options_bytes(self) -> bytes:
         return b""
@@ -134,7 +157,28 @@ class HighCardGame:
     def card_name(self, card: int) -> str:
         return f"card {card}"
 
-    def new_state(self, hands: Sequence[int | None], opener: int | None) -> HighCardState:
+    def hand_context(self, number: int) -> HandContext:
+        return HandContext(number, (number - 1) % SEATS)
+
+    def cards_name(self, cards: int) -> str:
+        return ", ".join(self.card_name(c) for c in range(N_CARDS) if cards >> c & 1)
+
+    def hand_of(self, cards: int) -> int:
+        return cards
+
+    def pace_kind(self, decision: Any) -> str:
+        return "bid" if decision[0] == "bid" else TURN_PACE
+
+    def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
+        return tuple(sum(column) for column in zip(carried, *scores, strict=True))
+
+    def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:
+        return played >= planned
+
+    def illegal(self, reason: str, seat: int | None) -> Exception:
+        return ToyIllegal(reason)
+
+    def new_state(self, hands: Sequence[int | None], opener: int | None, context: HandContext) -> HighCardState:
         if len(hands) != SEATS or opener is None:
             raise ValueError("three seats and an opener")
         known = [h for h in hands if h is not None]

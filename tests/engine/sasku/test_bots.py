@@ -39,6 +39,7 @@ from p2p_sasaki.sasku.heuristic import (
     heuristic_action,
     return_card,
 )
+from p2p_sasaki.sasku.options import SaskuOptions
 from p2p_sasaki.sasku.search import LEVELS, SearchBot, determinize, rollout, value
 
 
@@ -129,12 +130,12 @@ def test_play_deal_ends_where_play_does():
         assert done.history == steps[-1][2].history == tuple(action for _, action, _ in steps)
 
 
-def _positions(deals: range, every: int = 3) -> list[Deal]:
+def _positions(deals: range, every: int = 3, options: SaskuOptions = SaskuOptions()) -> list[Deal]:
     """Full deals at decisions of heuristic play, every few steps."""
     found = []
     for number in deals:
         bots = [HeuristicBot(random.Random(s)) for s in range(4)]
-        for i, (_, _, deal) in enumerate(play(Deal.random(random.Random(number), number), bots)):
+        for i, (_, _, deal) in enumerate(play(Deal.random(random.Random(number), number, options), bots)):
             if i % every == 0 and not deal.is_over:
                 found.append(deal)
     return found
@@ -220,6 +221,17 @@ def test_sampled_deals_agree_with_the_view():
             for other in range(4):
                 assert sample.hand_size(other) == full.hand_size(other)
                 assert seen.known_cards(other).mask & ~sample.cards(other).mask == 0
+
+
+def test_sampled_deals_agree_with_the_view_under_the_options():
+    rng = random.Random(4)
+    options = SaskuOptions(min_bid=6, picture_shown=True)
+    positions = _positions(range(30), every=6, options=options)
+    assert any(isinstance(a, Give) for deal in positions for a in deal.history)
+    for full in positions:
+        seat = full.decision.seat
+        sample = determinize(view(full, seat), rng)
+        assert sample is not None and sample.options == options and state_hash(sample) == state_hash(full)
 
 
 def test_sampled_deals_vary_the_hidden_cards():
