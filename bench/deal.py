@@ -26,6 +26,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 from rbcl import _sodium as _libsodium  # the unit only: libsodium's Ed25519 multiply (no PyNaCl needed)
 
@@ -45,7 +46,7 @@ def _counting_mul(scalar: int, element: bytes) -> bytes:
     return _mul(scalar, element)
 
 
-crypto.Group.mul = staticmethod(_counting_mul)  # type: ignore[method-assign]
+crypto.Group.mul = staticmethod(_counting_mul)
 
 
 def time_primitive(fn: Callable[..., object], *args: object, number: int = 1000) -> float:
@@ -164,7 +165,7 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> Han
             result, spent = measure(seat, functools.partial(run_job, job))
             seat.cores[c] = start + spent
             order += 1
-            heapq.heappush(seat.results, (start + spent, order, job, result))
+            heapq.heappush(seat.results, (start + spent, order, job, cast(JobResult, result)))
             continue
         if kind == 0:
             _, _, job, result = heapq.heappop(seat.results)

@@ -12,7 +12,7 @@ pair's (a line's result, -6..+6), with a normal 95% interval over deals. With
 on (S0's bot in S1, S1's in S2, ...), so each pair of bots plays both lines of every
 deal, and a deal's figure is the mean of its two lines: the luck of the cards cancels.
 
-Search bots' decisions are timed (CPU seconds of the process deciding, so a busy
+Search bots' searched decisions are timed (CPU seconds of the process deciding, so a busy
 machine slows them less than the wall clock would); the median and the worst are printed.
 """
 
@@ -31,23 +31,25 @@ from p2p_sasaki.cli.batches import Interval, over_deals
 from p2p_sasaki.sasku.bots import Bot, make_bot, play_deal
 from p2p_sasaki.sasku.deal import Action, Deal
 from p2p_sasaki.sasku.scoring import line_result
-from p2p_sasaki.sasku.search import LEVELS
+from p2p_sasaki.sasku.search import LEVELS, SearchBot
 
 clock = time.perf_counter       # tests replace it
 decision_clock = time.process_time
 
 
 class Timed:
-    """A bot whose decisions are timed (``decision_clock`` seconds each)."""
+    """A search bot whose searched decisions are timed (``decision_clock`` seconds each;
+    the auction's turns, which it plays by the heuristic rules at once, are left out)."""
 
-    def __init__(self, bot: Bot, times: list[float]) -> None:
+    def __init__(self, bot: SearchBot, times: list[float]) -> None:
         self.bot = bot
         self.times = times
 
     def choose(self, view: Deal, legal: Sequence[Action]) -> Action:
         start = decision_clock()
         action = self.bot.choose(view, legal)
-        self.times.append(decision_clock() - start)
+        if self.bot.last_rollouts:
+            self.times.append(decision_clock() - start)
         return action
 
 
@@ -73,7 +75,7 @@ def play_line(kinds: Sequence[str], seed: str, number: int, shift: int, level: i
     bots: list[Bot] = [None] * 4  # type: ignore[list-item]
     for i, kind in enumerate(kinds):
         bot = make_bot(kind, Random(f"{seed}/bot{i}"), level)
-        bots[(i + shift) % 4] = Timed(bot, times) if kind == "search" else bot
+        bots[(i + shift) % 4] = Timed(bot, times) if isinstance(bot, SearchBot) else bot
     return play_deal(Deal.random(Random(seed), number), bots)
 
 
@@ -162,9 +164,10 @@ def as_text(run: Run, seed: int, level: int) -> str:
                  f"{len(played) - declared}, pokk {pokk}.")
     times = run.times
     if times:
-        lines.append(f"Search decisions: {len(times)}, median {statistics.median(times):.3f} s, "
+        lines.append(f"Searched decisions: {len(times)}, median {statistics.median(times):.3f} s, "
                      f"worst {max(times):.3f} s (CPU).")
-    speed = f"{len(played) / run.seconds:.0f}" if run.seconds else "-"
+    rate = len(played) / run.seconds if run.seconds else 0.0
+    speed = "-" if not run.seconds else f"{rate:.0f}" if rate >= 10 else f"{rate:.1f}"
     lines.append(f"{speed} deals per second.")
     return "\n".join(lines)
 

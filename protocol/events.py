@@ -9,8 +9,27 @@ from typing import Any, Union
 __all__ = [
     "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt", "DecisionPending",
     "ActionApplied", "HandEnded", "MatchEnded", "Record", "Blame", "BlameBasis", "Event",
-    "HandAbandoned", "SeatLeft", "AbandonRejected",
+    "HandAbandoned", "SeatLeft", "AbandonRejected", "Signed", "SignedKind",
 ]
+
+
+class SignedKind(Enum):
+    """Why the session signed an envelope (what the driver paces and persists it as)."""
+
+    ANSWER = "answer"        # my player's answer to a decision, through ``act``
+    OPENING = "opening"      # the opening slot's answer, signed by the session as it enters the slot
+    PROTOCOL = "protocol"    # the rest: genesis, seating, the card source's messages, keys, abandon, leave
+
+
+@dataclass(frozen=True)
+class Signed:
+    """The session signed ``envelope`` for ``hand``/``slot`` (``TableSession.take_signed``:
+    the driver learns what it signed from these, never by decoding its own frames)."""
+
+    envelope: bytes
+    hand: int
+    slot: int
+    kind: SignedKind
 
 
 @dataclass(frozen=True)

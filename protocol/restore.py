@@ -142,6 +142,7 @@ def restore_session(identity: IdentityKey, transcript: Sequence[tuple[int, bytes
                     events[:] = [e for e in events if isinstance(e, Seated)] + [event]
                 case _:
                     events.append(event)
+        session.take_signed()   # what the replay signs anew is read from the outgoing frames below
         for frame in session.take_outgoing():
             try:
                 message = decode_envelope(frame)

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
-from enum import Enum
 from typing import Any
 
 from p2p_sasaki.protocol.chain import chain_start, next_chain, roster_hash, seat_commitment, seating_order
@@ -78,27 +77,28 @@ from p2p_sasaki.protocol.events import (
     Seated,
     SeatLeft,
     SessionSecrets,
+    Signed,
+    SignedKind,
     VersionMismatch,
 )
 from p2p_sasaki.protocol.game import GameState, IllegalAnswer, Seating, Slot
+from p2p_sasaki.protocol.intake import Intake
 from p2p_sasaki.protocol.messages import (
     Abandon,
     Body,
     Genesis,
     KeyReveal,
     Leave,
-    MessageError,
     Payload,
     SeatCommit,
     SeatNonce,
     SignedMessage,
     TableAction,
-    VersionMismatchError,
     decode_envelope,
     seen_key,
     sign_envelope,
-    verify_envelope,
 )
+from p2p_sasaki.protocol.slots import Phase, Placement, Signers, rule_of
 from p2p_sasaki.protocol.transcript import (
     KIND_ENVELOPE,
     KIND_EVIDENCE,
@@ -111,10 +111,9 @@ __all__ = [
     "TableSession", "TableConfig", "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt",
     "DecisionPending", "ActionApplied", "HandEnded", "MatchEnded", "Record", "Blame", "Event",
     "seating_order", "game_of", "dealer_of", "header_of", "OPEN_VERB", "DECLINE_VERB", "HandAbandoned", "SeatLeft",
-    "AbandonRejected",
+    "AbandonRejected", "VersionMismatch", "Phase", "Signed", "SignedKind",
 ]
 
-MAX_UNSEATED_BUFFER = 4096
 OPEN_VERB = "lead"        # the opening slot's answers: the holder shows the opening card ...
 DECLINE_VERB = "decline"  # ... and every other seat declines
 
@@ -131,15 +130,6 @@ class _Stop(Exception):
                  hand: int | None = None) -> None:
         super().__init__(reason)
         self.seat, self.slot, self.reason, self.basis, self.hand = seat, slot, reason, basis, hand
-
-
-class Phase(Enum):
-    SETUP = "setup"
-    DECK = "deck"
-    OPENING = "opening"
-    PLAY = "play"
-    CLOSE = "close"
-    DONE = "done"
 
 
 class TableSession:
@@ -195,10 +185,10 @@ class TableSession:
         self._started = False
         self._seat_nonce: bytes | None = None
         self._seat_commits: dict[int, bytes] = {}
-        self._seen: dict[tuple[Any, ...], SignedMessage] = {}
+        self.intake = Intake(self.table_id)   # decoding, copies dropped by their bytes, signatures
+        self._seen = self.intake.seen         # seen_key -> the first message (the abandon rules read it)
         self._evidence: set[tuple[Any, ...]] = set()
         self._pending: list[SignedMessage] = []
-        self._unseated: list[bytes] = []
         self._got: dict[int, SignedMessage] = {}                    # current slot: sender -> message
         self._deck_got: dict[int, dict[int, SignedMessage]] = {}    # source slot -> sender -> message
         self._opened = 0                                            # cards opened this hand (mask)
@@ -209,8 +199,8 @@ class TableSession:
         self._my_cards: int | None = None
         self._settle: tuple[int, list[Any] | None] | None = None    # (refused slot, its answers): a settlement
         self._outbox: list[bytes] = []
+        self._signed: list[Signed] = []
         self._events: deque[Event] = deque()
-        self._versions_seen: set[int] = set()
         self._jobs_out: dict[DeckJob, CardSource] = {}               # proof jobs handed out
         # abandon (docs/protocol.md, "Abandon"): every abandon signature seen, by (hand, slot)
         self._abandons: dict[tuple[int, int], dict[int, SignedMessage]] = {}
@@ -298,12 +288,18 @@ class TableSession:
         verb, cards = self.game.encode_action(action)
         new = tuple(_indices(self.game.shows(action) & ~self._opened))
         opens = tuple(o for o in (self.source.prove_open(c) for c in new) if o is not None)
-        self._sign(self.hand_no, self.slot, TableAction(verb, cards, opens))
+        self._sign(self.hand_no, self.slot, TableAction(verb, cards, opens), SignedKind.ANSWER)
         self._guarded(self._advance)
 
     def take_outgoing(self) -> list[bytes]:
         out, self._outbox = self._outbox, []
         return out
+
+    def take_signed(self) -> list[Signed]:
+        """What I signed since the last call (each also in :meth:`take_outgoing`, in order):
+        the driver saves these before sending and paces the opening slot's answer."""
+        signed, self._signed = self._signed, []
+        return signed
 
     def abandon(self, end: bool = False) -> bool:
         """Sign an abandon of the slot the table is stuck in (the whole deal while it is being
@@ -395,6 +391,7 @@ class TableSession:
     def _accept_and_advance(self, message: SignedMessage) -> None:
         self._accept(message)
         self._outbox.clear()
+        self._signed.clear()
         self._advance()
         while not self.finished and self.source is not None and self.source.step():  # the shuffle proofs
             self._pump_source(self.slot)
@@ -404,40 +401,20 @@ class TableSession:
         return self.roster_keys if hand == 0 else self.seat_keys
 
     def _receive(self, data: bytes) -> None:
-        try:
-            message = decode_envelope(data)
-        except VersionMismatchError as exc:  # never dropped silently: say why the table stalls
-            if isinstance(exc.version, int) and exc.version not in self._versions_seen:
-                self._versions_seen.add(exc.version)
-                self._events.append(VersionMismatch(exc.version, str(exc)))
-            return
-        except MessageError:
-            return
-        body = message.body
-        if body.table != self.table_id:
-            return
-        keys = self._keys_for(body.hand)
-        if keys is None:  # a later hand before I know the seats: check it once seated
-            if len(self._unseated) < MAX_UNSEATED_BUFFER:
-                self._unseated.append(data)
-            return
-        if body.sender >= len(keys) or not verify_envelope(message, keys[body.sender]):
-            if isinstance(body.payload, (Abandon, Leave)) and body.hand == self.hand_no:
-                self._events.append(AbandonRejected(None, f"a {body.type} message for hand {body.hand} slot "
-                                                    f"{body.slot} does not carry its signer's signature; ignored"))
-            return
-        self._accept(message)
+        admitted = self.intake.admit(data, self._keys_for, self.hand_no)
+        if isinstance(admitted, SignedMessage):
+            self._accept(admitted)
+        elif admitted is not None:
+            self._events.append(admitted)
 
     def _accept(self, message: SignedMessage) -> None:
         """An authentic message: equivocation check (the one place), relay the first copy, queue it."""
         body = message.body
-        key = seen_key(body)
-        first = self._seen.get(key)
+        first = self.intake.remember(message)
         if first is not None:
             if first.body_bytes != message.body_bytes:
                 self._equivocation(first, message)
             return
-        self._seen[key] = message
         self._outbox.append(message.raw)
         if self.finished:
             return
@@ -462,12 +439,13 @@ class TableSession:
         self._stop(body.sender, body.slot, f"seat {body.sender} signed two different messages for hand "
                    f"{body.hand} slot {body.slot}", body.hand, force=True)
 
-    def _sign(self, hand: int, slot: int, payload: Payload) -> None:
+    def _sign(self, hand: int, slot: int, payload: Payload, kind: SignedKind = SignedKind.PROTOCOL) -> None:
         assert self.identity is not None
         sender = self.my_index if hand == 0 else self.my_seat
         assert sender is not None
         envelope = sign_envelope(Body(self.table_id, hand, slot, sender, self._prev_for(hand, slot), payload),
                                  self.identity)
+        self._signed.append(Signed(envelope, hand, slot, kind))
         self._accept(decode_envelope(envelope))
 
     def _prev_for(self, hand: int, slot: int) -> bytes:
@@ -475,8 +453,11 @@ class TableSession:
         return self.hand_start if hand >= 1 and slot < deck_slots else self.chain
 
     def _accept_own(self, envelopes: list[bytes]) -> None:
+        """The card source's envelopes, signed with my key."""
         for envelope in envelopes:
-            self._accept(decode_envelope(envelope))
+            message = decode_envelope(envelope)
+            self._signed.append(Signed(envelope, message.body.hand, message.body.slot, SignedKind.PROTOCOL))
+            self._accept(message)
 
     def _stop(self, seat: int | None, slot: int, reason: str, hand: int | None = None, force: bool = False,
               basis: BlameBasis = BlameBasis.SIGNED) -> None:
@@ -497,10 +478,14 @@ class TableSession:
         return self.state.slot()
 
     def _expected(self) -> tuple[int, ...]:
-        if self.phase in (Phase.SETUP, Phase.OPENING, Phase.CLOSE):
-            return tuple(s for s in range(self.game.seats) if s not in self._absent)
-        slot = self._play_slot()
-        return slot.seats if slot is not None else ()
+        """The current slot's signers (its rule's, protocol/slots.py)."""
+        rule = rule_of(self.phase, self.slot)
+        if rule is None:
+            return ()
+        if rule.signers is Signers.GAME_SLOT:
+            slot = self._play_slot()
+            return slot.seats if slot is not None else ()
+        return tuple(s for s in range(self.game.seats) if s not in self._absent)   # members: none absent
 
     def _advance(self) -> None:
         """Process every queued message that has become processable; complete slots."""
@@ -509,13 +494,13 @@ class TableSession:
             progress = False
             for message in list(self._pending):
                 where = self._place(message)
-                if where == "wait":
+                if where is Placement.WAIT:
                     continue
                 self._pending.remove(message)
                 progress = True
-                if where == "drop":
+                if where is Placement.DROP:
                     continue
-                if where == "deck":
+                if where is Placement.SOURCE:
                     self._deck_message(message)
                 else:
                     self._slot_message(message)
@@ -524,20 +509,20 @@ class TableSession:
             if self._complete():
                 progress = True
 
-    def _place(self, message: SignedMessage) -> str:
+    def _place(self, message: SignedMessage) -> Placement:
         body = message.body
         void = self._void.get(body.hand)
         if void is not None and (body.slot <= void[0] or body.sender in void[1]):
-            return "drop"   # a late message of a slot closed as abandoned, or of a seat named silent
+            return Placement.DROP
         if (body.hand, body.slot) < (self.hand_no, self.slot if self.phase is not Phase.DECK else 0):
             raise _Stop(body.sender, body.slot, f"seat {body.sender} signed for hand {body.hand} slot "
                         f"{body.slot}, where it was not expected", BlameBasis.CHAIN)
         if body.hand != self.hand_no:
-            return "wait"
+            return Placement.WAIT
         if self.phase is Phase.DECK:
             assert self.source is not None
-            return "deck" if body.slot < self.source.deck_slots else "wait"
-        return "slot" if body.slot == self.slot else "wait"
+            return Placement.SOURCE if body.slot < self.source.deck_slots else Placement.WAIT
+        return Placement.SLOT if body.slot == self.slot else Placement.WAIT
 
     def _deck_message(self, message: SignedMessage) -> None:
         body = message.body
@@ -566,16 +551,10 @@ class TableSession:
                         BlameBasis.CHAIN)
         if body.sender not in self._expected():
             raise _Stop(body.sender, body.slot, f"seat {body.sender} is not expected in slot {body.slot}")
-        wanted: type[Genesis] | type[SeatCommit] | type[SeatNonce] | type[TableAction] | type[KeyReveal]
-        match self.phase:
-            case Phase.SETUP:
-                wanted = Genesis if self.slot == 0 else SeatCommit if self.slot == 1 else SeatNonce
-            case Phase.OPENING | Phase.PLAY:
-                wanted = TableAction
-            case _:
-                wanted = KeyReveal
-        if not isinstance(body.payload, wanted):
-            raise _Stop(body.sender, body.slot, f"slot {body.slot} expects {wanted.TYPE}, not {body.type}")
+        rule = rule_of(self.phase, self.slot)
+        assert rule is not None   # a sender is expected only where a rule is
+        if not isinstance(body.payload, rule.takes):
+            raise _Stop(body.sender, body.slot, f"slot {body.slot} expects {rule.takes.TYPE}, not {body.type}")
         self._got[body.sender] = message
         if self.phase is Phase.CLOSE and not self._absent:   # after an abandon: the verdict checks the keys
             assert self.source is not None
@@ -627,13 +606,17 @@ class TableSession:
                                                                or self.source.final_deal() is None):
             return False
         got, slot = self._got, self.slot
-        outcome = {Phase.SETUP: self._setup_outcome, Phase.OPENING: self._opening_outcome,
-                   Phase.PLAY: self._play_outcome, Phase.CLOSE: self._close_outcome}[self.phase]
-        after = outcome(got)
+        after = self._outcome(got)
         self._close(slot, got)
         self._got = {}
         after()
         return True
+
+    def _outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
+        """What a complete slot of the current phase does (its rule: protocol/slots.py)."""
+        outcomes = {Phase.SETUP: self._setup_outcome, Phase.OPENING: self._opening_outcome,
+                    Phase.PLAY: self._play_outcome, Phase.CLOSE: self._close_outcome}
+        return outcomes[self.phase](got)
 
     def _close(self, slot: int, got: dict[int, SignedMessage]) -> None:
         """Chain the slot and write its records, in sender order."""
@@ -689,7 +672,7 @@ class TableSession:
         if self.my_index is not None:
             self.my_seat = order.index(self.my_index)
         self._events.append(Seated(self.seat_keys, self.my_seat, self.seat_names))
-        unseated, self._unseated = self._unseated, []
+        unseated = self.intake.release()
         self._start_hand(1)
         for data in unseated:
             self._receive(data)
@@ -726,9 +709,10 @@ class TableSession:
             return
         if self._my_cards >> card & 1:
             opening = self.source.prove_open(card)
-            self._sign(self.hand_no, self.slot, TableAction(OPEN_VERB, (card,), (opening,) if opening else ()))
+            self._sign(self.hand_no, self.slot, TableAction(OPEN_VERB, (card,), (opening,) if opening else ()),
+                       SignedKind.OPENING)
         else:
-            self._sign(self.hand_no, self.slot, TableAction(DECLINE_VERB, ()))
+            self._sign(self.hand_no, self.slot, TableAction(DECLINE_VERB, ()), SignedKind.OPENING)
 
     def _check_opens(self, seat: int, slot: int, payload: TableAction, cards: int) -> None:
         """The message opens exactly the action's cards not opened before, each proven (none

@@ -15,6 +15,36 @@ if ROOT not in sys.path:
     sys.path.append(ROOT)
 
 
+# The tests that start `sasaki` processes (four peers, pty sessions, a browser, namespaces):
+# each module is in one of two xdist groups (pyproject.toml: `-n 4 --dist loadgroup`), so
+# that at most two of them run at once and their processes start within the tests' deadlines
+# on a busy two-core machine, while the in-process tests fill the other workers. A group also
+# keeps a module's shared fixture on one worker, made once: the session's full-proof demo
+# (tests/cli/conftest.py, used by test_audit_export.py and test_table_processes.py, both in
+# "processes-2") and test_mdns_commands.py's table scenario.
+PROCESS_GROUPS = {
+    "tests/cli/test_mdns_commands.py": "processes-1",
+    "tests/cli/test_calm_terminal.py": "processes-1",
+    "tests/cli/test_human_terminal.py": "processes-1",
+    "tests/cli/test_disk.py": "processes-1",
+    "tests/net/test_mdns_namespace.py": "processes-1",
+    "tests/cli/test_resume_processes.py": "processes-2",
+    "tests/cli/test_web_table.py": "processes-2",
+    "tests/cli/test_table_processes.py": "processes-2",
+    "tests/cli/test_audit_export.py": "processes-2",
+    "tests/cli/test_exits.py": "processes-1",
+    "tests/cli/test_abandon_processes.py": "processes-2",
+}
+
+
+@pytest.hookimpl(tryfirst=True)   # before pytest-xdist reads the marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        group = PROCESS_GROUPS.get(item.path.relative_to(config.rootpath).as_posix())
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(autouse=True)
 def own_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test (and every ``sasaki`` process it starts, which inherits the environment)

@@ -9,7 +9,10 @@ pyproject.toml, and prints the findings with repository paths. It works the same
 editable install and for a clean clone in CI; third-party packages come from the running
 interpreter's environment.
 
-    python3 tools/typecheck.py            # mypy -p p2p_sasaki, with pyproject.toml's settings
+    python3 tools/typecheck.py            # mypy -p p2p_sasaki -p tests -p bench, pyproject.toml's settings
+
+The tests and the benchmarks are checked beside the package (their folders are linked into
+the tree as they are; pyproject.toml relaxes only what their own functions must annotate).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "p2p_sasaki"
 # Installed subpackage -> repository folder (pyproject.toml, [tool.setuptools.package-dir]).
 FOLDERS = {"protocol": "protocol", "cli": "cli"}
+# Checked too, under their own names (folders without __init__.py: namespace packages).
+ALSO = ("tests", "bench")
 
 
 def _link(source: Path, target: Path) -> None:
@@ -47,6 +52,8 @@ def build_tree(base: Path) -> None:
             _link(entry, package / entry.name)
     for name, folder in FOLDERS.items():
         _link(ROOT / folder, package / name)
+    for folder in ALSO:
+        _link(ROOT / folder, base / folder)
 
 
 def repository_path(line: str) -> str:
@@ -67,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         build_tree(base)
         config = ROOT / "pyproject.toml"
         command = [sys.executable, "-m", "mypy", "--config-file", str(config),
-                   "--cache-dir", str(ROOT / ".mypy_cache"), "-p", PACKAGE, *args.mypy_args]
+                   "--cache-dir", str(ROOT / ".mypy_cache"), "--explicit-package-bases", "-p", PACKAGE,
+                   *(option for folder in ALSO for option in ("-p", folder)), *args.mypy_args]
         # Run inside the tree so that its p2p_sasaki, not an installed copy, is the one checked.
         env = {**os.environ, "MYPY_FORCE_COLOR": "0"}
         env.pop("MYPYPATH", None)

@@ -245,6 +245,10 @@ machine running bot peers has 3)."""
 MAX_JOIN_CONNECTIONS = 32
 """Join connections served at once in all before the code is confirmed (protocol/net/pool.py:
 one more displaces an old one)."""
+JOIN_FIRST_FRAME_TIMEOUT = 3.0
+"""Seconds a joiner has for its first message after connecting: longer than a mesh dialer's
+second, as it must compute its SPAKE2 message from the greeting first (tens of milliseconds
+on a laptop, up to about one second measured on a heavily loaded test machine)."""
 
 
 class _HostState(JoinAdmissions):
@@ -285,7 +289,7 @@ async def host_table(
     max_failures: int = 3,
     table_id: bytes | None = None,
     handshake_timeout: float = 10.0,
-    first_frame_timeout: float = 1.0,
+    first_frame_timeout: float = JOIN_FIRST_FRAME_TIMEOUT,
     on_event: Callable[[HostEvent], None] | None = None,
     nonce: bytes | None = None,
     name: str = "",

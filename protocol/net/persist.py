@@ -31,10 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from p2p_sasaki.protocol.messages import MessageError, TableRoster, decode_handshake, encode_handshake
-from p2p_sasaki.protocol.net.disk import DiskError, append_record
+from p2p_sasaki.protocol.net.disk import DiskError, append_record, complete_length, repair_tail
+from p2p_sasaki.protocol.restore import RestoreError
 from p2p_sasaki.protocol.transcript import KIND_HEADER, frame_records
 
-__all__ = ["TableStore", "SavedTable", "tables_dir", "unfinished_tables"]
+__all__ = ["TableStore", "SavedTable", "tables_dir", "unfinished_tables", "TranscriptWriter"]
 
 TABLE_FILE, HEADER_FILE, ENTROPY_FILE, SENT_FILE, FINISHED_FILE = "table", "header", "entropy", "sent", "finished"
 
@@ -191,3 +192,39 @@ def unfinished_tables(data_dir: Path) -> list[SavedTable]:
             found.append(saved)
     found.sort(key=lambda s: s.directory.stat().st_mtime, reverse=True)
     return found
+
+
+class TranscriptWriter:
+    """Appends records to a ``.sasaki`` file, each with one write and one fsync, truncated
+    back on failure (protocol/net/disk.py); a file that got no record is removed on close."""
+
+    def __init__(self, path: Path, *, reopen: bool = False) -> None:
+        self.path = Path(path)
+        self.records = 0
+        self.cut = 0   # bytes of a torn tail cut off when reopened
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if reopen:     # a resumed table: keep the complete records, cut a torn tail (disk.py)
+                if self.path.exists():
+                    self.cut = repair_tail(self.path)
+                data = self.path.read_bytes() if self.path.exists() else b""
+                if complete_length(data) != len(data):
+                    raise RestoreError(f"{self.path} ends with bytes that are not a transcript record")
+                self._file = open(self.path, "ab")
+                self.records = len(frame_records(data)[0])
+            else:
+                self._file = open(self.path, "xb")  # never overwrite another table's transcript
+        except (FileExistsError, DiskError):
+            raise
+        except OSError as error:
+            raise DiskError(error.errno, f"disk error: cannot create {self.path}: {error.strerror or error}") from error
+
+    def append(self, data: bytes) -> None:
+        append_record(self._file, data, self.path)
+        self.records += 1
+
+    def close(self) -> None:
+        self._file.close()
+        if self.records == 0:
+            with contextlib.suppress(OSError):
+                self.path.unlink()

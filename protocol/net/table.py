@@ -72,7 +72,7 @@ agreed (``resend=False`` turns it off, to show what it repairs):
   longer than ``stall_after`` lets a finished peer repair its own lost last message
   (the TCP mesh only loses frames when a link breaks, which the reconnection covers).
 
-Tests: ``tests/cli/test_table_reliability.py`` runs four drivers on a seeded hostile
+Tests: ``tests/net/test_table_reliability.py`` runs four drivers on a seeded hostile
 in-memory network under ``MockClock(autojump_threshold=0)`` (loss, duplicates,
 reordering, links cut, a peer offline, the re-send turned off).
 
@@ -100,7 +100,7 @@ raises :class:`PlayerLeft` (``quit`` at the terminal) makes the driver sign and 
 notice, wait up to 2 s for it to go out, and re-raise. Ctrl-C or a closed terminal sends
 nothing (the table stays resumable). ``TableResult.abandoned`` holds the
 :class:`~p2p_sasaki.protocol.events.HandAbandoned` events. Tests:
-``tests/cli/test_abandon_driver.py`` (virtual time), ``tests/cli/test_abandon_processes.py``.
+``tests/net/test_abandon_driver.py`` (virtual time), ``tests/cli/test_abandon_processes.py``.
 
 What is persisted, and what a crash loses
 -----------------------------------------
@@ -117,146 +117,61 @@ What is persisted, and what a crash loses
   (it signs the very bytes it had signed, or refuses), writes the records its replay
   completed beyond the file (and skips those already in it), re-sends its saved
   envelopes to every peer and goes on; the others re-send theirs when its link comes back
-  (above). Tests: ``tests/cli/test_resume.py`` (in memory), ``test_resume_processes.py``.
+  (above). Tests: ``tests/net/test_resume.py`` (in memory), ``tests/cli/test_resume_processes.py``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import trio
 
 from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.followon import is_follow_on
 from p2p_sasaki.protocol.game import OPENING_PACE, SlotKind
-from p2p_sasaki.protocol.messages import (
-    MessageError,
-    TableAction,
-    VersionMismatchError,
-    decode_envelope,
-    verify_envelope,
+from p2p_sasaki.protocol.messages import MessageError, VersionMismatchError, decode_envelope, verify_envelope
+from p2p_sasaki.protocol.net.asking import (
+    ABANDON,
+    BOT,
+    END,
+    STALL_CHOICES,
+    WAIT,
+    BotPlayer,
+    Player,
+    PlayerLeft,
+    Stalled,
+    Turn,
+    bot_stall_choice,
+    player_left,
 )
-from p2p_sasaki.protocol.net.disk import DiskError, append_record, complete_length, repair_tail
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
 from p2p_sasaki.protocol.net.mesh import Mesh
-from p2p_sasaki.protocol.net.persist import TableStore
+from p2p_sasaki.protocol.net.pacing import Pacer, WindowOpened
+from p2p_sasaki.protocol.net.persist import TableStore, TranscriptWriter
+from p2p_sasaki.protocol.net.reliability import SentLog
 from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
 from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.pace import NO_PACE, Pace
-from p2p_sasaki.protocol.restore import RecordingEntropy, RestoreError, StaleSavedTable, restore_session
-from p2p_sasaki.protocol.session import Blame, HandAbandoned, HandEnded, Record, TableSession
-from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record, frame_records
+from p2p_sasaki.protocol.restore import RecordingEntropy, StaleSavedTable, restore_session
+from p2p_sasaki.protocol.session import (
+    Blame,
+    HandAbandoned,
+    HandEnded,
+    Record,
+    Signed,
+    SignedKind,
+    TableConfig,
+    TableSession,
+)
+from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record
 
 __all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Links", "Connected", "WindowOpened", "Pacer", "TableResult", "TranscriptWriter",
            "SentLog", "run_table", "Stalled", "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
-
-WAIT, ABANDON, END, BOT = "wait", "abandon", "end", "bot"
-STALL_CHOICES = (WAIT, ABANDON, END, BOT)
-"""The choices at the stall deadline (docs/usage.md, "When a player stops answering"): keep
-waiting (asked again one stall deadline later), abandon the hand (the match goes on with the
-next hand), end the match (abandon the hand, no further hands), or go on with a bot in the
-seat (only when :attr:`Stalled.bot_seat`: end this table like "end", then the present seats
-agree on a ``replace-seat`` table, protocol/net/botseat.py)."""
-
-
-class PlayerLeft(Exception):
-    """Raised by a player's ``decide`` when its person quits for good (``quit``, confirmed):
-    the driver signs a leave notice, sends it, then lets this exception end the table."""
-
-
-def player_left(error: BaseException) -> PlayerLeft | None:
-    """The :class:`PlayerLeft` that ``error`` is or holds: a player that asks in tasks of its
-    own (a terminal reading while a page may answer) raises it wrapped in an exception group,
-    and a quit must not read as a crash (the leave notice would never be sent)."""
-    if isinstance(error, PlayerLeft):
-        return error
-    if isinstance(error, BaseExceptionGroup):
-        for inner in error.exceptions:
-            left = player_left(inner)
-            if left is not None:
-                return left
-    return None
-
-
-@dataclass(frozen=True)
-class Stalled:
-    """Driver event, and the question put to the player (``Player.stalled``): the table has
-    waited for ``seats`` (not mine) since ``since`` (trio time) in ``hand``/``slot``, past the
-    table's stall deadline, or ``left`` (those of them that signed a leave notice) at once."""
-
-    hand: int
-    slot: int
-    seats: tuple[int, ...]
-    since: float
-    left: tuple[int, ...] = ()
-    again: tuple[int, ...] = ()
-    """Those of ``seats`` that an earlier hand of this match was already abandoned for."""
-    bot_seat: bool = False
-    """:data:`BOT` may be chosen: one seat is awaited and this is not the match's last hand."""
-
-
-@dataclass(frozen=True)
-class Turn:
-    """What a player is shown when asked for an action: a snapshot, safe to keep."""
-
-    seat: int
-    decision: Any            # p2p_sasaki.sasaki.hand.Decision
-    view: Any                # p2p_sasaki.sasaki.hand.SeatView
-    legal: tuple[Any, ...]   # p2p_sasaki.sasaki.hand.Action, the legal answers now
-    opened: float | None = None   # trio.current_time() when the decision opened (None: now)
-    delay: float = 0.0       # seconds after ``opened`` at which any answer goes out (fair windows)
-    answer_deadline: float | None = None   # seconds after ``opened`` a person may think (table option)
-
-
-class Player(Protocol):
-    async def decide(self, turn: Turn) -> Any:
-        """Return an action for ``turn``; cancelled if the decision goes away. Raise
-        :class:`PlayerLeft` to leave the table for good."""
-
-    # Optional: ``async def stalled(self, stall: Stalled) -> str`` returns one of
-    # STALL_CHOICES (cancelled if the awaited seats answer meanwhile); a player without it
-    # chooses as a bot does (:meth:`BotPlayer.stalled`).
-
-
-class BotPlayer:
-    """A :class:`p2p_sasaki.sasaki.bots.Bot` (``choose(view, legal)``) as a player.
-
-    A bot that sets ``thinks = True`` (the search bot: up to seconds of CPU) is asked
-    in a worker thread, so its thinking never blocks this peer's network loop; a
-    cancelled decision waits for the thread to return (the search's budget bounds it).
-    ``paced_turns``: the driver also holds its turn plays until the table's turn delay
-    (its thinking time depends on its hand); a person's turn plays go out when made.
-    """
-
-    paced_turns = True
-
-    def __init__(self, bot: Any, delay: float = 0.0) -> None:
-        self.bot = bot
-        self.delay = delay
-
-    async def decide(self, turn: Turn) -> Any:
-        if self.delay:
-            await trio.sleep(self.delay)
-        if getattr(self.bot, "thinks", False):
-            return await trio.to_thread.run_sync(self.bot.choose, turn.view, turn.legal)
-        return self.bot.choose(turn.view, turn.legal)
-
-    async def stalled(self, stall: Stalled) -> str:
-        """A bot abandons the hand at the stall deadline (the player may come back for the
-        next hand), and ends the match when an awaited seat signed a leave notice or was
-        already abandoned in an earlier hand (it did not come back)."""
-        return bot_stall_choice(stall)
-
-
-def bot_stall_choice(stall: Stalled) -> str:
-    """What a bot (and a player without ``stalled``) chooses: see :meth:`BotPlayer.stalled`."""
-    return END if stall.left or stall.again else ABANDON
 
 
 @dataclass(frozen=True)
@@ -291,50 +206,6 @@ class Links:
 
     offline: tuple[int, ...]
     keys: tuple[bytes, ...] = ()      # their public keys, in the same order
-
-
-@dataclass(frozen=True)
-class WindowOpened:
-    """Driver event: a paced decision of mine opened at ``at`` (trio time): a window, the
-    opening slot ("lead") or a bot's turn; my answer goes out at ``at + delay`` (a person's
-    later answer when given). ``slot``: the session's slot number in ``hand``."""
-
-    hand: int
-    slot: int
-    kind: str
-    at: float
-    delay: float
-
-
-class Pacer:
-    """The fair windows' one scheduler (docs/protocol.md, "Window pacing"): frames are
-    released in order, each no earlier than its due time (trio time, so a MockClock run is
-    exact). ``due(kind, opened)`` is the release time of an answer to a decision of ``kind``
-    opened at ``opened``."""
-
-    def __init__(self, pace: Pace) -> None:
-        self.pace = pace
-        self.queue: list[tuple[float, bytes]] = []
-        self._last = float("-inf")
-
-    def due(self, kind: str, opened: float) -> float:
-        return opened + self.pace.delay(kind)
-
-    def hold(self, frame: bytes, at: float) -> None:
-        """Queue ``frame`` for ``at`` (never before a frame queued earlier: order is kept)."""
-        self._last = max(self._last, at)
-        self.queue.append((self._last, frame))
-
-    def take_due(self, now: float) -> list[bytes]:
-        n = 0
-        while n < len(self.queue) and self.queue[n][0] <= now:
-            n += 1
-        out = [f for _, f in self.queue[:n]]
-        del self.queue[:n]
-        return out
-
-    def next_due(self) -> float:
-        return self.queue[0][0] if self.queue else float("inf")
 
 
 @dataclass(frozen=True)
@@ -373,78 +244,7 @@ class PeersUnreachable(trio.TooSlowError):
         self.seconds = seconds
 
 
-class TranscriptWriter:
-    """Appends records to a ``.sasaki`` file, each with one write and one fsync, truncated
-    back on failure (protocol/net/disk.py); a file that got no record is removed on close."""
-
-    def __init__(self, path: Path, *, reopen: bool = False) -> None:
-        self.path = Path(path)
-        self.records = 0
-        self.cut = 0   # bytes of a torn tail cut off when reopened
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            if reopen:     # a resumed table: keep the complete records, cut a torn tail (disk.py)
-                if self.path.exists():
-                    self.cut = repair_tail(self.path)
-                data = self.path.read_bytes() if self.path.exists() else b""
-                if complete_length(data) != len(data):
-                    raise RestoreError(f"{self.path} ends with bytes that are not a transcript record")
-                self._file = open(self.path, "ab")
-                self.records = len(frame_records(data)[0])
-            else:
-                self._file = open(self.path, "xb")  # never overwrite another table's transcript
-        except (FileExistsError, DiskError):
-            raise
-        except OSError as error:
-            raise DiskError(error.errno, f"disk error: cannot create {self.path}: {error.strerror or error}") from error
-
-    def append(self, data: bytes) -> None:
-        append_record(self._file, data, self.path)
-        self.records += 1
-
-    def close(self) -> None:
-        self._file.close()
-        if self.records == 0:
-            with contextlib.suppress(OSError):
-                self.path.unlink()
-
-
-class SentLog:
-    """Every envelope this peer broadcast that a peer may still need (see the module
-    docstring, "Transport reliability"): the newest hand's, plus the last slot of
-    the hand before, plus ``pinned`` frames (the creator's table options)."""
-
-    def __init__(self) -> None:
-        self.pinned: list[bytes] = []
-        self.hand = -1
-        self._frames: dict[int, list[tuple[int, bytes]]] = {}   # hand -> [(slot, frame)] in send order
-
-    def add(self, frame: bytes) -> None:
-        try:
-            body = decode_envelope(frame).body
-        except MessageError:
-            return
-        if body.hand > self.hand:
-            self.hand = body.hand
-            for hand in list(self._frames):
-                if hand < self.hand - 1:
-                    del self._frames[hand]
-                elif hand == self.hand - 1:
-                    last = max(slot for slot, _ in self._frames[hand])
-                    self._frames[hand] = [(slot, f) for slot, f in self._frames[hand] if slot == last]
-        elif body.hand < self.hand - 1:
-            return
-        self._frames.setdefault(body.hand, []).append((body.slot, frame))
-
-    def frames(self) -> list[bytes]:
-        """Oldest first: pinned frames, then by hand, each in send order."""
-        return self.pinned + [f for hand in sorted(self._frames) for _, f in self._frames[hand]]
-
-    def __len__(self) -> int:
-        return len(self.pinned) + sum(len(v) for v in self._frames.values())
-
-
-def _default_session_factory(identity: Identity, roster: TableRoster, config: Any) -> Any:
+def _default_session_factory(identity: Identity, roster: TableRoster, config: TableConfig) -> TableSession:
     return TableSession(identity, roster.keys, roster.table_id, config, roster_names=roster.names)
 
 
@@ -457,7 +257,7 @@ async def run_table(
     transcript_path: Path | None,
     listeners: Sequence[trio.SocketListener] | None = None,
     on_event: Callable[[Any, Any], None] | None = None,
-    session_factory: Callable[[Identity, TableRoster, Any], Any] | None = None,
+    session_factory: Callable[[Identity, TableRoster, TableConfig], TableSession] | None = None,
     mesh_options: dict[str, Any] | None = None,
     connect_timeout: float = 60.0,
     linger: float = 1.5,
@@ -646,18 +446,8 @@ STALL_BACKOFF_MAX = 60.0
 QUIET_AFTER_RESENDS = 0.2   # a resume: no new frame for this long after every peer's first ones
 
 
-def _is_mine(session: Any, frame: bytes) -> bool:
-    """Whether ``frame`` is an envelope I signed (not a relay)."""
-    try:
-        body = decode_envelope(frame).body
-    except MessageError:
-        return False
-    me: int | None = session.my_index if body.hand == 0 else session.my_seat
-    return body.sender == me
-
-
 class _Driver:
-    def __init__(self, session: Any, transport: Transport, player: Player, writer: TranscriptWriter | None,
+    def __init__(self, session: TableSession, transport: Transport, player: Player, writer: TranscriptWriter | None,
                  notify: Callable[[Any, Any], None], result: TableResult, log: SentLog | None = None,
                  stall_after: float = 3.0, *, step_in_thread: bool = True, resend: bool = True,
                  proof_pool: ProofPool | None = None, pace: Pace = NO_PACE,
@@ -693,7 +483,7 @@ class _Driver:
         self.paced_turns = bool(getattr(player, "paced_turns", False))
         self.opened: dict[object, tuple[float, float]] = {}   # decision key -> (opened, due)
         self.held: list[tuple[float, object, Any]] = []        # (due, decision key, action)
-        self.acted: set[tuple[int, int]] = set()                # (hand, slot) I answered through act
+        self.mine: set[bytes] = set()      # my signed envelopes saved, not yet sent (the Pacer may hold them)
         self.store = store
         self.entropy = entropy
         self.on_disk: deque[bytes] = deque()
@@ -765,8 +555,10 @@ class _Driver:
         """Events first (records to disk, in order), then our outgoing messages."""
         session = self.session
         events = session.take_events()
+        signed = session.take_signed()
         outgoing = session.take_outgoing()
-        mine = [f for f in outgoing if _is_mine(session, f)]
+        mine = [s.envelope for s in signed]
+        self.mine.update(mine)
         if self.store is not None:   # before anything else: what I signed, and its randomness
             drawn = self.entropy.take_drawn() if self.entropy is not None else b""
             self.store.save(drawn, mine)
@@ -789,29 +581,22 @@ class _Driver:
                     self.result.blame = event
             self.notify(event, session)
         now = trio.current_time()
+        openings = {s.envelope: s for s in signed if s.kind is SignedKind.OPENING}
         for frame in outgoing:   # saved above; the Pacer may hold a frame, never re-signs it
-            self.pacer.hold(frame, self._lead_due(frame, now))
+            opening = openings.get(frame)
+            self.pacer.hold(frame, now if opening is None else self._opening_due(opening, now))
         await self._release()
         if events or outgoing:
             self._progress()
         self._report_waiting()
 
-    def _lead_due(self, frame: bytes, now: float) -> float:
+    def _opening_due(self, opening: Signed, now: float) -> float:
         """The session signs one answer by itself: the opening slot's (``lead`` or
         ``decline``), as it enters that slot, so ``now`` is when that slot opened. Every
-        other frame is due now: my answers to decisions were held before ``act``
-        (:attr:`acted`), the rest are deck messages and relays of other seats' frames."""
-        try:
-            body = decode_envelope(frame).body
-        except MessageError:
-            return now
-        session = self.session
-        me = session.my_index if body.hand == 0 else session.my_seat
-        if (not isinstance(body.payload, TableAction) or body.sender != me
-                or (body.hand, body.slot) in self.acted):
-            return now
+        other frame is due now: my answers to decisions were held before ``act``, the rest
+        are deck messages and relays of other seats' frames."""
         delay = self.pacer.pace.delay(OPENING_PACE)
-        self.notify(WindowOpened(body.hand, body.slot, OPENING_PACE, now, delay), self.session)
+        self.notify(WindowOpened(opening.hand, opening.slot, OPENING_PACE, now, delay), self.session)
         return now + delay
 
     async def _release(self) -> None:
@@ -820,7 +605,8 @@ class _Driver:
         for frame in frames:
             self.log.add(frame)
             await self.transport.broadcast(frame)
-        mine = [f for f in frames if _is_mine(self.session, f)]
+        mine = [f for f in frames if f in self.mine]
+        self.mine.difference_update(mine)
         if mine:
             await self._crash_point("sent", mine)
 
@@ -842,7 +628,7 @@ class _Driver:
         if down != self.links:
             self.links = down
             self.notify(Links(down, tuple(members[s] for s in down)), session)
-        left = tuple(s for s in waiting if s in getattr(session, "left", ()))
+        left = tuple(s for s in waiting if s in session.left)
         if (waiting, offline, alone, left) != self.waiting:
             was_alone = bool(self.waiting[2])
             self.waiting = (waiting, offline, alone, left)
@@ -856,10 +642,9 @@ class _Driver:
         """When the choices are due for the current wait (inf: not waiting, or asked)."""
         session = self.session
         waiting = self.wait_key[2] if self.wait_key else ()
-        if (self.stall_asked or not waiting or session.finished or getattr(session, "hand_no", 0) < 1
-                or not hasattr(session, "abandon")):
+        if self.stall_asked or not waiting or session.finished or session.hand_no < 1:
             return float("inf")
-        if any(s in getattr(session, "left", ()) for s in waiting):
+        if any(s in session.left for s in waiting):
             return float("-inf")          # a seat we wait for left: no need to wait for the deadline
         return self.wait_since + self.pacer.pace.stall_deadline
 
@@ -933,7 +718,7 @@ class _Driver:
 
     def _decision_key(self) -> object:
         session = self.session
-        return (getattr(session, "hand_no", None), session.slot, session.pending_for_me)
+        return (session.hand_no, session.slot, session.pending_for_me)
 
     async def _ask(self, key: object, turn: Turn, scope: trio.CancelScope) -> None:
         with scope:
@@ -952,7 +737,7 @@ class _Driver:
     def _maybe_ask(self, nursery: trio.Nursery) -> None:
         session = self.session
         pending = session.pending_for_me
-        if pending is None:
+        if pending is None or session.my_seat is None:   # (a seat is pending only once seated)
             if self.asking is not None:
                 self.asking[1].cancel()
                 self.asking = None
@@ -1022,11 +807,20 @@ class _Driver:
                 with trio.move_on_after(QUIET_AFTER_RESENDS):
                     await self.wake.wait()
         saved = set(self.log.frames()) | set(restored.outgoing)
-        key = self.session.identity.public_key
+        identity = self.session.identity
+        if identity is None:   # an observer signs nothing
+            return
+        key = identity.public_key
         for _, frame in self.inbox:
-            if frame in saved or not _is_mine(self.session, frame):
+            if frame in saved:
                 continue
-            if verify_envelope(decode_envelope(frame), key):
+            try:
+                message = decode_envelope(frame)
+            except MessageError:
+                continue
+            body = message.body
+            me = self.session.my_index if body.hand == 0 else self.session.my_seat
+            if body.sender == me and verify_envelope(message, key):
                 raise StaleSavedTable()
 
     async def run(self, nursery: trio.Nursery, linger: float, *, started: bool = False) -> None:
@@ -1065,7 +859,6 @@ class _Driver:
                     if due > trio.current_time():
                         self.held.append((due, key, action))
                         continue
-                    self.acted.add((session.hand_no, session.slot))
                     session.act(action)  # IllegalActionError: a bug of the player; let it surface
                     progressed = True
                 await self._flush()

@@ -85,19 +85,26 @@ def quiet_resource_tracker() -> None:
     clean up at shutdown", on the player's terminal, which it shares. The clean-up is kept;
     the warning, which says only that the peer was killed, goes nowhere. The tracker takes
     file descriptor 2 as it is when it starts, so call this while the process has one thread
-    (``sasaki`` does, before its event loop): fd 2 points at the null device for that moment."""
+    (``sasaki`` does, before its event loop): fds 1 and 2 point at the null device for that
+    moment."""
     if sys.platform == "win32":     # no named semaphores there: nothing is tracked
         return
     from multiprocessing import resource_tracker
 
+    sys.stdout.flush()
     sys.stderr.flush()
-    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    # stdout too: the tracker never writes there, and holding a caller's pipe open it would
+    # keep a script that reads this command's output waiting until it exits
+    saved, null = (os.dup(1), os.dup(2)), os.open(os.devnull, os.O_WRONLY)
     try:
+        os.dup2(null, 1)
         os.dup2(null, 2)
         resource_tracker.ensure_running()
     finally:
-        os.dup2(saved, 2)
-        os.close(saved)
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(saved[0])
+        os.close(saved[1])
         os.close(null)
 
 

@@ -141,9 +141,9 @@ def bots_scenario(work: Path) -> dict:
     log = work / "host.log"
     host = start(log, "host", "--bots", "3", "--bot", "--seed", "5", *FAST, "--data-dir", str(work / "p0"),
                  "--transcript", str(work / "p0.sasaki"))
-    rc, out = wait(host, log)
+    rc, host_out = wait(host, log)
     report["seconds"] = round(time.monotonic() - started, 1)
-    report["host"] = {"rc": rc, "out": out}
+    report["host"] = {"rc": rc, "out": host_out}
     bot_transcripts = sorted((work / "p0" / "bots").glob("*/transcripts/*.sasaki"))
     report["bot_transcripts"] = [str(p.relative_to(work)) for p in bot_transcripts]
     report["transcripts_identical"] = len({p.read_bytes() for p in [work / "p0.sasaki", *bot_transcripts]}) == 1

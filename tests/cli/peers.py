@@ -23,7 +23,7 @@ def sasaki(*argv: str, **kwargs) -> subprocess.Popen:
 def wait_for(path: Path, process: subprocess.Popen, timeout: float = 20) -> str:
     deadline = time.monotonic() + timeout
     while not path.exists():
-        assert process.poll() is None, process.stdout.read().decode()
+        assert process.poll() is None, process.stdout.read().decode() if process.stdout else ""
         assert time.monotonic() < deadline, f"{path} did not appear"
         time.sleep(0.05)
     return path.read_text().strip()

@@ -64,10 +64,10 @@ def test_three_processes_abandon_a_sigkilled_peer_and_exit_cleanly(tmp_path):
         assert "was abandoned" in out and "nobody is blamed" in out
     transcripts = [tmp_path / f"p{i}.sasaki" for i in (0, 1, 3)]
     assert len({p.read_bytes() for p in transcripts}) == 1
-    out = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "audit", "--json", str(transcripts[0])],
-                         cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120)
-    assert out.returncode == 3, out.stdout + out.stderr
-    audit = json.loads(out.stdout)
+    audited = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "audit", "--json", str(transcripts[0])],
+                             cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120)
+    assert audited.returncode == 3, audited.stdout + audited.stderr
+    audit = json.loads(audited.stdout)
     assert audit["status"] == "abandoned" and audit["blame"] is None and len(audit["left"]) == 1
     assert "left (not a fault)" in audit["note"]
     killed = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "audit", "--json",

@@ -13,7 +13,7 @@ import pytest
 
 from tests.cli.peers import ROOT, env
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("full_proof_demo")]  # its one run, on one worker
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ def play_as_human(tmp_path, timeout: float = 180) -> str:
     child = pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", "demo", "--human", "--hands", "1", "--seed", "2",
                                            "--timeout", "3", "--dir", str(tmp_path)],
                           cwd=str(ROOT), env=env(), encoding="utf-8", timeout=timeout)
-    log = []
+    log: list[str] = []
     child.logfile_read = _Tee(log)
     tried_illegal = False
     while True:

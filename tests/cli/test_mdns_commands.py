@@ -35,7 +35,6 @@ def table_report(tmp_path_factory) -> dict:
     return run_scenario("table", tmp_path_factory.mktemp("table"))
 
 
-@pytest.mark.xdist_group("mdns_table_report")  # the module's one table scenario, on one worker
 def test_hosted_table_is_listed_refuses_a_wrong_code_and_is_joined_by_three_commands(table_report):
     report = table_report
     code = report["code"]
@@ -71,7 +70,6 @@ def test_hosted_table_is_listed_refuses_a_wrong_code_and_is_joined_by_three_comm
     assert len(audit["scores"]) == 1 and sum(audit["totals"]) == 0
 
 
-@pytest.mark.xdist_group("mdns_table_report")  # the module's one table scenario, on one worker
 def test_avahi_browse_sees_the_table_sasaki_host_advertises(table_report):
     """avahi-browse, an independent mDNS client, run while the host waited for joiners."""
     report = table_report

@@ -37,6 +37,11 @@ Declared 30 of 30 (diamonds 20), all passed 0, pokk 1.
 """
 
 
+def test_a_slow_run_shows_a_tenth_of_a_deal_per_second(capsys, two_seconds):
+    status, out, _ = run(capsys, "--hands", "3", "--seed", "7")
+    assert status == 0 and out.endswith("\n1.5 deals per second.\n")
+
+
 def test_duplicate_text_with_mixed_pairs(capsys, two_seconds):
     status, out, _ = run(capsys, "--hands", "20", "--seed", "2", "--duplicate",
                          "--seats", "heuristic,random,random,heuristic")
@@ -70,7 +75,7 @@ def test_search_decisions_are_timed_and_the_level_is_named(capsys, two_seconds):
     status, out, _ = run(capsys, "--hands", "1", "--seed", "1", "--duplicate", "--level", "1",
                          "--seats", "search,heuristic,search,heuristic")
     assert "search level 1 (10 rollouts)" in out
-    assert f"Search decisions: {timing['decisions']}, median 0.250 s, worst 0.250 s (CPU)." in out
+    assert f"Searched decisions: {timing['decisions']}, median 0.250 s, worst 0.250 s (CPU)." in out
 
 
 def test_a_deal_played_twice_swaps_the_pairs_bots():

@@ -76,7 +76,6 @@ def test_four_processes_found_by_mdns_on_loopback(tmp_path):
     assert audit(transcripts[0])["ok"]
 
 
-@pytest.mark.xdist_group("full_proof_demo")  # its one run, on one worker
 def test_network_demo_with_full_proofs_audits(full_proof_demo):
     """The README's main command, as it runs on a fresh machine (64-round proofs); the
     session's one run (tests/cli/conftest.py, shared with test_audit_export.py)."""

@@ -149,7 +149,8 @@ async def test_a_chata_window_you_cannot_claim_passes_without_a_line(monkeypatch
     while hand.decision.kind is not DecisionKind.TURN:
         hand.resolve([Decline(s) for s in hand.decision.seats])
     hand.resolve([Play(0, CardSet.parse("3H"))])                 # a single: S1 may chata with 3C 3D
-    assert hand.decision.kind is DecisionKind.CHATA and hand.legal_actions(2) == [Decline(2)]
+    decision = hand.decision                                     # read afresh: the hand moved on
+    assert decision.kind is DecisionKind.CHATA and hand.legal_actions(2) == [Decline(2)]
     start = trio.current_time()
     turn = Turn(2, hand.decision, hand.view(2), tuple(hand.legal_actions(2)), start, 1.5, 30.0)
     action, end, lines = await _decide(monkeypatch, turn, [])

@@ -100,7 +100,7 @@ def test_sasaki_view_steps_through_every_action_of_a_hand_in_chromium(full_proof
     reader.start()
     try:
         assert found.wait(60), "".join(lines)
-        url = re.search(r"The replay in the browser: (\S+)", "".join(lines)).group(1)   # type: ignore[union-attr]
+        url = re.search(r"The replay in the browser: (\S+)", "".join(lines)).group(1)
         assert url.startswith("http://127.0.0.1:")
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM)

@@ -39,10 +39,12 @@ async def test_idle_connections_over_the_cap_close_the_oldest_and_the_page_still
     async with trio.open_nursery() as nursery:
         await nursery.start(web.serve)
         idle = []
+        slots = server.MAX_CONNECTIONS - server.MAX_PER_TOKEN
         for number in range(100):
             idle.append(await trio.open_tcp_stream("127.0.0.1", web.port))
             # one at a time, so that the server's order is the order they were opened
-            await until(lambda n=number: web.connections() == min(n + 1, server.MAX_CONNECTIONS - server.MAX_PER_TOKEN))
+            held = min(number + 1, slots)
+            await until(lambda: web.connections() == held)   # noqa: B023 (awaited at once)
         assert web.connections() == 48
         for stream in idle[:52]:                       # the oldest were closed, the newest held
             assert await closed_by_server(stream)

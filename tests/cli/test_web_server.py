@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import trio
 import trio.testing
@@ -73,7 +74,8 @@ class Socket:
     """A WebSocket client (wsproto) for the test."""
 
     def __init__(self, stream: trio.SocketStream, ws: WSConnection) -> None:
-        self.stream, self.ws, self.pending = stream, ws, []
+        self.stream, self.ws = stream, ws
+        self.pending: list[Any] = []   # wsproto events not yet read
 
     @classmethod
     async def open(cls, port: int, path: str) -> Socket:

@@ -85,6 +85,6 @@ def test_card_set_is_immutable_and_set_like():
     assert (a - b) == CardSet.parse("3H")
     assert CardSet.parse("4H").issubset(a)
     with pytest.raises(AttributeError):
-        a.mask = 0  # type: ignore[misc]
+        a.mask = 0
     with pytest.raises(ValueError):
         CardSet(1 << 48)

@@ -134,7 +134,7 @@ async def table_scenario() -> dict[str, object]:
     return report
 
 
-async def _run_mesh(identity, roster, listeners, options, *, task_status):  # type: ignore[no-untyped-def]
+async def _run_mesh(identity, roster, listeners, options, *, task_status):
     async with open_mesh(identity, roster, listeners, **options) as mesh:
         task_status.started(mesh)
         await trio.sleep_forever()

@@ -181,7 +181,7 @@ async def play(hands: int, *, quit_: bool = False, quit_in_task: bool = False,
             except* PlayerLeft as group:   # it ends the table (the CLI says so in one sentence)
                 table.results[n] = group.exceptions[0]
                 while isinstance(table.results[n], BaseExceptionGroup):
-                    table.results[n] = table.results[n].exceptions[0]  # type: ignore[union-attr]
+                    table.results[n] = table.results[n].exceptions[0]
                 table.gone_at = trio.current_time()
         if n == VICTIM and scope.cancelled_caught:
             table.results[n] = None

@@ -14,7 +14,7 @@ from p2p_sasaki.sasaki.search import SearchBot
 
 
 class Recording(SearchBot):
-    def choose(self, view, legal):  # type: ignore[no-untyped-def]
+    def choose(self, view, legal):
         self.thread = threading.current_thread()
         return super().choose(view, legal)
 

@@ -168,7 +168,7 @@ async def test_the_others_choose_bot_and_the_match_goes_on_with_a_bot_in_the_emp
     # the new roster: the old one's, the bot in the departed member's place, at its runner's address
     new_keys = tuple(BOT_IDENTITY.public_key if k == KEYS[VICTIM] else k for k in KEYS)
     link = link_of(ROSTER.table_id, old.final_hash, REPLACE_SEAT, new_keys)
-    rosters = {peers[n].agreed.roster for n in PRESENT}  # type: ignore[union-attr]
+    rosters = {peers[n].agreed.roster for n in PRESENT}
     assert len(rosters) == 1
     roster = rosters.pop()
     assert roster is not None and roster.keys == new_keys
@@ -239,10 +239,10 @@ async def test_bot_players_never_ask_for_a_bot_seat_but_follow_a_person_who_does
     if person:
         policies[PRESENT[-1]] = "yes"
     peers = await table({n: BOT for n in PRESENT}, policies=policies, play=False)
-    rosters = {peers[n].agreed.roster for n in PRESENT}  # type: ignore[union-attr]
+    rosters = {peers[n].agreed.roster for n in PRESENT}
     assert len(rosters) == 1
     if person:
         assert rosters.pop() is not None
     else:
-        assert rosters.pop() is None and all(peers[n].agreed.outcome.declined is not None  # type: ignore[union-attr]
+        assert rosters.pop() is None and all(peers[n].agreed.outcome.declined is not None
                                              for n in PRESENT)

@@ -29,8 +29,10 @@ from tests.net.test_bot_seat import Chooser
 
 pytestmark = pytest.mark.slow
 
-CONFIG = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False, pace=Pace((), 1_000, 3_000))
-FAST = dict(backoff=Backoff(initial=0.05, maximum=0.2), heartbeat=0.2, dead_after=1.0, handshake_timeout=2.0)
+CONFIG = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False,
+                     pace=Pace((), 1_000, 3_000))
+FAST: dict[str, Any] = dict(backoff=Backoff(initial=0.05, maximum=0.2), heartbeat=0.2, dead_after=1.0,
+                            handshake_timeout=2.0)
 
 
 async def test_a_bot_takes_the_empty_seat_over_the_tcp_mesh():
@@ -48,7 +50,7 @@ async def test_a_bot_takes_the_empty_seat_over_the_tcp_mesh():
         return lambda ev, session: into.append(ev.data) if isinstance(ev, Record) else None
 
     async def run(n: int) -> None:
-        mesh = Mesh(identities[n], roster, **FAST)  # type: ignore[arg-type]
+        mesh = Mesh(identities[n], roster, **FAST)
         async with trio.open_nursery() as links:
             await links.start(mesh.run, listeners[n])
             scope = trio.CancelScope()

@@ -14,6 +14,7 @@ from p2p_sasaki.protocol.net.join import (
     InvalidCodeError,
     JoinError,
     MemberJoined,
+    MemberLeft,
     TableClosedError,
     TableCode,
     WrongCodeError,
@@ -187,7 +188,7 @@ async def test_a_joiner_racing_for_the_last_seat_is_told_the_table_is_full():
     slow_started, let_slow_go = trio.Event(), trio.Event()
     real_handshake = join_module._joiner_handshake
 
-    async def slow_handshake(framed, *args):  # type: ignore[no-untyped-def]
+    async def slow_handshake(framed, *args):
         slow_started.set()
         await let_slow_go.wait()
         return await real_handshake(framed, *args)
@@ -242,7 +243,8 @@ async def test_a_joiner_who_leaves_early_frees_its_seat():
             for index, identity in enumerate(stayers):
                 nursery.start_soon(join, identity, address, 6001 + index)
     assert [type(e).__name__ for e in table.events] == ["MemberJoined", "MemberLeft", "MemberJoined", "MemberJoined"]
-    assert table.events[1].seats_taken == 1
+    left = table.events[1]
+    assert isinstance(left, MemberLeft) and left.seats_taken == 1
     assert table.roster is not None
     assert sorted(table.roster.keys[1:]) == sorted(i.public_key for i in stayers)
     assert len(rosters) == 2 and all(r.keys == table.roster.keys for r in rosters)

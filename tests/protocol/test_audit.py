@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from functools import cache
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,7 +17,7 @@ from p2p_sasaki.protocol.deck import CardOpened, Violation
 from p2p_sasaki.protocol.messages import KeyReveal, ShuffleHop, ShuffleProof, StripRound, decode_envelope
 from tests.protocol.helpers import TABLE, Table, payload_of, resign
 
-FAST = dict(n_cards=12)
+FAST: dict[str, Any] = dict(n_cards=12)
 
 
 def finished(**options) -> Table:

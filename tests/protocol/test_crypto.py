@@ -150,7 +150,7 @@ def test_permutations_come_from_the_injected_entropy():
     assert crypto.random_permutation(SeededEntropy(b"a"), 48) == crypto.random_permutation(SeededEntropy(b"a"), 48)
     perm = crypto.random_permutation(SeededEntropy(b"a"), 48)
     assert crypto.is_permutation(perm, 48) and perm != tuple(range(48))
-    assert crypto.permute("abc", crypto.invert_permutation((2, 0, 1))) == ("b", "c", "a")
+    assert crypto.permute((b"a", b"b", b"c"), crypto.invert_permutation((2, 0, 1))) == (b"b", b"c", b"a")
 
 
 # -- DLEQ -------------------------------------------------------------------------------------

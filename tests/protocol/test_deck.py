@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -30,7 +31,7 @@ from p2p_sasaki.protocol.messages import (
 )
 from tests.protocol.helpers import Table, payload_of, resign
 
-FAST = dict(n_cards=12)  # proofs on, small enough for many tests
+FAST: dict[str, Any] = dict(n_cards=12)  # proofs on, small enough for many tests
 
 
 def types_sent(table: Table) -> list[tuple[int, str]]:

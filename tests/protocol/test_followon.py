@@ -44,7 +44,7 @@ def test_all_four_accept_a_new_table_whose_id_follows_the_table_id_rule():
             assert peer.receive(frame) is None
     outcomes = [peer.outcome for peer in peers]
     assert all(isinstance(o, Agreed) for o in outcomes) and len(set(outcomes)) == 1
-    roster = outcomes[0].roster                                 # type: ignore[union-attr]
+    roster = outcomes[0].roster
     # Same members, addresses and order; each member's new nonce; the id from the link.
     assert roster.members == tuple(TableMember(m.key, m.host, m.port, NONCES[n]) for n, m in enumerate(OLD.members))
     link = crypto.hash32(crypto.domain_tag("follow-on"), OLD.table_id, FINAL, b"rematch",

@@ -29,7 +29,7 @@ def jobs_instead_of_step(peer: TableSession, handed_out: list) -> None:
             peer.finish_job(job, run_job(job))
         return bool(jobs)
 
-    peer.step = step  # type: ignore[method-assign]
+    peer.step = step
 
 
 @pytest.fixture(scope="module")

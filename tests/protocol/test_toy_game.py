@@ -7,10 +7,11 @@ import pytest
 
 from p2p_sasaki.protocol.config import GAMES
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
+from p2p_sasaki.protocol.game import Seating
 from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.session import HandEnded, MatchEnded, Seated, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
-from p2p_sasaki.protocol.transcript import read_transcript
+from p2p_sasaki.protocol.transcript import read_transcript, split_records
 from tests.protocol.table_helpers import TABLE_ID, Net, identities
 from tests.protocol.toy_game import N_CARDS, NAME, SEATS, HighCardGame
 
@@ -56,6 +57,21 @@ def test_the_audit_does_not_know_a_game_it_was_not_given():
     net.run()
     audit = audit_table(net.transcript(0))
     assert not audit.ok and audit.blame is not None and "does not know" in audit.blame.reason
+
+
+def test_a_game_that_seats_by_join_order_skips_the_draw():
+    """``Game.seating``: the toy game with the option seats member i at seat i, hand 1 follows
+    GENESIS (no seat-commit, no seat-nonce), and the audit agrees."""
+    net = Net(seed=1, config=TableConfig(HighCardGame(Seating.JOIN_ORDER), hands=1, proofs=False))
+    net.start()
+    net.run()
+    assert_agreed(net, hands=1)
+    assert [net.of_type(i, Seated)[0].my_seat for i in range(SEATS)] == [0, 1, 2]
+    types = [decode_envelope(body).body.type for kind, body in split_records(net.transcript(0))[1:]]
+    assert "table/seat-commit" not in types and "table/seat-nonce" not in types and types[:3] == ["table/genesis"] * 3
+    assert read_transcript(net.transcript(0)).header.game_options == b"join"
+    audit = audit_table(net.transcript(0), games=TOY_GAMES)
+    assert audit.ok and audit.complete and audit.totals == net.peers[0].totals
 
 
 def test_a_toy_card_the_seat_was_not_dealt_is_blamed_on_it_as_data():

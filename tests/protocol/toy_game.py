@@ -143,13 +143,13 @@ class HighCardGame:
         self.seating = seating
 
     def options_bytes(self) -> bytes:
-        return b""
+        return b"join" if self.seating is Seating.JOIN_ORDER else b""
 
     @classmethod
     def from_options_bytes(cls, data: bytes) -> HighCardGame:
-        if data:
-            raise ValueError("the toy game has no options")
-        return cls()
+        if data not in (b"", b"join"):
+            raise ValueError("the toy game's only option is its seating by join order")
+        return cls(Seating.JOIN_ORDER if data else Seating.DRAW)
 
     def opening_card(self) -> int:
         return 0

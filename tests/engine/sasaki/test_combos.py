@@ -201,10 +201,10 @@ def test_generation_against_every_top_of_every_kind_and_rank():
         if rng.random() < 0.5:
             hand |= PIG_MASK
         cards = list(mask_indices(hand))
-        classified = [(sum(1 << i for i in subset), subset) for size in range(1, len(cards) + 1)
-                      for subset in combinations(cards, size)]
-        classified = [(mask, classify(mask, hand)) for mask, _ in classified]
-        classified = [(mask, combo) for mask, combo in classified if combo is not None]
+        subsets = [sum(1 << i for i in subset) for size in range(1, len(cards) + 1)
+                   for subset in combinations(cards, size)]
+        classes = [(mask, classify(mask, hand)) for mask in subsets]
+        classified = [(mask, combo) for mask, combo in classes if combo is not None]
         for top in tops:
             generated = legal_plays(hand, top)
             assert len(generated) == len(set(generated))

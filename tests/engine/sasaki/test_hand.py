@@ -101,8 +101,8 @@ def test_a_shown_opening_3_counts_for_the_chata_chance():
     hand.apply(Pass(3))
     play(hand, 0, "5C")
     decline(hand)                 # 5H 5S are unplayed
-    for seat in (1, 2, 3):
-        hand.apply(Pass(seat))
+    for passing in (1, 2, 3):
+        hand.apply(Pass(passing))
     play(hand, 0, "3C")
     # two 3s are unplayed, but the 3H is known to be S0's: nobody else can hold two
     assert hand.decision == Decision(T, (1,))
@@ -535,7 +535,7 @@ def test_random_playthroughs_conserve_cards_and_end_properly(seed, running, must
         else:
             hand.resolve([rng.choice(hand.legal_actions(s)) for s in d.seats])
     assert sorted(hand.finish) == [0, 1, 2, 3]
-    assert sum(hand.scores) == 0
+    assert hand.scores is not None and sum(hand.scores) == 0
     assert hand.multiplier in (1, 2, 4)
 
 

@@ -37,7 +37,7 @@ OPTIONS = TableOptions(lead_card="3H")
 def peers(specs=D, lead="3H", **options):
     """The full hand and the four peers' hidden hands of the same deal."""
     full = new_hand(specs, lead, **options)
-    opts = TableOptions(lead_card=lead, **options)   # type: ignore[arg-type]
+    opts = TableOptions(lead_card=lead, **options)
     return full, [Hand.for_peer(s, specs[s], full.first_leader, lead, opts) for s in range(4)]
 
 

@@ -28,6 +28,7 @@ def test_match_totals_and_every_hand_led_by_the_opening_3():
         with pytest.raises(ValueError, match="not over"):
             match.start_hand(random_deal(rng))
         finish_randomly(hand, rng)
+        assert hand.scores is not None
         expected = [a + b for a, b in zip(expected, hand.scores, strict=False)]
     assert match.totals == tuple(expected) and match.hands_finished == 5
     assert sum(match.totals) == 0

@@ -11,11 +11,11 @@ from p2p_sasaki.sasaki.scoring import ScoringTable, multiplier, score_hand
                                            ((2, 4), -1), ((3, 4), -2)])
 def test_two_against_two(places, value):
     """sasaki-rules.md, Scoring: two against two, by the red partners' places."""
-    finish = [None] * 4
+    placed: list[int | None] = [None] * 4
     red = (1, 3)
-    finish[places[0] - 1], finish[places[1] - 1] = red
+    placed[places[0] - 1], placed[places[1] - 1] = red
     others = iter((0, 2))
-    finish = [s if s is not None else next(others) for s in finish]
+    finish = [s if s is not None else next(others) for s in placed]
     assert score_hand(finish, red, 1) == (-value, value, -value, value)
 
 

@@ -98,7 +98,7 @@ def test_sampled_deals_vary_the_hidden_cards():
     hand = Hand.random(random.Random(0), "3H", OPTIONS)
     view = hand.view(0)
     rng = random.Random(1)
-    samples = {determinize(view, rng, OPTIONS).cards(2).mask for _ in range(10)}  # type: ignore[union-attr]
+    samples = {determinize(view, rng, OPTIONS).cards(2).mask for _ in range(10)}
     assert len(samples) == 10
 
 
@@ -180,7 +180,7 @@ def test_levels_map_to_rollouts():
 @pytest.mark.parametrize("kind", [DecisionKind.STOP, DecisionKind.CHATA, DecisionKind.KKOJDA])
 def test_window_answers_are_claims_or_declines(kind):
     # every answer the bot gave in a window of this kind, over a few hands, is legal
-    seen = []
+    seen: list[Action] = []
     for seed in range(30):
         bots = [SearchBot(random.Random(seed + s), rollouts=2) for s in range(4)]
         hand = Hand.random(random.Random(seed), "3H", OPTIONS)
@@ -232,7 +232,8 @@ def test_the_rollout_policy_plays_as_the_heuristic_bot():
             masks = hand.legal_play_masks(seat) if d.kind is DecisionKind.TURN else []
             if d.kind is DecisionKind.TURN and len(masks) + (hand.top is not None) > 1:
                 dealt = hand.dealt
-                holders = tuple(next(s for s in range(4) if dealt[s] & bit) for bit in _RED_TEN_BITS)
+                first, second = (next(s for s in range(4) if dealt[s] & bit) for bit in _RED_TEN_BITS)
+                holders = (first, second)
                 public = PIG_MASK if hand.runner is not None else _played_tens(hand)
                 mine = rollout_choice(hand, seat, masks, _partners(seat, holders, public, dealt[seat]),
                                       hand.cards(seat).mask)

@@ -1,0 +1,117 @@
+"""Asking: what the driver asks of a seat's player (protocol/net/table.py runs it). A
+:class:`Player` is asked for an answer to each decision of its seat (a :class:`Turn`) and,
+optionally, what to do when the table has waited past its stall deadline (a
+:class:`Stalled`); a bot is a :class:`BotPlayer`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import trio
+
+__all__ = ["Turn", "Player", "BotPlayer", "Stalled", "PlayerLeft", "player_left", "bot_stall_choice",
+           "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
+
+WAIT, ABANDON, END, BOT = "wait", "abandon", "end", "bot"
+STALL_CHOICES = (WAIT, ABANDON, END, BOT)
+"""The choices at the stall deadline (docs/usage.md, "When a player stops answering"): keep
+waiting (asked again one stall deadline later), abandon the hand (the match goes on with the
+next hand), end the match (abandon the hand, no further hands), or go on with a bot in the
+seat (only when :attr:`Stalled.bot_seat`: end this table like "end", then the present seats
+agree on a ``replace-seat`` table, protocol/net/botseat.py)."""
+
+
+class PlayerLeft(Exception):
+    """Raised by a player's ``decide`` when its person quits for good (``quit``, confirmed):
+    the driver signs a leave notice, sends it, then lets this exception end the table."""
+
+
+def player_left(error: BaseException) -> PlayerLeft | None:
+    """The :class:`PlayerLeft` that ``error`` is or holds: a player that asks in tasks of its
+    own (a terminal reading while a page may answer) raises it wrapped in an exception group,
+    and a quit must not read as a crash (the leave notice would never be sent)."""
+    if isinstance(error, PlayerLeft):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            left = player_left(inner)
+            if left is not None:
+                return left
+    return None
+
+
+@dataclass(frozen=True)
+class Stalled:
+    """Driver event, and the question put to the player (``Player.stalled``): the table has
+    waited for ``seats`` (not mine) since ``since`` (trio time) in ``hand``/``slot``, past the
+    table's stall deadline, or ``left`` (those of them that signed a leave notice) at once."""
+
+    hand: int
+    slot: int
+    seats: tuple[int, ...]
+    since: float
+    left: tuple[int, ...] = ()
+    again: tuple[int, ...] = ()
+    """Those of ``seats`` that an earlier hand of this match was already abandoned for."""
+    bot_seat: bool = False
+    """:data:`BOT` may be chosen: one seat is awaited and this is not the match's last hand."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a player is shown when asked for an action: a snapshot, safe to keep."""
+
+    seat: int
+    decision: Any            # p2p_sasaki.sasaki.hand.Decision
+    view: Any                # p2p_sasaki.sasaki.hand.SeatView
+    legal: tuple[Any, ...]   # p2p_sasaki.sasaki.hand.Action, the legal answers now
+    opened: float | None = None   # trio.current_time() when the decision opened (None: now)
+    delay: float = 0.0       # seconds after ``opened`` at which any answer goes out (fair windows)
+    answer_deadline: float | None = None   # seconds after ``opened`` a person may think (table option)
+
+
+class Player(Protocol):
+    async def decide(self, turn: Turn) -> Any:
+        """Return an action for ``turn``; cancelled if the decision goes away. Raise
+        :class:`PlayerLeft` to leave the table for good."""
+
+    # Optional: ``async def stalled(self, stall: Stalled) -> str`` returns one of
+    # STALL_CHOICES (cancelled if the awaited seats answer meanwhile); a player without it
+    # chooses as a bot does (:meth:`BotPlayer.stalled`).
+
+
+class BotPlayer:
+    """A :class:`p2p_sasaki.sasaki.bots.Bot` (``choose(view, legal)``) as a player.
+
+    A bot that sets ``thinks = True`` (the search bot: up to seconds of CPU) is asked
+    in a worker thread, so its thinking never blocks this peer's network loop; a
+    cancelled decision waits for the thread to return (the search's budget bounds it).
+    ``paced_turns``: the driver also holds its turn plays until the table's turn delay
+    (its thinking time depends on its hand); a person's turn plays go out when made.
+    """
+
+    paced_turns = True
+
+    def __init__(self, bot: Any, delay: float = 0.0) -> None:
+        self.bot = bot
+        self.delay = delay
+
+    async def decide(self, turn: Turn) -> Any:
+        if self.delay:
+            await trio.sleep(self.delay)
+        if getattr(self.bot, "thinks", False):
+            return await trio.to_thread.run_sync(self.bot.choose, turn.view, turn.legal)
+        return self.bot.choose(turn.view, turn.legal)
+
+    async def stalled(self, stall: Stalled) -> str:
+        """A bot abandons the hand at the stall deadline (the player may come back for the
+        next hand), and ends the match when an awaited seat signed a leave notice or was
+        already abandoned in an earlier hand (it did not come back)."""
+        return bot_stall_choice(stall)
+
+
+def bot_stall_choice(stall: Stalled) -> str:
+    """What a bot (and a player without ``stalled``) chooses: see :meth:`BotPlayer.stalled`."""
+    return END if stall.left or stall.again else ABANDON
