@@ -295,6 +295,16 @@ def penalty_points(violation: Violation) -> tuple[int, int]:
 
 # -- the state ---------------------------------------------------------------------------
 
+class _Frame(NamedTuple):
+    """What a deal keeps from its start: the options, the deal number, the cards dealt (in a
+    view, the viewer's only) and the viewer (None: the full deal)."""
+
+    options: SaskuOptions
+    number: int
+    dealt: tuple[int, int, int, int]
+    viewer: int | None
+
+
 class _Auction(NamedTuple):
     """The bidding and the exchanges; changes only before the first trick."""
 
@@ -346,14 +356,11 @@ class Deal:
     A value: read it through its properties; :func:`apply` makes the next one.
     """
 
-    __slots__ = ("_options", "_number", "_dealt", "_viewer", "_kind", "_seat", "_hands", "_sizes",
+    __slots__ = ("_frame", "_kind", "_seat", "_hands", "_sizes",
                  "_auction", "_trump", "_follow", "_trick", "_leader", "_won", "_points", "_played",
                  "_log", "_steps", "_pending")
 
-    _options: SaskuOptions
-    _number: int
-    _dealt: tuple[int, int, int, int]
-    _viewer: int | None                       # None: the full deal
+    _frame: _Frame                            # which deal, seen by whom
     _kind: DecisionKind
     _seat: int
     _hands: tuple[int, int, int, int]         # the cards known to be in each hand now
@@ -382,12 +389,12 @@ class Deal:
                 raise DealError(f"{CardSet(seen & mask)} is dealt twice")
             seen |= mask
         dealt = (masks[0], masks[1], masks[2], masks[3])
-        self._setup(dealt, None, None, deal_number, options)
+        self._start(dealt, None, None, deal_number, options)
 
     @classmethod
     def random(cls, rng: Random, deal_number: int = 0, options: SaskuOptions = SaskuOptions()) -> Deal:
         deal = _new(cls)
-        deal._setup(random_hands(rng), None, None, deal_number, options)
+        deal._start(random_hands(rng), None, None, deal_number, options)
         return deal
 
     @classmethod
@@ -399,18 +406,15 @@ class Deal:
         dealt = [0, 0, 0, 0]
         dealt[seat] = mask
         deal = _new(cls)
-        deal._setup((dealt[0], dealt[1], dealt[2], dealt[3]), seat, (HAND_SIZE, HAND_SIZE, HAND_SIZE, HAND_SIZE),
+        deal._start((dealt[0], dealt[1], dealt[2], dealt[3]), seat, (HAND_SIZE, HAND_SIZE, HAND_SIZE, HAND_SIZE),
                     deal_number, options)
         return deal
 
-    def _setup(self, dealt: tuple[int, int, int, int], viewer: int | None,
+    def _start(self, dealt: tuple[int, int, int, int], viewer: int | None,
                sizes: tuple[int, int, int, int] | None, deal_number: int, options: SaskuOptions) -> None:
         if not (isinstance(deal_number, int) and deal_number >= 0):
             raise ValueError(f"the deal number is a whole number from 0, not {deal_number!r}")
-        self._options = options
-        self._number = deal_number
-        self._dealt = dealt
-        self._viewer = viewer
+        self._frame = _Frame(options, deal_number, dealt, viewer)
         self._kind = _BID
         self._seat = forehand_of(deal_number)
         self._hands = dealt
@@ -431,24 +435,24 @@ class Deal:
 
     @property
     def options(self) -> SaskuOptions:
-        return self._options
+        return self._frame.options
 
     @property
     def deal_number(self) -> int:
-        return self._number
+        return self._frame.number
 
     @property
     def dealer(self) -> int:
-        return dealer_of(self._number)
+        return dealer_of(self._frame.number)
 
     @property
     def forehand(self) -> int:
-        return forehand_of(self._number)
+        return forehand_of(self._frame.number)
 
     @property
     def viewer(self) -> int | None:
         """The seat whose view this is; None for the full deal."""
-        return self._viewer
+        return self._frame.viewer
 
     @property
     def decision(self) -> Decision:
@@ -479,9 +483,9 @@ class Deal:
 
     def dealt(self, seat: int) -> CardSet:
         """The 9 cards dealt to ``seat``; HiddenInformationError for another seat in a view."""
-        if self._viewer is not None and seat != self._viewer:
+        if self._frame.viewer is not None and seat != self._frame.viewer:
             raise HiddenInformationError(f"S{seat}'s dealt cards are hidden from this view")
-        return CardSet(self._dealt[seat])
+        return CardSet(self._frame.dealt[seat])
 
     def hand_size(self, seat: int) -> int:
         return self._hands[seat].bit_count() if self._sizes is None else self._sizes[seat]
@@ -501,8 +505,9 @@ class Deal:
     def pending_checks(self) -> tuple[HiddenCheck, ...]:
         """The rules that need the full deal, oldest first (none in the full deal)."""
         if self._pending is _LAZY:
-            assert self._viewer is not None
-            peer = Deal.for_peer(self._viewer, self._dealt[self._viewer], self._number, self._options)
+            frame = self._frame
+            assert frame.viewer is not None
+            peer = Deal.for_peer(frame.viewer, frame.dealt[frame.viewer], frame.number, frame.options)
             for action in self.history:
                 peer = apply(peer, action)
             self._pending = peer._pending
@@ -592,8 +597,8 @@ class Deal:
         return deal_points(self.declarer, self._auction.diamonds, self._points, self._won)
 
     def __repr__(self) -> str:
-        who = "full" if self._viewer is None else f"view of S{self._viewer}"
-        return f"<Deal {self._number} ({who}) {self.decision!r} tricks={self._won} card_points={self._points}>"
+        who = "full" if self._frame.viewer is None else f"view of S{self._frame.viewer}"
+        return f"<Deal {self._frame.number} ({who}) {self.decision!r} tricks={self._won} card_points={self._points}>"
 
 
 # -- legal actions -------------------------------------------------------------------------
@@ -630,7 +635,7 @@ def legal_actions(state: Deal) -> list[Action]:
         hand = _require_known(state, seat)
         auction = state._auction
         bids = _BIDS[seat]
-        actions = [bids[n] for n in range(max(state._options.min_bid, auction.high + 1), MAX_BID + 1)]
+        actions = [bids[n] for n in range(max(state._frame.options.min_bid, auction.high + 1), MAX_BID + 1)]
         actions.append(_PASSES[seat])
         actions.append(_DIAMONDS_CALLS[seat])
         pictures = hand & PICTURES
@@ -670,10 +675,7 @@ def _expected(state: Deal) -> str:
 
 def _copy(state: Deal) -> Deal:
     new = _new(Deal)
-    new._options = state._options
-    new._number = state._number
-    new._dealt = state._dealt
-    new._viewer = state._viewer
+    new._frame = state._frame
     new._kind = state._kind
     new._seat = state._seat
     new._hands = state._hands
@@ -796,20 +798,20 @@ def _start_play(new: Deal, trump: int) -> None:
     new._trump = trump
     new._follow = follow_table(trump)
     new._kind = _PLAY
-    new._seat = new._leader = forehand_of(new._number)
+    new._seat = new._leader = forehand_of(new._frame.number)
 
 
 def _bid(state: Deal, action: Bid, new: Deal) -> None:
     auction = state._auction
     number = action.number
-    lowest = max(state._options.min_bid, auction.high + 1)
+    lowest = max(state._frame.options.min_bid, auction.high + 1)
     if not lowest <= number <= MAX_BID:
         if number > MAX_BID:
             rule = f"a bid is at most {MAX_BID}: there are nine tricks"
         elif auction.high and number <= auction.high:
             rule = f"a bid must be higher than {auction.high}, the highest bid so far"
         else:
-            rule = f"the smallest bid is {state._options.min_bid}"
+            rule = f"the smallest bid is {state._frame.options.min_bid}"
         raise IllegalActionError(rule, action.seat)
     _after_bidding_turn(new, action.seat, auction._replace(high=number, bidder=action.seat))
 
@@ -826,7 +828,7 @@ def _diamonds(state: Deal, action: Diamonds, new: Deal) -> None:
 
 def _sees_exchange(state: Deal, seat: int) -> bool:
     """Whether this state sees the cards moved within ``seat``'s pair."""
-    viewer = state._viewer
+    viewer = state._frame.viewer
     return viewer is None or viewer == seat or viewer == partner_of(seat)
 
 
@@ -838,7 +840,7 @@ def _give(state: Deal, action: Give, new: Deal) -> None:
         raise IllegalActionError(f"S{seat} has already given a picture this deal: each seat gives at most once", seat)
     card = action.card
     if card is None:
-        if _sees_exchange(state, seat) or state._options.picture_shown:
+        if _sees_exchange(state, seat) or state._frame.options.picture_shown:
             raise IllegalActionError(f"S{seat}'s give must name the picture: this view sees it", seat)
         index = -1
     else:
@@ -885,7 +887,7 @@ def _move(state: Deal, new: Deal, source: int, target: int, index: int, auction:
 def _take(state: Deal, action: Take, new: Deal) -> None:
     auction = state._auction
     auction = _move(state, new, auction.giver, action.seat, auction.given, auction)
-    if state._options.picture_shown:
+    if state._frame.options.picture_shown:
         auction = auction._replace(shown=auction.shown | 1 << auction.given)
     new._auction = auction
     new._kind = _RETURN
@@ -937,6 +939,11 @@ _HANDLERS = {Bid: (_BID, _bid), Pass: (_BID, _pass), Diamonds: (_BID, _diamonds)
 def apply(state: Deal, action: Action) -> Deal:
     """The state after ``action``; IllegalActionError (naming the rule and the seat) if the
     rules do not allow it now. ``state`` itself never changes."""
+    if action.__class__ is Play and state._kind is _PLAY and action.seat == state._seat:
+        new = _copy(state)  # a card to the trick: the common case, straight to its rule
+        _play(state, action, new)
+        new._log = (action, state._log)
+        return new
     try:
         kind, handler = _HANDLERS[type(action)]
     except KeyError:
@@ -976,10 +983,11 @@ def view(state: Deal, seat: int) -> Deal:
     other, the shown pictures and everything public. A :class:`Deal` like any other
     (``legal_actions`` and ``apply`` work on it); its pending checks are worked out when read.
     """
-    if state._viewer is not None:
-        if state._viewer == seat:
+    viewer = state._frame.viewer
+    if viewer is not None:
+        if viewer == seat:
             return state
-        raise HiddenInformationError(f"this is S{state._viewer}'s view: S{seat}'s view cannot be made from it")
+        raise HiddenInformationError(f"this is S{viewer}'s view: S{seat}'s view cannot be made from it")
     new = _copy(state)
     new._steps = state._steps
     auction = state._auction
@@ -989,17 +997,16 @@ def view(state: Deal, seat: int) -> Deal:
     known = [hands[s] & shown for s in range(SEATS)]
     known[seat] = hands[seat]
     known[partner] = hands[partner] & (auction.handed[seat] | shown)
-    new._viewer = seat
-    new._dealt = _with((0, 0, 0, 0), seat, state._dealt[seat])
+    new._frame = state._frame._replace(viewer=seat, dealt=_with((0, 0, 0, 0), seat, state._frame.dealt[seat]))
     new._hands = (known[0], known[1], known[2], known[3])
     new._sizes = (hands[0].bit_count(), hands[1].bit_count(), hands[2].bit_count(), hands[3].bit_count())
-    if auction.giver >= 0 and seat % 2 != auction.giver % 2 and not state._options.picture_shown:
+    if auction.giver >= 0 and seat % 2 != auction.giver % 2 and not state._frame.options.picture_shown:
         auction = auction._replace(given=-1)
     new._auction = auction._replace(handed=(auction.handed[0] if seat % 2 == 0 else 0,
                                             auction.handed[1] if seat % 2 == 1 else 0,
                                             auction.handed[2] if seat % 2 == 0 else 0,
                                             auction.handed[3] if seat % 2 == 1 else 0))
-    options = state._options
+    options = state._frame.options
     other_pair = 0b1010 if seat % 2 == 0 else 0b0101
     if auction.gave & other_pair:  # the other pair exchanged: its cards leave this history
         log: tuple[object, object] | None = None
@@ -1039,7 +1046,7 @@ def determinize(state: Deal, hands: Sequence[CardSet | Iterable[Card] | str | in
             raise DealError(f"S{seat} holds {state.hand_size(seat)} cards, not {mask.bit_count()}")
     new = _copy(state)
     new._steps = state._steps
-    new._viewer = None
+    new._frame = state._frame._replace(viewer=None)
     new._sizes = None
     new._hands = (masks[0], masks[1], masks[2], masks[3])
     new._pending = None
@@ -1049,11 +1056,11 @@ def determinize(state: Deal, hands: Sequence[CardSet | Iterable[Card] | str | in
 def public_state(state: Deal) -> tuple[object, ...]:
     """A canonical tuple of what every seat knows (the same in the full deal and each view)."""
     auction = state._auction
-    options = state._options
+    options = state._frame.options
     sizes = state._sizes or tuple(hand.bit_count() for hand in state._hands)
     return (
         1,  # encoding version
-        state._number, options.min_bid, options.picture_shown, options.target,
+        state._frame.number, options.min_bid, options.picture_shown, options.target,
         state._kind.value, state._seat, sizes,
         auction.high, auction.bidder, auction.passed, auction.gave, auction.giver,
         auction.given if options.picture_shown else -1, auction.declarer, auction.diamonds, auction.shown,

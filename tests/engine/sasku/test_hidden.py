@@ -175,3 +175,27 @@ def test_determinize_makes_a_full_state_from_a_view_and_a_guess():
     _, during = peers_after(EXCHANGE[:2])
     with pytest.raises(HiddenInformationError, match="guess after the exchange"):
         determinize(during[1], [full.cards(s) for s in range(4)])
+
+
+def test_the_partner_answers_and_returns_from_its_own_view():
+    _, peers = peers_after(EXCHANGE[:1])
+    assert legal_actions(peers[2]) == [parse_action(0, "S2 take"), parse_action(0, "S2 refuse")]
+    _, peers = peers_after(EXCHANGE[:2])
+    assert legal_actions(peers[2]) == [parse_action(0, "S2 return 9C")]
+    assert peers[2].cards(2) == cards("KC KH KD QC QH QD JC JH JD 9C")
+    with pytest.raises(HiddenInformationError):
+        legal_actions(peers[1])  # S1 does not know S2's cards
+    assert peers[1].given is None and peers[2].given == Card.parse("KC")
+
+
+def test_a_peer_is_dealt_nine_cards_of_the_pack():
+    with pytest.raises(DealError, match="seat 1 must be dealt 9 cards, not 8"):
+        Deal.for_peer(1, "KS QS JS 9S 8S 7S 6S AC")
+    with pytest.raises(DealError, match="the Sasku pack has ranks 6 to A"):
+        Deal.for_peer(1, "KS QS JS 9S 8S 7S 6S AC 5C")
+    with pytest.raises(ValueError, match="the deal number is a whole number from 0"):
+        Deal.for_peer(1, HANDS[1], -1)
+    peer = Deal.for_peer(1, HANDS[1], 3)
+    assert (peer.viewer, peer.forehand, peer.hand_size(0), peer.known_cards(0)) == (1, 3, 9, CardSet())
+    with pytest.raises(HiddenInformationError, match="S0's dealt cards are hidden from this view"):
+        peer.dealt(0)
