@@ -28,7 +28,7 @@ from p2p_sasaki.protocol.net.disk import DiskError, check_directory, repair_tail
 from p2p_sasaki.protocol.net.persist import SavedTable, TableStore, tables_dir
 from p2p_sasaki.protocol.net.table import BotPlayer, PeersUnreachable, TableResult, run_table
 from p2p_sasaki.protocol.net.workers import ProofPool
-from p2p_sasaki.protocol.restore import RestoreError
+from p2p_sasaki.protocol.restore import RestoreError, StaleSavedTable
 from p2p_sasaki.protocol.sasaki_game import SasakiGame, sasaki_pace
 from p2p_sasaki.sasaki.bots import BOTS, make_bot
 from p2p_sasaki.sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
@@ -594,6 +594,8 @@ async def play_match(args: argparse.Namespace, identity: Identity, roster: Table
         first = restore.exceptions[0]
         while isinstance(first, BaseExceptionGroup):
             first = first.exceptions[0]
+        if isinstance(first, StaleSavedTable):   # an older copy: the one sentence, nothing sent
+            raise CliError(str(first)) from None
         raise CliError(f"the saved table in {store.directory} cannot be resumed: {first}") from None
     finally:
         if pool is not None:

@@ -43,6 +43,17 @@ class RestoreError(ValueError):
     """The saved state cannot be resumed without risk (it would sign something different)."""
 
 
+STALE_SENTENCE = "this saved table is older than what you already sent from it; it cannot be resumed"
+
+
+class StaleSavedTable(RestoreError):
+    """The others re-sent an authentic envelope of mine that my saved state never signed: it
+    is an older copy (a backup, a snapshot). Going on would sign a second message for a slot."""
+
+    def __init__(self) -> None:
+        super().__init__(STALE_SENTENCE)
+
+
 class RecordingEntropy:
     """An entropy function that first replays ``log`` and then draws from ``fresh``; every
     newly drawn byte is kept in :attr:`drawn` until :meth:`take_drawn` (the driver appends

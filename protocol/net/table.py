@@ -134,7 +134,7 @@ import trio
 from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.followon import is_follow_on
 from p2p_sasaki.protocol.game import OPENING_PACE, SlotKind
-from p2p_sasaki.protocol.messages import MessageError, VersionMismatchError
+from p2p_sasaki.protocol.messages import MessageError, VersionMismatchError, decode_envelope, verify_envelope
 from p2p_sasaki.protocol.net.asking import (
     ABANDON,
     BOT,
@@ -157,7 +157,7 @@ from p2p_sasaki.protocol.net.reliability import SentLog
 from p2p_sasaki.protocol.net.transport import Transport, TransportStatistics
 from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.pace import NO_PACE, Pace
-from p2p_sasaki.protocol.restore import RecordingEntropy, restore_session
+from p2p_sasaki.protocol.restore import RecordingEntropy, StaleSavedTable, restore_session
 from p2p_sasaki.protocol.session import (
     Blame,
     HandAbandoned,
@@ -443,6 +443,7 @@ async def _agree_config(mesh: Transport, roster: TableRoster, identity: Identity
 
 
 STALL_BACKOFF_MAX = 60.0
+QUIET_AFTER_RESENDS = 0.2   # a resume: no new frame for this long after every peer's first ones
 
 
 class _Driver:
@@ -487,6 +488,7 @@ class _Driver:
         self.entropy = entropy
         self.on_disk: deque[bytes] = deque()
         self.crash_point = crash_point
+        self.reading = False
 
     def _wake(self) -> None:
         self.wake.set()
@@ -766,6 +768,9 @@ class _Driver:
         completed beyond the saved transcript, save and send what it newly signed, tell the
         UI where the hand stands, and send my saved envelopes to every peer."""
         session = self.session
+        self.reading = True
+        nursery.start_soon(self._read)
+        await self._check_resends(restored)
         if self.writer is not None and self.writer.records == 0:   # crashed before the first record
             self.writer.append(encode_record(KIND_HEADER, session.header.encode()))
         self.on_disk.extend(restored.on_disk)
@@ -783,9 +788,45 @@ class _Driver:
             await self.transport.broadcast(frame)
         await self.run(nursery, linger, started=True)
 
+    async def _check_resends(self, restored: Any) -> None:
+        """Sign and send nothing until the others' re-sends are in: each connected peer's
+        first frames, then a quiet moment (at most one stall deadline in all). An authentic
+        envelope of mine among them that my saved state does not hold means that state is
+        older than what I sent: stop (:class:`StaleSavedTable`), never sending evidence
+        against myself (docs/reliability.md, "A resume never accuses itself")."""
+        heard: set[bytes] = set()
+        seen = 0
+        with trio.move_on_after(self.stall_after):
+            while True:
+                heard.update(peer for peer, _ in self.inbox)
+                connected = [k for k in self.transport.peers if self.transport.is_connected(k)]
+                if connected and all(k in heard for k in connected) and len(self.inbox) == seen:
+                    break
+                seen = len(self.inbox)
+                self.wake = trio.Event()
+                with trio.move_on_after(QUIET_AFTER_RESENDS):
+                    await self.wake.wait()
+        saved = set(self.log.frames()) | set(restored.outgoing)
+        identity = self.session.identity
+        if identity is None:   # an observer signs nothing
+            return
+        key = identity.public_key
+        for _, frame in self.inbox:
+            if frame in saved:
+                continue
+            try:
+                message = decode_envelope(frame)
+            except MessageError:
+                continue
+            body = message.body
+            me = self.session.my_index if body.hand == 0 else self.session.my_seat
+            if body.sender == me and verify_envelope(message, key):
+                raise StaleSavedTable()
+
     async def run(self, nursery: trio.Nursery, linger: float, *, started: bool = False) -> None:
         session = self.session
-        nursery.start_soon(self._read)
+        if not self.reading:
+            nursery.start_soon(self._read)
         for peer_key in self.transport.peers:
             nursery.start_soon(self._watch, peer_key)
         self._progress()

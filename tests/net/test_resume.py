@@ -9,6 +9,7 @@ audit clean, and nobody may have signed two different envelopes for a slot."""
 from __future__ import annotations
 
 import random
+import shutil
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,13 @@ from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.persist import TableStore, unfinished_tables
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
-from p2p_sasaki.protocol.restore import RecordingEntropy, RestoreError, restore_session
+from p2p_sasaki.protocol.restore import (
+    STALE_SENTENCE,
+    RecordingEntropy,
+    RestoreError,
+    StaleSavedTable,
+    restore_session,
+)
 from p2p_sasaki.protocol.sasaki_game import FAIR_PACE, SasakiGame
 from p2p_sasaki.protocol.session import Phase, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
@@ -51,16 +58,19 @@ class Run:
     sessions: list[Any] = field(default_factory=lambda: [None] * 4)
     crashes: list[tuple[int, str, str, int, int]] = field(default_factory=list)  # victim, point, phase, hand, slot
     sent: dict[tuple[int, int, int, int], set[bytes]] = field(default_factory=dict)
+    stale: list[tuple[int, str]] = field(default_factory=list)   # (peer, why) a resume refused
 
 
 async def play(tmp: Path, victim: int, trigger: Trigger, *, config: TableConfig = CONFIG,
-               network: MemoryNetwork | None = None) -> Run:
+               network: MemoryNetwork | None = None, snapshot: Trigger | None = None) -> Run:
     """A match where ``victim`` crashes once, at the first crash point where ``trigger``
-    holds, and is resumed from its data directory."""
+    holds, and is resumed from its data directory; with ``snapshot``, from a copy of that
+    directory taken at the first crash point where ``snapshot`` held (an older backup)."""
     network = network or MemoryNetwork(KEYS, reconnect_after=0.5)
     run = Run()
     crashed = trio.Event()
     asked: list[Any] = [None] * 4
+    backup = tmp / "backup"
 
     def hook(n: int, scope: trio.CancelScope) -> Callable[[str, list[bytes]], Awaitable[None]]:
         async def point(name: str, mine: list[bytes]) -> None:
@@ -69,6 +79,9 @@ async def play(tmp: Path, victim: int, trigger: Trigger, *, config: TableConfig 
                 return
             signed = [] if name == "recorded" else [(b.hand, b.slot, getattr(b.payload, "verb", b.type))
                                                     for b in (decode_envelope(f).body for f in mine)]
+            if snapshot is not None and not backup.exists() and snapshot(session, name, signed, asked[n]):
+                shutil.copytree(tmp / f"peer{n}", backup)
+                return
             if not trigger(session, name, signed, asked[n]):
                 return
             if name == "sent":   # let what was broadcast reach the others first
@@ -97,22 +110,36 @@ async def play(tmp: Path, victim: int, trigger: Trigger, *, config: TableConfig 
         for attempt in range(3):
             scope = trio.CancelScope()
             with scope:
-                run.results[n] = await run_table(
-                    IDENTITIES[n], ROSTER, config if n == 0 else None,
-                    player=BotPlayer(HeuristicBot(random.Random(n * 10 + attempt))),
-                    transcript_path=transcript, on_event=on_event(n), linger=LINGER,
-                    config_codec=(encode_config, decode_config), transport=network.transport(KEYS[n]),
-                    step_in_thread=False, store=store, resume=resume,
-                    entropy=SeededEntropy(b"session %d attempt %d" % (n, attempt)),
-                    crash_point=hook(n, scope))
+                try:
+                    run.results[n] = await run_table(
+                        IDENTITIES[n], ROSTER, config if n == 0 else None,
+                        player=BotPlayer(HeuristicBot(random.Random(n * 10 + attempt))),
+                        transcript_path=transcript, on_event=on_event(n), linger=LINGER,
+                        config_codec=(encode_config, decode_config), transport=network.transport(KEYS[n]),
+                        step_in_thread=False, store=store, resume=resume,
+                        entropy=SeededEntropy(b"session %d attempt %d" % (n, attempt)),
+                        crash_point=hook(n, scope))
+                except BaseException as error:
+                    stale = error.split(StaleSavedTable)[0] if isinstance(error, BaseExceptionGroup) else error
+                    if not isinstance(stale, StaleSavedTable | BaseExceptionGroup):
+                        raise
+                    while isinstance(stale, BaseExceptionGroup):
+                        stale = stale.exceptions[0]
+                    run.stale.append((n, str(stale)))
+                    await trio.sleep(LINGER)   # what the others make of my silence meanwhile
+                    stop.cancel()
+                    return
             if not scope.cancelled_caught:
                 return
             run.sessions[n] = None
             await trio.sleep(1.0)      # down for a while: the others go on where they can
+            if snapshot is not None:   # restored from the older copy
+                shutil.rmtree(directory)
+                shutil.copytree(backup, directory)
             network.restart(KEYS[n])
             resume = True
 
-    with trio.fail_after(3600):
+    with trio.fail_after(3600), trio.CancelScope() as stop:
         async with trio.open_nursery() as nursery:
             for n in range(4):
                 nursery.start_soon(peer, n)
@@ -185,6 +212,25 @@ FAST = {"play", "key reveal"}   # the others run in the slow tier (each match is
 async def test_a_joiner_crashes_and_resumes(phase: str, tmp_path: Path, autojump_clock: Any) -> None:
     run = await play(tmp_path, 2, PHASES[phase]())
     check(tmp_path, run)
+
+
+async def test_a_resume_from_an_older_copy_stops_and_accuses_nobody(tmp_path: Path, autojump_clock: Any) -> None:
+    """Finding 5 of issue 18: the victim's data directory is copied after it signed its
+    seat commitment; it goes on, signs and sends its shuffle, crashes, and is restored from
+    the copy. Its replay would draw a different shuffle: the resume must see its own sent
+    shuffle in the others' re-sends and stop with the one sentence, sending nothing, and
+    nobody is blamed."""
+    victim = 2
+    run = await play(tmp_path, victim, signed_verb("deck/shuffle", point="sent"),
+                     snapshot=signed_verb("table/seat-commit"))
+    assert run.stale == [(victim, STALE_SENTENCE)]
+    for n in range(4):
+        if n != victim:
+            session = run.sessions[n]
+            assert session is not None and session.blame is None, session.blame
+    shuffles = {f for f in TableStore(tmp_path / f"peer{victim}" / "tables" / ROSTER.table_id.hex()).load().sent
+                if getattr(decode_envelope(f).body.payload, "verb", None) == "deck/shuffle"}
+    assert shuffles == set()   # the older copy's state: it re-drew nothing it then saved or sent
 
 
 @pytest.mark.parametrize("point", ["saved", "sent"])
