@@ -39,7 +39,10 @@ def records(path: Path) -> int:
 def squatting(ports: list[int]) -> Iterator[None]:
     """32 connections from 8 loopback addresses on each of ``ports``, reopened the moment
     they close (tests/net/squatters.py), in a process of their own."""
-    process = subprocess.Popen([sys.executable, "-m", "tests.net.squatters", *map(str, ports)], cwd=ROOT, env=env(),
+    # run as a file, not "-m tests.net.squatters" from the repository root: that would put the
+    # root first on sys.path, and its p2p_sasaki/ folder would hide the installed package
+    process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "net" / "squatters.py"), *map(str, ports)],
+                               cwd=ROOT, env=env(),
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         assert process.stdout is not None and process.stdout.readline() == b"squatting\n"

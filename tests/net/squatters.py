@@ -6,7 +6,7 @@ more than ``first`` (a squatter holding that many is *settled*: the listener has
 work for it). In process (``await nursery.start(squat, port)``) or as a process
 for black-box tests::
 
-    python -m tests.net.squatters PORT [PORT ...]      # runs until killed
+    python tests/net/squatters.py PORT [PORT ...]      # runs until killed
 """
 
 from __future__ import annotations
