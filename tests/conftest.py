@@ -16,7 +16,7 @@ if ROOT not in sys.path:
 
 
 # The tests that start `sasaki` processes (four peers, pty sessions, a browser, namespaces):
-# each module is in one of two xdist groups (pyproject.toml: `-n 4 --dist loadgroup`), so
+# each module is in one of two xdist groups (pyproject.toml: `-n 2 --dist loadgroup`), so
 # that at most two of them run at once and their processes start within the tests' deadlines
 # on a busy two-core machine, while the in-process tests fill the other workers. A group also
 # keeps a module's shared fixture on one worker, made once: the session's full-proof demo

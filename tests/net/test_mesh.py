@@ -243,7 +243,8 @@ async def test_a_link_silent_for_a_heartbeat_is_offline_until_a_frame_arrives():
             connected_at = trio.current_time()
             with trio.fail_after(5):
                 await high.wait_disconnected(low_key)
-            assert 0.2 <= trio.current_time() - connected_at < 1.0
+            # its last frame came before wait_connected returned, so no lower bound from here
+            assert trio.current_time() - connected_at < 1.0
             assert not high.statistics().peers[low_key].connected
             assert low.is_connected(high_key)     # it hears the watchful one's keep-alives
             await low.send(high_key, b"still here")
