@@ -63,6 +63,12 @@ EXIT_USAGE = 2
 EXIT_NOT_LINKED = 6
 
 
+def _hand_entry(hand: Any, forfeit: int | None) -> Any:
+    """A hand's entry: its seats' dealt cards; a forfeited hand's is an object with them and the seat."""
+    cards = [str(_cards(c)) for c in hand]
+    return cards if forfeit is None else {"cards": cards, "forfeit": forfeit}
+
+
 def as_json(audit: Any) -> dict[str, Any]:
     blame = _blame(audit)
     status = getattr(audit, "status", None)
@@ -70,7 +76,8 @@ def as_json(audit: Any) -> dict[str, Any]:
     return {
         "ok": bool(audit.ok),
         "complete": bool(getattr(audit, "complete", True)),
-        "hands": [[str(_cards(cards)) for cards in hand] for hand in audit.hands],
+        "hands": [_hand_entry(hand, forfeit) for hand, forfeit in
+                  zip(audit.hands, tuple(getattr(audit, "forfeits", ())) + (None,) * len(audit.hands), strict=False)],
         "scores": [list(s) for s in audit.scores],
         "totals": list(audit.totals),
         "blame": blame,
