@@ -63,6 +63,12 @@ EXIT_USAGE = 2
 EXIT_NOT_LINKED = 6
 
 
+def _hand_entry(hand: Any, forfeit: int | None) -> Any:
+    """A hand's entry: its seats' dealt cards; a forfeited hand's is an object with them and the seat."""
+    cards = [str(_cards(c)) for c in hand]
+    return cards if forfeit is None else {"cards": cards, "forfeit": forfeit}
+
+
 def as_json(audit: Any) -> dict[str, Any]:
     blame = _blame(audit)
     status = getattr(audit, "status", None)
@@ -70,7 +76,8 @@ def as_json(audit: Any) -> dict[str, Any]:
     return {
         "ok": bool(audit.ok),
         "complete": bool(getattr(audit, "complete", True)),
-        "hands": [[str(_cards(cards)) for cards in hand] for hand in audit.hands],
+        "hands": [_hand_entry(hand, forfeit) for hand, forfeit in
+                  zip(audit.hands, tuple(getattr(audit, "forfeits", ())) + (None,) * len(audit.hands), strict=False)],
         "scores": [list(s) for s in audit.scores],
         "totals": list(audit.totals),
         "blame": blame,
@@ -140,11 +147,14 @@ def describe(audit: Any) -> str:
                 f"{' (found ' + found + ')' if found else ''}, so nobody can be blamed; {verified} verified before "
                 f"that.\n  Detail: {blame['reason'].rstrip('.')}.")
     incomplete = "" if data["complete"] else " (the match stops early: not every hand was played)"
-    lines = [f"OK: {len(data['hands'])} hand(s) verified{incomplete}; totals "
+    forfeits = "".join(f"; {label(hand['forfeit'])} left hand {number} after the deal and forfeits it"
+                       for number, hand in enumerate(data["hands"], 1) if isinstance(hand, dict))
+    lines = [f"OK: {len(data['hands'])} hand(s) verified{incomplete}{forfeits}; totals "
              + ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
     for number, (hand, scores) in enumerate(zip(data["hands"], data["scores"] + [None] * len(data["hands"]), strict=False), 1):
-        lines.append(f"Hand {number}:")
-        lines += [f"  {label(seat)} dealt {cards}" for seat, cards in enumerate(hand)]
+        lines.append(f"Hand {number}:" + (f" forfeited by {label(hand['forfeit'])}" if isinstance(hand, dict) else ""))
+        dealt = hand["cards"] if isinstance(hand, dict) else hand
+        lines += [f"  {label(seat)} dealt {cards}" for seat, cards in enumerate(dealt)]
         if scores is not None:
             lines.append("  scores " + ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(scores)))
     return "\n".join(lines)

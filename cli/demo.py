@@ -218,8 +218,13 @@ def audit_all(transcripts: list[Path], codes: list[int], stopped: bool = False) 
         return 0
     if stopped:
         unblamed = [r for r in results if r is not None and r.blame is None]
-        totals = {tuple(r.totals) for r in unblamed}
-        if len(unblamed) == 4 and len(totals) == 1:
+        # the person's own transcript stops before the others settle the hand it left (a forfeit):
+        # each must be a prefix of the longest, whose totals are the match's
+        held = [path.read_bytes() for path in transcripts if path.exists()]
+        longest = max(held, key=len, default=b"")
+        agree = len(held) == 4 and all(longest.startswith(data) for data in held)
+        totals = {tuple(r.totals) for r, data in zip(results, held, strict=False) if data == longest}
+        if len(unblamed) == 4 and agree and len(totals) == 1:
             print("Audit: the four transcripts stop where you left, nobody is blamed, and what they hold "
                   f"verifies and agrees: totals {list(totals.pop())}.")
             return 0

@@ -142,6 +142,7 @@ class HandAbandoned:
     end: bool
     reason: str
     scored: bool = False
+    forfeit: int | None = None   # the seat that forfeits the hand (it left after the deal): the hand is scored
     """The abandoned slot was the KEYS slot of a hand played out: it is scored (a HandEnded
     follows) with the absent seat's cards read as the complement, so withholding a key at
     the end of a lost hand does not void it."""

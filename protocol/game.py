@@ -168,6 +168,11 @@ class Game(Protocol):
     def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
         """The match totals by seat: the carried totals plus each finished hand's scores."""
 
+    def forfeit_scores(self, seat: int) -> tuple[int, ...]:
+        """The score row of a hand ``seat`` forfeits (docs/rules.md, "Forfeit"): the game's
+        largest loss for it, the matching gains for the others (zero-sum)."""
+        ...
+
     def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:
         """Whether the match is over after ``played`` hands (``planned``: the table's ``hands``
         option) with these totals."""

@@ -45,7 +45,7 @@ from p2p_sasaki.sasaki.hand import (
 )
 from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.sasaki.records import write_record
-from p2p_sasaki.sasaki.scoring import match_totals
+from p2p_sasaki.sasaki.scoring import DEFAULT_SCORING, match_totals, multiplier
 
 __all__ = ["SASAKI", "LEAD_SLOT", "SasakiGame", "SasakiState", "SasakiOutcome", "VERBS", "action_of", "resolve_slot",
            "PACE_KINDS", "sasaki_pace", "FAIR_PACE"]
@@ -251,6 +251,17 @@ class SasakiGame:
 
     def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
         return match_totals([carried, *scores], SEATS)
+
+    def forfeit_scores(self, seat: int) -> tuple[int, ...]:
+        """The forfeiter scores as a lone red ten finishing last after a Stop (the largest loss of a
+        hand), each other seat as that lone seat's opponents.
+
+        >>> SasakiGame.forfeit_scores(None, 2)  # type: ignore[arg-type]
+        (12, 12, -36, 12)
+        """
+        mine, theirs = DEFAULT_SCORING.one_vs_three[SEATS]
+        times = multiplier(ran=True, stopped=True)
+        return tuple((mine if s == seat else theirs) * times for s in range(SEATS))
 
     def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:
         return played >= planned

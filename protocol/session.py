@@ -180,6 +180,7 @@ class TableSession:
         self.hand_start = self.chain
         self.hand_scores: list[tuple[int, ...]] = []
         self.dealt_hands: list[tuple[tuple[int, ...], ...]] = []
+        self.forfeits: list[int | None] = []   # by scored hand (as dealt_hands): the seat that forfeited it
         self.finished_states: list[GameState] = []
 
         self._started = False
@@ -1054,12 +1055,24 @@ class TableSession:
             self._void_hand(deal, f"{names} left at the key reveal of hand {self.hand_no}; the hand was played "
                             f"out and is scored, {names}'s cards read as the complement of the others'", ended)
             return
+        if self._settle is None and full is not None and len(self._absent) == 1:
+            # the seat knew its cards and fell silent (or quit): it forfeits the hand (docs/rules.md, "Forfeit")
+            (seat,) = self._absent
+            scores = self.game.forfeit_scores(seat)
+            self.hand_scores.append(tuple(scores))
+            self.totals = self.game.totals(self.carried, self.hand_scores)
+            self.dealt_hands.append(tuple(tuple(_indices(mask)) for mask in full))
+            self.forfeits.append(seat)
+            forfeited = HandEnded(self.hand_no, tuple(scores), self.totals, None)
+            self._void_hand(deal, f"{names} left during hand {self.hand_no} after the deal and forfeits it",
+                            forfeited, forfeit=seat)
+            return
         self._void_hand(deal, f"{names} left during hand {self.hand_no}; the hand is void")
 
     def _void_hand(self, deal: tuple[int | None, ...] | None, reason: str,
-                   ended: HandEnded | None = None) -> None:
+                   ended: HandEnded | None = None, forfeit: int | None = None) -> None:
         event = HandAbandoned(self.hand_no, self._abandoned_at, tuple(sorted(self._absent)), deal, self._end_after,
-                              reason, scored=ended is not None)
+                              reason, scored=ended is not None, forfeit=forfeit)
         self.abandoned_hands.append(event)
         self._events.append(event)
         if ended is not None:
@@ -1094,6 +1107,7 @@ class TableSession:
         self.hand_scores.append(tuple(scores))
         self.totals = self.game.totals(self.carried, self.hand_scores)
         self.dealt_hands.append(tuple(tuple(_indices(mask)) for mask in deal))
+        self.forfeits.append(None)
         self.finished_states.append(full)
         return HandEnded(self.hand_no, tuple(scores), self.totals, full.outcome())
 

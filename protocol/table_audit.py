@@ -105,7 +105,8 @@ class TableAudit:
     waiting_for: tuple[int, ...] = ()
     note: str | None = None                     # why an incomplete transcript stops where it does
     left: tuple[int, ...] = ()                  # seats named as having left (abandoned hands), never blamed
-    abandoned: tuple[int, ...] = ()             # the hands abandoned (void)
+    abandoned: tuple[int, ...] = ()             # the hands abandoned (void or forfeited)
+    forfeits: tuple[int | None, ...] = ()       # by entry of ``hands``: the seat that forfeited it, else None
     final: bytes | None = None                  # the final chain hash, once the match is over
     seat_keys: tuple[bytes, ...] | None = None  # the members' keys by seat (once seated)
     header: TranscriptHeader | None = None
@@ -310,7 +311,8 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
             blame = AuditBlame(None, -1, -1, f"record {len(canonical) + 1} is extra: the match was over")
             at = StopsAt(observer.hand_no, observer.slot, len(canonical) + 1)
         else:
-            status = AuditStatus.ABANDONED if observer.abandoned_hands else AuditStatus.COMPLETE
+            void = [e for e in observer.abandoned_hands if e.forfeit is None]   # a forfeit is a result
+            status = AuditStatus.ABANDONED if void else AuditStatus.COMPLETE
     if status is None:  # the transcript ends before the match does (or the deal of its last hand is unknown)
         tail = held[len(canonical):]
         problem = _tail_problem(observer, tail)
@@ -330,6 +332,8 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
     if status is AuditStatus.ABANDONED:
         note = "; ".join(f"hand {e.hand} was abandoned at slot {e.slot}: {e.reason}" for e in observer.abandoned_hands)
         note += "; " + ", ".join(f"S{s}" for s in left) + " left (not a fault)"
+    elif status is AuditStatus.COMPLETE and observer.abandoned_hands:   # forfeits only: results, not faults
+        note = "; ".join(f"hand {e.hand} was abandoned at slot {e.slot}: {e.reason}" for e in observer.abandoned_hands)
     if status is AuditStatus.INCOMPLETE:
         where = f"the transcript stops at hand {at.hand} slot {at.slot} (record {at.record})"
         note = where + (f": {damage}" if damage else "") + (
@@ -338,8 +342,9 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
                       complete=status is AuditStatus.COMPLETE, states=tuple(observer.finished_states),
                       status=status, stops_at=None if status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED) else at,
                       waiting_for=waiting if status is AuditStatus.INCOMPLETE else (), note=note,
-                      left=left if status in (AuditStatus.ABANDONED, AuditStatus.INCOMPLETE) else (),
+                      left=left if status in (AuditStatus.ABANDONED, AuditStatus.INCOMPLETE, AuditStatus.COMPLETE) else (),
                       abandoned=tuple(e.hand for e in observer.abandoned_hands),
+                      forfeits=tuple(observer.forfeits),
                       final=observer.chain if status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED) else None,
                       seat_keys=observer.seat_keys, header=header,
                       names=observer.seat_names or observer.roster_names,

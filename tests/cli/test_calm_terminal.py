@@ -97,13 +97,17 @@ def test_quit_confirmed_leaves_the_table(tmp_path):
     assert child.exitstatus == 1
     out = "".join(log)
     # the leave notice reached the three bots: they abandoned the hand at once and ended
-    # cleanly, their transcripts naming S1 as having left, never as at fault (the person's
-    # own transcript stops before the abandon: it is incomplete, nobody blamed)
+    # cleanly; S1 left hand 1 after its deal and forfeits it (-36, the others +12 each): their
+    # transcripts are complete with the forfeit (the person's own transcript stops before the
+    # abandon: it is incomplete, nobody blamed)
     assert "Your peer ended (status 1) after " in out, out[-2000:]
-    assert out.count("ABANDONED: hand 1 was abandoned because S1 ") == 3
-    assert out.count(" left (not a fault); nobody is blamed") == 3
+    forfeit = (r"OK: 1 hand\(s\) verified; S1 [^;]*left hand 1 after the deal and forfeits it; "
+               r"totals S0 [^,]* \+12, S1 [^,]* -36, S2 [^,]* \+12, S3 [^,]* \+12\.")
+    assert len(re.findall(forfeit, out)) == 3, [line for line in out.splitlines() if ".sasaki" in line]
+    assert out.count("INCOMPLETE: ") == 1
     # the person's own transcript stops before the abandon; the four agree as far as they go
     assert "Audit: the four transcripts stop where you left, nobody is blamed" in out
+    assert "verifies and agrees: totals [12, -36, 12, 12]." in out
     assert "do NOT" not in out
 
 

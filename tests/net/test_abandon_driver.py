@@ -197,19 +197,30 @@ async def play(hands: int, *, quit_: bool = False, quit_in_task: bool = False,
 PRESENT = [n for n in range(4) if n != VICTIM]
 
 
-def check_abandoned(table: Table, hands: tuple[int, ...]) -> bytes:
+def check_abandoned(table: Table, hands: tuple[int, ...], forfeited: tuple[int, ...] = ()) -> bytes:
+    """The hands ``hands`` were abandoned, the seat that left; of them, ``forfeited`` (abandoned
+    after the deal) are forfeits against it: -36 for it, +12 for each other seat (docs/rules.md,
+    "Forfeit"), the totals include them, and the audit is complete when every abandoned hand is one."""
     seat = table.seats[VICTIM]
+    forfeit = tuple(-36 if s == seat else 12 for s in range(4))
+    totals = tuple(len(forfeited) * x for x in forfeit)
     for n in PRESENT:
         result = table.results[n]
         assert isinstance(result, TableResult) and result.finished and result.blame is None, result
         assert [e.hand for e in result.abandoned] == list(hands)
         assert all(e.left == (seat,) for e in result.abandoned)
+        assert [e.forfeit for e in result.abandoned] == [seat if h in forfeited else None for h in hands]
+        assert [(e.hand_no, e.scores) for e in result.hands] == [(h, forfeit) for h in forfeited]
+        assert result.totals == totals
     transcripts = {b"".join(table.records[n]) for n in PRESENT}
     assert len(transcripts) == 1
     data = transcripts.pop()
     audit = audit_table(data)
-    assert audit.status is AuditStatus.ABANDONED and audit.blame is None
+    void = set(hands) - set(forfeited)
+    assert audit.status is (AuditStatus.ABANDONED if void else AuditStatus.COMPLETE) and audit.blame is None
     assert audit.left == (seat,) and audit.abandoned == hands
+    assert audit.forfeits == tuple(seat for _ in forfeited) and audit.totals == totals
+    assert audit.scores == tuple(forfeit for _ in forfeited)
     return data
 
 
@@ -217,7 +228,7 @@ async def test_a_peer_killed_for_good_after_the_strips_is_abandoned_at_the_stall
     table = await play(hands=2)
     seat = table.seats[VICTIM]
     assert table.gone_at is not None
-    check_abandoned(table, (1, 2))
+    check_abandoned(table, (1, 2), forfeited=(1,))   # hand 1 after the deal: a forfeit; hand 2 in the deal: void
     for n in PRESENT:
         waits = [(t, w) for t, w in table.of(n, Waiting) if w.seats == (seat,)]
         assert waits and all(w.deadline == w.since + STALL for _, w in waits)
@@ -236,7 +247,7 @@ async def test_a_peer_killed_for_good_after_the_strips_is_abandoned_at_the_stall
 
 async def test_keep_waiting_asks_again_one_deadline_later_and_end_the_match_ends_it(autojump_clock):
     table = await play(hands=3, scripts={0: [WAIT, END], 1: [ABANDON], 3: [ABANDON]})
-    check_abandoned(table, (1,))     # one present seat chose to end the match: no further hands
+    check_abandoned(table, (1,), forfeited=(1,))     # one present seat chose to end the match: no further hands
     asked = table.players[0].asked   # type: ignore[attr-defined]
     assert len(asked) == 2 and asked[1].since >= asked[0].since + STALL
     for n in PRESENT:
@@ -250,7 +261,7 @@ async def test_a_player_who_quits_sends_a_leave_notice_and_the_others_need_not_w
     table = await play(hands=2, quit_=True, quit_in_task=in_task)
     seat = table.seats[VICTIM]
     assert isinstance(table.results[VICTIM], PlayerLeft)
-    check_abandoned(table, (1,))     # bots end the match when the seat left
+    check_abandoned(table, (1,), forfeited=(1,))     # bots end the match when the seat left
     for n in PRESENT:
         (told_at, left), = table.of(n, SeatLeft)
         assert left.seat == seat
@@ -264,7 +275,7 @@ async def test_a_player_who_quits_sends_a_leave_notice_and_the_others_need_not_w
 async def test_the_victims_transcript_is_a_prefix_and_audits_as_incomplete(hands, autojump_clock):
     table = await play(hands=hands)
     victim = b"".join(table.records[VICTIM])
-    data = check_abandoned(table, (1,))
+    data = check_abandoned(table, (1,), forfeited=(1,))
     audit = audit_table(victim)
     assert audit.status is AuditStatus.INCOMPLETE and audit.blame is None
     assert data.startswith(victim)
@@ -276,4 +287,4 @@ async def test_a_present_peer_killed_after_signing_its_abandon_resumes_and_the_a
     session: it is my player's choice, not something the session signs by itself)."""
     table = await play(hands=1, crasher=0, tmp=tmp_path)
     assert getattr(table, "crashed", False)
-    check_abandoned(table, (1,))
+    check_abandoned(table, (1,), forfeited=(1,))

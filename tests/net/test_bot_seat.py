@@ -157,13 +157,19 @@ async def test_the_others_choose_bot_and_the_match_goes_on_with_a_bot_in_the_emp
         assert peer.old is not None and peer.old.choice == BOT and peer.old.finished
         (abandoned,) = peer.old.abandoned
         assert abandoned.hand == 2 and abandoned.end and abandoned.left == (gone,)
-        assert len(peer.old.hands) == 1 and any(peer.old.totals)    # hand 1 was scored: its totals go on
+        # hand 1 was scored; hand 2 (the seat left after its deal) is a forfeit against the seat that
+        # left, -36 for it and +12 for each other (docs/rules.md, "Forfeit"): the totals go on from both
+        assert abandoned.forfeit == gone and [h.hand_no for h in peer.old.hands] == [1, 2]
+        forfeit = tuple(-36 if s == gone else 12 for s in range(4))
+        assert peer.old.hands[1].scores == forfeit
+        assert peer.old.totals == tuple(a + b for a, b in zip(peer.old.hands[0].scores, forfeit, strict=True))
     runner = min(s for s in range(4) if s != gone)
     runner_peer = KEYS.index(old.seat_keys[runner])
     old_data = b"".join(peers[PRESENT[0]].records[0])
     assert {b"".join(peers[n].records[0]) for n in PRESENT} == {old_data}
     old_audit = audit_table(old_data)
-    assert old_audit.status is AuditStatus.ABANDONED and old_audit.left == (gone,)
+    assert old_audit.status is AuditStatus.COMPLETE and old_audit.left == (gone,)   # a forfeit is a result
+    assert old_audit.forfeits == (None, gone) and old_audit.totals == old.totals
 
     # the new roster: the old one's, the bot in the departed member's place, at its runner's address
     new_keys = tuple(BOT_IDENTITY.public_key if k == KEYS[VICTIM] else k for k in KEYS)

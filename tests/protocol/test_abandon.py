@@ -70,14 +70,11 @@ def test_a_seat_silent_after_the_strips_is_abandoned_and_the_deal_settled_by_com
         (event,) = net.of_type(i, HandAbandoned)
         assert (event.hand, event.left, event.end) == (1, (seat,), False)
         assert event.deal == tuple(dealt[s] for s in range(4))   # the silent seat's hand: the complement
-        assert "left during hand 1" in event.reason
-        assert net.of_type(i, MatchEnded)[-1].totals == (0, 0, 0, 0)
+        assert "left during hand 1" in event.reason and event.forfeit == seat   # the score: the test below
     transcripts = {net.transcript(i) for i in others}
     assert len(transcripts) == 1
     audit = audit_table(transcripts.pop())
-    assert audit.status is AuditStatus.ABANDONED and audit.blame is None
-    assert audit.left == (seat,) and audit.abandoned == (1,) and audit.scores == ()
-    assert f"S{seat} left (not a fault)" in audit.note
+    assert audit.blame is None and audit.abandoned == (1,)
 
 
 def test_the_match_goes_on_after_an_abandoned_hand_and_the_next_deal_stops_waiting_for_the_seat():
@@ -275,10 +272,11 @@ def test_a_complete_hand_keeps_its_score_when_the_next_is_abandoned():
     assert all(net.peers[i].hand_no == 2 for i in others)
     abandon_all(net, others, end=True)
     ended = net.of_type(others[0], HandEnded)
-    assert len(ended) == 1
+    assert len(ended) == 2 and ended[1].scores == (12, 12, 12, -36)    # hand 2: S3 forfeits it
     audit = audit_table(net.transcript(others[0]))
-    assert audit.status is AuditStatus.ABANDONED and audit.scores == (ended[0].scores,)
-    assert audit.totals == ended[0].totals and net.of_type(others[0], MatchEnded)[-1].totals == ended[0].totals
+    assert audit.status is AuditStatus.COMPLETE and audit.scores == (ended[0].scores, ended[1].scores)
+    assert audit.forfeits == (None, 3)
+    assert audit.totals == ended[1].totals and net.of_type(others[0], MatchEnded)[-1].totals == ended[1].totals
 
 
 @pytest.mark.parametrize("seed", [3, 9])   # 9: the others' next slot reaches it before their whole abandon
@@ -312,6 +310,7 @@ def test_vector_abandoned_table_digest():
     (event,) = net.of_type(0, HandAbandoned)
     assert event.slot == LEAD_SLOT + 1 and event.left == (3,)     # the slot abandoned, not the KEYS slot after it
     audit = audit_table(data)
+    assert audit.status is AuditStatus.COMPLETE and audit.forfeits == (3,)
     assert audit.stops_at is None and audit.note.startswith(f"hand 1 was abandoned at slot {LEAD_SLOT + 1}: ")
 
 
@@ -367,3 +366,30 @@ def test_a_seat_whose_key_never_left_goes_on_alone_and_stops_naming_nobody_at_th
         first, second = net.of_type(i, HandAbandoned)
         assert first.scored and second.reason == f"stopped during the deal, waiting for S{seat}"
         assert net.peers[i].finished and net.peers[i].blame is None
+
+
+def test_a_seat_silent_after_the_deal_forfeits_the_hand_no_free_re_deal():
+    """Finding 2 of issue 18: going silent after seeing one's cards was a free re-deal (the hand
+    void, the totals untouched). It is a forfeit: the silent seat scores the hand's largest loss
+    (a lone red ten last after a Stop, -36), the others +12 each, and the audit is complete."""
+    silence = Silence(1, after_the_strips)
+    net = Net(seed=3, config=ONE, tamper=silence)
+    net.start()
+    net.run()
+    seat = net.peers[1].my_seat
+    others = present(net, 1)
+    abandon_all(net, others, end=False)
+    row = tuple(-36 if s == seat else 12 for s in range(4))
+    for i in others:
+        (event,) = net.of_type(i, HandAbandoned)
+        assert (event.left, event.forfeit, event.scored) == ((seat,), seat, True)
+        assert net.of_type(i, MatchEnded)[-1].totals == row
+    transcripts = {net.transcript(i) for i in others}
+    assert len(transcripts) == 1
+    audit = audit_table(transcripts.pop())
+    assert audit.status is AuditStatus.COMPLETE and audit.blame is None
+    assert audit.scores == (row,) and audit.totals == row and audit.forfeits == (seat,)
+    from cli.audit import as_json
+    data = as_json(audit)
+    assert data["status"] == "complete" and data["totals"] == list(row)
+    assert data["hands"][0]["forfeit"] == seat and len(data["hands"][0]["cards"]) == 4

@@ -172,6 +172,9 @@ class HighCardGame:
     def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
         return tuple(sum(column) for column in zip(carried, *scores, strict=True))
 
+    def forfeit_scores(self, seat: int) -> tuple[int, ...]:
+        return tuple(-3 if s == seat else 1 for s in range(4))
+
     def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:
         return played >= planned
 
