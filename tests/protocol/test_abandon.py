@@ -389,7 +389,7 @@ def test_a_seat_silent_after_the_deal_forfeits_the_hand_no_free_re_deal():
     audit = audit_table(transcripts.pop())
     assert audit.status is AuditStatus.COMPLETE and audit.blame is None
     assert audit.scores == (row,) and audit.totals == row and audit.forfeits == (seat,)
-    from cli.audit import as_json
+    from p2p_sasaki.cli.audit import as_json
     data = as_json(audit)
     assert data["status"] == "complete" and data["totals"] == list(row)
     assert data["hands"][0]["forfeit"] == seat and len(data["hands"][0]["cards"]) == 4
