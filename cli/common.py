@@ -29,7 +29,7 @@ from p2p_sasaki.protocol.net.persist import SavedTable, TableStore, tables_dir
 from p2p_sasaki.protocol.net.table import BotPlayer, PeersUnreachable, TableResult, run_table
 from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.restore import RestoreError, StaleSavedTable
-from p2p_sasaki.protocol.sasaki_game import SasakiGame, sasaki_pace
+from p2p_sasaki.protocol.sasaki_game import CLAIM_SECONDS, TURN_SECONDS, WINDOW_SECONDS, SasakiGame, sasaki_pace
 from p2p_sasaki.sasaki.bots import BOTS, make_bot
 from p2p_sasaki.sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
 from p2p_sasaki.sasaki.search import DEFAULT_LEVEL, LEVELS
@@ -70,11 +70,26 @@ def pace_from_args(args: argparse.Namespace) -> Pace:
     """The fair windows' table options (docs/protocol.md, "Window pacing") from the command
     line; the answer deadline defaults to this peer's ``--timeout``."""
     answer = args.answer_deadline if args.answer_deadline is not None else getattr(args, "timeout", 30.0)
+    window, claim, turn = (0.0, 0.0, 0.0) if getattr(args, "fast", False) else \
+        (args.window, args.claim_window, args.bot_turn)
     try:
-        return sasaki_pace(window=args.window, claim=args.claim_window, turn=args.bot_turn,
-                           answer=max(answer, args.window, args.claim_window, args.bot_turn), stall=args.stall)
+        return sasaki_pace(window=window, claim=claim, turn=turn,
+                           answer=max(answer, window, claim, turn), stall=args.stall)
     except ValueError as exc:
         raise SystemExit(f"sasaki: {exc}") from exc
+
+
+FAST_WITH_A_PERSON = ("--fast is for a table of bots only (a person's answers would then leave as soon as "
+                      "given, and their timing would tell what they hold): add --bot, or leave --fast out")
+
+
+def refuse_fast_with_person(args: argparse.Namespace) -> bool:
+    """Say :data:`FAST_WITH_A_PERSON` and return True when ``--fast`` is asked where a person
+    plays this seat (``sasaki host`` / ``play`` without ``--bot``)."""
+    if getattr(args, "fast", False) and not getattr(args, "bot", False):
+        say_error(FAST_WITH_A_PERSON)
+        return True
+    return False
 
 
 # -- options ---------------------------------------------------------------------------
@@ -122,13 +137,18 @@ def add_table_options(parser: argparse.ArgumentParser, creating_only: bool = Fal
     group.add_argument("--no-proofs", action="store_true",
                        help="skip the shuffle arguments (strips, openings and the end-of-hand key check "
                             "still catch every cheat, but later)")
-    group.add_argument("--window", type=float, default=1.0, metavar="SECONDS",
-                       help="fair windows: every answer to a run, expose, Stop or lead window goes out this "
-                            "long after the window opens, whatever the seat holds (default 1, at most 60)")
-    group.add_argument("--claim-window", type=float, default=1.5, metavar="SECONDS",
-                       help="the same for chata and kkojda windows (default 1.5)")
-    group.add_argument("--bot-turn", type=float, default=1.0, metavar="SECONDS",
-                       help="a bot's play on its turn goes out this long after the turn opens (default 1)")
+    group.add_argument("--window", type=float, default=WINDOW_SECONDS, metavar="SECONDS",
+                       help="the shot clock: every answer to a run, expose, Stop or lead window goes out "
+                            "exactly this long after the window opens, whatever the seat holds; a person "
+                            "undecided by then declines (default 4, at most 60)")
+    group.add_argument("--claim-window", type=float, default=CLAIM_SECONDS, metavar="SECONDS",
+                       help="the same for chata and kkojda windows (default 3)")
+    group.add_argument("--bot-turn", type=float, default=TURN_SECONDS, metavar="SECONDS",
+                       help="every play or pass on a turn, a person's or a bot's, forced or not, goes out "
+                            "no earlier than this long after the turn opens (default 1)")
+    group.add_argument("--fast", action="store_true",
+                       help="every delay 0 (--window, --claim-window and --bot-turn): for a table of bots "
+                            "only (refused where a person plays this seat)")
     group.add_argument("--answer-deadline", type=float, default=None, metavar="SECONDS",
                        help="how long a person has to claim in a window before it declines, for every "
                             "seat (default: the creator's --timeout, 30)")

@@ -54,9 +54,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--record", metavar="FILE", help="--local only: write the game record(s) here")
     add_seat_options(parser, "heuristic,heuristic,heuristic,heuristic")  # peer i plays seats[i]
     parser.add_argument("--no-proofs", action="store_true", help="skip the shuffle proofs (faster)")
+    parser.add_argument("--fast", action="store_true",
+                        help="every delay 0 (the shot clock off); the default without --human, where only "
+                             "bots sit; with --human, the people's shot clock (4 s windows, 3 s chata and "
+                             "kkojda, 1 s turns) unless --fast is given")
     parser.add_argument("--fair-windows", action="store_true",
-                        help="pace the windows as 'sasaki host' does (every answer 1-1.5 s after its window "
-                             "opens, whatever the seat holds); the demo's default answers at once")
+                        help="without --human: the people's shot clock anyway, as 'sasaki host' paces a table")
     parser.set_defaults(func=run)
 
 
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     ready.with_suffix(".seats").unlink(missing_ok=True)
     common = ["--interface", "127.0.0.1", "--hands", str(args.hands), "--lead", args.lead]
     extra = ["--no-proofs"] if args.no_proofs else []
-    if not getattr(args, "fair_windows", False):
+    if demo_is_fast(args):   # (the flag's zeros: 'host --fast' is refused where a person sits)
         extra += ["--window", "0", "--claim-window", "0", "--bot-turn", "0"]
     py = [sys.executable, "-P", "-m", "p2p_sasaki"]
     print(f"Demo in {directory}: four peers on 127.0.0.1, table code {code}, bot seed {seed}.", flush=True)
@@ -150,6 +153,20 @@ def run(args: argparse.Namespace) -> int:
             print(f"Match {number}:", flush=True)
         status = max(status, audit_all(files, codes, stopped=left))
     return codes[0] if left else status
+
+
+def demo_is_fast(args: argparse.Namespace) -> bool:
+    """Whether the demo's table has every delay 0: ``--fast``, or bots only without
+    ``--fair-windows``. A person at the demo (``--human``) gets the people's shot clock
+    unless ``--fast``: the other seats are their own bots, so there is nobody to hide from.
+
+    >>> from argparse import Namespace as A
+    >>> [demo_is_fast(A(human=h, fast=f, fair_windows=False)) for h, f in ((0, 0), (1, 0), (1, 1))]
+    [True, False, True]
+    """
+    if getattr(args, "fast", False):
+        return True
+    return not args.human and not getattr(args, "fair_windows", False)
 
 
 def _human_name(args: argparse.Namespace) -> str:

@@ -14,6 +14,7 @@ import trio
 
 from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.cli.common import (
+    EXIT_USAGE,
     add_peer_options,
     add_table_options,
     bind_host,
@@ -27,6 +28,7 @@ from p2p_sasaki.cli.common import (
     parse_code,
     play_roster,
     prepare_directories,
+    refuse_fast_with_person,
     report,
     run_async,
     spawn_bot_peers,
@@ -68,6 +70,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    if refuse_fast_with_person(args):
+        return EXIT_USAGE
     if args.demo:
         from p2p_sasaki.cli import common
 

@@ -1001,11 +1001,13 @@ class Presenter:
                     claims.append(Choice(f"c{number}", text, (tuple(str(c) for c in cards),)))
             groups = [ChoiceGroup(_CLAIM_NAMES.get(kind, kind.value), tuple(claims))] if claims else []
             question = claims[0].label if len(claims) == 1 else f"{_CLAIM_NAMES.get(kind, kind.value)}?"
-            seconds = (turn.answer_deadline if turn.answer_deadline is not None else self.timeout) \
-                if decline is not None else None
-            if not claims:   # a fair window (turn.delay): it stays open for everyone, then declines
+            # A paced window's answer goes out at open + turn.delay, and that is your deadline too:
+            # undecided then, you decline (the driver declines for you at that very time). With no
+            # delay (a table of bots), the table's answer deadline.
+            seconds = (turn.delay if turn.delay > 0 else turn.answer_deadline if turn.answer_deadline is not None
+                       else self.timeout) if decline is not None else None
+            if not claims:   # a fair window: it stays open for everyone, then declines
                 question = f"{_CLAIM_NAMES.get(kind, kind.value)} window open: you have nothing to claim."
-                seconds = turn.delay
         deadline = None
         if seconds is not None:
             deadline = (turn.opened if turn.opened is not None else trio.current_time()) + seconds

@@ -182,7 +182,7 @@ def prompt_lines(prompt: Prompt, width: int | None = None) -> list[str]:
             lines.append("  or pass")
         return lines
     claims = [c for g in prompt.groups for c in g.choices]
-    seconds = f"{prompt.seconds:.0f} s" if prompt.seconds is not None else ""
+    seconds = f"{prompt.seconds:g} s" if prompt.seconds is not None else ""
     if not claims:   # a fair window that this seat cannot claim: open for everyone, then declined
         return [f"{prompt.question} (closes in {prompt.seconds:g} s)"]
     if len(claims) == 1:

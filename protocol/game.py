@@ -165,6 +165,11 @@ class Game(Protocol):
     def pace_kind(self, decision: Any) -> str:
         """The pacing kind of one of the game's decisions (one of :attr:`pace_kinds`)."""
 
+    def decline(self, legal: Sequence[Any]) -> Any | None:
+        """The answer among a window's ``legal`` answers that claims nothing (None: none):
+        what a person who has not decided by the window's due time answers (docs/protocol.md,
+        "Window pacing")."""
+
     def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
         """The match totals by seat: the carried totals plus each finished hand's scores."""
 

@@ -35,6 +35,7 @@ True
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from random import Random
 
@@ -381,7 +382,9 @@ class SearchBot:
         self.rollouts = rollouts
         self.last_rollouts = 0  # rollouts spent on the last decision (for benchmarks)
 
-    def choose(self, view: Deal, legal: Sequence[Action]) -> Action:
+    def choose(self, view: Deal, legal: Sequence[Action], seconds: float | None = None) -> Action:
+        """The answer for ``view``: the rollout budget, cut short once ``seconds`` (if given)
+        have passed on the monotonic clock (a table's pacing: it answers before its delay)."""
         self.last_rollouts = 0
         seat = view.decision.seat
         assert seat is not None
@@ -390,5 +393,5 @@ class SearchBot:
         if view.decision.kind not in _SEARCHED:
             return heuristic_action(view, seat, legal)
         choice, self.last_rollouts = best_answer(SaskuSearch(), view, seat, list(legal), self.rng,
-                                                 self.rollouts)
+                                                 self.rollouts, seconds, time.monotonic)
         return choice

@@ -480,8 +480,9 @@ class _Driver:
         self.last_progress = trio.current_time()
         self.stall_wait = stall_after
         self.pacer = Pacer(pace)
-        self.paced_turns = bool(getattr(player, "paced_turns", False))
+        self.person = not getattr(player, "is_bot", False)
         self.opened: dict[object, tuple[float, float]] = {}   # decision key -> (opened, due)
+        self.closing: tuple[object, float, Any] | None = None  # a person's window: (key, due, its decline)
         self.held: list[tuple[float, object, Any]] = []        # (due, decision key, action)
         self.mine: set[bytes] = set()      # my signed envelopes saved, not yet sent (the Pacer may hold them)
         self.store = store
@@ -752,16 +753,41 @@ class _Driver:
         now = trio.current_time()
         kind = session.game.pace_kind(pending)
         slot = session.pending_slot
-        paced = (slot is not None and slot.kind is SlotKind.WINDOW) or self.paced_turns
-        delay = self.pacer.pace.delay(kind) if paced else 0.0
+        delay = self.pacer.pace.delay(kind)
         self.opened = {key: (now, now + delay)}
-        if paced:
-            self.notify(WindowOpened(session.hand_no, session.slot, kind, now, delay), session)
+        self.closing = None
+        window = slot is not None and slot.kind is SlotKind.WINDOW
+        declining = getattr(session.game, "decline", None) if window else None
+        decline = declining(tuple(session.legal_actions)) if declining is not None else None
+        if self.person and delay > 0 and decline is not None:
+            self.closing = (key, now + delay, decline)   # W is a person's deadline: undecided then, declined
+        self.notify(WindowOpened(session.hand_no, session.slot, kind, now, delay), session)
         turn = Turn(session.my_seat, pending, session.view, tuple(session.legal_actions), now, delay,
                     self.pacer.pace.answer_deadline)
         scope = trio.CancelScope()
         self.asking = (key, scope)
         nursery.start_soon(self._ask, key, turn, scope)
+
+    def _close_window(self) -> bool:
+        """A person's window at its due time with no answer given: declined (W is the person's
+        deadline, so the decline goes out at open + W like any answer; a claim cannot be late).
+        Returns True if it acted."""
+        if self.closing is None:
+            return False
+        key, due, decline = self.closing
+        if key != self._decision_key() or any(k == key for _, k, _ in self.held):
+            if key != self._decision_key():
+                self.closing = None
+            return False
+        if trio.current_time() < due:
+            return False
+        self.closing = None
+        if self.asking is not None and self.asking[0] == key:
+            self.asking[1].cancel()
+            self.asking = None
+        self.answers = [(k, a) for k, a in self.answers if k != key]   # a claim after W is too late
+        self.session.act(decline)
+        return True
 
     async def resume(self, nursery: trio.Nursery, linger: float, restored: Any) -> None:
         """Go on from a restored session (protocol/restore.py): write the records its replay
@@ -861,6 +887,8 @@ class _Driver:
                         continue
                     session.act(action)  # IllegalActionError: a bug of the player; let it surface
                     progressed = True
+                if self._close_window():
+                    progressed = True
                 await self._flush()
                 if session.finished:
                     break
@@ -874,7 +902,8 @@ class _Driver:
                 if progressed or self.inbox or self.answers:
                     continue
                 self.wake = trio.Event()
-                with trio.move_on_at(min(self._stall_deadline(), self.pacer.next_due(), self._stall_due(),
+                closes = self.closing[1] if self.closing is not None else float("inf")
+                with trio.move_on_at(min(self._stall_deadline(), self.pacer.next_due(), self._stall_due(), closes,
                                          *(due for due, _, _ in self.held))):
                     await self.wake.wait()
                 await self._release()

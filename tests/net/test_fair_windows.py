@@ -146,7 +146,7 @@ def test_pace_options_round_trip_through_the_signed_header() -> None:
 
     header = header_of(bytes(32), KEYS, TableConfig(CONFIG.game, pace=FAIR_PACE))
     assert header.pace == tuple(PaceDelay(k, ms)
-                                for k, ms in zip(PACE_KINDS, (1000, 1000, 1000, 1500, 1500, 1000, 1000),
+                                for k, ms in zip(PACE_KINDS, (4000, 4000, 4000, 3000, 3000, 4000, 1000),
                                                         strict=True))
     assert (header.answer_ms, header.stall_ms) == (30_000, 120_000)
     assert config_of(TranscriptHeader.decode(header.encode())).pace == FAIR_PACE
