@@ -483,7 +483,9 @@ class _Driver:
         self.person = not getattr(player, "is_bot", False)
         self.opened: dict[object, tuple[float, float]] = {}   # decision key -> (opened, due)
         self.closing: tuple[object, float, Any] | None = None  # a person's window: (key, due, its decline)
-        self.held: list[tuple[float, object, Any]] = []        # (due, decision key, action)
+        self.due: dict[tuple[int, int], float] = {}  # (hand, slot) I answered -> when my envelope may go out
+        self.mark = trio.current_time()    # before the session call being handled (see _entered)
+        self.entered: tuple[tuple[int, int], float] = ((-1, -1), self.mark)   # the session's slot, since when
         self.mine: set[bytes] = set()      # my signed envelopes saved, not yet sent (the Pacer may hold them)
         self.store = store
         self.entropy = entropy
@@ -582,23 +584,48 @@ class _Driver:
                     self.result.blame = event
             self.notify(event, session)
         now = trio.current_time()
-        openings = {s.envelope: s for s in signed if s.kind is SignedKind.OPENING}
-        for frame in outgoing:   # saved above; the Pacer may hold a frame, never re-signs it
-            opening = openings.get(frame)
-            self.pacer.hold(frame, now if opening is None else self._opening_due(opening, now))
+        self._entered()
+        due = {s.envelope: self._due_of(s, now) for s in signed}
+        for frame in outgoing:   # saved above; the Pacer may hold a frame of mine, never re-signs it
+            if frame in due:
+                self.pacer.hold(frame, due[frame])   # mine: in signing order, none before its due time
+            else:
+                self.pacer.relay(frame)              # another seat's, relayed: at once
         await self._release()
         if events or outgoing:
             self._progress()
         self._report_waiting()
 
-    def _opening_due(self, opening: Signed, now: float) -> float:
-        """The session signs one answer by itself: the opening slot's (``lead`` or
-        ``decline``), as it enters that slot, so ``now`` is when that slot opened. Every
-        other frame is due now: my answers to decisions were held before ``act``, the rest
-        are deck messages and relays of other seats' frames."""
-        delay = self.pacer.pace.delay(OPENING_PACE)
-        self.notify(WindowOpened(opening.hand, opening.slot, OPENING_PACE, now, delay), self.session)
-        return now + delay
+    def _entered(self) -> None:
+        """Note when the session entered its current slot: the time before the session call
+        that moved it there (``mark``), so the work that call did (an opening's proof, the
+        records' fsync) is not counted in a decision's open time."""
+        where = (self.session.hand_no, self.session.slot)
+        if where != self.entered[0]:
+            self.entered = (where, self.mark)
+
+    def _opened_at(self, hand: int, slot: int, now: float) -> float:
+        """When the decision of (hand, slot) opened for the shot clock: when my session entered
+        that slot, and never before my own frames still held go out (the others enter it only
+        once they have them)."""
+        since = self.entered[1] if self.entered[0] == (hand, slot) else now
+        return max(since, self.pacer.last_held())
+
+    def _due_of(self, signed: Signed, now: float) -> float:
+        """When one envelope I just signed may go out. An answer to a decision of mine is due
+        at its open time + the kind's delay (``due``, set when my player answered); the opening
+        slot's answer (``lead`` or ``decline``), which the session signs by itself as it enters
+        that slot, likewise. Everything else (deck messages, key reveals, abandons, leave
+        notices) is due now, behind my held frames."""
+        due = self.due.pop((signed.hand, signed.slot), None)
+        if due is not None:
+            return due
+        if signed.kind is SignedKind.OPENING:
+            delay = self.pacer.pace.delay(OPENING_PACE)
+            at = self._opened_at(signed.hand, signed.slot, now)
+            self.notify(WindowOpened(signed.hand, signed.slot, OPENING_PACE, at, delay), self.session)
+            return at + delay
+        return now
 
     async def _release(self) -> None:
         """Send the Pacer's due frames (each saved in :meth:`_flush` when it was signed)."""
@@ -744,13 +771,11 @@ class _Driver:
                 self.asking = None
             return
         key = self._decision_key()
-        if any(k == key for _, k, _ in self.held):
-            return                                  # answered; held until the window's due time
         if self.asking is not None:
             if self.asking[0] == key:
                 return
             self.asking[1].cancel()
-        now = trio.current_time()
+        now = self._opened_at(session.hand_no, session.slot, trio.current_time())
         kind = session.game.pace_kind(pending)
         slot = session.pending_slot
         delay = self.pacer.pace.delay(kind)
@@ -775,9 +800,8 @@ class _Driver:
         if self.closing is None:
             return False
         key, due, decline = self.closing
-        if key != self._decision_key() or any(k == key for _, k, _ in self.held):
-            if key != self._decision_key():
-                self.closing = None
+        if key != self._decision_key():
+            self.closing = None            # answered (or the decision went away)
             return False
         if trio.current_time() < due:
             return False
@@ -786,6 +810,7 @@ class _Driver:
             self.asking[1].cancel()
             self.asking = None
         self.answers = [(k, a) for k, a in self.answers if k != key]   # a claim after W is too late
+        self.due[(self.session.hand_no, self.session.slot)] = due
         self.session.act(decline)
         return True
 
@@ -862,6 +887,7 @@ class _Driver:
             await self._flush()
             while not session.finished:
                 progressed = False
+                self.mark = trio.current_time()
                 inbox, self.inbox = self.inbox, []
                 for peer, frame in inbox:
                     session.receive(frame, peer)
@@ -875,16 +901,11 @@ class _Driver:
                 for key, action in answers:
                     if self.asking is not None and self.asking[0] == key:
                         self.asking = None
-                    if key == self._decision_key():
-                        due = self.opened.get(key, (0.0, float("-inf")))[1]
-                        self.held.append((due, key, action))   # released at the window's due time
-                held, self.held = self.held, []
-                for due, key, action in held:
                     if key != self._decision_key():
                         continue                   # the decision went away (the table stopped)
-                    if due > trio.current_time():
-                        self.held.append((due, key, action))
-                        continue
+                    # Signed and saved now, its envelope held by the Pacer until the decision's due
+                    # time: the signing's cost (a play's openings) is not seen in when it goes out.
+                    self.due[(session.hand_no, session.slot)] = self.opened.get(key, (0.0, float("-inf")))[1]
                     session.act(action)  # IllegalActionError: a bug of the player; let it surface
                     progressed = True
                 if self._close_window():
@@ -894,6 +915,7 @@ class _Driver:
                     break
                 self._maybe_ask(players)
                 self._maybe_choose(players)
+                self.mark = trio.current_time()
                 if await self._step():
                     self._progress()   # our own proof work: not a stall
                     await self._flush()
@@ -903,8 +925,7 @@ class _Driver:
                     continue
                 self.wake = trio.Event()
                 closes = self.closing[1] if self.closing is not None else float("inf")
-                with trio.move_on_at(min(self._stall_deadline(), self.pacer.next_due(), self._stall_due(), closes,
-                                         *(due for due, _, _ in self.held))):
+                with trio.move_on_at(min(self._stall_deadline(), self.pacer.next_due(), self._stall_due(), closes)):
                     await self.wake.wait()
                 await self._release()
             if self.asking is not None:
