@@ -35,8 +35,7 @@ True
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from random import Random
 
 from p2p_sasaki.cards import Card, Suit
@@ -382,9 +381,11 @@ class SearchBot:
         self.rollouts = rollouts
         self.last_rollouts = 0  # rollouts spent on the last decision (for benchmarks)
 
-    def choose(self, view: Deal, legal: Sequence[Action], seconds: float | None = None) -> Action:
-        """The answer for ``view``: the rollout budget, cut short once ``seconds`` (if given)
-        have passed on the monotonic clock (a table's pacing: it answers before its delay)."""
+    def choose(self, view: Deal, legal: Sequence[Action], seconds: float | None = None,
+               clock: Callable[[], float] | None = None) -> Action:
+        """The answer for ``view``: the rollout budget, cut short once ``seconds`` have passed
+        on ``clock`` when both are given (a table's pacing: it answers before its delay; the
+        engine has no clock of its own)."""
         self.last_rollouts = 0
         seat = view.decision.seat
         assert seat is not None
@@ -393,5 +394,5 @@ class SearchBot:
         if view.decision.kind not in _SEARCHED:
             return heuristic_action(view, seat, legal)
         choice, self.last_rollouts = best_answer(SaskuSearch(), view, seat, list(legal), self.rng,
-                                                 self.rollouts, seconds, time.monotonic)
+                                                 self.rollouts, seconds, clock)
         return choice

@@ -7,6 +7,7 @@ optionally, what to do when the table has waited past its stall deadline (a
 from __future__ import annotations
 
 import functools
+import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -89,7 +90,7 @@ class BotPlayer:
     A bot that sets ``thinks = True`` (the search bot: up to seconds of CPU) is asked
     in a worker thread, so its thinking never blocks this peer's network loop; a
     cancelled decision waits for the thread to return (the search's budget bounds it).
-    At a paced table such a bot is given ``choose(view, legal, seconds=...)``: what is
+    At a paced table such a bot is given ``choose(view, legal, seconds=..., clock=...)``: what is
     left of :data:`THINK_SHARE` of the decision's delay, so its answer is ready strictly
     before it is due (docs/protocol.md, "Window pacing"); with no delay, its rollouts only.
     ``is_bot``: the driver never declines for it at a window's due time (a person who has
@@ -110,7 +111,7 @@ class BotPlayer:
             if seconds is None:
                 return await trio.to_thread.run_sync(self.bot.choose, turn.view, turn.legal)
             return await trio.to_thread.run_sync(functools.partial(self.bot.choose, turn.view, turn.legal,
-                                                                   seconds=seconds))
+                                                                   seconds=seconds, clock=time.monotonic))
         return self.bot.choose(turn.view, turn.legal)
 
     async def stalled(self, stall: Stalled) -> str:

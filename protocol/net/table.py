@@ -30,14 +30,15 @@ The loop (one task owns the session; nothing else touches it):
 4. when ``session.pending_for_me`` is set, the player is asked (in its own task,
    with a snapshot of the view and the legal actions); its answer goes to
    ``session.act``;
-5. fair windows (docs/protocol.md, "Window pacing"): one scheduler, in trio time. An
-   answer to a window (and a :class:`BotPlayer`'s turn play) is held until the
-   decision's open time + the table's delay for its kind (``config.pace``), then given
-   to ``session.act``; a later answer is acted on when it comes. The opening slot's
-   answer, which the session signs by itself, is held as a frame by :class:`Pacer`
-   until the same time. Frames leave in signing order. :class:`WindowOpened` reports
-   each paced decision; the player's :class:`Turn` carries its ``opened`` and ``delay``
-   (the presenter's countdown).
+5. the shot clock (docs/protocol.md, "Window pacing"): one scheduler, in trio time. My
+   answer to a decision is given to ``session.act`` when the player gives it (signed and
+   saved at once), and its envelope is held by :class:`Pacer` until the decision's open
+   time + the table's delay for its kind (``config.pace``): exactly then for a window,
+   no earlier for a turn; the opening slot's answer, which the session signs by itself,
+   likewise. A person (a player without ``is_bot``) who has not answered a window by then
+   has declined: the driver acts the game's decline at that time. My frames leave in
+   signing order, relays at once. :class:`WindowOpened` reports each paced decision; the
+   player's :class:`Turn` carries its ``opened`` and ``delay`` (the presenter's countdown).
 
 Transport reliability
 ---------------------

@@ -17,10 +17,10 @@ from p2p_sasaki.sasaki.search import SearchBot
 
 
 class Recording(SearchBot):
-    def choose(self, view, legal, seconds=None):
+    def choose(self, view, legal, seconds=None, clock=None):
         self.thread = threading.current_thread()
         self.seconds = seconds
-        return super().choose(view, legal, seconds)
+        return super().choose(view, legal, seconds, clock)
 
 
 def turn() -> Turn:
@@ -87,19 +87,18 @@ def test_a_search_bot_is_given_a_budget_strictly_below_the_decisions_delay():
     assert trio.run(main, base, clock=clock)[0] is None          # no delay: no time limit
 
 
-def test_a_search_bot_stops_sampling_when_its_budget_is_spent(monkeypatch):
+def test_a_search_bot_stops_sampling_when_its_budget_is_spent():
     """The search checks its clock between samples (each sample plays every candidate): with a
     clock that advances 0.1 s per reading and 0.45 s given, it stops after five samples,
     far short of its rollouts."""
     from p2p_sasaki.sasaki import search
 
     readings = iter(range(1, 10_000))
-    monkeypatch.setattr(search.time, "monotonic", lambda: next(readings) / 10)
     t = lead_turn()
     choices = search.candidates(list(t.legal), t.view.cards.mask)
     assert len(choices) > 1
     bot = SearchBot(random.Random(1), rollouts=100_000)
-    action = bot.choose(t.view, t.legal, seconds=0.45)
+    action = bot.choose(t.view, t.legal, seconds=0.45, clock=lambda: next(readings) / 10)
     assert action in t.legal
     assert bot.last_rollouts == 5 * len(choices)
     unlimited = SearchBot(random.Random(1), rollouts=3 * len(choices))
