@@ -7,10 +7,10 @@ import doctest
 import pytest
 
 from p2p_sasaki.protocol import messages
-from p2p_sasaki.protocol.net import framing, join, memory, transport
+from p2p_sasaki.protocol.net import asking, framing, join, memory, transport
 
 
-@pytest.mark.parametrize("module", [framing, join, memory, messages, transport], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [asking, framing, join, memory, messages, transport], ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
