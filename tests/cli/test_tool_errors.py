@@ -119,8 +119,10 @@ def test_fast_signs_every_delay_zero():
     from p2p_sasaki.cli.common import pace_from_args
     from p2p_sasaki.protocol.sasaki_game import sasaki_pace
 
-    args = SimpleNamespace(fast=True, window=4.0, claim_window=3.0, bot_turn=1.0, answer_deadline=None,
-                           timeout=30.0, stall=120.0)
+    import argparse
+
+    args = argparse.Namespace(fast=True, window=4.0, claim_window=3.0, bot_turn=1.0, answer_deadline=None,
+                              timeout=30.0, stall=120.0)
     assert pace_from_args(args) == sasaki_pace(0, 0, 0) and pace_from_args(args).delays == ()
     args.fast = False
     assert pace_from_args(args) == sasaki_pace() and dict(sasaki_pace().delays) == {
