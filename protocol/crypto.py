@@ -136,7 +136,6 @@ TAG_SHUFFLE_CHALLENGE_YZ = domain_tag("shuffle-challenge-yz")
 TAG_SHUFFLE_CHALLENGE_U = domain_tag("shuffle-challenge-u")
 # rules on hidden cards, proven with the action (protocol/hidden_rules.py)
 TAG_HIDDEN_RULE = domain_tag("hidden-rule")
-TAG_HIDDEN_RULE_PAD = domain_tag("hidden-rule/pad")
 # the table (protocol/session.py)
 TAG_ROSTER = domain_tag("roster")
 TAG_CHAIN_START = domain_tag("chain-start")
@@ -437,14 +436,19 @@ def dleq_verify(ctx: ProofContext, g: bytes, gx: bytes, h: bytes, hx: bytes, pro
     return _dleq_challenge(ctx, g, gx, h, hx, a, b) == c
 
 
-def _batch(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes]) -> tuple[bytes, bytes]:
-    """(sum c_k*h_k, sum c_k*hx_k) with c_k = HS(dleq-batch, ctx, g, gx, u32(K), h..., hx..., u32(k))."""
+def _batch_weights(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes]) -> list[int]:
+    """c_k = HS(dleq-batch, seed, u32(k)), seed = H(dleq-batch, ctx, g, gx, u32(K), h..., hx...)."""
     if len(hs) != len(hxs) or not hs:
         raise CryptoError("a batch needs as many h as hx, at least one")
     for element in (*hs, *hxs):
         check_element(element, "batched element")
     seed = hash_parts(TAG_DLEQ_BATCH, *ctx.parts(), g, gx, u32(len(hs)), *hs, *hxs)
-    coefficients = [hash_to_scalar(TAG_DLEQ_BATCH, seed, u32(k)) for k in range(len(hs))]
+    return [hash_to_scalar(TAG_DLEQ_BATCH, seed, u32(k)) for k in range(len(hs))]
+
+
+def _batch(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes]) -> tuple[bytes, bytes]:
+    """(sum c_k*h_k, sum c_k*hx_k) with the weights c_k of :func:`_batch_weights`."""
+    coefficients = _batch_weights(ctx, g, gx, hs, hxs)
     return G.msm(zip(coefficients, hs, strict=False)), G.msm(zip(coefficients, hxs, strict=False))
 
 
@@ -452,9 +456,12 @@ def dleq_batch_prove(
     ctx: ProofContext, x: int, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes], entropy: Entropy
 ) -> bytes:
     """One DLEQ proof that log_g(gx) == log_{h_k}(hx_k) for every k: the DLEQ of the
-    hash-weighted sums (a false pair survives the weighting with probability 1/L)."""
-    h, hx = _batch(ctx, g, gx, hs, hxs)
-    return dleq_prove(ctx, x, g, gx, h, hx, entropy)
+    hash-weighted sums (a false pair survives the weighting with probability 1/L). The
+    prover forms the second sum as x times the first (one multiplication instead of K; the
+    same point whenever every hx_k is x*h_k, and a proof that fails when one is not)."""
+    coefficients = _batch_weights(ctx, g, gx, hs, hxs)
+    h = G.msm(zip(coefficients, hs, strict=False))
+    return dleq_prove(ctx, x, g, gx, h, G.mul(x, h), entropy)
 
 
 def dleq_batch_verify(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes], proof: bytes) -> bool:

@@ -19,7 +19,8 @@ The proof of a clause (docs/protocol.md, "Hidden-card rules"). A position's publ
 would open to d. For values F_1..F_m under one key and forbidden cards c_1..c_r:
 
   1. y random, z = y/x: W = z*permute(F), Y = z*X = y*g, with the deck's shuffle
-     argument (the images W are the hidden cards under the fresh key y, in random order);
+     argument (the images W are the hidden cards under the fresh key y, in random order;
+     for one position, W_1 = z*F_1 with a DLEQ proof);
   2. V_j = y*M_{c_j}, with one batched DLEQ: log_g(Y) == log_{M_cj}(V_j) for every j;
   3. anyone checks that no V_j is among the W: a held forbidden card would collide.
 
@@ -52,7 +53,6 @@ from p2p_sasaki.protocol.crypto import (
     DLEQ_BYTES,
     SHUFFLE_ARGUMENT_ELEMENTS,
     TAG_HIDDEN_RULE,
-    TAG_HIDDEN_RULE_PAD,
     CryptoError,
     Entropy,
     G,
@@ -215,17 +215,6 @@ def clause_context(ctx: RuleContext, digest: bytes, index: int) -> ProofContext:
     return ProofContext(ctx.table, ctx.hand_id, f"hidden-rule/{digest.hex()}/{index}", ctx.seat)
 
 
-def pad_point(ctx: RuleContext) -> bytes:
-    """P* = HG(hidden-rule/pad, table, hand_id): the second input of a one-position clause
-    (the shuffle argument needs two), a point no card's value can equal."""
-    return crypto.hash_to_group(TAG_HIDDEN_RULE_PAD, ctx.table, ctx.hand_id)
-
-
-def _inputs(clause: VoidClause, pad: bytes) -> tuple[bytes, ...]:
-    values = tuple(card.value for card in clause.cards)
-    return values + (pad,) if len(values) == 1 else values
-
-
 # ---------------------------------------------------------------------------------------
 # Proofs
 # ---------------------------------------------------------------------------------------
@@ -233,21 +222,24 @@ def _inputs(clause: VoidClause, pad: bytes) -> tuple[bytes, ...]:
 
 @dataclass(frozen=True)
 class ClauseProof:
-    """The proof of one clause: ``images`` W (max(m, 2) elements), ``scaled_key`` Y, the
-    shuffle ``argument`` from the inputs to W, ``tags`` V (one per forbidden card) and
+    """The proof of one clause: ``images`` W (one per position), ``scaled_key`` Y, the
+    ``argument`` that W is the values shuffled under z with Y = z*X (the shuffle argument;
+    for one position a DLEQ proof, 64 bytes), ``tags`` V (one per forbidden card) and
     ``tag_proof``, the batched DLEQ (64 bytes)."""
 
     images: tuple[bytes, ...]
     scaled_key: bytes
-    argument: ShuffleArgument
+    argument: ShuffleArgument | bytes
     tags: tuple[bytes, ...]
     tag_proof: bytes
 
     @property
     def size(self) -> int:
-        """Its bytes: every element and scalar 32, the DLEQ 64."""
-        elements = len(self.images) + 1 + len(self.argument.elements) + len(self.tags)
-        return 32 * (elements + len(self.argument.scalars)) + len(self.tag_proof)
+        """Its bytes: every element and scalar 32, a DLEQ 64."""
+        argument = self.argument
+        argument_size = (32 * (len(argument.elements) + len(argument.scalars))
+                         if isinstance(argument, ShuffleArgument) else len(argument))
+        return 32 * (len(self.images) + 1 + len(self.tags)) + argument_size + len(self.tag_proof)
 
 
 @dataclass(frozen=True)
@@ -263,9 +255,9 @@ class HiddenRuleProof:
 
 def clause_size(m: int, r: int) -> int:
     """The bytes of a clause's proof for m positions and r forbidden cards:
-    32*(n + 1 + 7 + 2n + 1 + r) + 64 with n = max(m, 2)."""
-    n = max(m, 2)
-    return 32 * (n + 1 + SHUFFLE_ARGUMENT_ELEMENTS + shuffle_argument_scalars(n) + r) + DLEQ_BYTES
+    32*(m + 1 + 7 + 2m + 1 + r) + 64, or 32*(1 + 1 + r) + 64 + 64 for one position."""
+    argument = DLEQ_BYTES if m == 1 else 32 * (SHUFFLE_ARGUMENT_ELEMENTS + shuffle_argument_scalars(m))
+    return 32 * (m + 1 + r) + argument + DLEQ_BYTES
 
 
 def prove(
@@ -283,22 +275,21 @@ def prove(
     """
     statement.check(len(card_points))
     digest = statement_digest(ctx, statement)
-    pad = pad_point(ctx)
     proofs = []
     for index, clause in enumerate(statement.clauses):
         x = secrets.get(clause.key)
         if x is None or G.mul(x, clause.base) != clause.key:
             raise HiddenRuleError(f"no secret for clause {index}'s key")
-        proofs.append(_prove_clause(clause_context(ctx, digest, index), clause, card_points, pad, x, entropy))
+        proofs.append(_prove_clause(clause_context(ctx, digest, index), clause, card_points, x, entropy))
     return HiddenRuleProof(tuple(proofs))
 
 
 def _prove_clause(
-    cctx: ProofContext, clause: VoidClause, card_points: Sequence[bytes], pad: bytes, x: int, entropy: Entropy,
+    cctx: ProofContext, clause: VoidClause, card_points: Sequence[bytes], x: int, entropy: Entropy,
     honest: bool = True,
 ) -> ClauseProof:
     """The prover's steps (a test runs them as a cheater would, with ``honest=False``)."""
-    inputs = _inputs(clause, pad)
+    inputs = tuple(card.value for card in clause.cards)
     y = crypto.random_scalar(entropy)
     z = y * crypto.scalar_inverse(x) % crypto.L
     perm = crypto.random_permutation(entropy, len(inputs))
@@ -311,7 +302,11 @@ def _prove_clause(
             j = tags.index(held.pop())
             i = perm[images.index(tags[j])]
             raise FalseStatement(clause.cards[i].position, clause.forbidden[j])
-    argument = crypto.shuffle_argument_prove(cctx, z, perm, inputs, clause.key, images, scaled_key, entropy)
+    argument: ShuffleArgument | bytes
+    if len(inputs) == 1:
+        argument = crypto.dleq_prove(cctx, z, clause.key, scaled_key, inputs[0], images[0], entropy)
+    else:
+        argument = crypto.shuffle_argument_prove(cctx, z, perm, inputs, clause.key, images, scaled_key, entropy)
     tag_proof = crypto.dleq_batch_prove(cctx, y, clause.base, scaled_key, forbidden, tags, entropy)
     return ClauseProof(images, scaled_key, argument, tags, tag_proof)
 
@@ -324,9 +319,8 @@ def verify(ctx: RuleContext, statement: Statement, card_points: Sequence[bytes],
         if not isinstance(proof, HiddenRuleProof) or len(proof.clauses) != len(statement.clauses):
             return False
         digest = statement_digest(ctx, statement)
-        pad = pad_point(ctx)
         return all(
-            _verify_clause(clause_context(ctx, digest, index), clause, card_points, pad, clause_proof)
+            _verify_clause(clause_context(ctx, digest, index), clause, card_points, clause_proof)
             for index, (clause, clause_proof) in enumerate(zip(statement.clauses, proof.clauses, strict=True))
         )
     except (CryptoError, HiddenRuleError, TypeError, ValueError, AttributeError):
@@ -334,15 +328,20 @@ def verify(ctx: RuleContext, statement: Statement, card_points: Sequence[bytes],
 
 
 def _verify_clause(
-    cctx: ProofContext, clause: VoidClause, card_points: Sequence[bytes], pad: bytes, proof: ClauseProof
+    cctx: ProofContext, clause: VoidClause, card_points: Sequence[bytes], proof: ClauseProof
 ) -> bool:
-    inputs = _inputs(clause, pad)
+    inputs = tuple(card.value for card in clause.cards)
     if len(proof.images) != len(inputs) or len(proof.tags) != len(clause.forbidden):
         return False
     crypto.check_element(clause.base, "base")
     crypto.check_distinct_elements((*inputs, clause.key), "hidden value")
     crypto.check_distinct_elements((*proof.images, proof.scaled_key), "image")
-    if not crypto.shuffle_argument_verify(cctx, inputs, clause.key, proof.images, proof.scaled_key, proof.argument):
+    argument = proof.argument
+    if isinstance(argument, ShuffleArgument) and len(inputs) > 1:
+        if not crypto.shuffle_argument_verify(cctx, inputs, clause.key, proof.images, proof.scaled_key, argument):
+            return False
+    elif not (isinstance(argument, bytes) and len(inputs) == 1
+              and crypto.dleq_verify(cctx, clause.key, proof.scaled_key, inputs[0], proof.images[0], argument)):
         return False
     forbidden = [card_points[c] for c in clause.forbidden]
     if not crypto.dleq_batch_verify(cctx, clause.base, proof.scaled_key, forbidden, proof.tags, proof.tag_proof):
