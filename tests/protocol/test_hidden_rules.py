@@ -322,6 +322,20 @@ def test_a_forged_tag_does_not_hide_a_held_card():
     assert not verify(deal.context(3), statement, deal.points, HiddenRuleProof((forged,)))
 
 
+def test_leaving_out_the_position_that_holds_the_card_does_not_help():
+    """A cheater proves the true statement about its other positions; every peer builds the
+    statement over all of its hidden positions, and the proof fails for it."""
+    deal = Deal.make(b"omit")
+    hidden = deal.hidden(1, 2)
+    held = deal.cards[hidden[3].position]
+    others = hidden[:3] + hidden[4:]
+    forbidden = {held} | (set(range(N_CARDS)) - {deal.cards[c.position] for c in hidden})
+    ctx = deal.context(1)
+    partial = prove(ctx, no_follow(others, forbidden), deal.points, deal.secrets(1), SeededEntropy(b"omit"))
+    assert verify(ctx, no_follow(others, forbidden), deal.points, partial)
+    assert not verify(ctx, no_follow(hidden, forbidden), deal.points, partial)
+
+
 def test_malformed_statements_are_refused_by_the_prover_and_fail_verification(proven):
     deal, statement, proof = proven
     (clause,) = statement.clauses
@@ -358,6 +372,11 @@ def test_a_proof_shows_only_its_public_shape():
         assert public.isdisjoint(clause.images) and public.isdisjoint(clause.tags)
         seen.update(clause.images)
     assert sizes == {clause_size(3, len(follow))} and len(seen) == 4 * 3
+    # the same statement proven twice: fresh key, nothing in common
+    statement = no_follow(hidden, follow)
+    one, two = (prove(deal.context(3), statement, deal.points, deal.secrets(3), SeededEntropy(bytes([n]))).clauses[0]
+                for n in (1, 2))
+    assert set(one.images).isdisjoint(two.images) and set(one.tags).isdisjoint(two.tags)
 
 
 # -- a real deal ----------------------------------------------------------------------------
