@@ -57,7 +57,9 @@ def system_entropy(n: int) -> bytes:
 
 
 class SeededEntropy:
-    """A deterministic entropy stream for tests and test vectors, never for play.
+    """A deterministic entropy stream for tests and test vectors, never for play (with the
+    default tag; a prover that hedges its nonces runs one with its own tag from a seed
+    hashed from its secret and fresh entropy: protocol/hidden_rules.py).
 
     Block i is ``SHA-512(u8(len(tag)) || tag || u32be(len(seed)) || seed || u32be(8) ||
     u64be(i))`` with tag ``p2p-sasaki/v2/test-entropy``; the stream is the concatenation.
@@ -66,14 +68,15 @@ class SeededEntropy:
     '804e25b5'
     """
 
-    def __init__(self, seed: bytes) -> None:
+    def __init__(self, seed: bytes, tag: bytes | None = None) -> None:
         self._seed = bytes(seed)
+        self._tag = TAG_TEST_ENTROPY if tag is None else tag
         self._counter = 0
         self._buffer = b""
 
     def __call__(self, n: int) -> bytes:
         while len(self._buffer) < n:
-            self._buffer += hash_parts(TAG_TEST_ENTROPY, self._seed, struct.pack(">Q", self._counter))
+            self._buffer += hash_parts(self._tag, self._seed, struct.pack(">Q", self._counter))
             self._counter += 1
         out, self._buffer = self._buffer[:n], self._buffer[n:]
         return out
@@ -136,6 +139,7 @@ TAG_SHUFFLE_CHALLENGE_YZ = domain_tag("shuffle-challenge-yz")
 TAG_SHUFFLE_CHALLENGE_U = domain_tag("shuffle-challenge-u")
 # rules on hidden cards, proven with the action (protocol/hidden_rules.py)
 TAG_HIDDEN_RULE = domain_tag("hidden-rule")
+TAG_HIDDEN_RULE_NONCE = domain_tag("hidden-rule-nonce")
 # the table (protocol/session.py)
 TAG_ROSTER = domain_tag("roster")
 TAG_CHAIN_START = domain_tag("chain-start")

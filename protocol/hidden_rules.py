@@ -53,6 +53,7 @@ from p2p_sasaki.protocol.crypto import (
     DLEQ_BYTES,
     SHUFFLE_ARGUMENT_ELEMENTS,
     TAG_HIDDEN_RULE,
+    TAG_HIDDEN_RULE_NONCE,
     CryptoError,
     Entropy,
     G,
@@ -269,19 +270,33 @@ def prove(
 ) -> HiddenRuleProof:
     """Prove ``statement`` with my secrets (``secrets[key]`` = x for every clause's key).
 
-    Raises :class:`FalseStatement` if I hold a forbidden card (nothing is made: an honest
+    It draws exactly 32 bytes from ``entropy`` (:func:`nonce_stream`). Raises
+    :class:`FalseStatement` if I hold a forbidden card (nothing is made: an honest
     seat never sends a false proof) and :class:`HiddenRuleError` for a malformed statement
     or a missing or wrong secret.
     """
     statement.check(len(card_points))
     digest = statement_digest(ctx, statement)
-    proofs = []
+    keys = []
     for index, clause in enumerate(statement.clauses):
         x = secrets.get(clause.key)
         if x is None or G.mul(x, clause.base) != clause.key:
             raise HiddenRuleError(f"no secret for clause {index}'s key")
-        proofs.append(_prove_clause(clause_context(ctx, digest, index), clause, card_points, x, entropy))
-    return HiddenRuleProof(tuple(proofs))
+        keys.append(x)
+    stream = nonce_stream(digest, keys, entropy(32))
+    return HiddenRuleProof(tuple(
+        _prove_clause(clause_context(ctx, digest, index), clause, card_points, x, stream)
+        for index, (clause, x) in enumerate(zip(statement.clauses, keys, strict=True))
+    ))
+
+
+def nonce_stream(digest: bytes, keys: Sequence[int], drawn: bytes) -> Entropy:
+    """Everything random in a proof comes from this stream (hedged, like the deck's nonces):
+    SeededEntropy with tag ``hidden-rule-nonce`` and seed H(hidden-rule-nonce, D, x_0..,
+    the 32 bytes drawn), so a proof is made from exactly 32 fresh bytes (a worker job can
+    carry them) and a weak random source alone does not expose a key."""
+    seed = crypto.hash_parts(TAG_HIDDEN_RULE_NONCE, digest, *(crypto.scalar_bytes(x) for x in keys), drawn)
+    return crypto.SeededEntropy(seed, TAG_HIDDEN_RULE_NONCE)
 
 
 def _prove_clause(

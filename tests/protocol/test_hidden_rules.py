@@ -406,11 +406,11 @@ def test_on_a_real_deal_the_seat_proves_with_its_deck_key():
 # Repeated in docs/protocol.md ("Hidden-card rules", test vector): test_docs_carry_the_vector.
 VECTOR = {
     "digest": "1ff22991924f43b3606b3b691b112018750d30e416b5bce5267e8a9f75675f1d",
-    "first_image": "b40cf0f77628482c7425ea8f75cf0192d331608f59aae82f4dc6bb67e3a7d23b",
-    "proof_sha256": "52d9560c0aae0ed3690c0fc04d003c3b57db810e65f9c4d52d3a39277a80a7cc",
+    "first_image": "08158bff7796550a90e7fd71378bc8e6a7135e7829d9f61fed32b21ffa797871",
+    "proof_sha256": "9afcfda200a72f2cf3df6c52da1bc6ec0944b12738d51f290973a392f5533f9c",
     "size": "832",
     "return_digest": "6aa82a398080f09ac61531b848951464691111e5c22cd156516b8946eb635713",
-    "return_sha256": "fa6ef189ca800a3be3aa6fa46ca3b1cc3a4169ce24166775548340690f50478b",
+    "return_sha256": "79044b503f2a398d99f914428a5bc4a78a8541c9398cb12ffd44648517f97dfb",
     "return_size": "320",
 }
 
