@@ -6,7 +6,7 @@ import doctest
 
 import pytest
 
-from p2p_sasaki.protocol import messages
+from p2p_sasaki.protocol.messages import wire as messages
 from p2p_sasaki.protocol.net import framing, join, memory, transport
 
 
