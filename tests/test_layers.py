@@ -142,6 +142,14 @@ def test_crypto_and_wire_libraries_stay_in_their_one_module():
                     assert path == SOURCE["p2p_sasaki.protocol"] / owner, (path, library)
 
 
+def test_msgpack_is_imported_by_the_wire_module_alone():
+    """protocol/messages/wire.py is the codec: the payloads, the envelope, the header, the
+    handshake messages and the follow-on answers encode through it, never msgpack directly."""
+    importers = {path.relative_to(ROOT).as_posix() for package in ("p2p_sasaki", "protocol", "cli")
+                 for path in python_files(package) if "msgpack" in imported_modules(path)}
+    assert importers == {"protocol/messages/wire.py"}
+
+
 def project_module(path: Path) -> str:
     """The installed name of a project source file."""
     for package, folder in sorted(SOURCE.items(), key=lambda item: -len(str(item[1]))):
