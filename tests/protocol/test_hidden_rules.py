@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from random import Random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p_sasaki.cards import mask_indices
+from p2p_sasaki.cards import Card, mask_indices
 from p2p_sasaki.protocol import crypto, hidden_rules
 from p2p_sasaki.protocol.crypto import G, SeededEntropy
 from p2p_sasaki.protocol.deck import HandDealt
@@ -31,7 +35,11 @@ from p2p_sasaki.protocol.hidden_rules import (
     return_card,
     verify,
 )
+from p2p_sasaki.sasku.bots import play
+from p2p_sasaki.sasku.deal import Action, Give, Play, Return, Take, random_hands
+from p2p_sasaki.sasku.deal import Deal as SaskuDeal
 from p2p_sasaki.sasku.trumps import PACK, follow_mask, is_picture
+from p2p_sasaki.sasku.trumps import PICTURES as PACK_PICTURES
 from tests.protocol.helpers import Table
 
 TABLE = bytes(range(32))
@@ -212,6 +220,75 @@ def test_a_position_handed_over_under_another_key_is_its_own_clause():
     with pytest.raises(FalseStatement) as caught:
         prove(ctx, no_follow([*mine, moved], {moved_card}), deal.points, secrets, entropy)
     assert caught.value.position == 3
+
+
+class GivingBot:
+    """A random bot that gives, takes and returns whenever it may (so deals exercise them)."""
+
+    uses_view = False
+
+    def __init__(self, rng: Random) -> None:
+        self.rng = rng
+
+    def choose(self, view: object, legal: Sequence[Action]) -> Action:
+        eager = [a for a in legal if isinstance(a, (Give, Take))]
+        return eager[0] if eager else legal[int(self.rng.random() * len(legal))]
+
+
+def test_the_engines_deals_every_hidden_rule_proven_and_no_renege():
+    """Sasku deals played by the engine (bots that give whenever they may): every play that
+    does not follow, every give and every return is proven with the action and verifies;
+    at every play where the seat could have followed, a renege's statement is false (no
+    proof, and a cheater's fails). A card that changed hands is locked under its new
+    holder's key (what the hand-over has to leave behind)."""
+    deal = Deal.make(b"engine")
+    points = deal.points
+    entropy = SeededEntropy(b"engine")
+    seeds = (seed for seed in itertools.count()
+             if any((hand & PACK_PICTURES).bit_count() == 1 for hand in random_hands(Random(seed))))
+    proven: Counter[str] = Counter()
+    for seed in itertools.islice(seeds, 2):
+        state = SaskuDeal(random_hands(Random(seed)))
+        bots = [GivingBot(Random(seed * 4 + s)) for s in range(SEATS)]
+
+        def lock(seat: int, card: Card) -> HiddenCard:
+            index = PACK_CARDS.index(card.index)
+            return HiddenCard(index, deal.bases[seat], deal.bases[seat + 1], G.mul(deal.keys[seat], points[index]))
+
+        def check(seat: int, step: int, statement: Statement) -> None:
+            ctx = deal.context(seat, slot=step)
+            proof = prove(ctx, statement, points, deal.secrets(seat), entropy)
+            assert verify(ctx, statement, points, proof)
+            other_seat = deal.context((seat + 1) % SEATS, slot=step)
+            assert not statement.clauses or not verify(other_seat, statement, points, proof)  # (the last trick: none)
+            proven[statement.rule] += 1
+
+        for step, (_, action, after) in enumerate(play(state, bots)):
+            before, state = state, after
+            hand = [lock(action.seat, card) for card in before.cards(action.seat)]
+            if isinstance(action, Play) and before.trick:
+                assert before.trump is not None
+                follow = follow_cards(PACK_CARDS.index(before.trick[0].index), int(before.trump))
+                others = [c for c in hand if c.position != PACK_CARDS.index(action.card.index)]
+                if PACK_CARDS.index(action.card.index) not in follow:
+                    check(action.seat, step, no_follow(others, follow))
+                elif any(c.position not in follow for c in others):
+                    # it could have reneged, playing a card that does not follow: that statement is false
+                    reneged = next(c for c in others if c.position not in follow)
+                    renege = no_follow([c for c in hand if c != reneged], follow)
+                    with pytest.raises(FalseStatement):
+                        prove(deal.context(action.seat), renege, points, deal.secrets(action.seat), entropy)
+                    assert not verify(deal.context(action.seat), renege, points,
+                                      cheat(deal, action.seat, renege, entropy))
+            elif isinstance(action, Give):
+                assert action.card is not None
+                given = lock(action.seat, action.card)
+                check(action.seat, step, give(given, [c for c in hand if c != given], PICTURES, N_CARDS))
+            elif isinstance(action, Return):
+                assert action.card is not None
+                check(action.seat, step, return_card(lock(action.seat, action.card), PICTURES))
+        assert state.is_over
+    assert proven["give"] >= 1 and proven["return"] >= 1 and proven["no-follow"] >= 4
 
 
 # -- a proof holds for its statement and context only -------------------------------------
