@@ -116,10 +116,10 @@ def test_fast_where_a_person_sits_is_refused_in_one_sentence(tmp_path, capsys):
 
 
 def test_fast_signs_every_delay_zero():
+    import argparse
+
     from p2p_sasaki.cli.common import pace_from_args
     from p2p_sasaki.protocol.sasaki_game import sasaki_pace
-
-    import argparse
 
     args = argparse.Namespace(fast=True, window=4.0, claim_window=3.0, bot_turn=1.0, answer_deadline=None,
                               timeout=30.0, stall=120.0)
