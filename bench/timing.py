@@ -15,11 +15,12 @@ the lead, 3 s for chata and kkojda, T = 1 s for a turn). The four seats are
 Every peer stamps (CLOCK_MONOTONIC, one clock for the machine) when its session enters each
 slot, and when each signed game answer first arrives from its socket (relays included: the
 first copy counts). An answer's **arrival delay** at a peer is its arrival there minus the
-slot's opening there; every answer gives one delay at each of the three other peers. Answers
-are grouped by the decision's pacing kind and by who sent them, and split by what the sender
-could do: in a window, seats that could claim (a legal answer other than decline: they hold
-the cards) against seats that could not; in the Stop window, where everyone may Stop, those
-that did against those that did not; the lead, its holder against the others; on a turn,
+slot's opening there; an answer's sample is the median of its delays at the three other
+peers (one answer seen three times is one sample). Answers are grouped by the decision's
+pacing kind and by who sent them, and split by what the sender could do: in a window, seats
+that could claim (a legal answer other than decline: they hold the cards) against seats that
+could not; in the Stop window, where everyone may Stop, those that did against those that
+did not; the lead, its holder against the others; on a turn,
 free choices (``n_claim``) against forced ones (``n_noclaim``: pass was the only answer).
 A group is listed only when both sides came up. ``p``: two-sided Mann-Whitney U test of the
 two sides (exact distribution for small samples without ties, else the normal approximation
@@ -343,7 +344,8 @@ def groups(peers: list[dict]) -> list[dict]:
             kinds.setdefault((h, s), k)
         for h, s, c in p["could"]:
             could[(h, s, p["seat"])] = c
-    samples: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
+    delays: dict[tuple[int, int, int], list[float]] = {}     # an answer -> its delay at each other peer
+    sides: dict[tuple[int, int, int], bool] = {}
     for p in peers:
         opens = {(h, s): t for h, s, t in p["opens"]}
         for h, s, sender, at, verb in p["arrivals"]:
@@ -358,8 +360,14 @@ def groups(peers: list[dict]) -> list[dict]:
                 claim = could[(h, s, sender)]
             else:
                 continue
-            side = samples.setdefault((kind, seat_who[sender]), ([], []))
-            side[0 if claim else 1].append((at - opens[(h, s)]) * 1000)
+            sides[(h, s, sender)] = claim
+            delays.setdefault((h, s, sender), []).append((at - opens[(h, s)]) * 1000)
+    # One sample per answer: the median of its delays at the other peers (its three arrivals are
+    # one answer seen three times, not three answers).
+    samples: dict[tuple[str, str], tuple[list[float], list[float]]] = {}
+    for (h, s, sender), seen in delays.items():
+        side = samples.setdefault((kinds[(h, s)], seat_who[sender]), ([], []))
+        side[0 if sides[(h, s, sender)] else 1].append(statistics.median(seen))
     rows = []
     for (kind, who), (yes, no) in sorted(samples.items()):
         if yes and no:
