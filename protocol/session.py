@@ -318,12 +318,27 @@ class TableSession:
         unit = self._unit()
         if self._i_abandoned():
             return False
-        silent = tuple(s for s in self.waiting_for if s != self.my_seat and s not in self._absent)
+        silent = self._silent_now()
         if not silent or not self.abandons.majority(silent):
             return False
         self._sign(unit[0], unit[1], Abandon(silent, end))
         self._guarded(self._advance)
         return True
+
+    def why_no_abandon(self) -> str | None:
+        """Why :meth:`abandon` would sign nothing now (one sentence that says what can be
+        done instead), or None if it would sign."""
+        if self.identity is None or self.my_seat is None or self.finished or self.hand_no < 1:
+            return "there is no hand going on to abandon"
+        if self._i_abandoned():
+            return "this seat already signed its abandon of this slot; it completes once every other present seat signs it"
+        silent = self._silent_now()
+        if not silent:
+            return "the table waits for nobody else"
+        return self.abandons.why_not(silent)
+
+    def _silent_now(self) -> tuple[int, ...]:
+        return tuple(s for s in self.waiting_for if s != self.my_seat and s not in self._absent)
 
     def leave(self) -> bool:
         """Sign a leave notice (my player quit for good): the others are told at once and may
@@ -351,10 +366,12 @@ class TableSession:
 
     @property
     def pending_for_me(self) -> Any:
-        """The game's decision my seat must answer now, or None (also once I signed an
-        abandon of this slot: I wait for it to complete)."""
+        """The game's decision my seat must answer now, or None. Also once I signed an abandon
+        of this slot: an answer and an abandon of one slot are both allowed (docs/protocol.md,
+        "Abandon"), and a seat that answered must send its answer (rule 2 still keeps me from
+        completing the slot normally)."""
         slot = self._play_slot()
-        if slot is None or self.my_seat is None or self._i_abandoned():
+        if slot is None or self.my_seat is None:
             return None
         return slot.decision if self.my_seat in slot.seats and self.my_seat not in self._got else None
 

@@ -444,3 +444,23 @@ def test_a_refuser_with_an_accomplice_that_withholds_its_second_key_reveal_is_st
     assert len(transcripts) == 1
     audit = audit_table(transcripts.pop())
     assert audit.status is AuditStatus.FAULT and (audit.blame.seat, audit.blame.slot) == (holder, LEAD_SLOT)
+
+
+def test_an_abandon_that_cannot_reach_its_majority_says_why_and_what_can_be_done():
+    """Finding 8: two of four seats awaited together cannot be abandoned by the other two;
+    ``abandon`` signs nothing and ``why_no_abandon`` says why in one sentence."""
+    def two_silent(sender, envelope):
+        body = decode_envelope(envelope).body
+        return [] if sender in (1, 2) and body.hand == 1 and body.slot >= LEAD_SLOT else None
+
+    net = Net(seed=3, config=ONE, tamper=two_silent)
+    net.start()
+    net.run()
+    silent = tuple(sorted(net.peers[i].my_seat for i in (1, 2)))
+    for i in (0, 3):
+        peer = net.peers[i]
+        assert peer.waiting_for == silent
+        assert not peer.abandon()
+        reason = peer.why_no_abandon()
+        assert reason is not None and "strict majority" in reason and "leave the table" in reason
+        assert all(f"S{s}" in reason for s in silent)
