@@ -893,7 +893,8 @@ class _Driver:
                     await self._flush()
                     continue
                 self._resend_due()
-                if progressed or self.inbox or self.answers:
+                # a choice or a quit made while this loop ran (its task set the old wake event)
+                if progressed or self.inbox or self.answers or self.choices or self.leaving is not None:
                     continue
                 self.wake = trio.Event()
                 with trio.move_on_at(min(self._stall_deadline(), self.pacer.next_due(), self._stall_due(),
