@@ -206,6 +206,10 @@ class TableSession:
         self._jobs_out: dict[DeckJob, CardSource] = {}               # proof jobs handed out
         self.abandons = AbandonRules(seats)    # the abandon rules (protocol/abandon.py)
         self._hand_keys: dict[int, bytes] = {}  # this hand's recorded key reveals (KEYS slots, abandoned ones too)
+        # this hand's abandoned game slot: (slot, its prev, silent, signers), and the silent seats
+        # whose own answer of it is recorded (they answered and were voted out)
+        self._abandoned_unit: tuple[int, bytes, tuple[int, ...], tuple[int, ...]] | None = None
+        self._voted_out: set[int] = set()
         self.abandoned_hands: list[HandAbandoned] = []
 
     @property
@@ -535,6 +539,8 @@ class TableSession:
     def _place(self, message: SignedMessage) -> Placement:
         body = message.body
         if self.abandons.drops(body.hand, body.slot, body.sender):
+            if self.identity is None:
+                self._answered_and_voted_out(message)
             return Placement.DROP
         if (body.hand, body.slot) < (self.hand_no, self.slot if self.phase is not Phase.DECK else 0):
             raise _Stop(body.sender, body.slot, f"seat {body.sender} signed for hand {body.hand} slot "
@@ -710,6 +716,7 @@ class TableSession:
         self._settle = None
         self.abandons.start_hand()
         self._hand_keys = {}
+        self._abandoned_unit, self._voted_out = None, set()
         assert self.seat_keys is not None
         self.source = self.dealer.hand(HandSetup(
             self.my_seat, self.game.seats, self.game.n_cards, self.identity, self.seat_keys, self.table_id,
@@ -979,9 +986,15 @@ class TableSession:
         was_deck, was_keys = self.phase is Phase.DECK, self.phase is Phase.CLOSE
         keys = [self._got[s] for s in signers] if was_keys else []
         messages = keys + [self.abandons.signed[unit][s] for s in signers]
-        self.chain = next_chain(self._unit_prev(), hand, slot, [m.body_bytes for m in messages])
+        prev = self._unit_prev()
+        self.chain = next_chain(prev, hand, slot, [m.body_bytes for m in messages])
         for message in messages:
             self._events.append(Record(encode_record(KIND_ENVELOPE, message.raw)))
+        mine = self._got.get(self.my_seat) if self.my_seat is not None else None
+        if self.phase in (Phase.OPENING, Phase.PLAY):
+            self._abandoned_unit = (slot, prev, tuple(silent), tuple(signers))
+            if mine is not None and self.my_seat in silent:
+                self._answered_and_voted_out(mine)   # my own answer: the others voted me out
         self._keep_keys(keys)
         assert self.source is not None
         bound = self.source.deck_slots - 1 if was_deck else slot
@@ -1005,6 +1018,31 @@ class TableSession:
             key = self.source.my_key()
             if key is not None:
                 self._sign(hand, self.slot, KeyReveal(key))
+
+    def _answered_and_voted_out(self, message: SignedMessage) -> None:
+        """A seat that the abandon of this hand's game slot named silent had signed its answer
+        of that very slot (on the slot's prev): its own transcript records that answer right
+        after the abandon records (issue 18, finding 7), and the hand's verdict says it answered
+        and was voted out, not that it left. Only the seat's own session writes it (its answer);
+        the audit accepts it where that transcript has it."""
+        body = message.body
+        unit = self._abandoned_unit
+        if (unit is None or body.hand != self.hand_no or body.slot != unit[0] or body.prev != unit[1]
+                or body.sender not in unit[2] or body.sender in self._voted_out
+                or not isinstance(body.payload, TableAction)):
+            return
+        self._voted_out.add(body.sender)
+        self._events.append(Record(encode_record(KIND_ENVELOPE, message.raw)))
+
+    def _gone(self, names: str) -> str:
+        """Who is absent from the hand, in the verdict's words."""
+        if not self._voted_out or self._abandoned_unit is None:
+            return f"{names} left"
+        slot, _, _, signers = self._abandoned_unit
+        seats = ", ".join(f"S{s}" for s in sorted(self._voted_out))
+        by = ", ".join(f"S{s}" for s in signers)
+        return (f"{seats} answered hand {self.hand_no} slot {slot} and was voted out by {by} (its signed answer is "
+                f"in this transcript; their abandon names it silent)")
 
     def _keep_keys(self, messages: Sequence[SignedMessage]) -> None:
         """Record key reveals of this hand's KEYS slots (the first of each seat counts)."""
@@ -1036,7 +1074,7 @@ class TableSession:
         if self._settle is None and full is not None and self.state is not None and self.state.slot() is None:
             # every play was made and agreed: the hand is scored, whoever withholds its key
             ended = self._replay(full)
-            self._void_hand(deal, f"{names} left at the key reveal of hand {self.hand_no}; the hand was played "
+            self._void_hand(deal, f"{self._gone(names)} at the key reveal of hand {self.hand_no}; the hand was played "
                             f"out and is scored, {names}'s cards read as the complement of the others'", ended)
             return
         if self._settle is None and full is not None and len(self._absent) == 1:
@@ -1048,10 +1086,12 @@ class TableSession:
             self.dealt_hands.append(tuple(tuple(_indices(mask)) for mask in full))
             self.forfeits.append(seat)
             forfeited = HandEnded(self.hand_no, tuple(scores), self.totals, None)
-            self._void_hand(deal, f"{names} left during hand {self.hand_no} after the deal and forfeits it",
+            self._void_hand(deal, f"{self._gone(names)} during hand {self.hand_no} after the deal and forfeits it"
+                            if not self._voted_out else f"{self._gone(names)}; it forfeits the hand",
                             forfeited, forfeit=seat)
             return
-        self._void_hand(deal, f"{names} left during hand {self.hand_no}; the hand is void")
+        self._void_hand(deal, f"{self._gone(names)} during hand {self.hand_no}; the hand is void"
+                        if not self._voted_out else f"{self._gone(names)}; the hand is void")
 
     def _void_hand(self, deal: tuple[int | None, ...] | None, reason: str,
                    ended: HandEnded | None = None, forfeit: int | None = None) -> None:

@@ -464,3 +464,43 @@ def test_an_abandon_that_cannot_reach_its_majority_says_why_and_what_can_be_done
         reason = peer.why_no_abandon()
         assert reason is not None and "strict majority" in reason and "leave the table" in reason
         assert all(f"S{s}" in reason for s in silent)
+
+
+def test_a_seat_that_answered_and_was_voted_out_by_three_says_so_in_its_own_audit():
+    """Finding 7 of issue 18: three colluding seats abandon a window a fourth had answered (they
+    claim it was silent: here its answer never reaches them). The protocol cannot overrule
+    three signatures (docs/protocol.md, "What a colluding majority can do"), but the expelled
+    seat's own transcript records its signed answer after their abandon, and its audit says it
+    answered and was voted out, not that it left."""
+    victim, window = 1, []
+
+    def voted_out(sender, envelope):
+        body = decode_envelope(envelope).body
+        if sender == victim and not window and body.hand == 1 and body.slot > LEAD_SLOT \
+                and body.type == "table/action" and body.payload.verb == "decline":
+            window.append(body.slot)           # its answer to a window: the others never get it
+        if sender == victim and window:
+            return []
+        if window and body.slot == window[0] and body.type == "table/action":   # nor it theirs
+            return [(j, envelope) for j in range(4) if j not in (sender, victim)]
+        return None
+
+    net = Net(seed=3, config=ONE, tamper=voted_out)
+    net.start()
+    net.run()
+    seat = net.peers[victim].my_seat
+    others = present(net, victim)
+    expelled = net.peers[victim]
+    assert expelled.slot == net.peers[others[0]].slot and seat in net.peers[others[0]].waiting_for
+    assert expelled.my_seat not in expelled.waiting_for          # it answered the window
+    abandon_all(net, others)
+    (event,) = net.of_type(victim, HandAbandoned)
+    assert event.forfeit == seat and "left" not in event.reason
+    assert f"S{seat} answered hand 1 slot {event.slot} and was voted out by" in event.reason
+    audit = audit_table(net.transcript(victim))
+    assert audit.blame is None and audit.forfeits == (seat,)
+    assert "answered" in audit.note and "voted out" in audit.note and " left" not in audit.note
+    for i in others:   # the colluders' own transcripts hold no answer of it: they say it left
+        (theirs,) = net.of_type(i, HandAbandoned)
+        assert "left during hand 1" in theirs.reason
+    assert len({net.transcript(i) for i in others}) == 1
