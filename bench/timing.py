@@ -15,7 +15,8 @@ the lead, 3 s for chata and kkojda, T = 1 s for a turn). The four seats are
 Every peer stamps (CLOCK_MONOTONIC, one clock for the machine) when its session enters each
 slot, and when each signed game answer first arrives from its socket (relays included: the
 first copy counts). An answer's **arrival delay** at a peer is its arrival there minus the
-slot's opening there; an answer's sample is the median of its delays at the three other
+slot's opening there (when its session entered the slot, or, if its own answer opened it,
+when that answer went out); an answer's sample is the median of its delays at the three other
 peers (one answer seen three times is one sample). Answers are grouped by the decision's
 pacing kind and by who sent them, and split by what the sender could do: in a window, seats
 that could claim (a legal answer other than decline: they hold the cards) against seats that
@@ -139,6 +140,17 @@ class Logged:
         return getattr(self.inner, name)
 
 
+class _SentStamps:
+    """Wraps the mesh's ``broadcast``: notes when each of this peer's frames goes out."""
+
+    def __init__(self, inner: Any, sent: list[tuple[float, bytes]]) -> None:
+        self.inner, self.sent = inner, sent
+
+    async def __call__(self, frame: bytes) -> None:
+        self.sent.append((clock(), frame))
+        await self.inner(frame)
+
+
 class _Stamping:
     """Stands in for the mesh's received channel's send end: stamps each frame as it comes
     off its socket, before the driver sees it."""
@@ -205,8 +217,11 @@ async def play_peer(n: int, spec: dict, listener: trio.SocketListener) -> dict:
         if presenter is not None:
             presenter.event(event, session)
 
+    sent: list[tuple[float, bytes]] = []
+
     def on_mesh(mesh: Any) -> None:
         mesh._received_send = _Stamping(mesh._received_send, arrivals)
+        mesh.broadcast = _SentStamps(mesh.broadcast, sent)
 
     transcript = Path(spec["dir"]) / f"peer{n}.sasaki"
     with trio.fail_after(spec["timeout"]):
@@ -222,6 +237,20 @@ async def play_peer(n: int, spec: dict, listener: trio.SocketListener) -> dict:
             continue
         if isinstance(body.payload, TableAction) and body.hand >= 1:
             first.setdefault((body.hand, body.slot, body.sender), (at, body.payload.verb))
+    # A slot this peer's own answer opened (it signed at once, the Pacer held the frame) opens
+    # for it, as for the others, only when that answer went out.
+    mine_out: list[tuple[int, int, float]] = []
+    for at, frame in sent:
+        try:
+            body = decode_envelope(frame).body
+        except MessageError:
+            continue
+        if isinstance(body.payload, TableAction) and body.sender == state["session"].my_seat:
+            mine_out.append((body.hand, body.slot, at))
+    for opened_slot, entered in list(opens.items()):
+        before = [at for h, s, at in mine_out if (h, s) < opened_slot]
+        if before:
+            opens[opened_slot] = max(entered, max(before))
     session = state["session"]
     return {"who": who, "seat": session.my_seat, "finished": result.finished, "totals": list(result.totals),
             "opens": [[h, s, t] for (h, s), t in opens.items()],
