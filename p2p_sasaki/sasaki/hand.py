@@ -418,8 +418,9 @@ class Hand:
     @classmethod
     def for_peer(cls, seat: int, my_cards: CardSet | Iterable[Card] | str | int, first_leader: int,
                  lead_card: Card | str | None = None, options: TableOptions = TableOptions(),
-                 scoring: ScoringTable = DEFAULT_SCORING) -> Hand:
-        """The hand as the peer at ``seat`` sees it: its own 12 cards, the others unknown.
+                 scoring: ScoringTable = DEFAULT_SCORING, shown: dict[int, int] | None = None) -> Hand:
+        """The hand as the peer at ``seat`` sees it: its own 12 cards, the others unknown
+        (but ``shown``: seat -> the 12 cards of a hand open to all, an open bot's).
 
         ``first_leader`` is the seat that proved it holds the opening 3 (public before
         the declaration). Feed it every action of the table, exactly as a full hand:
@@ -437,12 +438,18 @@ class Hand:
             raise DealError(f"a seat is dealt 12 cards, not {mine.bit_count()}")
         lead = _lead_card_of(lead_card, options)
         _check_lead_card(lead)
-        if (seat == first_leader) != bool(mine & lead.mask):
-            raise DealError(f"S{seat} {'must hold' if seat == first_leader else 'cannot hold'} the "
-                            f"{lead}: S{first_leader} leads")
+        known = [mine if s == seat else 0 for s in range(SEATS)]
+        for other, cards in (shown or {}).items():
+            if other == seat or not 0 <= other < SEATS or not 0 <= cards <= FULL_DECK or cards.bit_count() != 12 \
+                    or any(cards & k for k in known):
+                raise DealError(f"S{other}'s shown hand is not 12 cards of its own")
+            known[other] = cards
+        for s, cards in enumerate(known):
+            if cards and (s == first_leader) != bool(cards & lead.mask):
+                raise DealError(f"S{s} {'must hold' if s == first_leader else 'cannot hold'} the "
+                                f"{lead}: S{first_leader} leads")
         hand = object.__new__(cls)
-        hand._setup([mine if s == seat else 0 for s in range(SEATS)], seat, first_leader, lead,
-                    options, scoring)
+        hand._setup(known, seat, first_leader, lead, options, scoring)
         return hand
 
     def _setup(self, known: list[int], peer: int | None, first_leader: int, lead_card: Card,
