@@ -44,6 +44,7 @@ from p2p_sasaki.protocol.events import (
     MatchEnded,
     Seated,
     SeatLeft,
+    Shown,
     VersionMismatch,
 )
 from p2p_sasaki.protocol.messages import default_name
@@ -168,6 +169,7 @@ def rank_groups(cards: CardSet) -> tuple[tuple[str, ...], ...]:
 
 
 NEXT_MATCH_QUESTION = "Next match with the same four?"
+OPEN_HAND = "Bot's hand, open to all"   # a bot in an empty seat plays with its cards shown (docs/usage.md)
 OFFLINE_TEXT = ("You are offline: no connection to any other player (check your network); "
                 "reconnecting, and the table goes on when you are back ...")
 
@@ -200,6 +202,7 @@ class SeatState:
     place: int | None       # 1-4 once out
     awaited: bool
     offline: bool
+    open_cards: tuple[str, ...] = ()   # a bot in an empty seat: its cards now ("Bot's hand, open to all")
 
 
 @dataclass(frozen=True)
@@ -545,6 +548,8 @@ class Presenter:
                 self.progress = Progress(_STEPS.get(step, step), done, total)
                 self.deal_steps[step] = (done, total)
                 return [Note(deal_line(self.deal_steps), NoteKind.PROGRESS)]
+            case Shown(seat=seat, cards=cards):
+                return [Note(f"{OPEN_HAND}: {self.label(seat)} holds {grouped(cards)}")]
             case Dealt(cards=cards):
                 self.phase, self.progress, self.result = Phase.PLAYING, None, None
                 # The deal's line ends full on every peer (some progress reports may be missed).
@@ -916,13 +921,16 @@ class Presenter:
         passed: list[int] = passed_since_last_play(view) if view is not None else []
         awaited = set(self.awaiting()) if self._open is None or self._open.prompt.kind != "turn" else set()
         seats = []
+        session = self.session
+        shown = session.open_cards() if session is not None and hasattr(session, "open_cards") else {}
         for seat in range(SEATS):
             size = view.hand_sizes[seat] if view is not None else (self.sizes[seat] if self.you is not None else 0)
             finish = view.finish if view is not None else tuple(self.finish)
             tens = tuple(str(c) for c in view.shown[seat] if str(c) in ("TH", "TD")) if view is not None else ()
             seats.append(SeatState(seat, "You" if seat == self.you else self.label(seat), seat == self.you, size,
                                    seat in passed, tens, finish.index(seat) + 1 if seat in finish else None,
-                                   seat in awaited, seat in self.offline or seat in self.links_down))
+                                   seat in awaited, seat in self.offline or seat in self.links_down,
+                                   tuple(str(c) for c in shown[seat]) if seat in shown else ()))
         top = None
         if view is not None and view.top is not None and view.top_seat is not None:
             top = TopPlay(view.top_seat, self.who(view.top_seat), tuple(str(c) for c in view.top_cards),
