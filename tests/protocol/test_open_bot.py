@@ -161,3 +161,19 @@ def test_a_header_with_open_bots_round_trips_and_refuses_a_bot_runner_or_a_repea
         bad = TranscriptHeader(**{**header.__dict__, "bots": bots})
         with pytest.raises(MessageError):
             bad.encode()
+
+
+def test_vector_the_open_bots_rule():
+    """docs/protocol.md, "Replace seat": the heuristic bot seeded with the chain hash before the slot."""
+    from p2p_sasaki.cards import CardSet
+    from p2p_sasaki.protocol.sasaki_game import SasakiState
+    from p2p_sasaki.sasaki.hand import Decline, Hand, Play
+
+    game = SasakiGame(TableOptions(lead_card="3H"))
+    hand = Hand.random(random.Random(7), lead_card="3H")
+    while hand.decision.kind.value != "turn":                  # nobody runs
+        hand.resolve([Decline(s) for s in hand.decision.seats])
+    assert hand.decision.seats == (2,) and hand.cards(2) == CardSet.parse("3C 3H 4C 5D 5S 6H TD JS QD KC AC AD")
+    state = SasakiState(hand)
+    assert game.open_bot_answer(state, 2, bytes(32)) == Play(2, CardSet.parse("3H 4C 5S 6H"))
+    assert game.open_bot_answer(state, 2, bytes(range(32))) == Play(2, CardSet.parse("3H 4C 5D 6H"))
