@@ -768,20 +768,27 @@ class TableSession:
 
     def _make_state(self, opener: int | None) -> GameState:
         """The game's state: with the full deal where the source knows it (the audit), else
-        with my cards only."""
+        with my cards and the open seats' (an observer that lacks the deal follows the game
+        as the open bot sees it, so it still checks each of the bot's moves)."""
         assert self.source is not None
         slot = self.slot
         try:
             deal = self.source.known_deal()
         except DealUnknown as exc:
-            raise _Stop(None, slot, exc.reason, BlameBasis.UNKNOWN_DEAL) from None
+            if self.my_seat is not None or not self.shown_hands:
+                raise _Stop(None, slot, exc.reason, BlameBasis.UNKNOWN_DEAL) from None
+            deal = None
         except SourceError as exc:
             raise _Stop(exc.seat, slot, exc.reason) from None
+        peer = self.my_seat
         if deal is None:
             hands: list[int | None] = [None] * self.game.seats
-            if self.my_seat is None:
+            if self.my_seat is not None:
+                hands[self.my_seat] = self._my_cards
+            elif self.shown_hands:
+                peer = min(self.shown_hands)
+            else:
                 raise _Stop(None, slot, "an observer needs the deal to follow the game")
-            hands[self.my_seat] = self._my_cards
             for seat, cards in self.shown_hands.items():   # the open bots' hands: known to all
                 hands[seat] = cards
         else:
@@ -792,7 +799,7 @@ class TableSession:
         self._opener = opener
         try:
             if deal is None and self.shown_hands:
-                return self.game.new_state(hands, opener, self.game.hand_context(self.hand_no), peer=self.my_seat)
+                return self.game.new_state(hands, opener, self.game.hand_context(self.hand_no), peer=peer)
             return self.game.new_state(hands, opener, self.game.hand_context(self.hand_no))
         except ValueError as exc:
             raise _Stop(opener, slot, str(exc)) from exc
@@ -814,7 +821,7 @@ class TableSession:
             except IllegalAnswer as exc:
                 raise _Stop(exc.seat, slot, exc.reason) from exc
             if seat in self.open_seats:
-                self._check_open_bot(seat, slot, action)
+                self._check_open_bot(seat, slot, action, got)
             self._check_opens(seat, slot, payload, self.game.shows(action))
             answers.append(action)
         try:
@@ -856,11 +863,15 @@ class TableSession:
             return None
         return self.open_bot_answer(self.my_seat)
 
-    def _check_open_bot(self, seat: int, slot: int, action: Any) -> None:
+    def _check_open_bot(self, seat: int, slot: int, action: Any, got: dict[int, SignedMessage]) -> None:
         """An open bot's answer must be its rule's: one that differs was steered, and the bot's
-        runner (its key holder, named in the signed header) is blamed."""
+        runner (its key holder, named in the signed header) is blamed. The slot's signed answers
+        are written first (the evidence: the audit's replay recomputes the rule and names the
+        runner there), then the table stops."""
         rule = self.open_bot_answer(seat)
         if rule is not None and action != rule:
+            for sender in sorted(got):
+                self._events.append(Record(encode_record(KIND_ENVELOPE, got[sender].raw)))
             runner = self.open_seats[seat]
             raise _Stop(runner, slot, f"seat {runner} runs the open bot in seat {seat}, which answered {action} "
                         f"where the open bot's rule answers {rule}: the runner steered it")

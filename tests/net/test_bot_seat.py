@@ -33,6 +33,7 @@ from p2p_sasaki.protocol.session import Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table, follows_check
 from p2p_sasaki.protocol.transcript import frame_records
 from p2p_sasaki.sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.hand import Pass
 from p2p_sasaki.sasaki.options import TableOptions
 
 STALL = 60.0
@@ -96,8 +97,28 @@ def sessions(n: int, tag: bytes) -> Any:
     return make
 
 
+class SteeredSession(TableSession):
+    """The runner's modified program: its bot's session never answers by the open bot's rule,
+    so the bot player (a thrower) chooses."""
+
+    @property
+    def rule_answer(self) -> Any:
+        return None
+
+
+class Thrower(BotPlayer):
+    """A bot steered to throw the hand: it passes whenever it may."""
+
+    def __init__(self) -> None:
+        super().__init__(HeuristicBot(random.Random(99)))
+
+    async def decide(self, turn: Any) -> Any:
+        passes = [a for a in turn.legal if isinstance(a, Pass)]
+        return passes[0] if passes else await super().decide(turn)
+
+
 async def table(choices: dict[int, str], runner_gone: bool = False, policies: dict[int, str] | None = None,
-                play: bool = True, bot_identity: Any = BOT_IDENTITY) -> list[Peer]:
+                play: bool = True, bot_identity: Any = BOT_IDENTITY, steer: bool = False) -> list[Peer]:
     """``runner_gone``: the bot's runner stops after the old table (never proposes);
     ``policies``: a peer's answer policy (default: "yes" if it chose "bot", else "no");
     ``play=False``: stop after the agreement."""
@@ -132,13 +153,18 @@ async def table(choices: dict[int, str], runner_gone: bool = False, policies: di
             peer.agreed = await agree_replace_seat(transport, IDENTITIES[n], ROSTER, peer.old, policy, 30.0,
                                                    bot=bot_identity, entropy=SeededEntropy(b"nonce %d" % n))
             if play and peer.agreed is not None and peer.agreed.roster is not None:
-                bot = BotPlayer(HeuristicBot(random.Random(99)))
+                bot = Thrower() if steer else BotPlayer(HeuristicBot(random.Random(99)))
+                bot_session = sessions(9, b"bot")
+                if steer:
+                    def bot_session(identity: Identity, roster: TableRoster, config: Any) -> TableSession:
+                        return SteeredSession(identity, roster.keys, roster.table_id, config,
+                                              rng=SeededEntropy(b"bot 9"))
                 peer.new, peer.bot = await play_replaced_seat(
                     IDENTITIES[n], transport, peer.agreed, player=BotPlayer(HeuristicBot(random.Random(10 + n))),
                     transcript_path=None, on_event=recorder(peer.records[1], peer.cards[1]), step_in_thread=False,
                     session_factory=sessions(n, b"new"), bot_player=bot,
                     bot_options={"on_event": recorder(peer.records[2], peer.cards[2]), "step_in_thread": False,
-                                 "session_factory": sessions(9, b"bot")})
+                                 "session_factory": bot_session})
             transport.close()
             links.cancel_scope.cancel()
 
@@ -236,6 +262,28 @@ async def test_no_bot_seat_unless_every_present_player_chose_it(autojump_clock):
         assert peers[n].new is None and peers[n].records[1] == []
 
 
+
+
+async def test_a_bot_steered_by_its_runner_is_caught_at_its_first_steered_move_and_the_runner_named(
+        autojump_clock):
+    peers = await table({n: BOT for n in PRESENT}, steer=True)
+    old = peers[PRESENT[0]].old
+    assert old is not None and old.seat_keys is not None
+    gone = old.seat_keys.index(KEYS[VICTIM])
+    runner = min(s for s in range(4) if s != gone)
+    blames = {n: peers[n].new.blame for n in PRESENT if peers[n].new is not None}
+    assert sorted(blames) == PRESENT
+    for blame in blames.values():
+        assert blame is not None and blame.seat == runner
+        assert blame.reason.startswith(f"seat {runner} runs the open bot in seat {gone}, which answered S{gone} pass")
+        assert blame.reason.endswith("the runner steered it")
+    # every transcript ends with the slot of the steered move (the evidence): the audit recomputes the
+    # open bot's rule and names the runner there, from the bot's own signed answer
+    data = b"".join(peers[PRESENT[0]].records[1])
+    assert {b"".join(peers[n].records[1]) for n in PRESENT} == {data}
+    audit = audit_table(data)
+    assert audit.status is AuditStatus.FAULT and audit.blame is not None
+    assert (audit.blame.seat, audit.blame.reason) == (runner, blames[PRESENT[0]].reason)
 
 
 class WeakBot:

@@ -95,6 +95,13 @@ def test_a_steered_bot_move_is_blamed_on_its_runner_by_every_peer():
         assert blame.reason.startswith(f"seat {runner} runs the open bot in seat {bot}, which answered S{bot} pass "
                                        "where the open bot's rule answers")
         assert blame.reason.endswith("the runner steered it")
+    # each transcript ends with the steered slot (the bot's signed answer): the audit, without the
+    # hand's keys, follows the game as the open bot sees it and names the runner there
+    data = net.transcript(0)
+    assert all(net.transcript(i) == data for i in range(4))
+    audit = audit_table(data)
+    assert audit.status is AuditStatus.FAULT and audit.blame is not None
+    assert (audit.blame.seat, audit.blame.reason) == (runner, net.blames(0)[0].reason)
 
 
 def test_the_audit_recomputes_every_move_of_the_open_bot(monkeypatch):
@@ -102,7 +109,7 @@ def test_the_audit_recomputes_every_move_of_the_open_bot(monkeypatch):
     the audit's replay recomputes the bot's moves and names the runner at that slot."""
     def unchecked(net_seed: int) -> Net:
         with monkeypatch.context() as patch:
-            patch.setattr(TableSession, "_check_open_bot", lambda self, seat, slot, action: None)
+            patch.setattr(TableSession, "_check_open_bot", lambda self, seat, slot, action, got: None)
             net = Net(seed=net_seed, config=config(), bot=steered)
             net.start()
             net.run()
