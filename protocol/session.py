@@ -169,6 +169,7 @@ class TableSession:
         self.seat_names: tuple[str, ...] | None = None
         self.open_seats: dict[int, int] = {}   # open bot's seat -> its runner's seat (once seated)
         self.shown_hands: dict[int, int] = {}  # this hand's open seats' cards (masks), once shown
+        self.open_bot_moves: dict[int, int] = {}   # open seat -> its moves checked against the rule
         self.finished = False
         self.blame: Blame | None = None
 
@@ -869,7 +870,9 @@ class TableSession:
         are written first (the evidence: the audit's replay recomputes the rule and names the
         runner there), then the table stops."""
         rule = self.open_bot_answer(seat)
-        if rule is not None and action != rule:
+        if rule is not None and action == rule:
+            self.open_bot_moves[seat] = self.open_bot_moves.get(seat, 0) + 1
+        elif rule is not None:
             for sender in sorted(got):
                 self._events.append(Record(encode_record(KIND_ENVELOPE, got[sender].raw)))
             runner = self.open_seats[seat]

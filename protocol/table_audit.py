@@ -112,6 +112,7 @@ class TableAudit:
     header: TranscriptHeader | None = None
     names: tuple[str, ...] = ()                 # the signed names by seat (by join order if never seated)
     keys: tuple[bytes, ...] = ()                # the identity keys, in the same order
+    open_bots: tuple[tuple[int, int, int], ...] = ()   # (open bot's seat, its runner's seat, its moves recomputed)
 
     def label(self, seat: int) -> str:
         """``S2 Mina``, or ``S2`` for a seat whose player chose no name (the key's short form)."""
@@ -348,7 +349,9 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
                       final=observer.chain if status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED) else None,
                       seat_keys=observer.seat_keys, header=header,
                       names=observer.seat_names or observer.roster_names,
-                      keys=observer.seat_keys or observer.roster_keys), keyed
+                      keys=observer.seat_keys or observer.roster_keys,
+                      open_bots=tuple((seat, runner, observer.open_bot_moves.get(seat, 0))
+                                      for seat, runner in sorted(observer.open_seats.items()))), keyed
 
 
 def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableAudit:
