@@ -430,6 +430,7 @@ class Presenter:
         self._forced_pass = False
         self.next_offer: NextMatch | None = None
         self.seat_keys: tuple[bytes, ...] = ()
+        self.open_hands: dict[int, CardSet] = {}   # the open bots' hands as shown at this hand's deal
         self.pages = 0                # web pages serving this presenter (cli/web/server.py)
         self.closed = False           # the person pressed "Close table" on a page: no next match
         self._next_done = trio.Event()
@@ -541,7 +542,7 @@ class Presenter:
                 self.hand_no, self.phase, self.progress = hand_no, Phase.DEALING, None
                 self.deal_steps = {}
                 self.sizes, self.finish, self.view = [CARDS_PER_SEAT] * SEATS, [], None
-                self.awaited, self.last_wait = frozenset(), None
+                self.awaited, self.last_wait, self.open_hands = frozenset(), None, {}
                 of = f" of {self.hands}" if self.hands else ""
                 return [Note(f"Hand {hand_no}{of}: shuffling and dealing (every peer shuffles, with proofs) ...")]
             case DealProgress(step=step, done=done, total=total):
@@ -549,6 +550,7 @@ class Presenter:
                 self.deal_steps[step] = (done, total)
                 return [Note(deal_line(self.deal_steps), NoteKind.PROGRESS)]
             case Shown(seat=seat, cards=cards):
+                self.open_hands[seat] = cards
                 return [Note(f"{OPEN_HAND}: {self.label(seat)} holds {grouped(cards)}")]
             case Dealt(cards=cards):
                 self.phase, self.progress, self.result = Phase.PLAYING, None, None
@@ -922,7 +924,8 @@ class Presenter:
         awaited = set(self.awaiting()) if self._open is None or self._open.prompt.kind != "turn" else set()
         seats = []
         session = self.session
-        shown = session.open_cards() if session is not None and hasattr(session, "open_cards") else {}
+        views = session.open_views() if session is not None and hasattr(session, "open_views") else {}
+        shown = {**self.open_hands, **{seat: v.cards for seat, v in views.items()}}   # the cards it has left
         for seat in range(SEATS):
             size = view.hand_sizes[seat] if view is not None else (self.sizes[seat] if self.you is not None else 0)
             finish = view.finish if view is not None else tuple(self.finish)

@@ -846,15 +846,12 @@ class TableSession:
             return None
         return self.game.open_bot_answer(self.state, seat, self.chain)
 
-    def open_cards(self) -> dict[int, Any]:
-        """The open seats' cards now (a bot in an empty seat: "Bot's hand, open to all"), as
-        the game shows them; empty before the show or without an open seat."""
-        if self.state is not None and self.phase is not Phase.CLOSE:
-            try:
-                return {seat: self.state.view(seat).cards for seat in self.shown_hands}
-            except Exception:   # a game whose view needs more than the seat's known cards
-                pass
-        return {seat: self.game.hand_of(cards) for seat, cards in self.shown_hands.items()}
+    def open_views(self) -> dict[int, Any]:
+        """What each open seat sees now (``GameState.view``: its hand is public, "Bot's hand,
+        open to all", so this is public too), while the hand is played; else empty."""
+        if self.state is None or self.phase is not Phase.PLAY:
+            return {}
+        return {seat: self.state.view(seat) for seat in self.shown_hands}
 
     @property
     def rule_answer(self) -> Any:

@@ -455,7 +455,7 @@ def test_the_open_bots_hand_is_shown_and_said_on_the_terminal_and_the_page():
     notes = texts(presenter, Seated(KEYS, 1, names), HandStarted(1), Shown(1, 2, cards))
     assert notes[-1] == ("Bot's hand, open to all: S2 Bot holds "
                          "3C | 4C | 5D | 6H | 7S | 8S | 9C | TD | JH | QS | KC | AD")
-    presenter.session = SimpleNamespace(open_cards=lambda: {2: CardSet.parse("5D 6H AD")})
+    presenter.session = SimpleNamespace(open_views=lambda: {2: SimpleNamespace(cards=CardSet.parse("5D 6H AD"))})
     table = presenter.table()
     assert [seat.open_cards for seat in table.seats] == [(), (), ("5D", "6H", "AD"), ()]
     assert "Bot's hand, open to all (S2 Bot): 5D 6H AD" in table_lines(table)

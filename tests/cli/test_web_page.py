@@ -177,7 +177,7 @@ def test_a_bot_in_an_empty_seat_is_drawn_face_up_open_to_all(tab):
     from types import SimpleNamespace
 
     presenter, _ = dealt_presenter()
-    presenter.session = SimpleNamespace(open_cards=lambda: {3: CardSet.parse("4C 7D KS")})
+    presenter.session = SimpleNamespace(open_views=lambda: {3: SimpleNamespace(cards=CardSet.parse("4C 7D KS"))})
     push(tab, presenter)
     box = "#seat-top"                        # S3 sits opposite you (S1)
     assert tab.inner_text(f"{box} h2") == "S3 Bo"

@@ -246,8 +246,8 @@ async def test_the_others_choose_bot_and_the_match_goes_on_with_a_bot_in_the_emp
     # the audit recomputed each of the bot's moves (the open bot's rule)
     ((bot_seat, bot_runner, moves),) = audit.open_bots
     assert (bot_seat, bot_runner) == (gone, runner) and moves >= 6
-    assert out[-2] == (f"{audit.label(gone)} played with its hand open to all (a bot run by {audit.label(runner)}): each "
-                       f"of its {moves} move(s) is the open bot's rule, recomputed.")
+    assert out[-2] == (f"{audit.label(gone)} played with its hand open to all (a bot run by "
+                       f"{audit.label(runner)}): each of its {moves} move(s) is the open bot's rule, recomputed.")
     carried = ", ".join(f"S{s} {v:+d}" for s, v in enumerate(old.totals))
     assert out[-1] == (f"It follows {tmp_path / 'old.sasaki'}: a bot (a new member) sits in S{gone}, the seat "
                        f"abandoned there; same seating, totals carried ({carried}), 1 hand(s) left.")

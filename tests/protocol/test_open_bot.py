@@ -148,6 +148,8 @@ def test_the_open_bots_rule_is_a_function_of_the_public_state_and_the_chain():
         bot = seat_of(net, BOT)
         rules = {repr(p.open_bot_answer(bot)) for p in net.peers}
         assert len(rules) == 1      # every peer computes the same answer (or None: not asked)
+        # ... from the same view of the bot's seat (its hand public: what the page draws face up)
+        assert len({repr(p.open_views().get(bot)) for p in net.peers}) == 1
         checked += rules != {"None"}
         net.act_bots()
     assert checked > 5 and all(p.finished for p in net.peers) and not net.blames(0)
