@@ -908,7 +908,8 @@ class Presenter:
         self.rows, self.totals = [], tuple(carried) or (0,) * SEATS
         self.verdict, self.transcript, self._open = None, None, None
         self.tell(Note("The match goes on at a fresh table, with a bot in the empty seat: the same seats, the "
-                       "totals carried over." if carried else
+                       f"totals carried over. {OPEN_HAND}: its cards are shown to everyone at each deal, and "
+                       "each of its moves follows a rule every player checks." if carried else
                        f"Match {self.match_no} starts: same four players, a fresh table.", NoteKind.SCORE))
 
     def changed(self) -> None:

@@ -434,7 +434,10 @@ async def test_a_bot_in_the_empty_seat_is_told_as_the_same_match_going_on(autoju
     told = texts(presenter, HandAbandoned(2, 5, (2,), None, True, "S2 stopped answering"), MatchEnded((2, 2, -2, -2)))
     assert not any("the match ends here" in t or "The match is over" in t for t in told), told
     presenter.new_match(carried=(2, 2, -2, -2))
-    assert presenter.log[-1].text.startswith("The match goes on at a fresh table, with a bot in the empty seat")
+    assert presenter.log[-1].text == (
+        "The match goes on at a fresh table, with a bot in the empty seat: the same seats, the totals carried "
+        "over. Bot's hand, open to all: its cards are shown to everyone at each deal, and each of its moves "
+        "follows a rule every player checks.")
     new = SimpleNamespace(config=SimpleNamespace(hands=3))     # hand 2 (void) is played again, then 3 and 4
     assert [n.text for n in presenter.event(Seated(KEYS, 0), new)] == ["Seats as before: you are S0."]
     assert presenter.event(HandStarted(1), new)[0].text.startswith("Hand 2 of 4: ")
