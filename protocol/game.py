@@ -149,11 +149,13 @@ class Game(Protocol):
         """The context of the match's hand ``number`` (1-based): who deals it."""
 
     def new_state(self, hands: Sequence[int | None], opener: int | None, context: HandContext,
-                  peer: int | None = None) -> GameState:
+                  peer: int | None = None, open_seats: frozenset[int] = frozenset()) -> GameState:
         """A hand's state from the cards each seat holds (a card mask; None where hidden),
         the seat that showed the opening card (None without an opening slot) and the hand's
         context; ``peer``: the seat the state is run for when other seats' cards are known
-        too (the open seats'). Raises ValueError if the cards cannot be a deal of this game."""
+        too; ``open_seats``: the seats whose hands are open to all (what that makes public,
+        e.g. Sasaki's red tens, every view knows). Raises ValueError if the cards cannot be a
+        deal of this game."""
 
     def card_name(self, card: int) -> str:
         """How a card is named in a blame's reason."""

@@ -224,7 +224,12 @@ class SasakiGame:
         return HandContext(number, (number - 1) % SEATS)   # nobody deals by hand: the deck deals
 
     def new_state(self, hands: Sequence[int | None], opener: int | None, context: HandContext,
-                  peer: int | None = None) -> SasakiState:
+                  peer: int | None = None, open_seats: frozenset[int] = frozenset()) -> SasakiState:
+        state = self._new_state(hands, opener, peer)
+        state.hand.open_to_all(open_seats)
+        return state
+
+    def _new_state(self, hands: Sequence[int | None], opener: int | None, peer: int | None) -> SasakiState:
         if len(hands) != SEATS or opener is None:
             raise ValueError("a Sasaki hand has four seats and an opener")
         try:

@@ -799,9 +799,11 @@ class TableSession:
                 raise _Stop(opener, slot, f"seat {opener} showed a {self.game.card_name(card)} it was not dealt")
         self._opener = opener
         try:
-            if deal is None and self.shown_hands:
-                return self.game.new_state(hands, opener, self.game.hand_context(self.hand_no), peer=peer)
-            return self.game.new_state(hands, opener, self.game.hand_context(self.hand_no))
+            context = self.game.hand_context(self.hand_no)
+            if self.open_seats:
+                return self.game.new_state(hands, opener, context, peer=peer if deal is None else None,
+                                           open_seats=frozenset(self.open_seats))
+            return self.game.new_state(hands, opener, context)
         except ValueError as exc:
             raise _Stop(opener, slot, str(exc)) from exc
 

@@ -391,7 +391,7 @@ class Hand:
         "_shown", "_active", "_finish", "_decision", "_turn", "_top", "_top_mask", "_top_seat",
         "_passes", "_started", "_runner", "_stops", "_multiplier", "_single_seat", "_rank",
         "_chata_seat", "_resume", "_history", "_scoring", "_scores",
-        "_red_public", "_view_sets",
+        "_red_public", "_view_sets", "_open_seats",
     )
 
     def __init__(self, dealt: Sequence[int], lead_card: Card, options: TableOptions = TableOptions(),
@@ -487,6 +487,7 @@ class Hand:
         # view() caches: the red side once it is public (the same for every viewer from
         # then on), and the last CardSets of played_by and shown (reused while unchanged).
         self._red_public: tuple[frozenset[int], tuple[frozenset[int], frozenset[int]] | None] | None = None
+        self._open_seats: frozenset[int] = frozenset()   # hands open to all (an open bot): their red tens are public
         self._view_sets: tuple[tuple[CardSet, ...], tuple[CardSet, ...]] = (_NO_SETS, _NO_SETS)
         if options.running == "before_first_play":
             self._decision = Decision(_RUN, _order_from(first_leader))
@@ -518,6 +519,12 @@ class Hand:
         """Masks of the cards dealt to seats 0-3 (hidden mode: those known so far;
         complete once the hand is over)."""
         return tuple(self._dealt)
+
+    def open_to_all(self, seats: Iterable[int]) -> None:
+        """``seats`` play with their hands open to all (a bot in an empty seat): every viewer
+        knows whether they were dealt a red ten. Set before the first action."""
+        self._open_seats = frozenset(seats)
+        self._red_public = None
 
     def is_known(self, seat: int) -> bool:
         """Whether every card ``seat`` holds now is known (always with the full deal)."""
@@ -1095,7 +1102,7 @@ class Hand:
             for dealt_to in range(SEATS):  # hidden mode: known when public or own
                 if dealt[dealt_to] & bit:
                     # public: run, exposed (then exchanged) or played
-                    if seen & bit or over or dealt_to == viewer:
+                    if seen & bit or over or dealt_to == viewer or dealt_to in self._open_seats:
                         known[index] = dealt_to
                     break
         return known

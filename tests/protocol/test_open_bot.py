@@ -186,3 +186,27 @@ def test_vector_the_open_bots_rule():
     state = SasakiState(hand)
     assert game.open_bot_answer(state, 2, bytes(32)) == Play(2, CardSet.parse("3H 4C 5S 6H"))
     assert game.open_bot_answer(state, 2, bytes(range(32))) == Play(2, CardSet.parse("3H 4C 5D 6H"))
+
+
+def test_every_player_knows_from_the_deal_whether_the_open_bot_holds_a_red_ten():
+    from p2p_sasaki.cards import CardSet
+
+    red_tens = CardSet.parse("TH TD").mask
+    seen = set()
+    for seed in range(12):
+        net = Net(seed=seed, config=config(hands=1), hostile=False, bot=rule_or_random)
+        net.start()
+        while not all(p.view is not None for p in net.peers):   # the deal, the opening, up to the first decision
+            net.flush()
+            sender, to, data = net.queue.pop(0)
+            net.peers[to].receive(data, net.keys[sender].public_key)
+            while any(p.step() for p in net.peers):
+                pass
+        bot = seat_of(net, BOT)
+        holds = bool(net.peers[0].shown_hands[bot] & red_tens)
+        seen.add(holds)
+        for peer in net.peers:     # the run window: nothing played yet, and each view knows the bot's side
+            assert (bot in peer.view.red) == holds
+        if seen == {True, False}:
+            return
+    raise AssertionError(f"twelve deals gave the bot a red ten: {seen}")
