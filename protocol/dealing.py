@@ -36,9 +36,13 @@ from p2p_sasaki.protocol.deck import (
 )
 from p2p_sasaki.protocol.events import DealProgress
 from p2p_sasaki.protocol.messages import (
+    SEALED_OPEN_BYTES,
     CardOpen,
     DeckCommit,
     DeckNonce,
+    HandOver,
+    HandOverTaken,
+    HandOverUnsealed,
     KeyReveal,
     MessageError,
     Payload,
@@ -137,6 +141,15 @@ class CardSource(Protocol):
     def my_key(self) -> bytes | None: ...
     def partial_deal(self, keys: dict[int, bytes]) -> tuple[int | None, ...]: ...
     def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]: ...
+    # the private hand-over (docs/protocol.md, "Hand-over"): a source slot the game asks for
+    def hand_over(self, card: int, to: int) -> HandOver: ...
+    def accept_hand_over(self, giver: int, message: HandOver) -> str | None: ...
+    def handed_card(self, position: int) -> int | None: ...
+    def held_card(self, position: int) -> int | None: ...
+    def receipt(self, position: int) -> HandOverTaken | HandOverUnsealed: ...
+    def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
+                       unsealed: HandOverUnsealed) -> tuple[int, str]: ...
+    def card_at(self, position: int) -> int | None: ...
 
 
 class Dealer(Protocol):
@@ -181,6 +194,8 @@ class DeckSource:
         self._my_cards: int | None = None
         self._out: list[bytes] = []
         self._proven: set[int] = set()   # the hops whose proof is checked: they finish in any order
+        self._gave: dict[int, int] = {}      # positions I handed over -> their cards
+        self._keys: dict[int, int] = {}      # keys known ahead (the auditor's reveals, a settlement's)
 
     def start(self) -> None:
         if self.setup.my_seat is not None:
@@ -264,12 +279,15 @@ class DeckSource:
                 hands = self.deck.hands_from_some_keys(keys)
             except KeyMismatch as exc:
                 raise SourceError(exc.seat, f"deck key: {exc}") from None
+            self._keys = dict(keys)
             return tuple(_masks([hand])[0] for hand in hands if hand is not None)
         if missing:
             raise DealUnknown(tuple(missing), f"the transcript holds no key reveal of seat(s) "
                               f"{', '.join(map(str, missing))} for hand {setup.hand_no}")
         try:
-            return _masks(self.deck.hands_from_keys(keys))
+            dealt = _masks(self.deck.hands_from_keys(keys))
+            self._keys = dict(keys)
+            return dealt
         except KeyMismatch as exc:
             raise SourceError(exc.seat, f"deck key: {exc}") from None
         except CryptoError as exc:
@@ -303,10 +321,43 @@ class DeckSource:
             hands = self.deck.hands_from_some_keys(scalars)
         except KeyMismatch as exc:
             raise SourceError(exc.seat, f"deck key: {exc}") from None
+        self._keys = scalars
         return tuple(None if hand is None else _masks([hand])[0] for hand in hands)
 
     def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]:
         return self.deck.secrets()
+
+    def hand_over(self, card: int, to: int) -> HandOver:
+        message = self.deck.hand_over(card, to)
+        self._gave[message.position] = card
+        return message
+
+    def accept_hand_over(self, giver: int, message: HandOver) -> str | None:
+        return self.deck.accept_hand_over(giver, message)
+
+    def handed_card(self, position: int) -> int | None:
+        """The card of a hand-over just accepted, where this peer may know it: the giver, the
+        receiver (if it unsealed it), an auditor that holds the keys; else None."""
+        if position in self._gave:
+            return self._gave[position]
+        held = self.deck.held_card(position)
+        if held is not None or self.setup.my_seat is not None:
+            return held
+        return self.card_at(position)
+
+    def held_card(self, position: int) -> int | None:
+        return self.deck.held_card(position)
+
+    def receipt(self, position: int) -> HandOverTaken | HandOverUnsealed:
+        return self.deck.receipt(position)
+
+    def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
+                       unsealed: HandOverUnsealed) -> tuple[int, str]:
+        return self.deck.judge_unsealed(receiver, message, giver, unsealed)
+
+    def card_at(self, position: int) -> int | None:
+        """The card at a position once keys are known (the revealed ones, or those read ahead)."""
+        return self.deck.card_at(position, {**self._keys, **self.deck.revealed_keys})
 
 
 @dataclass(frozen=True)
@@ -378,8 +429,9 @@ class TrustedSource:
     proves = False
     closes = False
 
-    def __init__(self, setup: HandSetup, deal: tuple[int, ...]) -> None:
-        self.setup, self.deal = setup, deal
+    def __init__(self, setup: HandSetup, deal: tuple[int, ...], order: Sequence[int] = ()) -> None:
+        self.setup, self.deal, self.order = setup, deal, tuple(order)
+        self._holder = [k % setup.seats for k in range(len(self.order))]
         self._events: list[SourceEvent] = []
 
     def start(self) -> None:
@@ -450,6 +502,35 @@ class TrustedSource:
     def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]:
         return None, None, None
 
+    def hand_over(self, card: int, to: int) -> HandOver:
+        """In the open: the position of the card, nothing sealed (everyone knows the deal)."""
+        me = self.setup.my_seat
+        k = next(k for k, c in enumerate(self.order) if c == card and self._holder[k] == me)
+        return HandOver(k, to, bytes(32), bytes(SEALED_OPEN_BYTES))
+
+    def accept_hand_over(self, giver: int, message: HandOver) -> str | None:
+        k = message.position
+        if k >= len(self.order) or self._holder[k] != giver or message.to >= self.setup.seats or message.to == giver:
+            return f"seat {giver} cannot hand position {k} to seat {message.to}"
+        self._holder[k] = message.to
+        return None
+
+    def handed_card(self, position: int) -> int | None:
+        return self.order[position]
+
+    def held_card(self, position: int) -> int | None:
+        return self.order[position] if self._holder[position] == self.setup.my_seat else None
+
+    def receipt(self, position: int) -> HandOverTaken | HandOverUnsealed:
+        return HandOverTaken()
+
+    def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
+                       unsealed: HandOverUnsealed) -> tuple[int, str]:
+        return receiver, f"seat {receiver} unsealed a hand-over of a trusted dealer's table, which seals nothing"
+
+    def card_at(self, position: int) -> int | None:
+        return self.order[position]
+
 
 @dataclass(frozen=True)
 class TrustedDealer:
@@ -495,4 +576,4 @@ class TrustedDealer:
         order = self.order(setup.hand_no, setup.n_cards)
         deal = tuple(sum(1 << order[k] for k in range(seat, setup.n_cards, setup.seats))
                      for seat in range(setup.seats))
-        return TrustedSource(setup, deal)
+        return TrustedSource(setup, deal, order)

@@ -52,6 +52,9 @@ class SlotKind(Enum):
     OPENING = "opening"  # every seat answers: the holder of the opening card shows it (proved), the others decline
     TURN = "turn"        # one seat answers
     WINDOW = "window"    # several seats answer; the outcome is a function of the set of answers
+    HAND_OVER = "hand-over"  # a source slot the game asks for: one seat hands one of its cards to
+    #                          ``Slot.receiver`` privately (only those two learn it; docs/protocol.md,
+    #                          "Hand-over"); the receiver's receipt follows in the next slot
 
 
 class Seating(Enum):
@@ -79,6 +82,8 @@ class Slot:
     kind: SlotKind
     seats: tuple[int, ...]
     decision: Any
+    receiver: int | None = None
+    """A HAND_OVER slot's receiving seat (``seats`` is the giver alone)."""
 
 
 @dataclass(frozen=True)
@@ -189,4 +194,10 @@ class Game(Protocol):
 
     def shows(self, action: Any) -> int:
         """The cards (a mask) the action shows to everyone: the deck proves each one open."""
+
+    def handed(self, decision: Any, giver: int, card: int | None) -> Any:
+        """The action a HAND_OVER slot's answer stands for: ``giver`` handed ``card`` (None:
+        hidden from this peer) as ``decision`` asked. The giver chooses among
+        :meth:`GameState.legal_actions`, each encoded (:meth:`encode_action`) with exactly
+        the one card it hands over; the wire carries the position only."""
 

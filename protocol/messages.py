@@ -464,6 +464,44 @@ class CardOpen(_Payload):
     proof: bytes
 
 
+SEALED_OPEN_BYTES = 1 + DLEQ_BYTES   # a hand-over's sealed opening: the card (one byte) and its DLEQ proof
+
+
+@dataclass(frozen=True)
+class HandOver(_Payload):
+    """A seat hands the card at one of its positions to seat ``to`` privately (docs/protocol.md,
+    "Hand-over"): the opening of that position (card and DLEQ proof), sealed to the
+    receiver's layer key with the ephemeral element ``ephemeral``."""
+
+    TYPE: ClassVar[str] = "deck/hand-over"
+    FIELDS = (F("position", UInt(MAX_CARDS - 1)), F("to", UInt(MAX_SEATS - 1)), F("ephemeral", Bin(ELEMENT_BYTES)),
+              F("sealed", Bin(SEALED_OPEN_BYTES)))
+    position: int
+    to: int
+    ephemeral: bytes
+    sealed: bytes
+
+
+@dataclass(frozen=True)
+class HandOverTaken(_Payload):
+    """The receiver of a hand-over opened it: its sealed opening proves the card."""
+
+    TYPE: ClassVar[str] = "deck/hand-over-taken"
+    FIELDS = ()
+
+
+@dataclass(frozen=True)
+class HandOverUnsealed(_Payload):
+    """The receiver of a hand-over could not open it: it publishes the shared element that
+    unseals it, with a DLEQ proof that the element is its layer key times the ephemeral
+    element, so that anyone can unseal the opening and see the giver's fault."""
+
+    TYPE: ClassVar[str] = "deck/hand-over-unsealed"
+    FIELDS = (F("shared", Bin(ELEMENT_BYTES)), F("proof", Bin(DLEQ_BYTES)))
+    shared: bytes
+    proof: bytes
+
+
 @dataclass(frozen=True)
 class KeyReveal(_Payload):
     """The end-of-hand reveal of a seat's shuffle scalar."""
@@ -562,11 +600,12 @@ class Leave(_Payload):
 
 
 Payload = Union[DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal,
-                Genesis, SeatCommit, SeatNonce, TableAction, Abandon, Leave]
+                Genesis, SeatCommit, SeatNonce, TableAction, Abandon, Leave, HandOver, HandOverTaken, HandOverUnsealed]
 
 PAYLOAD_TYPES: dict[str, type[_Payload]] = {
     cls.TYPE: cls for cls in (DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal,
-                              Genesis, SeatCommit, SeatNonce, TableAction, Abandon, Leave)
+                              Genesis, SeatCommit, SeatNonce, TableAction, Abandon, Leave,
+                              HandOver, HandOverTaken, HandOverUnsealed)
 }
 
 # ---------------------------------------------------------------------------------------

@@ -32,7 +32,15 @@ from dataclasses import dataclass
 from p2p_sasaki.protocol.config import TableConfig, config_of
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.events import Event, HandStarted, Record, Seated
-from p2p_sasaki.protocol.messages import Abandon, Leave, MessageError, TableAction, TranscriptHeader, decode_envelope
+from p2p_sasaki.protocol.messages import (
+    Abandon,
+    HandOver,
+    Leave,
+    MessageError,
+    TableAction,
+    TranscriptHeader,
+    decode_envelope,
+)
 from p2p_sasaki.protocol.session import TableSession
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, KIND_EVIDENCE, KIND_HEADER, encode_record
 
@@ -171,6 +179,13 @@ def restore_session(identity: IdentityKey, transcript: Sequence[tuple[int, bytes
                 collect()
                 return
             payload = decode_envelope(saved).body.payload
+            if isinstance(payload, HandOver) and session.source is not None:   # my card handed over: by its position
+                card = session.source.held_card(payload.position)
+                action = next((a for a in session.legal_actions if session.game.encode_action(a)[1] == (card,)), None)
+                if action is None:
+                    raise RestoreError("my saved hand-over is not one of my legal answers")
+                session.act(action)
+                continue
             if not isinstance(payload, TableAction) or session.my_seat is None:
                 raise RestoreError("my saved answer for this slot is not an action")
             session.act(session.game.decode_action(session.my_seat, payload.verb, payload.cards))

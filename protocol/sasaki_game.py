@@ -277,3 +277,7 @@ class SasakiGame:
 
     def shows(self, action: Action) -> int:
         return opens(action).mask
+
+    def handed(self, decision: object, giver: int, card: int | None) -> Action:
+        """Sasaki hands no card over: its hands never ask for a HAND_OVER slot."""
+        raise IllegalAnswer(giver, "Sasaki has no hand-over")

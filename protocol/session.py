@@ -29,7 +29,10 @@ state hash before the slot):
                      table/action; its holder "lead"s with the card's proven opening, the
                      others "decline"
     next slots       one slot per game decision: expected signers = the slot's seats, each a
-                     table/action; the outcome is the game's function of the set of answers
+                     table/action; the outcome is the game's function of the set of answers.
+                     A HAND_OVER decision (a source slot the game asks for) takes the giver's
+                     deck/hand-over (the position moves to the receiver, its card sealed to
+                     it), and the next slot the receiver's receipt (docs/protocol.md, "Hand-over")
     next slot        CLOSE (if the source closes, as the deck does): every seat's deck/key;
                      then the full deal is replayed through the game and checked
 
@@ -81,12 +84,14 @@ from p2p_sasaki.protocol.events import (
     SignedKind,
     VersionMismatch,
 )
-from p2p_sasaki.protocol.game import GameState, IllegalAnswer, Seating, Slot
+from p2p_sasaki.protocol.game import GameState, IllegalAnswer, Seating, Slot, SlotKind
 from p2p_sasaki.protocol.intake import Intake
 from p2p_sasaki.protocol.messages import (
     Abandon,
     Body,
     Genesis,
+    HandOver,
+    HandOverUnsealed,
     KeyReveal,
     Leave,
     Payload,
@@ -195,7 +200,9 @@ class TableSession:
         self._opened = 0                                            # cards opened this hand (mask)
         self._opener: int | None = None
         self._first_play = 0                                        # the hand's first game slot
-        self._slots_played: list[list[Any]] = []                    # this hand's game slots
+        self._slots_played: list[tuple[int, list[tuple[int, Payload]]]] = []   # this hand's game slots:
+        #   (slot, [(seat, payload)]), the raw payloads: the replay decodes them with the full deal
+        self._handing: tuple[int, int, HandOver] | None = None     # the hand-over awaiting its receipt
         self._hashes: list[str] = []                                # hidden state hash after each
         self._my_cards: int | None = None
         self._settle: tuple[int, list[Any] | None] | None = None    # (refused slot, its answers): a settlement
@@ -287,6 +294,12 @@ class TableSession:
         if action not in self.state.legal_actions(self.my_seat):
             raise self.game.illegal(f"{action} is not one of my legal answers now", self.my_seat)
         verb, cards = self.game.encode_action(action)
+        if self.phase is Phase.HAND_OVER:   # the card goes sealed to the receiver; the wire shows its position
+            game_slot = self.state.slot()
+            assert game_slot is not None and game_slot.receiver is not None and len(cards) == 1
+            self._sign(self.hand_no, self.slot, self.source.hand_over(cards[0], game_slot.receiver), SignedKind.ANSWER)
+            self._guarded(self._advance)
+            return
         new = tuple(_indices(self.game.shows(action) & ~self._opened))
         opens = tuple(o for o in (self.source.prove_open(c) for c in new) if o is not None)
         self._sign(self.hand_no, self.slot, TableAction(verb, cards, opens), SignedKind.ANSWER)
@@ -474,7 +487,13 @@ class TableSession:
     # -- the slot machine ----------------------------------------------------------------
 
     def _play_slot(self) -> Slot | None:
-        if self.finished or self.phase is not Phase.PLAY or self.state is None:
+        """The game's slot a player answers now (a decision or a hand-over's giving)."""
+        if self.phase is Phase.RECEIPT:
+            return None
+        return self._game_slot()
+
+    def _game_slot(self) -> Slot | None:
+        if self.finished or self.phase not in (Phase.PLAY, Phase.HAND_OVER, Phase.RECEIPT) or self.state is None:
             return None
         return self.state.slot()
 
@@ -484,8 +503,11 @@ class TableSession:
         if rule is None:
             return ()
         if rule.signers is Signers.GAME_SLOT:
-            slot = self._play_slot()
+            slot = self._game_slot()
             return slot.seats if slot is not None else ()
+        if rule.signers is Signers.RECEIVER:
+            slot = self._game_slot()
+            return (slot.receiver,) if slot is not None and slot.receiver is not None else ()
         return tuple(s for s in range(self.game.seats) if s not in self._absent)   # members: none absent
 
     def _advance(self) -> None:
@@ -555,7 +577,7 @@ class TableSession:
         rule = rule_of(self.phase, self.slot)
         assert rule is not None   # a sender is expected only where a rule is
         if not isinstance(body.payload, rule.takes):
-            raise _Stop(body.sender, body.slot, f"slot {body.slot} expects {rule.takes.TYPE}, not {body.type}")
+            raise _Stop(body.sender, body.slot, f"slot {body.slot} expects {rule.names}, not {body.type}")
         self._got[body.sender] = message
         if self.phase is Phase.CLOSE and not self._absent:   # after an abandon: the verdict checks the keys
             assert self.source is not None
@@ -616,7 +638,8 @@ class TableSession:
     def _outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
         """What a complete slot of the current phase does (its rule: protocol/slots.py)."""
         outcomes = {Phase.SETUP: self._setup_outcome, Phase.OPENING: self._opening_outcome,
-                    Phase.PLAY: self._play_outcome, Phase.CLOSE: self._close_outcome}
+                    Phase.PLAY: self._play_outcome, Phase.HAND_OVER: self._hand_over_outcome,
+                    Phase.RECEIPT: self._receipt_outcome, Phase.CLOSE: self._close_outcome}
         return outcomes[self.phase](got)
 
     def _close(self, slot: int, got: dict[int, SignedMessage]) -> None:
@@ -685,6 +708,7 @@ class TableSession:
         self.hand_start = self.chain
         self.state = None
         self._deck_got, self._opened, self._slots_played, self._hashes = {}, 0, [], []
+        self._handing = None
         self._opener = self._my_cards = None
         self._settle = None
         self._absent = frozenset()
@@ -808,7 +832,7 @@ class TableSession:
             if exc.seat is None and self.source is not None and self.source.closes:
                 return lambda: self._settle_refusal(slot, answers)  # a refused duty only the deal can name
             raise _Stop(exc.seat, slot, exc.reason) from exc
-        self._slots_played.append(answers)
+        self._slots_played.append((slot, [(seat, got[seat].body.payload) for seat in seats]))
         self._hashes.append(state.state_hash())
         for item in applied:
             self._events.append(ActionApplied(item.action, lead=item.lead))
@@ -829,8 +853,63 @@ class TableSession:
             else:
                 self._end_hand(self._replay())
             return
-        self.phase = Phase.PLAY
+        self.phase = Phase.HAND_OVER if slot.kind is SlotKind.HAND_OVER else Phase.PLAY
         self._events.append(DecisionPending(slot.decision, self.my_seat in slot.seats))
+
+    # -- the hand-over: a source slot the game asks for (docs/protocol.md, "Hand-over") ------
+
+    def _hand_over_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
+        """The giver's sealed card: the position moves to the receiver (checked by the source),
+        and the receiver answers with its receipt in the next slot."""
+        game_slot, slot = self._game_slot(), self.slot
+        assert game_slot is not None and game_slot.receiver is not None and self.source is not None
+        (giver,) = game_slot.seats
+        payload = got[giver].body.payload
+        assert isinstance(payload, HandOver)
+        if payload.to != game_slot.receiver:
+            raise _Stop(giver, slot, f"seat {giver} handed a card to seat {payload.to}, not to seat "
+                        f"{game_slot.receiver}")
+        reason = self.source.accept_hand_over(giver, payload)
+        if reason is not None:
+            raise _Stop(giver, slot, f"seat {giver}'s hand-over: {reason}")
+        receiver = payload.to
+
+        def after() -> None:
+            assert self.source is not None
+            self._handing = (slot, giver, payload)
+            self.slot, self.phase = slot + 1, Phase.RECEIPT
+            if self.identity is not None and self.my_seat == receiver:
+                self._sign(self.hand_no, self.slot, self.source.receipt(payload.position))
+
+        return after
+
+    def _receipt_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
+        """The receiver took the card (the game applies the hand-over, its card known to the
+        two seats only), or unsealed it: the signed evidence names the seat at fault."""
+        assert self._handing is not None and self.source is not None and self.state is not None
+        hand_over_slot, giver, payload = self._handing
+        game_slot = self._game_slot()
+        assert game_slot is not None and game_slot.receiver is not None
+        receipt = got[game_slot.receiver].body.payload
+        if isinstance(receipt, HandOverUnsealed):
+            seat, reason = self.source.judge_unsealed(game_slot.receiver, payload, giver, receipt)
+            stop = _Stop(seat, hand_over_slot if seat == giver else self.slot, reason)
+
+            def judged() -> None:   # after the receipt is recorded: it is the evidence
+                raise stop
+
+            return judged
+        action = self.game.handed(game_slot.decision, giver, self.source.handed_card(payload.position))
+        try:
+            applied = self.state.apply([action])
+        except IllegalAnswer as exc:
+            raise _Stop(exc.seat, hand_over_slot, exc.reason) from exc
+        self._handing = None
+        self._slots_played.append((hand_over_slot, [(giver, payload)]))
+        self._hashes.append(self.state.state_hash())
+        for item in applied:
+            self._events.append(ActionApplied(item.action, lead=item.lead))
+        return self._next_decision
 
     def _close_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
         if self._absent:
@@ -872,8 +951,8 @@ class TableSession:
                         "it (the hand is void; the revealed keys show the deal)")
         try:
             full = self.game.new_state(deal, self._opener, self.game.hand_context(self.hand_no))
-            for played in self._slots_played:
-                full.apply(played)
+            for _, played in self._slots_played:
+                full.apply(self._decoded(full, played))
             full.apply(answers)
         except ValueError as exc:
             raise _Stop(self._opener, slot, f"with the revealed deal: {exc}") from exc
@@ -1094,13 +1173,13 @@ class TableSession:
             full = self.game.new_state(deal, self._opener, self.game.hand_context(self.hand_no))
         except ValueError as exc:
             raise _Stop(self._opener, slot, f"with the revealed deal: {exc}") from exc
-        for k, answers in enumerate(self._slots_played):
+        for k, (played_slot, played) in enumerate(self._slots_played):
             try:
-                full.apply(answers)
+                full.apply(self._decoded(full, played))
             except IllegalAnswer as exc:
-                raise _Stop(exc.seat, self._first_play + k, f"with the revealed deal: {exc}") from exc
+                raise _Stop(exc.seat, played_slot, f"with the revealed deal: {exc}") from exc
             if full.state_hash() != self._hashes[k]:
-                raise _Stop(None, self._first_play + k, "the revealed deal does not reproduce the agreed state")
+                raise _Stop(None, played_slot, "the revealed deal does not reproduce the agreed state")
         scores = full.scores()
         if full.slot() is not None or scores is None:
             raise _Stop(None, slot, "the revealed deal does not end the hand")
@@ -1110,6 +1189,23 @@ class TableSession:
         self.forfeits.append(None)
         self.finished_states.append(full)
         return HandEnded(self.hand_no, tuple(scores), self.totals, full.outcome())
+
+    def _decoded(self, full: GameState, played: list[tuple[int, Payload]]) -> list[Any]:
+        """A played slot's raw payloads as the game's actions, with the full deal: a hand-over's
+        card (hidden when it was played) is read from the source once the keys are known."""
+        answers = []
+        for seat, payload in played:
+            if isinstance(payload, HandOver):
+                slot = full.slot()
+                card = self.source.card_at(payload.position) if self.source is not None else None
+                if slot is None or card is None:
+                    raise IllegalAnswer(seat, f"seat {seat}'s hand-over of position {payload.position} cannot be "
+                                        "read with the revealed deal")
+                answers.append(self.game.handed(slot.decision, seat, card))
+            else:
+                assert isinstance(payload, TableAction)
+                answers.append(self.game.decode_action(seat, payload.verb, payload.cards))
+        return answers
 
     def _end_hand(self, ended: HandEnded) -> None:
         self._events.append(ended)

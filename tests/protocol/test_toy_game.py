@@ -7,13 +7,15 @@ import pytest
 
 from p2p_sasaki.protocol.config import GAMES
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
+from p2p_sasaki.protocol.deck import DeckSession
+from p2p_sasaki.protocol.events import ActionApplied, BlameBasis
 from p2p_sasaki.protocol.game import Seating
-from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
+from p2p_sasaki.protocol.messages import Body, HandOver, TableAction, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.session import HandEnded, MatchEnded, Seated, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
-from p2p_sasaki.protocol.transcript import read_transcript, split_records
+from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, read_transcript, split_records
 from tests.protocol.table_helpers import TABLE_ID, Net, identities
-from tests.protocol.toy_game import N_CARDS, NAME, SEATS, HighCardGame
+from tests.protocol.toy_game import N_CARDS, NAME, SEATS, Give, HighCardGame
 
 TOY_GAMES = {**GAMES, NAME: HighCardGame.from_options_bytes}
 
@@ -158,3 +160,126 @@ def test_no_command_line_option_chooses_a_dealer():
     every = options(build_parser())
     assert "--json" in every  # the subcommands were walked (sasaki audit --json)
     assert not [o for o in every if "dealer" in o or "trusted" in o]
+
+
+# -- a private hand-over in the middle of a hand (a source slot the game asks for) ----------
+
+
+def swap_config(hands: int = 2, **changes) -> TableConfig:
+    return TableConfig(hands=hands, game=HighCardGame(swap=True), **{"proofs": True, **changes})
+
+
+def _seat_of(net: Net, i: int) -> int:
+    return net.of_type(i, Seated)[0].my_seat
+
+
+def _messages(net: Net) -> list:
+    return [decode_envelope(body) for kind, body in split_records(net.transcript(0))[1:] if kind == KIND_ENVELOPE]
+
+
+def test_the_toy_games_swap_hands_cards_over_privately_through_the_session_deck_and_audit():
+    """Two HAND_OVER slots a hand (the leader to the next seat, and back): only the two seats
+    learn each card (the third applies the hand-over with the card hidden), every peer agrees,
+    a receiver plays a card handed to it with the giver's proof, and the audit replays the
+    hand-overs from the raw payloads once the keys are out."""
+    received_and_played = 0
+    for seed in range(2):
+        net = Net(seed=seed, config=swap_config())
+        net.start()
+        net.run()
+        assert_agreed(net, hands=2)
+        seats = {i: _seat_of(net, i) for i in range(SEATS)}
+        gives = {i: [e.action for e in net.of_type(i, ActionApplied) if isinstance(e.action, Give)]
+                 for i in range(SEATS)}
+        assert all(len(g) == 4 for g in gives.values())   # two a hand
+        for n, give in enumerate(gives[0]):
+            known = {seats[i]: gives[i][n].card for i in range(SEATS)}
+            (card,) = {known[give.seat], known[give.to]}
+            assert card is not None
+            (third,) = set(range(SEATS)) - {give.seat, give.to}
+            assert known[third] is None
+        messages = _messages(net)
+        types = [m.body.type for m in messages]
+        assert types.count("deck/hand-over") == 4 and types.count("deck/hand-over-taken") == 4
+        assert "deck/hand-over-unsealed" not in types
+        # a receiver opens a handed card with the proof made under its dealt seat's layer
+        handed = {(m.body.hand, m.body.payload.position): m.body.payload.to for m in messages
+                  if isinstance(m.body.payload, HandOver)}
+        for m in messages:
+            if isinstance(m.body.payload, TableAction):
+                for opening in m.body.payload.opens:
+                    if opening.position % SEATS != m.body.sender:   # not dealt to it: handed to it
+                        assert handed[(m.body.hand, opening.position)] == m.body.sender
+                        received_and_played += 1
+        audit = audit_table(net.transcript(0), games=TOY_GAMES)
+        assert audit.ok and audit.complete and audit.totals == net.peers[0].totals
+    assert received_and_played > 0
+
+
+def test_the_swap_with_the_tests_trusted_dealer():
+    net = Net(seed=3, config=swap_config(dealer=TrustedDealer(TEST_DEALER_PREFIX + b"swap").name))
+    net.start()
+    net.run()
+    assert_agreed(net, hands=2)
+    audit = audit_table(net.transcript(0), games=TOY_GAMES)
+    assert audit.ok and audit.totals == net.peers[0].totals
+
+
+def _corrupt_first_hand_over(monkeypatch, change) -> list[int]:
+    """Every peer's first hand-over it makes goes through ``change``; returns the givers."""
+    givers: list[int] = []
+    honest = DeckSession.hand_over
+
+    def hand_over(self, card, to):
+        message = honest(self, card, to)
+        if givers:
+            return message
+        givers.append(self.seat)
+        return change(self, message)
+
+    monkeypatch.setattr(DeckSession, "hand_over", hand_over)
+    return givers
+
+
+def _blamed(net: Net) -> set:
+    return {(b.seat, b.basis) for i in range(SEATS) for b in net.blames(i)}
+
+
+def test_a_hand_over_the_receiver_cannot_open_names_the_giver(monkeypatch):
+    """The receiver publishes the shared element (with its DLEQ proof): every peer unseals the
+    hand-over and names the giver, never the receiver."""
+    givers = _corrupt_first_hand_over(monkeypatch, lambda deck, m: HandOver(
+        m.position, m.to, m.ephemeral, m.sealed[:9] + bytes([m.sealed[9] ^ 1]) + m.sealed[10:]))
+    net = Net(seed=1, config=swap_config(hands=1))
+    net.start()
+    net.run()
+    assert givers and _blamed(net) == {(givers[0], BlameBasis.SIGNED)}
+    assert "deck/hand-over-unsealed" in [m.body.type for m in _messages(net)]
+    assert all(b.reason.endswith("does not seal the position's opening") for i in range(SEATS)
+               for b in net.blames(i))
+
+
+def test_a_hand_over_of_a_position_the_giver_does_not_hold_names_the_giver(monkeypatch):
+    givers = _corrupt_first_hand_over(monkeypatch, lambda deck, m: HandOver(
+        (m.position + 1) % N_CARDS, m.to, m.ephemeral, m.sealed))
+    net = Net(seed=2, config=swap_config(hands=1))
+    net.start()
+    net.run()
+    assert givers and _blamed(net) == {(givers[0], BlameBasis.SIGNED)}
+
+
+def test_a_receiver_that_unseals_a_good_hand_over_is_named_itself(monkeypatch):
+    receivers: list[int] = []
+    honest = DeckSession.receipt
+
+    def receipt(self, position):
+        if not receivers:
+            receivers.append(self.seat)
+            self._unsealable.add(position)
+        return honest(self, position)
+
+    monkeypatch.setattr(DeckSession, "receipt", receipt)
+    net = Net(seed=0, config=swap_config(hands=1))
+    net.start()
+    net.run()
+    assert receivers and _blamed(net) == {(receivers[0], BlameBasis.SIGNED)}
