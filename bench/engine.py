@@ -55,6 +55,16 @@ SASKU_MOONSHOT = 10_000
 SASAKI_FIGURE = 1497  # Sasaki's random hands per second through play_hand when the goal was set
 
 
+def print_rates(what: str, results: dict[str, list[float]], unit: float) -> None:
+    """The table of complete random ``what``s (deals or hands) per second: each loop's median
+    rate, its spread over the runs, and its cost in baseline loop iterations (``unit`` ns)."""
+    print(f"{'complete random ' + what + 's':34} {what + 's/s':>8} {'spread':>13} {'loop iterations/' + what:>21}")
+    for name, rates in results.items():
+        rate = statistics.median(rates)
+        spread = f"{min(rates):.0f}-{max(rates):.0f}"
+        print(f"{name:34} {rate:8.0f} {spread:>13} {1e9 / rate / unit:21,.0f}")
+
+
 def engine_hand(rng: Random, legal: Callable[[Hand, int], Sequence[Action]]) -> Hand:
     """One hand of uniformly random legal answers (a forced answer takes no draw)."""
     hand = Hand.random(rng, "3H", OPTIONS)
@@ -187,11 +197,7 @@ def sasku_main(args: argparse.Namespace) -> int:
           f"{max(1, deals // 3)} Sasaki hands)")
     print(f"baseline: {unit:.1f} ns per trivial loop iteration; {per_deal:.1f} decisions per random deal")
     print()
-    print(f"{'complete random deals':34} {'deals/s':>8} {'spread':>13} {'loop iterations/deal':>21}")
-    for name, rates in results.items():
-        rate = statistics.median(rates)
-        spread = f"{min(rates):.0f}-{max(rates):.0f}"
-        print(f"{name:34} {rate:8.0f} {spread:>13} {1e9 / rate / unit:21,.0f}")
+    print_rates("deal", results, unit)
     random_rate = statistics.median(results["RandomBot via play_deal"])
     lp, la = statistics.median(legal_play_us), statistics.median(legal_us)
     print()
@@ -254,11 +260,7 @@ def main() -> int:
           f"median of {args.runs} runs of {args.hands} hands")
     print(f"baseline: {unit:.1f} ns per trivial loop iteration")
     print()
-    print(f"{'complete random hands':34} {'hands/s':>8} {'spread':>13} {'loop iterations/hand':>21}")
-    for name, rates in results.items():
-        rate = statistics.median(rates)
-        spread = f"{min(rates):.0f}-{max(rates):.0f}"
-        print(f"{name:34} {rate:8.0f} {spread:>13} {1e9 / rate / unit:21,.0f}")
+    print_rates("hand", results, unit)
     random_rate = statistics.median(results["RandomBot via play_hand"])
     lp = statistics.median(legal_us)
     cl = statistics.median(classify_us)

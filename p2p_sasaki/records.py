@@ -25,7 +25,7 @@ from typing import ClassVar, Generic, TypeVar
 from p2p_sasaki.cards import FULL_DECK, CardNotationError, CardSet, parse_cards
 
 __all__ = ["RecordError", "TagLine", "ActionLine", "Header", "physical_lines", "parse_lines", "split_action",
-           "read", "tag_line", "yes_no", "game_of", "SEAT_TAGS", "GAMES"]
+           "read", "tag_line", "yes_no", "game_of", "action_line", "SEAT_TAGS", "GAMES"]
 
 A = TypeVar("A")
 
@@ -57,6 +57,16 @@ class TagLine:
 class ActionLine(Generic[A]):
     line: int
     action: A
+
+
+def action_line(seat: int, verb: str, *words: object) -> str:
+    """An action as its record line, in every game: ``S<seat> <verb>`` and its words, a word
+    that prints empty or is None (no cards, a card hidden from a view) left out.
+
+    >>> action_line(2, "bid", 6), action_line(0, "give", None), action_line(1, "pass", CardSet())
+    ('S2 bid 6', 'S0 give', 'S1 pass')
+    """
+    return " ".join([f"S{seat}", verb, *(text for word in words if word is not None and (text := str(word)))])
 
 
 def physical_lines(text: str) -> list[str]:

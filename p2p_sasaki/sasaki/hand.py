@@ -50,6 +50,7 @@ from typing import ClassVar
 
 from p2p_sasaki import errors
 from p2p_sasaki.cards import FULL_DECK, Card, CardSet, parse_card
+from p2p_sasaki.records import action_line
 from p2p_sasaki.sasaki.combos import PIG_MASK, Combo, Kind, beats, classify, legal_plays, why_not
 from p2p_sasaki.sasaki.options import LeadCard, TableOptions
 from p2p_sasaki.sasaki.scoring import DEFAULT_SCORING, ScoringTable, score_hand
@@ -141,10 +142,6 @@ class Decision:
 
 # -- actions -------------------------------------------------------------------------
 
-def _line(seat: int, verb: str, cards: CardSet | None = None) -> str:
-    return f"S{seat} {verb}" + (f" {cards}" if cards else "")
-
-
 @dataclass(frozen=True, slots=True)
 class Play:
     """A normal play on one's turn (a lead or an answer)."""
@@ -154,7 +151,7 @@ class Play:
     verb: ClassVar[str] = "play"
 
     def __str__(self) -> str:
-        return _line(self.seat, self.verb, self.cards)
+        return action_line(self.seat, self.verb, self.cards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +161,7 @@ class Pass:
     cards: ClassVar[CardSet] = CardSet()
 
     def __str__(self) -> str:
-        return _line(self.seat, self.verb)
+        return action_line(self.seat, self.verb)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +173,7 @@ class Run:
     verb: ClassVar[str] = "run"
 
     def __str__(self) -> str:
-        return _line(self.seat, self.verb, self.cards)
+        return action_line(self.seat, self.verb, self.cards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +185,7 @@ class Expose:
     verb: ClassVar[str] = "expose"
 
     def __str__(self) -> str:
-        return _line(self.seat, self.verb, self.cards)
+        return action_line(self.seat, self.verb, self.cards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +195,7 @@ class Stop:
     cards: ClassVar[CardSet] = CardSet()
 
     def __str__(self) -> str:
-        return _line(self.seat, self.verb)
+        return action_line(self.seat, self.verb)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +207,7 @@ class Chata:
     verb: ClassVar[str] = "chata"
 
     def __str__(self) -> str:
-        return _line(self.seat, self.verb, self.cards)
+        return action_line(self.seat, self.verb, self.cards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +219,7 @@ class Kkojda:
     verb: ClassVar[str] = "kkojda"
 
     def __str__(self) -> str:
-        return _line(self.seat, self.verb, self.cards)
+        return action_line(self.seat, self.verb, self.cards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +231,7 @@ class Decline:
     cards: ClassVar[CardSet] = CardSet()
 
     def __str__(self) -> str:
-        return _line(self.seat, self.verb)
+        return action_line(self.seat, self.verb)
 
 
 _TURNS = tuple(Decision(DecisionKind.TURN, (seat,)) for seat in range(SEATS))

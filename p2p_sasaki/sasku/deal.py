@@ -48,6 +48,7 @@ from typing import ClassVar, NamedTuple
 
 from p2p_sasaki.cards import Card, CardSet, Suit, mask_indices
 from p2p_sasaki.errors import DealError, HiddenInformationError, IllegalActionError
+from p2p_sasaki.records import action_line
 from p2p_sasaki.sasku.options import MAX_BID, SaskuOptions
 from p2p_sasaki.sasku.scoring import deal_points
 from p2p_sasaki.sasku.trumps import CARD_POINTS, PACK, PICTURES, follow_table, winner_index
@@ -126,7 +127,7 @@ class Bid:
     verb: ClassVar[str] = "bid"
 
     def __str__(self) -> str:
-        return f"S{self.seat} bid {self.number}"
+        return action_line(self.seat, self.verb, self.number)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +138,7 @@ class Pass:
     verb: ClassVar[str] = "pass"
 
     def __str__(self) -> str:
-        return f"S{self.seat} pass"
+        return action_line(self.seat, self.verb)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +149,7 @@ class Diamonds:
     verb: ClassVar[str] = "diamonds"
 
     def __str__(self) -> str:
-        return f"S{self.seat} diamonds"
+        return action_line(self.seat, self.verb)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +161,7 @@ class Give:
     verb: ClassVar[str] = "give"
 
     def __str__(self) -> str:
-        return f"S{self.seat} give" + (f" {self.card}" if self.card is not None else "")
+        return action_line(self.seat, self.verb, self.card)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +172,7 @@ class Take:
     verb: ClassVar[str] = "take"
 
     def __str__(self) -> str:
-        return f"S{self.seat} take"
+        return action_line(self.seat, self.verb)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +183,7 @@ class Refuse:
     verb: ClassVar[str] = "refuse"
 
     def __str__(self) -> str:
-        return f"S{self.seat} refuse"
+        return action_line(self.seat, self.verb)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +195,7 @@ class Return:
     verb: ClassVar[str] = "return"
 
     def __str__(self) -> str:
-        return f"S{self.seat} return" + (f" {self.card}" if self.card is not None else "")
+        return action_line(self.seat, self.verb, self.card)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +207,7 @@ class TrumpCall:
     verb: ClassVar[str] = "trump"
 
     def __str__(self) -> str:
-        return f"S{self.seat} trump {self.suit.symbol}"
+        return action_line(self.seat, self.verb, self.suit.symbol)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +219,7 @@ class Play:
     verb: ClassVar[str] = "play"
 
     def __str__(self) -> str:
-        return f"S{self.seat} play {self.card}"
+        return action_line(self.seat, self.verb, self.card)
 
 
 Action = Bid | Pass | Diamonds | Give | Take | Refuse | Return | TrumpCall | Play

@@ -44,7 +44,7 @@ def cut(after_line):
 def test_json_during_the_deal(tmp_path, capsys):
     """sasku-rules.md, Records: declarer null during the auction, trump null until named,
     card points and tricks of finished tricks only, points null until complete."""
-    partial = {
+    partial: dict[str, dict[str, object]] = {
         "S3 bid 6": {"declarer": None, "trump": None, "card_points": [0, 0], "tricks": [0, 0]},
         "S3 pass": {"declarer": 0, "trump": None, "card_points": [0, 0], "tricks": [0, 0]},
         "S0 trump H": {"declarer": 0, "trump": "H", "card_points": [0, 0], "tricks": [0, 0]},

@@ -85,6 +85,7 @@ def test_a_deal_played_twice_swaps_the_pairs_bots():
     assert [first.dealt(s) for s in range(4)] == [second.dealt(s) for s in range(4)]  # the same cards
     result = simulate_sasku.play_one(["heuristic", "random"] * 2, 3, 1, True, 0)
     from p2p_sasaki.sasku.scoring import line_result
+    assert first.points is not None and second.points is not None
     assert result.result == (line_result(first.points, 0) + line_result(second.points, 1)) / 2
 
 

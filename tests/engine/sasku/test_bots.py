@@ -141,6 +141,13 @@ def _positions(deals: range, every: int = 3, options: SaskuOptions = SaskuOption
     return found
 
 
+def _mover(deal: Deal) -> int:
+    """The seat to act at a decision of a deal not yet over."""
+    seat = deal.decision.seat
+    assert seat is not None
+    return seat
+
+
 def _peer(full: Deal, seat: int) -> Deal:
     """``seat``'s own state as a peer keeps it: its dealt cards and the actions as it saw them."""
     peer = Deal.for_peer(seat, full.dealt(seat), full.deal_number, full.options)
@@ -152,7 +159,7 @@ def _peer(full: Deal, seat: int) -> Deal:
 def test_a_bot_chooses_the_same_from_a_peer_state_as_from_the_view_of_the_full_deal():
     checked = 0
     for full in _positions(range(4), every=5):
-        seat = full.decision.seat
+        seat = _mover(full)
         legal = legal_actions(full)
         if len(legal) < 2:
             continue
@@ -191,7 +198,7 @@ def _swapped(full: Deal, seat: int) -> Deal | None:
 def test_the_search_bots_choice_does_not_depend_on_the_hidden_cards():
     checked = 0
     for full in _positions(range(3, 9), every=4):
-        seat = full.decision.seat
+        seat = _mover(full)
         legal = legal_actions(full)
         if full.decision.kind is not DecisionKind.PLAY or len(legal) < 3:
             continue
@@ -211,7 +218,7 @@ def test_the_search_bots_choice_does_not_depend_on_the_hidden_cards():
 def test_sampled_deals_agree_with_the_view():
     rng = random.Random(3)
     for full in _positions(range(12), every=4):
-        seat = full.decision.seat
+        seat = _mover(full)
         seen = view(full, seat)
         for _ in range(2):
             sample = determinize(seen, rng)
@@ -229,7 +236,7 @@ def test_sampled_deals_agree_with_the_view_under_the_options():
     positions = _positions(range(30), every=6, options=options)
     assert any(isinstance(a, Give) for deal in positions for a in deal.history)
     for full in positions:
-        seat = full.decision.seat
+        seat = _mover(full)
         sample = determinize(view(full, seat), rng)
         assert sample is not None and sample.options == options and state_hash(sample) == state_hash(full)
 
@@ -237,7 +244,7 @@ def test_sampled_deals_agree_with_the_view_under_the_options():
 def test_sampled_deals_vary_the_hidden_cards():
     seen = view(Deal.random(random.Random(0)), 0)
     rng = random.Random(1)
-    assert len({determinize(seen, rng).cards(2).mask for _ in range(10)}) == 10  # type: ignore[union-attr]
+    assert len({determinize(seen, rng).cards(2).mask for _ in range(10)}) == 10
 
 
 def test_a_seat_that_did_not_follow_is_sampled_void_in_that_suit():
@@ -286,7 +293,7 @@ def test_sampled_hands_bid_as_the_auction_went():
     for full in _positions(range(20), every=9):
         if not full.auction_over:
             continue
-        seat = full.decision.seat
+        seat = _mover(full)
         seen = view(full, seat)
         facts = _facts(seen)
         bidders = [s for s in range(4) if facts.least[s] > 0 and s != seat]
@@ -308,7 +315,7 @@ def test_the_rollout_ends_every_deal_as_the_engine_would_with_the_heuristic_rule
         deal = full
         while not deal.is_over:
             legal = legal_actions(deal)
-            deal = apply(deal, legal[0] if len(legal) == 1 else heuristic_action(deal, deal.decision.seat, legal))
+            deal = apply(deal, legal[0] if len(legal) == 1 else heuristic_action(deal, _mover(deal), legal))
         values = rollout(full)
         assert values == tuple(value(deal, seat) for seat in range(4))
         assert values[0] == -values[1] == values[2] == -values[3]
@@ -318,6 +325,7 @@ def test_value_is_the_line_result_with_a_small_card_point_share():
     deal = Deal.random(random.Random(2))
     done = play_deal(deal, [HeuristicBot(random.Random(s)) for s in range(4)])
     points, card_points = done.points, done.card_points
+    assert points is not None
     assert value(done, 1) == pytest.approx(points[1] - points[0] + (card_points[1] - card_points[0]) / 120)
 
 

@@ -63,7 +63,7 @@ def test_the_state_is_a_value():
     assert deal.high_bid is None and deal.history == () and deal.decision.seat == 0
     assert after.high_bid == 5 and after.high_bidder == 0 and after.history == (Bid(0, 5),)
     with pytest.raises(AttributeError):
-        deal.options = None  # type: ignore[misc]
+        deal.options = None  # type: ignore[misc, assignment]
 
 
 # -- the auction -------------------------------------------------------------------------

@@ -147,6 +147,7 @@ def test_random_deals_every_view_reaches_the_full_deals_hash():
         peers = [Deal.for_peer(seat, full.cards(seat), number, full.options) for seat in range(4)]
         while not full.is_over:
             seat = full.decision.seat
+            assert seat is not None
             actions = legal_actions(full)
             assert legal_actions(peers[seat]) == actions
             action = actions[rng.randrange(len(actions))]

@@ -24,6 +24,11 @@ def points(tables):
     return [score.line_points for score in score_round(tables)]
 
 
+def whole(*values: int) -> tuple[Fraction, ...]:
+    """Points as the scoring keeps them (fractions), from whole numbers."""
+    return tuple(map(Fraction, values))
+
+
 def test_comparison_table():
     # equal results
     assert comparison_points(2, 2, False) == comparison_points(-4, -4, True) == comparison_points(0, 0, False) == 2
@@ -47,7 +52,7 @@ def test_seed_round_1_ueleküla_beats_the_other_tables():
     tables = [TableResult(-1, None), TableResult(-2, E), TableResult(-4, N)]
     scores = score_round(tables)
     assert scores[0].deal_points == (8, 0)
-    assert scores[0].line_points == (100, 0)
+    assert scores[0].line_points == whole(100, 0)
     # The other two: N:-2 vs -1 (no declarer there) 0, vs -4 (declared by the other line) 3;
     # E:2 vs 1: 4, vs 4 (declared in a different line) 1.
     assert scores[1].deal_points == (3, 5)
@@ -71,7 +76,7 @@ def test_seed_round_5_a_shared_top_and_a_pokk():
     assert scores[0].line_points == (Fraction(250, 3), Fraction(50, 3))
     assert round(scores[0].line_points[0]) == 83
     assert scores[3].deal_points == (0, 12)
-    assert scores[3].line_points == (0, 100)
+    assert scores[3].line_points == whole(0, 100)
     assert scores[2].deal_points == (4, 8)
 
 
@@ -85,11 +90,11 @@ def test_seed_karvane_everywhere_but_one_table():
 def test_tournament_points_by_seat_follow_the_lines():
     score = score_round([TableResult(-1, None), TableResult(-2, E)])[0]
     assert [line_of(seat) for seat in range(4)] == [N, E, N, E]
-    assert score.tournament_points == (100, 0, 100, 0)
+    assert score.tournament_points == whole(100, 0, 100, 0)
 
 
 def test_one_table_alone_and_a_bye_score_50():
-    assert points([TableResult(4, E)]) == [(ALONE_POINTS, ALONE_POINTS)] == [(50, 50)]
+    assert points([TableResult(4, E)]) == [(ALONE_POINTS, ALONE_POINTS)] == [whole(50, 50)]
     assert BYE_POINTS == 50
 
 
@@ -97,7 +102,7 @@ def test_a_leaver_scores_0_the_others_at_the_table_60_and_the_table_is_left_out(
     tables = [TableResult(-1, None), TableResult(6, N, leaver=3), TableResult(-2, E), TableResult(-4, N)]
     scores = score_round(tables)
     assert scores[1].deal_points is None
-    assert scores[1].tournament_points == (60, 60, 60, 0)
+    assert scores[1].tournament_points == whole(60, 60, 60, 0)
     # the other three compare among themselves, out of (3 - 1) x 4: as the seed's round 1
     assert [s.line_points for s in scores if s.deal_points is not None] == points(
         [TableResult(-1, None), TableResult(-2, E), TableResult(-4, N)])
