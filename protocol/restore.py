@@ -26,10 +26,10 @@ complete is not saved: their drivers re-send it when the link comes back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from p2p_sasaki.protocol.config import TableConfig, config_of
+from p2p_sasaki.protocol.config import GAMES, GameFactory, TableConfig, config_of
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.events import Event, HandStarted, Record, Seated
 from p2p_sasaki.protocol.messages import (
@@ -111,15 +111,16 @@ def own_slot(envelope: bytes) -> tuple[int, int]:
 def restore_session(identity: IdentityKey, transcript: Sequence[tuple[int, bytes]], entropy_log: bytes,
                     my_envelopes: Sequence[bytes], *, fresh: Entropy = system_entropy,
                     make: Callable[[IdentityKey, TranscriptHeader, TableConfig, Entropy], TableSession] | None = None,
-                    ) -> Restored:
+                    games: Mapping[str, GameFactory] = GAMES) -> Restored:
     """A session in the state it had when it crashed (module docstring). ``transcript``:
-    the saved transcript's records (``transcript.frame_records``), header first."""
+    the saved transcript's records (``transcript.frame_records``), header first; ``games``:
+    the games known by name (the tests add theirs)."""
     if not transcript or transcript[0][0] != KIND_HEADER:
         raise RestoreError("the saved transcript has no header")
     if any(kind == KIND_EVIDENCE for kind, _ in transcript):
         raise RestoreError("the table stopped on an equivocation: nothing to resume")
     header = TranscriptHeader.decode(transcript[0][1])
-    config = config_of(header)
+    config = config_of(header, games)
     entropy = RecordingEntropy(entropy_log, fresh)
     if make is None:
         session = TableSession(identity, header.roster_keys, header.table, config, entropy,

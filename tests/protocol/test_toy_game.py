@@ -3,17 +3,21 @@ tricks) runs through the real session, deck and audit, which know nothing of it.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from p2p_sasaki.protocol.config import GAMES
+from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
 from p2p_sasaki.protocol.deck import DeckSession
-from p2p_sasaki.protocol.events import ActionApplied, BlameBasis
+from p2p_sasaki.protocol.events import ActionApplied, BlameBasis, Record
 from p2p_sasaki.protocol.game import Seating
 from p2p_sasaki.protocol.messages import Body, HandOver, TableAction, decode_envelope, sign_envelope
+from p2p_sasaki.protocol.restore import RecordingEntropy, restore_session
 from p2p_sasaki.protocol.session import HandEnded, MatchEnded, Seated, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
-from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, read_transcript, split_records
+from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, frame_records, read_transcript, split_records
 from tests.protocol.table_helpers import TABLE_ID, Net, identities
 from tests.protocol.toy_game import N_CARDS, NAME, SEATS, Give, HighCardGame
 
@@ -283,3 +287,35 @@ def test_a_receiver_that_unseals_a_good_hand_over_is_named_itself(monkeypatch):
     net.start()
     net.run()
     assert receivers and _blamed(net) == {(receivers[0], BlameBasis.SIGNED)}
+
+
+def test_a_giver_that_crashed_after_its_hand_over_resumes_without_signing_anything_new():
+    """protocol/restore.py: a seat that signed its deck/hand-over and crashed is rebuilt from its
+    saved entropy, envelopes and transcript; it signs its hand-over again byte for byte (its
+    card found by the position it holds), so nothing differs from what it sent."""
+    net = Net(seed=0, config=swap_config(hands=1), hostile=False)
+    recorders = [RecordingEntropy(b"", SeededEntropy(b"peer%d-0" % i)) for i in range(SEATS)]
+    for peer, recorder in zip(net.peers, recorders, strict=True):
+        peer._rng = recorder
+    signed: list[list[bytes]] = [[] for _ in range(SEATS)]
+    net.start()
+    giver = None
+    for _ in range(100_000):
+        with contextlib.suppress(AssertionError):   # one step at a time: "did not settle" yet
+            net.run(max_steps=1)
+        for i, peer in enumerate(net.peers):
+            for item in peer.take_signed():
+                signed[i].append(item.envelope)
+                if isinstance(decode_envelope(item.envelope).body.payload, HandOver):
+                    giver = i
+        if giver is not None:
+            break
+    assert giver is not None
+    session = net.peers[giver]
+    records = [e.data for e in net.events[giver] + session.take_events() if isinstance(e, Record)]
+    transcript = frame_records(b"".join(records))[0]
+    restored = restore_session(net.keys[giver], transcript, recorders[giver].take_drawn(), signed[giver],
+                               games=TOY_GAMES)
+    assert (restored.session.hand_no, restored.session.slot, restored.session.chain) == (
+        session.hand_no, session.slot, session.chain)
+    assert restored.outgoing == []   # its hand-over was signed again, identical to the saved one
