@@ -15,7 +15,7 @@ from p2p_sasaki.protocol.events import ActionApplied, BlameBasis, Record
 from p2p_sasaki.protocol.game import Seating
 from p2p_sasaki.protocol.messages import Body, HandOver, TableAction, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.restore import RecordingEntropy, restore_session
-from p2p_sasaki.protocol.session import HandEnded, MatchEnded, Seated, TableConfig, TableSession
+from p2p_sasaki.protocol.session import HandAbandoned, HandEnded, MatchEnded, Seated, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, frame_records, read_transcript, split_records
 from tests.protocol.table_helpers import TABLE_ID, Net, identities
@@ -319,3 +319,26 @@ def test_a_giver_that_crashed_after_its_hand_over_resumes_without_signing_anythi
     assert (restored.session.hand_no, restored.session.slot, restored.session.chain) == (
         session.hand_no, session.slot, session.chain)
     assert restored.outgoing == []   # its hand-over was signed again, identical to the saved one
+
+
+@pytest.mark.parametrize("withholder", range(SEATS))
+def test_a_played_out_swap_hand_is_scored_when_a_seat_withholds_its_key(withholder):
+    """The present seats abandon the KEYS slot; the withholder's dealt cards are the
+    complement, and each hand-over's card is read from the keys that are out (its dealt
+    seat's, or its receiver's unsealing it): the hand is scored as the withholder scored it."""
+    def withhold(sender, envelope):
+        return [] if sender == withholder and decode_envelope(envelope).body.type == "deck/key" else None
+
+    net = Net(seed=5, config=swap_config(hands=1), tamper=withhold)
+    net.start()
+    net.run()
+    others = [i for i in range(SEATS) if i != withholder]
+    for i in others:
+        assert net.peers[i].abandon(end=True)
+    net.run()
+    (own,) = net.of_type(withholder, HandEnded)
+    for i in others:
+        (event,) = net.of_type(i, HandAbandoned)
+        assert event.scored and "played out and is scored" in event.reason
+        (ended,) = net.of_type(i, HandEnded)
+        assert ended.scores == own.scores and net.peers[i].blame is None
