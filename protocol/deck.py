@@ -14,7 +14,8 @@ seats and N cards, one hand goes:
               (a - t) mod n, one batched DLEQ proof for them all   (slot first+2+2n+t-1)
   6. deal     the owner strips its own layer privately and looks up its cards
   then, in slots the embedding layer chooses (>= first+3n+1):
-  7. open     the owner shows the card at one of its positions with a DLEQ proof
+  7. open     the holder shows the card at one of its positions with a DLEQ proof
+  7b. hand-over  the holder seals a position's opening to another seat (where the game asks)
   8. key      every seat reveals x_a; anyone checks it against the hop and decrypts all
 
 Deck position k is dealt to seat k mod n (:func:`deal_map`), and its card stays under that

@@ -21,8 +21,11 @@ from p2p_sasaki.protocol.messages import (
     HandOver,
     HandOverTaken,
     HandOverUnsealed,
+    MessageError,
     Payload,
+    decode_envelope,
     sign_envelope,
+    verify_envelope,
 )
 from tests.protocol.helpers import Table
 from tests.protocol.test_crypto import VECTORS
@@ -257,3 +260,15 @@ def test_docs_carry_the_hand_over_vectors():
     text = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
     for value in HAND_OVER_VECTORS.values():
         assert value in text.replace("\n", "")
+
+
+def test_the_hand_over_messages_decode_strictly():
+    for name, payload_type in (("hand_over", HandOver), ("taken", HandOverTaken), ("unsealed", HandOverUnsealed)):
+        message = decode_envelope(bytes.fromhex(HAND_OVER_VECTORS[name]))
+        assert isinstance(message.body.payload, payload_type) and verify_envelope(message, VECTOR_KEY.public_key)
+    handed = decode_envelope(bytes.fromhex(HAND_OVER_VECTORS["hand_over"])).body.payload
+    assert isinstance(handed, HandOver) and (handed.position, handed.to, len(handed.sealed)) == (5, 2, 65)
+    for bad in (HandOver(5, 2, bytes(32), bytes(64)), HandOver(5, 16, bytes(32), bytes(65)),
+                HandOverUnsealed(bytes(31), bytes(64))):
+        with pytest.raises(MessageError):   # refused when encoded as when decoded (one codec)
+            sign_envelope(Body(VECTOR_TABLE, 3, 20, 1, b"\xaa" * 32, bad), VECTOR_KEY)
