@@ -146,9 +146,9 @@ class CardSource(Protocol):
     def accept_hand_over(self, giver: int, message: HandOver) -> str | None: ...
     def handed_card(self, position: int) -> int | None: ...
     def held_card(self, position: int) -> int | None: ...
-    def receipt(self, position: int) -> HandOverTaken | HandOverUnsealed: ...
+    def receipt(self, position: int, unseal: bool = False) -> HandOverTaken | HandOverUnsealed: ...
     def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
-                       unsealed: HandOverUnsealed) -> tuple[int, str]: ...
+                       unsealed: HandOverUnsealed) -> tuple[int, str] | int: ...
     def card_at(self, position: int) -> int | None: ...
 
 
@@ -348,11 +348,11 @@ class DeckSource:
     def held_card(self, position: int) -> int | None:
         return self.deck.held_card(position)
 
-    def receipt(self, position: int) -> HandOverTaken | HandOverUnsealed:
-        return self.deck.receipt(position)
+    def receipt(self, position: int, unseal: bool = False) -> HandOverTaken | HandOverUnsealed:
+        return self.deck.receipt(position, unseal)
 
     def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
-                       unsealed: HandOverUnsealed) -> tuple[int, str]:
+                       unsealed: HandOverUnsealed) -> tuple[int, str] | int:
         return self.deck.judge_unsealed(receiver, message, giver, unsealed)
 
     def card_at(self, position: int) -> int | None:
@@ -521,12 +521,13 @@ class TrustedSource:
     def held_card(self, position: int) -> int | None:
         return self.order[position] if self._holder[position] == self.setup.my_seat else None
 
-    def receipt(self, position: int) -> HandOverTaken | HandOverUnsealed:
-        return HandOverTaken()
+    def receipt(self, position: int, unseal: bool = False) -> HandOverTaken | HandOverUnsealed:
+        """Nothing is sealed: an unsealing shows the card the public deal has at the position."""
+        return HandOverUnsealed(bytes(32), bytes(64)) if unseal else HandOverTaken()
 
     def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
-                       unsealed: HandOverUnsealed) -> tuple[int, str]:
-        return receiver, f"seat {receiver} unsealed a hand-over of a trusted dealer's table, which seals nothing"
+                       unsealed: HandOverUnsealed) -> tuple[int, str] | int:
+        return self.order[message.position]
 
     def card_at(self, position: int) -> int | None:
         return self.order[position]

@@ -719,11 +719,12 @@ class DeckSession:
         """The card at ``position`` if this seat holds it (dealt or handed to it)."""
         return self._held.get(position)
 
-    def receipt(self, position: int) -> HandOverTaken | HandOverUnsealed:
+    def receipt(self, position: int, unseal: bool = False) -> HandOverTaken | HandOverUnsealed:
         """My answer as the receiver of the hand-over of ``position``: taken, or (its sealed
-        opening fails) the shared element that unseals it, proven with a DLEQ."""
+        opening fails, or ``unseal``: the card breaks the game's rules) the shared element that
+        unseals it for everyone, proven with a DLEQ."""
         me, x = self._me(), self._secret()
-        if position not in self._unsealable:
+        if position not in self._unsealable and not unseal:
             return HandOverTaken()
         giver, message = next((g, m) for g, m in reversed(self.hand_overs) if m.position == position)
         base, key = self._layer(me)
@@ -741,19 +742,21 @@ class DeckSession:
         return f"seat {giver}'s hand-over of position {k} to seat {message.to} does not seal the position's opening"
 
     def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
-                       unsealed: HandOverUnsealed) -> tuple[int, str]:
-        """The seat at fault when ``receiver`` says the hand-over ``message`` of ``giver`` does
-        not open: the receiver if its shared element is not proven or the opening holds, else
-        the giver. From signed evidence only."""
+                       unsealed: HandOverUnsealed) -> tuple[int, str] | int:
+        """What ``receiver``'s unsealing of the hand-over ``message`` of ``giver`` shows, from
+        signed evidence only: (the seat at fault, why) — the receiver if its shared element is
+        not proven, the giver if the sealed opening proves no card — or, when it opens, the
+        card (now public: the caller asks the game whether handing it was legal)."""
         k = message.position
         base, key = self._layer(receiver)
         if not crypto.dleq_verify(self._ctx(f"hand-over-unseal/{k}", receiver), base, key, message.ephemeral,
                                   unsealed.shared, unsealed.proof):
             return receiver, f"seat {receiver}'s unsealing of the hand-over of position {k} is not proven"
         reason = self._check_sealed(giver, message, unsealed.shared)
-        if reason is None:
-            return receiver, f"seat {receiver} says the hand-over of position {k} does not open, but it does"
-        return giver, reason
+        if reason is not None:
+            return giver, reason
+        return crypto.hand_over_seal(self._ctx(f"hand-over/{k}", giver), message.ephemeral, unsealed.shared,
+                                     message.sealed)[0]
 
     def card_at(self, position: int, keys: dict[int, int]) -> int | None:
         """The card at ``position`` from some seats' keys (pure): decrypted with its dealt

@@ -44,6 +44,7 @@ event; protocol/restore.py rebuilds the session from them (docs/protocol.md, "Re
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -879,9 +880,22 @@ class TableSession:
             self._handing = (slot, giver, payload)
             self.slot, self.phase = slot + 1, Phase.RECEIPT
             if self.identity is not None and self.my_seat == receiver:
-                self._sign(self.hand_no, self.slot, self.source.receipt(payload.position))
+                card = self.source.handed_card(payload.position)
+                unseal = card is not None and self._breaks_rules(giver, card) is not None
+                self._sign(self.hand_no, self.slot, self.source.receipt(payload.position, unseal))
 
         return after
+
+    def _breaks_rules(self, giver: int, card: int) -> IllegalAnswer | None:
+        """Whether handing ``card`` in the current HAND_OVER slot breaks the game's rules (the
+        receiver asks, knowing the card; everyone asks once an unsealing shows it)."""
+        game_slot = self._game_slot()
+        assert game_slot is not None and self.state is not None
+        try:
+            copy.deepcopy(self.state).apply([self.game.handed(game_slot.decision, giver, card)])
+        except IllegalAnswer as exc:
+            return exc
+        return None
 
     def _receipt_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
         """The receiver took the card (the game applies the hand-over, its card known to the
@@ -892,13 +906,21 @@ class TableSession:
         assert game_slot is not None and game_slot.receiver is not None
         receipt = got[game_slot.receiver].body.payload
         if isinstance(receipt, HandOverUnsealed):
-            seat, reason = self.source.judge_unsealed(game_slot.receiver, payload, giver, receipt)
+            judged = self.source.judge_unsealed(game_slot.receiver, payload, giver, receipt)
+            if isinstance(judged, tuple):
+                seat, reason = judged
+            else:   # it opens: the card is public now, and the game says whether handing it was legal
+                broken = self._breaks_rules(giver, judged)
+                seat, reason = (game_slot.receiver, f"seat {game_slot.receiver} unsealed the hand-over of position "
+                                f"{payload.position}, which opens to a card the rules allow") if broken is None else (
+                    giver if broken.seat is None else broken.seat,
+                    f"the hand-over of position {payload.position}, unsealed: {broken.reason}")
             stop = _Stop(seat, hand_over_slot if seat == giver else self.slot, reason)
 
-            def judged() -> None:   # after the receipt is recorded: it is the evidence
+            def stopped() -> None:   # after the receipt is recorded: it is the evidence
                 raise stop
 
-            return judged
+            return stopped
         action = self.game.handed(game_slot.decision, giver, self.source.handed_card(payload.position))
         try:
             applied = self.state.apply([action])

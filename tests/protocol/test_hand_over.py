@@ -151,7 +151,7 @@ def test_a_receiver_that_unseals_a_good_hand_over_is_named():
     receiver._unsealable.add(message.position)   # a receiver that claims it could not open it
     false = receiver.receipt(message.position)
     assert isinstance(false, HandOverUnsealed)
-    assert table.sessions[0].judge_unsealed(to, message, giver, false)[0] == to
+    assert table.sessions[0].judge_unsealed(to, message, giver, false) == card   # it opens: the card, for the game
     unproven = HandOverUnsealed(false.shared, _flip(false.proof, 3))
     assert table.sessions[0].judge_unsealed(to, message, giver, unproven) == (
         to, f"seat {to}'s unsealing of the hand-over of position {message.position} is not proven")

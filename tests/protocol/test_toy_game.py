@@ -276,11 +276,11 @@ def test_a_receiver_that_unseals_a_good_hand_over_is_named_itself(monkeypatch):
     receivers: list[int] = []
     honest = DeckSession.receipt
 
-    def receipt(self, position):
+    def receipt(self, position, unseal=False):
         if not receivers:
             receivers.append(self.seat)
             self._unsealable.add(position)
-        return honest(self, position)
+        return honest(self, position, unseal)
 
     monkeypatch.setattr(DeckSession, "receipt", receipt)
     net = Net(seed=0, config=swap_config(hands=1))
@@ -342,3 +342,33 @@ def test_a_played_out_swap_hand_is_scored_when_a_seat_withholds_its_key(withhold
         assert event.scored and "played out and is scored" in event.reason
         (ended,) = net.of_type(i, HandEnded)
         assert ended.scores == own.scores and net.peers[i].blame is None
+
+
+def test_a_giver_that_hands_over_a_card_the_rules_forbid_is_named_by_its_receivers_unsealing():
+    """The toy swap's hidden rule (card 11 is never handed over): the others cannot see the
+    card, the receiver can; it unseals the hand-over, everyone sees the card and the game
+    names the giver, never the receiver."""
+    cheats: list[int] = []
+    for seed in range(12):
+        net = Net(seed=seed, config=swap_config(hands=1), hostile=False)
+
+        def bot(session: TableSession, rng, net=net) -> None:
+            slot = session.pending_slot
+            mine = session.view[0] if session.view is not None else None
+            if slot is not None and slot.receiver is not None and mine is not None and mine >> (N_CARDS - 1) & 1:
+                cheats.append(session.my_seat)   # the forbidden card, sealed and signed as an honest one would be
+                session._sign(session.hand_no, session.slot, session.source.hand_over(N_CARDS - 1, slot.receiver))
+                session._advance()
+                return
+            session.act(rng.choice(session.legal_actions))
+
+        net.bot = bot
+        net.start()
+        net.run()
+        if cheats:
+            break
+    assert cheats
+    blames = {(b.seat, b.basis) for i in range(SEATS) for b in net.blames(i)}
+    assert blames == {(cheats[0], BlameBasis.SIGNED)}
+    assert all("the highest" in b.reason for i in range(SEATS) for b in net.blames(i))
+    assert "deck/hand-over-unsealed" in [m.body.type for m in _messages(net)]

@@ -11,7 +11,9 @@ its bid exactly, else minus the difference.
 With the option "swap" (``HighCardGame(swap=True)``), after the bids the leader hands one
 card of its choice privately to the next seat, and that seat hands one card (any, the one
 just received too) back: two HAND_OVER slots in the middle of the hand, each card known to
-the two seats only, until it is played (and proved like a dealt card).
+the two seats only, until it is played (and proved like a dealt card). A hidden rule: the
+highest card (11) is never handed over; only the receiver can see a giver break it, and
+unseals the hand-over to show everyone.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ class HighCardState:
         assert mine is not None
         if self.gives:
             to = self._giving()[1]
-            return [Give(seat, to, c) for c in range(N_CARDS) if mine >> c & 1]
+            return [Give(seat, to, c) for c in range(N_CARDS - 1) if mine >> c & 1]
         return [PlayCard(seat, c) for c in range(N_CARDS) if mine >> c & 1 and not self.played >> c & 1]
 
     def apply(self, answers: Sequence[Bid | PlayCard | Give]) -> list[Applied]:
@@ -119,6 +121,9 @@ class HighCardState:
             if not isinstance(give, Give) or (give.seat, give.to) != (giver, receiver):
                 raise IllegalAnswer(answers[0].seat, f"seat {giver} must hand a card to seat {receiver} now")
             if give.card is not None:   # known here: the giver, the receiver, the full deal's replay
+                if give.card == N_CARDS - 1:
+                    raise IllegalAnswer(giver, f"seat {giver} handed over card {give.card}, the highest, which "
+                                        "stays in its hand")
                 held = self.hands[giver]
                 if held is not None and not held >> give.card & 1:
                     raise IllegalAnswer(giver, f"seat {giver} does not hold card {give.card}")
