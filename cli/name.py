@@ -1,7 +1,7 @@
 """``sasaki name [NEW]``: the name you play under, kept beside your identity.
 
 A name is 1-24 printable characters (the rule is the wire's: ``name_problem`` in
-protocol/messages.py); surrounding spaces are stripped. It lives in ``DATA_DIR/name``
+protocol/messages/names.py); surrounding spaces are stripped. It lives in ``DATA_DIR/name``
 (UTF-8, owner-only). ``--name NAME`` on play/host/join/demo plays one table under another
 name without changing the stored one. On a terminal, the first table asks for it once
 (default: the login user name, when that is a valid name).

@@ -107,7 +107,7 @@ def hash32(tag: bytes, *parts: bytes) -> bytes:
 # "Hash inputs"). They are fixed strings under one prefix, "p2p-sasaki/v2/": version 2
 # changed the group (ristretto255) and the hop's proof, so every tag moved to the new
 # prefix together (version 3 changed only the transcript header's pacing field, no hash
-# input's meaning, so the tags keep their prefix). The protocol version itself (PROTOCOL_VERSION, messages.py) is also
+# input's meaning, so the tags keep their prefix). The protocol version itself (PROTOCOL_VERSION, messages/wire.py) is also
 # carried by the transcript header, the envelopes and the handshake messages, and the
 # hashes bind it through them. A change of meaning gets a new tag, never a reused one.
 

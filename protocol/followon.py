@@ -32,14 +32,12 @@ from typing import Any, ClassVar
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.chain import table_id_of
 from p2p_sasaki.protocol.config import TableConfig
-from p2p_sasaki.protocol.crypto import TAG_FOLLOW_ON, TAG_FOLLOW_ON_ANSWER, u32
+from p2p_sasaki.protocol.crypto import PUBLIC_KEY_BYTES, SIGNATURE_BYTES, TAG_FOLLOW_ON, TAG_FOLLOW_ON_ANSWER, u32
 from p2p_sasaki.protocol.messages import (
     HASH_BYTES,
     MAX_SEATS,
     NONCE_BYTES,
     PROTOCOL_VERSION,
-    PUBLIC_KEY_BYTES,
-    SIGNATURE_BYTES,
     TABLE_ID_BYTES,
     Array,
     Bin,
@@ -51,11 +49,11 @@ from p2p_sasaki.protocol.messages import (
     TableRoster,
     UInt,
     WireStruct,
-    _check_version,
-    _fail,
-    _pack,
-    _unpack_canonical,
+    check_version,
     describe_key,
+    malformed,
+    pack,
+    unpack_canonical,
 )
 
 __all__ = ["FOLLOW_ON_KINDS", "REMATCH", "REPLACE_SEAT", "BOT_NAME", "replaced_members", "continuation", "replaceable", "FollowOnAnswer", "FollowOn", "Agreed", "Declined", "link_of", "answer_digest",
@@ -91,9 +89,9 @@ class FollowOnAnswer(WireStruct):
 
     def check(self) -> None:
         if len(set(self.keys)) != len(self.keys):
-            raise _fail("a follow-on names each member once")
+            raise malformed("a follow-on names each member once")
         if self.key not in self.keys:
-            raise _fail("a follow-on answer is signed by one of its members")
+            raise malformed("a follow-on answer is signed by one of its members")
 
     @property
     def link(self) -> bytes:
@@ -116,7 +114,7 @@ def answer_digest(link: bytes, key: bytes, accept: bool, nonce: bytes) -> bytes:
 
 
 def encode_follow_on(answer: FollowOnAnswer) -> bytes:
-    data = _pack([answer.TAG, *answer.to_wire()])
+    data = pack([answer.TAG, *answer.to_wire()])
     decode_follow_on(data)
     return data
 
@@ -124,11 +122,11 @@ def encode_follow_on(answer: FollowOnAnswer) -> bytes:
 def decode_follow_on(data: bytes) -> FollowOnAnswer:
     """The answer in ``data``; :class:`MessageError` if it is not one (an envelope, a header,
     anything malformed), :class:`VersionMismatchError` for another protocol version."""
-    values = _unpack_canonical(data, "follow-on message")
+    values = unpack_canonical(data, "follow-on message")
     if type(values) is not list or not values or values[0] != FOLLOW_ON_TAG:
-        raise _fail("not a follow-on message")
+        raise malformed("not a follow-on message")
     if len(values) > 1:
-        _check_version(values[1], "this peer")
+        check_version(values[1], "this peer")
     answer = FollowOnAnswer.from_wire(values[1:])
     return answer
 

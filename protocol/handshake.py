@@ -3,8 +3,8 @@
 A machine never touches a socket or a clock. The I/O layer (protocol/net/join.py,
 protocol/net/mesh.py) calls :meth:`start` once, then feeds each frame it receives to
 :meth:`receive`; both return a :class:`Step`: the frames to send, in order, and the
-events that happened. Frames are the handshake messages of protocol/messages.py,
-section 4; the key schedule, transcripts and SPAKE2 are the pure functions of
+events that happened. Frames are the handshake messages of
+protocol/messages/handshake.py; the key schedule, transcripts and SPAKE2 are the pure functions of
 protocol/crypto.py, section 7; randomness comes from an injected entropy function, so
 a seeded run is byte-identical.
 

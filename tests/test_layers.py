@@ -5,7 +5,7 @@ p2p_sasaki.cli. p2p_sasaki (the game) imports nothing of the project's other pac
 (only p2p_sasaki/__main__.py reaches the command line); protocol imports the game only, and
 only through its game adapters (protocol/*_game.py); only protocol/net touches trio, sockets or
 zeroconf; only protocol/crypto.py imports cryptography, rbcl or spake2; only
-protocol/messages.py imports msgpack.
+protocol/messages/wire.py imports msgpack.
 """
 
 from __future__ import annotations
@@ -134,12 +134,20 @@ def test_cli_is_not_imported_below_it():
 
 def test_crypto_and_wire_libraries_stay_in_their_one_module():
     owners = {"nacl": "crypto.py", "rbcl": "crypto.py", "cryptography": "crypto.py", "spake2": "crypto.py",
-              "msgpack": "messages.py"}
+              "msgpack": "messages/wire.py"}
     for package in ("p2p_sasaki", "protocol", "cli"):
         for path in python_files(package):
             for library, owner in owners.items():
                 if library in imported_modules(path):
                     assert path == SOURCE["p2p_sasaki.protocol"] / owner, (path, library)
+
+
+def test_msgpack_is_imported_by_the_wire_module_alone():
+    """protocol/messages/wire.py is the codec: the payloads, the envelope, the header, the
+    handshake messages and the follow-on answers encode through it, never msgpack directly."""
+    importers = {path.relative_to(ROOT).as_posix() for package in ("p2p_sasaki", "protocol", "cli")
+                 for path in python_files(package) if "msgpack" in imported_modules(path)}
+    assert importers == {"protocol/messages/wire.py"}
 
 
 def project_module(path: Path) -> str:

@@ -7,7 +7,7 @@ with small TXT hints only::
     n=7          the table's nameplate (the first part of its code)
     s=2          seats taken (the creator counts)
     p=40123      the join port (also in the SRV record)
-    m=Mina       the creator's name (protocol/messages.py ``name_problem``; absent: none)
+    m=Mina       the creator's name (protocol/messages/names.py ``name_problem``; absent: none)
     f=1          the table is full or its match has started (absent, or 0: seats are open)
 
 Each seated member advertises a *member record* (``_sasaki-member._tcp.local.``) for

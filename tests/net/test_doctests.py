@@ -1,4 +1,4 @@
-"""The examples in protocol/net docstrings (and the net section of messages.py) run."""
+"""The examples in protocol/net docstrings (and in protocol/messages: the wire kit, names, handshakes) run."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import doctest
 
 import pytest
 
-from p2p_sasaki.protocol import messages
+from p2p_sasaki.protocol.messages import handshake, names, wire
 from p2p_sasaki.protocol.net import framing, join, memory, transport
 
 
-@pytest.mark.parametrize("module", [framing, join, memory, messages, transport], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [framing, join, memory, handshake, names, wire, transport], ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0

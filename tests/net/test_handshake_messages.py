@@ -1,4 +1,4 @@
-"""The handshake section of protocol/messages.py: the same declarative codec as the
+"""protocol/messages/handshake.py: the same declarative codec as the
 payloads: round trips, exact bytes, strict decoding with one error type."""
 
 from __future__ import annotations

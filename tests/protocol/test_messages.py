@@ -1,4 +1,4 @@
-"""protocol/messages.py: exact bytes, strict decoding, signed envelopes."""
+"""protocol/messages/ (wire kit, payloads, envelope, header): exact bytes, strict decoding, signed envelopes."""
 
 from __future__ import annotations
 
