@@ -1,0 +1,127 @@
+"""Sasku at the table (protocol/sasku_game.py): whole matches through the real session, the
+mental-poker deck (or the tests' dealer) and the table audit, the picture giving as private
+hand-overs, and the hidden rules a seat could break: refused or named, never an honest seat."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from p2p_sasaki.protocol.config import GAMES
+from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
+from p2p_sasaki.protocol.events import ActionApplied
+from p2p_sasaki.protocol.messages import decode_envelope
+from p2p_sasaki.protocol.sasku_game import (
+    SASKU,
+    GiveBack,
+    GiveCall,
+    SaskuGame,
+    SaskuState,
+)
+from p2p_sasaki.protocol.session import HandEnded, MatchEnded, Seated, TableConfig, TableSession
+from p2p_sasaki.protocol.table_audit import audit_table
+from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, read_transcript, split_records
+from p2p_sasaki.sasku.deal import Give, Pass, Return
+from p2p_sasaki.sasku.options import SaskuOptions
+from tests.protocol.table_helpers import Net
+
+SEATS = 4
+
+
+def sasku_config(target: int = 2, hands: int = 30, **changes) -> TableConfig:
+    return TableConfig(hands=hands, game=SaskuGame(SaskuOptions(target=target)), **{"proofs": True, **changes})
+
+
+def giving_bot(session: TableSession, rng: random.Random) -> None:
+    """Gives whenever it may, takes or refuses at random, otherwise bids low or passes."""
+    legal = session.legal_actions
+    for kind in (GiveCall, Give, GiveBack):
+        chosen = [a for a in legal if isinstance(a, kind)]
+        if chosen:
+            session.act(chosen[0])
+            return
+    passes = [a for a in legal if isinstance(a, Pass)]
+    if passes and rng.random() < 0.6:
+        session.act(passes[0])
+        return
+    session.act(rng.choice(legal))
+
+
+def _messages(net: Net) -> list:
+    return [decode_envelope(body) for kind, body in split_records(net.transcript(0))[1:] if kind == KIND_ENVELOPE]
+
+
+def _seat_of(net: Net, i: int) -> int:
+    return net.of_type(i, Seated)[0].my_seat
+
+
+def assert_agreed(net: Net) -> None:
+    assert len({net.transcript(i) for i in range(SEATS)}) == 1
+    for i in range(SEATS):
+        assert net.blames(i) == []
+        assert net.peers[i].finished and net.peers[i].blame is None
+        assert net.of_type(i, MatchEnded) == [MatchEnded(net.peers[i].totals)]
+
+
+def test_the_game_names_its_cards_options_and_verbs():
+    game = SaskuGame(SaskuOptions(min_bid=6, target=4))
+    assert SaskuGame.from_options_bytes(game.options_bytes()) == game
+    assert game.options_bytes() == b"min-bid=6;target=4"
+    for bad in (b"", b"min-bid=6", b"min-bid=06;target=4", b"target=4;min-bid=6", b"min-bid=6;target=0"):
+        with pytest.raises(ValueError):
+            SaskuGame.from_options_bytes(bad)
+    assert GAMES[SASKU](b"min-bid=5;target=12") == SaskuGame()
+    assert [game.card_name(c) for c in (0, 3, 4, 20, 35)] == ["6C", "6S", "7C", "JC", "AS"]
+    assert game.pace_kinds == ("bid", "answer", "return", "trump", "turn")
+    assert game.teams == ((0, 2), (1, 3))
+    assert game.forfeit_scores(0) == (0, 6, 0, 6)
+    assert game.match_over(3, 30, (4, 1, 4, 1)) and not game.match_over(3, 30, (3, 1, 3, 1))
+    assert [game.hand_context(n).dealer for n in (1, 2, 3, 4, 5)] == [3, 0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_four_peers_play_a_sasku_match_over_the_deck_and_the_audit_agrees(seed):
+    """A whole match to the target (2) over the mental-poker deck with proofs: every peer agrees,
+    the transcripts are identical, the table audit replays it (status complete) with the same
+    scores as the engine replaying the audit's deals, and a picture is given privately."""
+    net = Net(seed=seed, config=sasku_config(), bot=giving_bot)
+    net.start()
+    net.run()
+    assert_agreed(net)
+    totals = net.peers[0].totals
+    assert max(totals) >= 2 and totals[0] == totals[2] and totals[1] == totals[3]
+    header = read_transcript(net.transcript(0)).header
+    assert (header.game, header.game_options) == (SASKU, b"min-bid=5;target=2")
+    audit = audit_table(net.transcript(0))
+    assert audit.ok and audit.complete and audit.totals == totals
+    assert audit.scores == tuple(e.scores for e in net.of_type(0, HandEnded))
+    messages = _messages(net)
+    types = [m.body.type for m in messages]
+    assert types.count("deck/hand-over") == types.count("deck/hand-over-taken") > 0
+    # the handed cards are known to the pair only: the other pair applies them hidden
+    seats = {i: _seat_of(net, i) for i in range(SEATS)}
+    for i in range(SEATS):
+        for event in net.of_type(i, ActionApplied):
+            action = event.action
+            if isinstance(action, (Give, Return, GiveBack)):
+                mine = seats[i] % 2 == action.seat % 2
+                assert (action.card is not None) == mine
+
+
+def test_a_match_with_the_tests_dealer_scores_as_the_engine_does():
+    """The tests' dealer: the table's scores per deal are the engine's points for the deal the
+    audit reveals, replayed from the engine's own record."""
+    net = Net(seed=5, config=sasku_config(dealer=TrustedDealer(TEST_DEALER_PREFIX + b"sasku").name), bot=giving_bot)
+    net.start()
+    net.run()
+    assert_agreed(net)
+    audit = audit_table(net.transcript(0))
+    assert audit.ok and audit.complete
+    ended = net.of_type(0, HandEnded)
+    finished = net.peers[0].finished_states
+    for event, state in zip(ended, finished, strict=True):
+        assert isinstance(state, SaskuState)
+        points = state.deal.points
+        assert points is not None
+        assert event.scores == (points[0], points[1], points[0], points[1])
