@@ -10,20 +10,23 @@ import pytest
 
 from p2p_sasaki.protocol.config import GAMES
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
-from p2p_sasaki.protocol.events import ActionApplied
+from p2p_sasaki.protocol.events import ActionApplied, BlameBasis
 from p2p_sasaki.protocol.messages import decode_envelope
 from p2p_sasaki.protocol.sasku_game import (
     SASKU,
     GiveBack,
     GiveCall,
+    HandOverDecision,
     SaskuGame,
     SaskuState,
+    to_engine,
 )
 from p2p_sasaki.protocol.session import HandEnded, MatchEnded, Seated, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, read_transcript, split_records
 from p2p_sasaki.sasku.deal import Give, Pass, Return
 from p2p_sasaki.sasku.options import SaskuOptions
+from p2p_sasaki.sasku.trumps import PICTURES
 from tests.protocol.table_helpers import Net
 
 SEATS = 4
@@ -125,3 +128,80 @@ def test_a_match_with_the_tests_dealer_scores_as_the_engine_does():
         points = state.deal.points
         assert points is not None
         assert event.scores == (points[0], points[1], points[0], points[1])
+
+
+# -- hidden rules a seat could break: refused or named, never an honest seat ----------------
+
+PICTURE_DECK_CARDS = tuple(c for c in range(36) if PICTURES >> to_engine(c).index & 1)
+
+
+def _blamed(net: Net) -> set:
+    return {(b.seat, b.basis) for i in range(SEATS) for b in net.blames(i)}
+
+
+def _cheat_hand_over(session: TableSession, card: int) -> None:
+    """Hand ``card`` over in my HAND_OVER slot, signed as an honest hand-over would be."""
+    slot = session.pending_slot
+    assert slot is not None and slot.receiver is not None and session.source is not None
+    session._sign(session.hand_no, session.slot, session.source.hand_over(card, slot.receiver))
+    session._advance()
+
+
+def _play_cheater(cheat, seeds=range(40)) -> tuple[Net, list[int]]:
+    """Tables played by giving bots, one seat cheating through ``cheat(session) -> bool`` (True:
+    it cheated instead of answering), until a cheat happened."""
+    cheats: list[int] = []
+    for seed in seeds:
+        net = Net(seed=seed, config=sasku_config(hands=3, target=30), hostile=False)
+
+        def bot(session: TableSession, rng: random.Random) -> None:
+            if not cheats and cheat(session):
+                cheats.append(session.my_seat or 0)
+                return
+            giving_bot(session, rng)
+
+        net.bot = bot
+        net.start()
+        net.run()
+        if cheats:
+            return net, cheats
+    raise AssertionError("no seed gave the cheater its chance")
+
+
+def _decision(session: TableSession) -> HandOverDecision | None:
+    pending = session.pending_for_me
+    return pending if isinstance(pending, HandOverDecision) else None
+
+
+def test_a_partner_that_returns_a_picture_is_named_by_the_givers_unsealing():
+    """Only the giver sees the card returned to it: it unseals the hand-over, every peer sees
+    the picture, and the returning seat is named, never the giver."""
+
+    def cheat(session: TableSession) -> bool:
+        decision = _decision(session)
+        if decision is None or decision.kind != "return":
+            return False
+        mine = session.view.cards(session.my_seat).mask >> 12
+        pictures = [c for c in PICTURE_DECK_CARDS if mine >> c & 1]
+        _cheat_hand_over(session, pictures[0])   # it holds the picture it just took
+        return True
+
+    net, cheats = _play_cheater(cheat)
+    assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
+    assert all("not a picture" in b.reason for i in range(SEATS) for b in net.blames(i))
+    assert "deck/hand-over-unsealed" in [m.body.type for m in _messages(net)]
+
+
+def test_a_giver_that_hands_over_a_card_that_is_not_a_picture_is_named_by_its_partners_unsealing():
+    def cheat(session: TableSession) -> bool:
+        decision = _decision(session)
+        if decision is None or decision.kind != "give":
+            return False
+        mine = session.view.cards(session.my_seat).mask >> 12
+        plain = [c for c in range(36) if mine >> c & 1 and c not in PICTURE_DECK_CARDS]
+        _cheat_hand_over(session, plain[0])
+        return True
+
+    net, cheats = _play_cheater(cheat)
+    assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
+    assert all("only a picture" in b.reason for i in range(SEATS) for b in net.blames(i))
