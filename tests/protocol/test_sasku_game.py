@@ -4,7 +4,9 @@ hand-overs, and the hidden rules a seat could break: refused or named, never an 
 
 from __future__ import annotations
 
+import hashlib
 import random
+from pathlib import Path
 
 import pytest
 
@@ -205,3 +207,18 @@ def test_a_giver_that_hands_over_a_card_that_is_not_a_picture_is_named_by_its_pa
     net, cheats = _play_cheater(cheat)
     assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
     assert all("only a picture" in b.reason for i in range(SEATS) for b in net.blames(i))
+
+
+def test_vector_seeded_sasku_digest():
+    """docs/protocol.md, "Sasku at the table": a seeded one-deal table with a refused give."""
+    net = Net(seed=2, config=sasku_config(hands=1, target=30, proofs=False), bot=giving_bot)
+    net.start()
+    net.run()
+    assert_agreed(net)
+    lines = [str(e.action) for e in net.of_type(0, ActionApplied)]
+    assert lines[3:7] == ["S3 give", "S3 give", "S1 refuse", "S1 give-back"]
+    transcript = net.transcript(0)
+    assert (len(transcript), hashlib.sha256(transcript).hexdigest()) == (
+        31788, "01b1b0cefd2aa00001a3177f9748a7c23adf65f1855cc747a4f22cf18e5beb8a")
+    docs = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
+    assert "01b1b0cefd2aa00001a3177f9748a7c23adf65f1855cc747a4f22cf18e5beb8a" in docs and "31788 bytes" in docs
