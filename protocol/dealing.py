@@ -3,7 +3,10 @@
 A :class:`Dealer` (one per table, named by the transcript header's ``dealer`` field) gives
 each hand a :class:`CardSource`. The session (protocol/session.py) asks the source for its
 own slots at the start of the hand (the deck's pipelined block), for the card openings that
-prove an action's cards, and for the deal once the hand is over; it never reaches inside.
+prove an action's cards, for a private hand-over in the middle of the hand when the game
+asks for one (``hand_over`` / ``accept_hand_over`` / ``receipt`` / ``judge_unsealed``:
+docs/protocol.md, "Hand-over"), and for the deal once the hand is over (``card_at`` reads a
+position's card from the keys, for the replay); it never reaches inside.
 
   :class:`MentalPokerDeck`  the real one: protocol/deck.py's DeckSession (``dealer`` b"")
   :class:`RevealedKeys`     the auditor's: the same deck, and the deal read in advance from

@@ -200,7 +200,6 @@ class TableSession:
         self._deck_got: dict[int, dict[int, SignedMessage]] = {}    # source slot -> sender -> message
         self._opened = 0                                            # cards opened this hand (mask)
         self._opener: int | None = None
-        self._first_play = 0                                        # the hand's first game slot
         self._slots_played: list[tuple[int, list[tuple[int, Payload]]]] = []   # this hand's game slots:
         #   (slot, [(seat, payload)]), the raw payloads: the replay decodes them with the full deal
         self._handing: tuple[int, int, HandOver] | None = None     # the hand-over awaiting its receipt
@@ -726,11 +725,9 @@ class TableSession:
         """After the source's slots: the opening slot, or the game's first decision."""
         card = self.game.opening_card()
         if card is None:
-            self._first_play = self.slot
             self._enter_play(self._make_state(None))
             return
         self.phase = Phase.OPENING
-        self._first_play = self.slot + 1
         if self.identity is None or self._my_cards is None or self.source is None:
             return
         if self._my_cards >> card & 1:
