@@ -4,16 +4,18 @@ hand-overs, and the hidden rules a seat could break: refused or named, never an 
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import random
 from pathlib import Path
 
 import pytest
 
+from p2p_sasaki.cards import Card
 from p2p_sasaki.protocol.config import GAMES
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
 from p2p_sasaki.protocol.events import ActionApplied, BlameBasis
-from p2p_sasaki.protocol.messages import decode_envelope
+from p2p_sasaki.protocol.messages import TableAction, decode_envelope
 from p2p_sasaki.protocol.sasku_game import (
     SASKU,
     GiveBack,
@@ -21,12 +23,13 @@ from p2p_sasaki.protocol.sasku_game import (
     HandOverDecision,
     SaskuGame,
     SaskuState,
+    to_deck,
     to_engine,
 )
 from p2p_sasaki.protocol.session import HandEnded, MatchEnded, Seated, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, read_transcript, split_records
-from p2p_sasaki.sasku.deal import Give, Pass, Return
+from p2p_sasaki.sasku.deal import Decision, DecisionKind, Give, Pass, Return
 from p2p_sasaki.sasku.options import SaskuOptions
 from p2p_sasaki.sasku.trumps import PICTURES
 from tests.protocol.table_helpers import Net
@@ -149,20 +152,20 @@ def _cheat_hand_over(session: TableSession, card: int) -> None:
     session._advance()
 
 
-def _play_cheater(cheat, seeds=range(40)) -> tuple[Net, list[int]]:
+def _play_cheater(cheat, seeds=range(40), bot=giving_bot) -> tuple[Net, list[int]]:
     """Tables played by giving bots, one seat cheating through ``cheat(session) -> bool`` (True:
     it cheated instead of answering), until a cheat happened."""
     cheats: list[int] = []
     for seed in seeds:
         net = Net(seed=seed, config=sasku_config(hands=3, target=30), hostile=False)
 
-        def bot(session: TableSession, rng: random.Random) -> None:
+        def cheating(session: TableSession, rng: random.Random) -> None:
             if not cheats and cheat(session):
                 cheats.append(session.my_seat or 0)
                 return
-            giving_bot(session, rng)
+            bot(session, rng)
 
-        net.bot = bot
+        net.bot = cheating
         net.start()
         net.run()
         if cheats:
@@ -222,3 +225,100 @@ def test_vector_seeded_sasku_digest():
         31788, "01b1b0cefd2aa00001a3177f9748a7c23adf65f1855cc747a4f22cf18e5beb8a")
     docs = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
     assert "01b1b0cefd2aa00001a3177f9748a7c23adf65f1855cc747a4f22cf18e5beb8a" in docs and "31788 bytes" in docs
+
+
+def _blind(session: TableSession, hide: int) -> None:
+    """A cheater's own engine must not refuse its cheat (it runs modified software): for its
+    next engine step, the cards ``hide`` (an engine mask) are left out of what its view knows
+    it holds, and put back after."""
+    state = session.state
+    assert isinstance(state, SaskuState)
+    honest = state._engine
+
+    def engine(action) -> None:
+        deal = state.deal
+        seat = action.seat
+        blinded = copy.copy(deal)
+        h = list(deal._hands)
+        h[seat] &= ~hide
+        blinded._hands = (h[0], h[1], h[2], h[3])
+        state.deal = blinded
+        del state._engine   # the class's own from now on
+        try:
+            honest(action)
+        finally:
+            if state.deal is blinded:
+                state.deal = deal
+        after = state.deal
+        kept = deal._hands[seat] & hide
+        h = list(after._hands)
+        h[seat] |= kept
+        after._hands = (h[0], h[1], h[2], h[3])
+
+    state._engine = engine
+
+
+def test_a_seat_that_does_not_follow_while_holding_the_suit_is_named_by_the_key_reveal():
+    """A renege: nobody else sees the cards, so every peer accepts the play; the replay of the
+    full deal at the key reveal names the seat, never an honest one."""
+
+    def cheat(session: TableSession) -> bool:
+        pending, deal = session.pending_for_me, session.view
+        if not isinstance(pending, Decision) or pending.kind is not DecisionKind.PLAY or not deal.trick:
+            return False
+        mine = deal.cards(session.my_seat).mask
+        legal = sum(1 << a.card.index for a in session.legal_actions)
+        off = mine & ~legal
+        if legal == mine or not off:
+            return False
+        card = off & -off
+        _blind(session, legal)
+        deck_card = to_deck(Card.from_index(card.bit_length() - 1))
+        opening = session.source.prove_open(deck_card)
+        session._sign(session.hand_no, session.slot, TableAction("play", (deck_card,), (opening,) if opening else ()))
+        session._advance()
+        return True
+
+    net, cheats = _play_cheater(cheat)
+    assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
+    assert all("with the revealed deal" in b.reason and "must" in b.reason for i in range(SEATS) for b in net.blames(i))
+
+
+def test_a_seat_that_gives_while_holding_two_pictures_is_named_by_the_key_reveal():
+    """The give's condition on the cards the giver keeps: its partner receives a picture and
+    cannot tell; the replay of the full deal at the key reveal names the giver."""
+
+    def cheat(session: TableSession) -> bool:
+        pending, deal = session.pending_for_me, session.view
+        if not isinstance(pending, Decision) or pending.kind is not DecisionKind.BID:
+            return False
+        pictures = deal.cards(session.my_seat).mask & PICTURES
+        if pictures.bit_count() != 2 or session.my_seat in deal.gave:
+            return False
+        second = pictures & -pictures
+        given = pictures & ~second
+        state = session.state
+        assert isinstance(state, SaskuState)
+        session._sign(session.hand_no, session.slot, TableAction("give", ()))
+        state._give_call = lambda action: setattr(state, "calling", action.seat)
+        session._advance()
+        del state._give_call
+        cheating_give[session.my_seat] = (given, second)
+        return True
+
+    cheating_give: dict = {}
+
+    def hand_over_bot(session: TableSession, rng: random.Random) -> None:
+        seat = session.my_seat
+        decision = _decision(session)
+        if seat in cheating_give and decision is not None and decision.kind == "give":
+            given, second = cheating_give.pop(seat)
+            _blind(session, second)
+            _cheat_hand_over(session, to_deck(Card.from_index(given.bit_length() - 1)))
+            return
+        giving_bot(session, rng)
+
+    net, cheats = _play_cheater(cheat, bot=hand_over_bot)
+    assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
+    assert all("with the revealed deal" in b.reason and "exactly one picture" in b.reason
+               for i in range(SEATS) for b in net.blames(i))
