@@ -38,6 +38,9 @@ from p2p_sasaki.protocol.deck import (
     Violation,
 )
 from p2p_sasaki.protocol.events import DealProgress
+from p2p_sasaki.protocol.hidden_rules import HiddenCard, HiddenRuleProof, RuleContext, Statement
+from p2p_sasaki.protocol.hidden_rules import prove as prove_rule
+from p2p_sasaki.protocol.hidden_rules import verify as verify_rule
 from p2p_sasaki.protocol.messages import (
     SEALED_OPEN_BYTES,
     CardOpen,
@@ -153,6 +156,13 @@ class CardSource(Protocol):
     def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
                        unsealed: HandOverUnsealed) -> tuple[int, str] | int: ...
     def card_at(self, position: int) -> int | None: ...
+    # hidden-card rules proven with the action (protocol/hidden_rules.py; docs/protocol.md,
+    # "Hidden-card rules at the table"): None / no proof where the source proves none
+    def rule_locks(self, seat: int, without: int | None = None) -> tuple[HiddenCard, ...] | None: ...
+    def position_of(self, card: int) -> int | None: ...
+    def position_lock(self, position: int) -> HiddenCard: ...
+    def prove_rule(self, slot: int, prev: bytes, statement: Statement) -> HiddenRuleProof: ...
+    def verify_rule(self, seat: int, slot: int, prev: bytes, statement: Statement, proof: HiddenRuleProof) -> bool: ...
 
 
 class Dealer(Protocol):
@@ -362,6 +372,33 @@ class DeckSource:
         """The card at a position once keys are known (the revealed ones, or those read ahead)."""
         return self.deck.card_at(position, {**self._keys, **self.deck.revealed_keys})
 
+    def rule_locks(self, seat: int, without: int | None = None) -> tuple[HiddenCard, ...] | None:
+        """The locks of ``seat``'s hidden positions its own key can prove a rule over: dealt to
+        it, held by it, not opened (``without``: the position its action opens now)."""
+        deck = self.deck
+        return tuple(self.position_lock(k) for k in range(deck.n_cards)
+                     if deck.dealt[k] == seat and deck.holder(k) == seat and not deck.is_opened(k) and k != without)
+
+    def position_of(self, card: int) -> int | None:
+        return self.deck.position_of(card)
+
+    def position_lock(self, position: int) -> HiddenCard:
+        return HiddenCard(position, *self.deck.position_lock(position))
+
+    def _rule_context(self, slot: int, seat: int, prev: bytes) -> RuleContext:
+        assert self.deck.hand_id is not None
+        return RuleContext(self.setup.table_id, self.deck.hand_id, slot, seat, prev)
+
+    def prove_rule(self, slot: int, prev: bytes, statement: Statement) -> HiddenRuleProof:
+        seat = self.setup.my_seat
+        assert seat is not None
+        x = self.deck.rule_secret()
+        return prove_rule(self._rule_context(slot, seat, prev), statement, self.deck.card_points,
+                          {clause.key: x for clause in statement.clauses}, self.setup.rng)
+
+    def verify_rule(self, seat: int, slot: int, prev: bytes, statement: Statement, proof: HiddenRuleProof) -> bool:
+        return verify_rule(self._rule_context(slot, seat, prev), statement, self.deck.card_points, proof)
+
 
 @dataclass(frozen=True)
 class MentalPokerDeck:
@@ -534,6 +571,22 @@ class TrustedSource:
 
     def card_at(self, position: int) -> int | None:
         return self.order[position]
+
+    def rule_locks(self, seat: int, without: int | None = None) -> None:
+        """The tests' dealer has no locks: no hidden-card rule is proven."""
+        return None
+
+    def position_of(self, card: int) -> int | None:
+        return None
+
+    def position_lock(self, position: int) -> HiddenCard:
+        raise DeckUsageError("the tests' dealer has no locks")
+
+    def prove_rule(self, slot: int, prev: bytes, statement: Statement) -> HiddenRuleProof:
+        raise DeckUsageError("the tests' dealer proves no hidden-card rule")
+
+    def verify_rule(self, seat: int, slot: int, prev: bytes, statement: Statement, proof: HiddenRuleProof) -> bool:
+        return False
 
 
 @dataclass(frozen=True)

@@ -429,6 +429,18 @@ class DeckSession:
         """The seat holding ``position`` now (its dealt seat until a hand-over moves it)."""
         return self._holder[position]
 
+    def is_opened(self, position: int) -> bool:
+        """Whether ``position``'s card has been shown to everyone."""
+        return position in self._opened
+
+    def position_of(self, card: int) -> int | None:
+        """The position of one of my cards (dealt or handed to me), or None."""
+        return next((k for k, held in self._held.items() if held == card), None)
+
+    def rule_secret(self) -> int:
+        """My shuffle key, for a hidden-rule proof over my own locks (protocol/hidden_rules.py)."""
+        return self._secret()
+
     def start(self) -> list[bytes]:
         """Commit to my hand-id nonce. Returns the envelopes to send (the outbox)."""
         if self.seat is None or self._started:

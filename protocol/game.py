@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
-__all__ = ["Game", "GameState", "SlotKind", "Slot", "Applied", "IllegalAnswer", "HandContext", "Seating",
+__all__ = ["Game", "GameState", "SlotKind", "Slot", "Applied", "IllegalAnswer", "HandContext", "Seating", "HiddenClaim",
            "OPENING_PACE", "TURN_PACE"]
 
 # The pacing kinds the driver itself names (protocol/net/pacing.py): the opening slot's
@@ -94,6 +94,25 @@ class Applied:
     lead: bool = False
 
 
+@dataclass(frozen=True)
+class HiddenClaim:
+    """What an action must prove about its seat's hidden cards, with the action
+    (protocol/hidden_rules.py; docs/protocol.md, "Hidden-card rules at the table"). ``rule``
+    is one of the proof's rules; ``cards`` (a mask of deck cards) the cards none of the
+    seat's hidden positions holds:
+
+    - ``no-follow``: its hidden positions after the action (the card it plays is opened)
+      hold none of ``cards``, the cards that would have followed;
+    - ``give``: the position it hands over in the next slot holds one of ``cards`` (none of
+      the others: it is a picture) and its other hidden positions hold none of ``cards``.
+
+    The seat proves it over the positions its own key locks (dealt to it and held by it); a
+    card handed to it by another seat is not covered (the key reveal's replay checks it)."""
+
+    rule: str
+    cards: int
+
+
 class GameState(Protocol):
     """One hand of a game at one peer (the peer's own cards known, the others' hidden), or
     with the full deal (the key reveal's replay, the audit)."""
@@ -103,6 +122,10 @@ class GameState(Protocol):
 
     def legal_actions(self, seat: int) -> list[Any]:
         """``seat``'s legal answers now (only asked of the peer's own seat)."""
+
+    def claim(self, action: Any) -> HiddenClaim | None:
+        """The hidden-card rule ``action`` (an answer in the current slot) must prove, from
+        public state only (every peer asks it before applying the slot), or None."""
 
     def apply(self, answers: Sequence[Any]) -> list[Applied]:
         """Apply one complete slot of verified answers (one per seat of :meth:`slot`, in its

@@ -158,6 +158,10 @@ class SasakiState:
     def legal_actions(self, seat: int) -> list[Action]:
         return self.hand.legal_actions(seat)
 
+    def claim(self, action: Action) -> None:
+        """Sasaki has no rule on hidden cards that a proof covers (its windows ask everyone)."""
+        return None
+
     def apply(self, answers: Sequence[Action]) -> list[Applied]:
         hand = self.hand
         before, top_was_empty = len(hand.history), hand.top is None

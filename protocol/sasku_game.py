@@ -46,6 +46,7 @@ from p2p_sasaki.protocol.game import (
     TURN_PACE,
     Applied,
     HandContext,
+    HiddenClaim,
     IllegalAnswer,
     Seating,
     Slot,
@@ -75,6 +76,7 @@ from p2p_sasaki.sasku.deal import (
 )
 from p2p_sasaki.sasku.options import MAX_BID, SaskuOptions
 from p2p_sasaki.sasku.records import write_record
+from p2p_sasaki.sasku.trumps import PICTURES, follow_mask
 
 __all__ = ["SASKU", "SaskuGame", "SaskuState", "SaskuOutcome", "GiveCall", "GiveBack", "HandOverDecision",
            "PACE_KINDS", "sasku_pace", "FAIR_PACE", "SEATS", "N_CARDS", "TEAMS", "to_deck", "to_engine"]
@@ -204,6 +206,19 @@ class SaskuState:
         if any(isinstance(a, Give) for a in actions):
             actions = [GiveCall(seat) if isinstance(a, Give) else a for a in actions]
         return actions
+
+    def claim(self, action: Any) -> HiddenClaim | None:
+        """A play that does not follow proves the seat holds none of the cards that would have
+        (a trump led: the 18 trumps; a plain card: its suit's six); a ``give`` proves that the
+        picture it hands over is its only one (docs/protocol.md, "Hidden-card rules at the table")."""
+        if isinstance(action, GiveCall):
+            return HiddenClaim("give", PICTURES >> _SHIFT)
+        deal = self.deal
+        if isinstance(action, Play) and deal.trick and deal.trump is not None:
+            follow = follow_mask(deal.trick[0].index, int(deal.trump))
+            if not follow >> action.card.index & 1:
+                return HiddenClaim("no-follow", follow >> _SHIFT)
+        return None
 
     # -- applying a slot --------------------------------------------------------------------
 

@@ -47,6 +47,7 @@ from __future__ import annotations
 import copy
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from p2p_sasaki.protocol.chain import chain_start, next_chain, roster_hash, seat_commitment, seating_order
@@ -85,17 +86,21 @@ from p2p_sasaki.protocol.events import (
     SignedKind,
     VersionMismatch,
 )
-from p2p_sasaki.protocol.game import GameState, IllegalAnswer, Seating, Slot, SlotKind
+from p2p_sasaki.protocol.game import GameState, HiddenClaim, IllegalAnswer, Seating, Slot, SlotKind
+from p2p_sasaki.protocol.hidden_rules import FalseStatement, HiddenCard, HiddenRuleProof, Statement, no_follow
+from p2p_sasaki.protocol.hidden_rules import give as hidden_give
 from p2p_sasaki.protocol.intake import Intake
 from p2p_sasaki.protocol.messages import (
     Abandon,
     Body,
+    CardOpen,
     Genesis,
     HandOver,
     HandOverUnsealed,
     KeyReveal,
     Leave,
     Payload,
+    RuleClause,
     SeatCommit,
     SeatNonce,
     SignedMessage,
@@ -136,6 +141,17 @@ class _Stop(Exception):
                  hand: int | None = None) -> None:
         super().__init__(reason)
         self.seat, self.slot, self.reason, self.basis, self.hand = seat, slot, reason, basis, hand
+
+
+@dataclass(frozen=True)
+class _GiveDue:
+    """A give's proof, verified once the hand-over in the next slot names the position."""
+
+    seat: int
+    slot: int
+    prev: bytes
+    claim: HiddenClaim
+    proof: tuple[RuleClause, ...]
 
 
 class TableSession:
@@ -203,6 +219,7 @@ class TableSession:
         self._slots_played: list[tuple[int, list[tuple[int, Payload]]]] = []   # this hand's game slots:
         #   (slot, [(seat, payload)]), the raw payloads: the replay decodes them with the full deal
         self._handing: tuple[int, int, HandOver] | None = None     # the hand-over awaiting its receipt
+        self._give_due: _GiveDue | None = None   # a give's proof, checked with its hand-over in the next slot
         self._hashes: list[str] = []                                # hidden state hash after each
         self._my_cards: int | None = None
         self._settle: tuple[int, list[Any] | None] | None = None    # (refused slot, its answers): a settlement
@@ -302,8 +319,77 @@ class TableSession:
             return
         new = tuple(_indices(self.game.shows(action) & ~self._opened))
         opens = tuple(o for o in (self.source.prove_open(c) for c in new) if o is not None)
-        self._sign(self.hand_no, self.slot, TableAction(verb, cards, opens), SignedKind.ANSWER)
+        proof = self._prove(self.state.claim(action), opens)
+        self._sign(self.hand_no, self.slot, TableAction(verb, cards, opens, proof), SignedKind.ANSWER)
         self._guarded(self._advance)
+
+    # -- hidden-card rules proven with the action (docs/protocol.md, "Hidden-card rules at the table")
+
+    def _prove(self, claim: HiddenClaim | None, opens: Sequence[CardOpen]) -> tuple[RuleClause, ...]:
+        """My proof of the rule my action owes (none: no claim, or a source without locks)."""
+        assert self.source is not None and self.my_seat is not None
+        if claim is None:
+            return ()
+        played = opens[0].position if opens else None
+        locks = self.source.rule_locks(self.my_seat, played)
+        if locks is None:
+            return ()
+        handed = None
+        if claim.rule == "give":   # the position of my one picture, which I hand over next
+            handed = next((lock.position for lock in locks
+                           if claim.cards >> (self.source.held_card(lock.position) or 0) & 1), None)
+        statement = self._statement(claim, locks, handed)
+        try:
+            proof = self.source.prove_rule(self.slot, self._prev_for(self.hand_no, self.slot), statement)
+        except FalseStatement as exc:
+            raise self.game.illegal(f"my hidden cards break the rule ({claim.rule}): {exc}", self.my_seat) from exc
+        return tuple(RuleClause.of(clause) for clause in proof.clauses)
+
+    def _statement(self, claim: HiddenClaim, locks: Sequence[HiddenCard], handed: int | None) -> Statement:
+        cards = _indices(claim.cards)
+        if claim.rule == "give":
+            given = next((lock for lock in locks if lock.position == handed), None)
+            return hidden_give(given, [lock for lock in locks if lock.position != handed], cards, self.game.n_cards)
+        if claim.rule == "no-follow":
+            return no_follow(locks, cards)
+        raise ValueError(f"no hidden-card rule {claim.rule!r} at the table")
+
+    def _check_claim(self, seat: int, message: SignedMessage, claim: HiddenClaim | None) -> None:
+        """A received action's proof of the rule it owes: a failed one names its seat; a give's
+        waits for the position it hands over (:meth:`_check_give`)."""
+        assert self.source is not None
+        payload, slot = message.body.payload, message.body.slot
+        assert isinstance(payload, TableAction)
+        locks = self.source.rule_locks(seat) if claim is not None else None
+        if locks is None or claim is None:
+            if payload.proof:
+                raise _Stop(seat, slot, f"seat {seat}'s action carries a hidden-card proof it does not owe")
+            return
+        if claim.rule == "give":
+            self._give_due = _GiveDue(seat, slot, message.body.prev, claim, payload.proof)
+            return
+        self._verify_claim(seat, slot, message.body.prev, claim, self._statement(claim, locks, None), payload.proof)
+
+    def _check_give(self, giver: int, position: int) -> None:
+        """A give's proof, now that the position handed over is known (before it moves)."""
+        due, self._give_due = self._give_due, None
+        if due is None or self.source is None:
+            return
+        locks = self.source.rule_locks(due.seat)
+        assert locks is not None
+        if due.seat != giver:
+            raise _Stop(giver, self.slot, f"seat {giver} hands over a card, but seat {due.seat} said give")
+        self._verify_claim(due.seat, due.slot, due.prev, due.claim, self._statement(due.claim, locks, position),
+                           due.proof)
+
+    def _verify_claim(self, seat: int, slot: int, prev: bytes, claim: HiddenClaim, statement: Statement,
+                      clauses: Sequence[RuleClause]) -> None:
+        assert self.source is not None
+        proof = HiddenRuleProof(tuple(clause.proof() for clause in clauses))
+        if not self.source.verify_rule(seat, slot, prev, statement, proof):
+            what = "the card it gives is its only one of" if claim.rule == "give" else "it holds none of"
+            raise _Stop(seat, slot, f"seat {seat}'s proof that {what} {self.game.cards_name(claim.cards)} fails "
+                        f"({claim.rule})")
 
     def take_outgoing(self) -> list[bytes]:
         out, self._outbox = self._outbox, []
@@ -709,6 +795,7 @@ class TableSession:
         self.state = None
         self._deck_got, self._opened, self._slots_played, self._hashes = {}, 0, [], []
         self._handing = None
+        self._give_due = None
         self._opener = self._my_cards = None
         self._settle = None
         self._absent = frozenset()
@@ -823,6 +910,7 @@ class TableSession:
             except IllegalAnswer as exc:
                 raise _Stop(exc.seat, slot, exc.reason) from exc
             self._check_opens(seat, slot, payload, self.game.shows(action))
+            self._check_claim(seat, got[seat], state.claim(action))
             answers.append(action)
         try:
             applied = state.apply(answers)
@@ -867,6 +955,7 @@ class TableSession:
         if payload.to != game_slot.receiver:
             raise _Stop(giver, slot, f"seat {giver} handed a card to seat {payload.to}, not to seat "
                         f"{game_slot.receiver}")
+        self._check_give(giver, payload.position)
         reason = self.source.accept_hand_over(giver, payload)
         if reason is not None:
             raise _Stop(giver, slot, f"seat {giver}'s hand-over: {reason}")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Union
 
 from p2p_sasaki.protocol.crypto import DLEQ_BYTES, SHUFFLE_ARGUMENT_ELEMENTS, ShuffleArgument, shuffle_argument_scalars
+from p2p_sasaki.protocol.hidden_rules import ClauseProof
 from p2p_sasaki.protocol.messages.wire import (
     ELEMENT_BYTES,
     HASH_BYTES,
@@ -17,6 +18,7 @@ from p2p_sasaki.protocol.messages.wire import (
     Array,
     Bin,
     Bool,
+    Bytes,
     F,
     Record,
     Str,
@@ -199,20 +201,72 @@ class SeatNonce(_Payload):
 
 MAX_VERB_BYTES = 16  # a verb is the game's word (protocol/game.py): 1..16 of a-z and "-"
 MAX_ACTION_CARDS = 64
+MAX_RULE_CLAUSES = 4   # a hidden-rule proof's clauses (one per lock key of the statement)
+
+
+@dataclass(frozen=True)
+class RuleClause(WireStruct):
+    """One clause's proof of a hidden-card rule (protocol/hidden_rules.py, ``ClauseProof``) in
+    wire form: the images W, the scaled key Y, the argument (the shuffle argument's 7
+    elements and 2m + 1 scalars with ``dleq`` empty, or for one position no elements, no
+    scalars and the 64-byte DLEQ), the tags V and the batched DLEQ over them."""
+
+    WHAT: ClassVar[str] = "hidden-rule clause"
+    FIELDS = (F("images", Array(Bin(ELEMENT_BYTES), MAX_CARDS, 1), "clause image"),
+              F("scaled_key", Bin(ELEMENT_BYTES), "clause key"),
+              F("elements", Array(Bin(ELEMENT_BYTES), SHUFFLE_ARGUMENT_ELEMENTS), "clause argument element"),
+              F("scalars", Array(Bin(SCALAR_BYTES), shuffle_argument_scalars(MAX_CARDS)), "clause argument scalar"),
+              F("dleq", Bytes(DLEQ_BYTES), "clause DLEQ"),
+              F("tags", Array(Bin(ELEMENT_BYTES), MAX_CARDS, 1), "clause tag"),
+              F("tag_proof", Bin(DLEQ_BYTES), "clause tag proof"))
+    images: tuple[bytes, ...]
+    scaled_key: bytes
+    elements: tuple[bytes, ...]
+    scalars: tuple[bytes, ...]
+    dleq: bytes
+    tags: tuple[bytes, ...]
+    tag_proof: bytes
+
+    def check(self) -> None:
+        m = len(self.images)
+        if m == 1:
+            if self.elements or self.scalars or len(self.dleq) != DLEQ_BYTES:
+                raise malformed("a one-position clause carries a 64-byte DLEQ and no shuffle argument")
+        elif (len(self.elements) != SHUFFLE_ARGUMENT_ELEMENTS or len(self.scalars) != shuffle_argument_scalars(m)
+              or self.dleq):
+            raise malformed("a clause of m positions carries a shuffle argument of 7 elements and 2m + 1 scalars")
+
+    @classmethod
+    def of(cls, proof: ClauseProof) -> RuleClause:
+        argument = proof.argument
+        if isinstance(argument, ShuffleArgument):
+            return cls(proof.images, proof.scaled_key, argument.elements, argument.scalars, b"", proof.tags,
+                       proof.tag_proof)
+        return cls(proof.images, proof.scaled_key, (), (), argument, proof.tags, proof.tag_proof)
+
+    def proof(self) -> ClauseProof:
+        argument = ShuffleArgument(self.elements, self.scalars) if self.elements else self.dleq
+        return ClauseProof(self.images, self.scaled_key, argument, self.tags, self.tag_proof)
 
 
 @dataclass(frozen=True)
 class TableAction(_Payload):
-    """A seat's answer in a game slot: a verb, its cards, and one deck opening (with its
-    DLEQ proof) for each of those cards that no earlier action of the hand has opened."""
+    """A seat's answer in a game slot: a verb, its cards, one deck opening (with its DLEQ
+    proof) for each of those cards that no earlier action of the hand has opened, and the
+    proof of a hidden-card rule where the game says the action owes one."""
 
     TYPE: ClassVar[str] = "table/action"
     FIELDS = (F("verb", Str(MAX_VERB_BYTES), "action verb"),
               F("cards", Array(UInt(MAX_CARDS - 1), MAX_ACTION_CARDS), "card"),
-              F("opens", Array(_nested(CardOpen), MAX_ACTION_CARDS), "open"))
+              F("opens", Array(_nested(CardOpen), MAX_ACTION_CARDS), "open"),
+              F("proof", Array(_nested(RuleClause), MAX_RULE_CLAUSES), "hidden-rule clause proof", optional=True))
     verb: str
     cards: tuple[int, ...]
     opens: tuple[CardOpen, ...] = ()
+    proof: tuple[RuleClause, ...] = ()
+    """The proof of the hidden-card rule the action owes (protocol/hidden_rules.py; the game's
+    ``GameState.claim``), one entry per clause; left out when empty (docs/protocol.md,
+    "Hidden-card rules at the table")."""
 
     def check(self) -> None:
         if not 1 <= len(self.verb) <= MAX_VERB_BYTES or self.verb.strip("abcdefghijklmnopqrstuvwxyz-"):

@@ -88,11 +88,12 @@ def test_the_game_names_its_cards_options_and_verbs():
     assert [game.hand_context(n).dealer for n in (1, 2, 3, 4, 5)] == [3, 0, 1, 2, 3]
 
 
-@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("seed", (0, 2))
 def test_four_peers_play_a_sasku_match_over_the_deck_and_the_audit_agrees(seed):
     """A whole match to the target (2) over the mental-poker deck with proofs: every peer agrees,
-    the transcripts are identical, the table audit replays it (status complete) with the same
-    scores as the engine replaying the audit's deals, and a picture is given privately."""
+    the transcripts are identical, the table audit replays it (status complete, every proof
+    checked again) with the same scores, a picture is given privately, and every play that
+    does not follow and every give carries its hidden-card proof."""
     net = Net(seed=seed, config=sasku_config(), bot=giving_bot)
     net.start()
     net.run()
@@ -107,6 +108,8 @@ def test_four_peers_play_a_sasku_match_over_the_deck_and_the_audit_agrees(seed):
     messages = _messages(net)
     types = [m.body.type for m in messages]
     assert types.count("deck/hand-over") == types.count("deck/hand-over-taken") > 0
+    proven = {m.body.payload.verb for m in messages if isinstance(m.body.payload, TableAction) and m.body.payload.proof}
+    assert proven == {"play", "give"}
     # the handed cards are known to the pair only: the other pair applies them hidden
     seats = {i: _seat_of(net, i) for i in range(SEATS)}
     for i in range(SEATS):
@@ -149,15 +152,18 @@ def _cheat_hand_over(session: TableSession, card: int) -> None:
     slot = session.pending_slot
     assert slot is not None and slot.receiver is not None and session.source is not None
     session._sign(session.hand_no, session.slot, session.source.hand_over(card, slot.receiver))
-    session._advance()
+    session._guarded(session._advance)
 
 
-def _play_cheater(cheat, seeds=range(40), bot=giving_bot) -> tuple[Net, list[int]]:
+DEALERS = {"deck": {}, "tests' dealer": {"dealer": TrustedDealer(TEST_DEALER_PREFIX + b"cheat").name}}
+
+
+def _play_cheater(cheat, seeds=range(40), bot=giving_bot, dealer: str = "deck") -> tuple[Net, list[int]]:
     """Tables played by giving bots, one seat cheating through ``cheat(session) -> bool`` (True:
     it cheated instead of answering), until a cheat happened."""
     cheats: list[int] = []
     for seed in seeds:
-        net = Net(seed=seed, config=sasku_config(hands=3, target=30), hostile=False)
+        net = Net(seed=seed, config=sasku_config(hands=3, target=30, **DEALERS[dealer]), hostile=False)
 
         def cheating(session: TableSession, rng: random.Random) -> None:
             if not cheats and cheat(session):
@@ -197,7 +203,11 @@ def test_a_partner_that_returns_a_picture_is_named_by_the_givers_unsealing():
     assert "deck/hand-over-unsealed" in [m.body.type for m in _messages(net)]
 
 
-def test_a_giver_that_hands_over_a_card_that_is_not_a_picture_is_named_by_its_partners_unsealing():
+@pytest.mark.parametrize("dealer", DEALERS)
+def test_a_giver_that_hands_over_a_card_that_is_not_a_picture_is_named(dealer):
+    """Over the deck its give's proof (made for its picture) fails for the position it hands
+    over; with the tests' dealer (no proofs) its partner sees the card and unseals."""
+
     def cheat(session: TableSession) -> bool:
         decision = _decision(session)
         if decision is None or decision.kind != "give":
@@ -207,9 +217,10 @@ def test_a_giver_that_hands_over_a_card_that_is_not_a_picture_is_named_by_its_pa
         _cheat_hand_over(session, plain[0])
         return True
 
-    net, cheats = _play_cheater(cheat)
+    net, cheats = _play_cheater(cheat, dealer=dealer)
     assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
-    assert all("only a picture" in b.reason for i in range(SEATS) for b in net.blames(i))
+    reason = "fails (give)" if dealer == "deck" else "only a picture"
+    assert all(reason in b.reason for i in range(SEATS) for b in net.blames(i))
 
 
 def test_vector_seeded_sasku_digest():
@@ -222,9 +233,9 @@ def test_vector_seeded_sasku_digest():
     assert lines[3:7] == ["S3 give", "S3 give", "S1 refuse", "S1 give-back"]
     transcript = net.transcript(0)
     assert (len(transcript), hashlib.sha256(transcript).hexdigest()) == (
-        31788, "01b1b0cefd2aa00001a3177f9748a7c23adf65f1855cc747a4f22cf18e5beb8a")
+        43763, "9cc5d914c5dca14553d2feb1afaf62d4827730afc6c498d246278880009827d4")
     docs = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
-    assert "01b1b0cefd2aa00001a3177f9748a7c23adf65f1855cc747a4f22cf18e5beb8a" in docs and "31788 bytes" in docs
+    assert "9cc5d914c5dca14553d2feb1afaf62d4827730afc6c498d246278880009827d4" in docs and "43763 bytes" in docs
 
 
 def _blind(session: TableSession, hide: int) -> None:
@@ -258,9 +269,12 @@ def _blind(session: TableSession, hide: int) -> None:
     state._engine = engine
 
 
-def test_a_seat_that_does_not_follow_while_holding_the_suit_is_named_by_the_key_reveal():
-    """A renege: nobody else sees the cards, so every peer accepts the play; the replay of the
-    full deal at the key reveal names the seat, never an honest one."""
+@pytest.mark.parametrize("dealer", DEALERS)
+def test_a_seat_that_does_not_follow_while_holding_the_suit_is_refused_or_named(dealer):
+    """A renege. Over the deck the play owes a no-follow proof, which the cheater cannot make:
+    every peer refuses the play at once and names it. With the tests' dealer (no locks, no
+    proofs) nobody else sees the cards and every peer accepts the play; the replay of the
+    full deal at the hand's end names the seat. Never an honest one."""
 
     def cheat(session: TableSession) -> bool:
         pending, deal = session.pending_for_me, session.view
@@ -276,17 +290,21 @@ def test_a_seat_that_does_not_follow_while_holding_the_suit_is_named_by_the_key_
         deck_card = to_deck(Card.from_index(card.bit_length() - 1))
         opening = session.source.prove_open(deck_card)
         session._sign(session.hand_no, session.slot, TableAction("play", (deck_card,), (opening,) if opening else ()))
-        session._advance()
+        session._guarded(session._advance)
         return True
 
-    net, cheats = _play_cheater(cheat)
+    net, cheats = _play_cheater(cheat, dealer=dealer)
     assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
-    assert all("with the revealed deal" in b.reason and "must" in b.reason for i in range(SEATS) for b in net.blames(i))
+    reason = "fails (no-follow)" if dealer == "deck" else "with the revealed deal"
+    assert all(reason in b.reason for i in range(SEATS) for b in net.blames(i))
 
 
-def test_a_seat_that_gives_while_holding_two_pictures_is_named_by_the_key_reveal():
+@pytest.mark.parametrize("dealer", DEALERS)
+def test_a_seat_that_gives_while_holding_two_pictures_is_refused_or_named(dealer):
     """The give's condition on the cards the giver keeps: its partner receives a picture and
-    cannot tell; the replay of the full deal at the key reveal names the giver."""
+    cannot tell. Over the deck the give owes a proof that no other position holds a picture,
+    which the cheater cannot make: named when its hand-over shows the position. With the
+    tests' dealer the replay of the full deal at the hand's end names the giver."""
 
     def cheat(session: TableSession) -> bool:
         pending, deal = session.pending_for_me, session.view
@@ -301,7 +319,7 @@ def test_a_seat_that_gives_while_holding_two_pictures_is_named_by_the_key_reveal
         assert isinstance(state, SaskuState)
         session._sign(session.hand_no, session.slot, TableAction("give", ()))
         state._give_call = lambda action: setattr(state, "calling", action.seat)
-        session._advance()
+        session._guarded(session._advance)
         del state._give_call
         cheating_give[session.my_seat] = (given, second)
         return True
@@ -318,7 +336,7 @@ def test_a_seat_that_gives_while_holding_two_pictures_is_named_by_the_key_reveal
             return
         giving_bot(session, rng)
 
-    net, cheats = _play_cheater(cheat, bot=hand_over_bot)
+    net, cheats = _play_cheater(cheat, bot=hand_over_bot, dealer=dealer)
     assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
-    assert all("with the revealed deal" in b.reason and "exactly one picture" in b.reason
-               for i in range(SEATS) for b in net.blames(i))
+    reason = "fails (give)" if dealer == "deck" else "exactly one picture"
+    assert all(reason in b.reason for i in range(SEATS) for b in net.blames(i))

@@ -102,6 +102,9 @@ class HighCardState:
             return [Give(seat, to, c) for c in range(N_CARDS - 1) if mine >> c & 1]
         return [PlayCard(seat, c) for c in range(N_CARDS) if mine >> c & 1 and not self.played >> c & 1]
 
+    def claim(self, action: object) -> None:
+        return None
+
     def apply(self, answers: Sequence[Bid | PlayCard | Give]) -> list[Applied]:
         slot = self.slot()
         if slot is None:
