@@ -163,6 +163,7 @@ class CardSource(Protocol):
     def position_lock(self, position: int) -> HiddenCard: ...
     def prove_rule(self, slot: int, prev: bytes, statement: Statement) -> HiddenRuleProof: ...
     def verify_rule(self, seat: int, slot: int, prev: bytes, statement: Statement, proof: HiddenRuleProof) -> bool: ...
+    def hand_over_fault(self) -> tuple[int, str] | None: ...
 
 
 class Dealer(Protocol):
@@ -209,6 +210,7 @@ class DeckSource:
         self._proven: set[int] = set()   # the hops whose proof is checked: they finish in any order
         self._gave: dict[int, int] = {}      # positions I handed over -> their cards
         self._keys: dict[int, int] = {}      # keys known ahead (the auditor's reveals, a settlement's)
+        self._fault: tuple[int, str] | None = None   # a hand-over the key reveal found wrong
 
     def start(self) -> None:
         if self.setup.my_seat is not None:
@@ -241,6 +243,8 @@ class DeckSource:
         n = self.setup.seats
         for event in self.deck.take_events():
             match event:
+                case Violation(seat=seat, step="hand-over", reason=reason) if seat is not None:
+                    self._fault = (seat, f"deck hand-over: {reason}")   # named once the keys are recorded
                 case Violation(seat=seat, step=step, reason=reason):
                     raise SourceError(seat, f"deck {step}: {reason}")
                 case HandIdAgreed():
@@ -367,6 +371,10 @@ class DeckSource:
     def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
                        unsealed: HandOverUnsealed) -> tuple[int, str] | int:
         return self.deck.judge_unsealed(receiver, message, giver, unsealed)
+
+    def hand_over_fault(self) -> tuple[int, str] | None:
+        """(giver, why): a hand-over whose sealed opening the revealed keys show proves no card."""
+        return self._fault
 
     def card_at(self, position: int) -> int | None:
         """The card at a position once keys are known (the revealed ones, or those read ahead)."""
@@ -587,6 +595,9 @@ class TrustedSource:
 
     def verify_rule(self, seat: int, slot: int, prev: bytes, statement: Statement, proof: HiddenRuleProof) -> bool:
         return False
+
+    def hand_over_fault(self) -> tuple[int, str] | None:
+        return None
 
 
 @dataclass(frozen=True)

@@ -1096,13 +1096,13 @@ class DeckSession:
                 raise _Reject("key", f"the revealed keys contradict the open card at position {k}")
         if self.hand is not None and self.seat is not None and hands[self.seat] != self.hand:
             raise _Reject("key", "the revealed keys contradict my dealt hand")
-        for giver, message in self.hand_overs:   # every hand-over, unsealed with its receiver's key
-            reason = self._check_sealed(giver, message, G.mul(self._revealed[message.to], message.ephemeral))
-            if reason is not None:
-                self._violation(giver, "hand-over", reason)
-                return
         self.hands = hands
         self._events.append(HandRevealed(hands))
+        for giver, message in self.hand_overs:   # every hand-over, unsealed with its receiver's key
+            reason = self._check_sealed(giver, message, G.mul(self._revealed[message.to], message.ephemeral))
+            if reason is not None:   # the dealt hands stand (the keys are right); the giver is named
+                self._violation(giver, "hand-over", reason)
+                return
 
     # -- my own steps --------------------------------------------------------------------
 

@@ -1026,6 +1026,14 @@ class TableSession:
             return lambda: self._abandon_verdict(slot, keys)
         if self._settle is not None:
             return self._settlement_verdict  # after the keys are recorded: they are the evidence
+        fault = self.source.hand_over_fault() if self.source is not None else None
+        if fault is not None:
+            stop = _Stop(fault[0], self.slot, fault[1])
+
+            def stopped() -> None:   # after the keys are recorded: with the hand-over, the evidence
+                raise stop
+
+            return stopped
         ended = self._replay()
         return lambda: self._end_hand(ended)
 

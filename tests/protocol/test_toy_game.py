@@ -13,7 +13,7 @@ from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
 from p2p_sasaki.protocol.deck import DeckSession
 from p2p_sasaki.protocol.events import ActionApplied, BlameBasis, Record
 from p2p_sasaki.protocol.game import Seating
-from p2p_sasaki.protocol.messages import Body, HandOver, TableAction, decode_envelope, sign_envelope
+from p2p_sasaki.protocol.messages import Body, CardOpen, HandOver, TableAction, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.restore import RecordingEntropy, restore_session
 from p2p_sasaki.protocol.session import HandAbandoned, HandEnded, MatchEnded, Seated, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
@@ -371,3 +371,40 @@ def test_a_giver_that_hands_over_a_card_the_rules_forbid_is_named_by_its_receive
     assert blames == {(cheats[0], BlameBasis.SIGNED)}
     assert all("the highest" in b.reason for i in range(SEATS) for b in net.blames(i))
     assert "deck/hand-over-unsealed" in [m.body.type for m in _messages(net)]
+
+
+def test_a_bad_hand_over_its_receiver_took_is_named_at_the_key_reveal_and_by_the_audit(monkeypatch):
+    """A colluding receiver takes a sealed opening that opens nothing (it was told the card
+    and its proof aside) and the hand is played out: the key reveal's check of every
+    hand-over names the giver at every peer, and so does the audit of the transcript."""
+    aside: dict[int, tuple[int, int, CardOpen]] = {}   # position -> (giver, card, honest opening)
+    honest_hand_over, honest_accept = DeckSession.hand_over, DeckSession.accept_hand_over
+
+    def hand_over(self, card, to):
+        message = honest_hand_over(self, card, to)
+        if aside:
+            return message
+        aside[message.position] = (self.seat, card, self._opening(card))
+        return HandOver(message.position, to, message.ephemeral, bytes(len(message.sealed)))
+
+    def accept_hand_over(self, giver, message):
+        reason = honest_accept(self, giver, message)
+        k = message.position
+        if k in self._unsealable and k in aside:   # the receiver plays on with what it was told aside
+            self._unsealable.discard(k)
+            _, card, opening = aside[k]
+            self._held[k], self._received[k] = card, opening
+        return reason
+
+    monkeypatch.setattr(DeckSession, "hand_over", hand_over)
+    monkeypatch.setattr(DeckSession, "accept_hand_over", accept_hand_over)
+    net = Net(seed=1, config=swap_config(hands=1))
+    net.start()
+    net.run()
+    (giver, _, _), = aside.values()
+    assert _blamed(net) == {(giver, BlameBasis.SIGNED)}
+    assert all("does not seal the position's opening" in b.reason for i in range(SEATS) for b in net.blames(i))
+    types = [m.body.type for m in _messages(net)]
+    assert "deck/hand-over-unsealed" not in types and types.count("deck/key") == SEATS   # the evidence
+    audit = audit_table(net.transcript(0), games=TOY_GAMES)
+    assert not audit.ok and audit.blame is not None and audit.blame.seat == giver
