@@ -15,7 +15,7 @@ from p2p_sasaki.cards import Card
 from p2p_sasaki.protocol.config import GAMES
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
 from p2p_sasaki.protocol.events import ActionApplied, BlameBasis
-from p2p_sasaki.protocol.messages import TableAction, decode_envelope
+from p2p_sasaki.protocol.messages import MessageError, RuleClause, TableAction, decode_envelope
 from p2p_sasaki.protocol.sasku_game import (
     SASKU,
     GiveBack,
@@ -340,3 +340,40 @@ def test_a_seat_that_gives_while_holding_two_pictures_is_refused_or_named(dealer
     assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
     reason = "fails (give)" if dealer == "deck" else "exactly one picture"
     assert all(reason in b.reason for i in range(SEATS) for b in net.blames(i))
+
+
+def test_the_proof_field_keeps_old_bytes_and_refuses_a_malformed_clause():
+    """table/action's proof is an optional trailing field: an action without one keeps its
+    bytes; a clause's argument is a shuffle argument (m >= 2) or one DLEQ (m = 1), never both."""
+    assert TableAction("pass", ()).to_wire() == ["pass", [], []]
+    e, d = bytes(32), bytes(64)
+    one = RuleClause((e,), e, (), (), d, (e, e), d)
+    assert TableAction.from_wire(["play", [3], [], [one.to_wire()]]).proof == (one,)
+    two = RuleClause((e, e), e, (e,) * 7, (e,) * 5, b"", (e,), d)
+    assert RuleClause.from_wire(two.to_wire()) == two
+    for bad in (RuleClause((e,), e, (e,) * 7, (e,) * 3, b"", (e,), d),   # one position, a shuffle argument
+                RuleClause((e, e), e, (), (), d, (e,), d),                # two positions, a DLEQ
+                RuleClause((e, e), e, (e,) * 7, (e,) * 3, b"", (e,), d)):  # 2m + 1 scalars, not 3
+        with pytest.raises(MessageError):
+            RuleClause.from_wire(bad.to_wire())
+    with pytest.raises(MessageError):   # the optional field at its default is left out, never sent empty
+        TableAction.from_wire(["pass", [], [], []])
+
+
+def test_an_action_that_carries_a_proof_it_does_not_owe_names_its_seat():
+    """A bid owes no proof: a seat that sends one anyway (a proof copied from elsewhere, or a
+    channel for hidden bits) is named, so an action's bytes depend on public state only."""
+
+    def cheat(session: TableSession) -> bool:
+        pending = session.pending_for_me
+        if not isinstance(pending, Decision) or pending.kind is not DecisionKind.BID:
+            return False
+        e = bytes(32)
+        session._sign(session.hand_no, session.slot,
+                      TableAction("pass", (), (), (RuleClause((e,), e, (), (), bytes(64), (e,), bytes(64)),)))
+        session._guarded(session._advance)
+        return True
+
+    net, cheats = _play_cheater(cheat, seeds=range(1))
+    assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
+    assert all("proof it does not owe" in b.reason for i in range(SEATS) for b in net.blames(i))
