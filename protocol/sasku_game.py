@@ -78,7 +78,7 @@ from p2p_sasaki.sasku.options import MAX_BID, SaskuOptions
 from p2p_sasaki.sasku.records import write_record
 from p2p_sasaki.sasku.trumps import PICTURES, follow_mask
 
-__all__ = ["SASKU", "SaskuGame", "SaskuState", "SaskuOutcome", "GiveCall", "GiveBack", "HandOverDecision",
+__all__ = ["SASKU", "SaskuGame", "SaskuState", "SaskuOutcome", "GiveCall", "GiveBack", "HandOverDecision", "TableBot",
            "PACE_KINDS", "sasku_pace", "FAIR_PACE", "SEATS", "N_CARDS", "TEAMS", "to_deck", "to_engine"]
 
 SASKU = "sasku"
@@ -298,6 +298,25 @@ class SaskuState:
 
     def record(self) -> str | None:
         return write_record(self.deal) if self.deal.viewer is None else None
+
+
+class TableBot:
+    """An engine bot (p2p_sasaki.sasku.bots: ``choose(view, legal)``) at the table: the
+    adapter's own steps are shown to it as the engine's (the public ``give`` as the engine's
+    ``Give`` of the bidding turn); a forced answer (the give's hand-over, the give-back) is
+    made without asking it."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+    def choose(self, view: Deal, legal: Sequence[Any]) -> Any:
+        if len(legal) == 1:
+            return legal[0]
+        calls = [action for action in legal if isinstance(action, GiveCall)]
+        if calls:
+            choice = self.bot.choose(view, legal_actions(view))
+            return calls[0] if isinstance(choice, Give) else choice
+        return self.bot.choose(view, legal)
 
 
 class SaskuGame:
