@@ -408,3 +408,35 @@ def test_a_bad_hand_over_its_receiver_took_is_named_at_the_key_reveal_and_by_the
     assert "deck/hand-over-unsealed" not in types and types.count("deck/key") == SEATS   # the evidence
     audit = audit_table(net.transcript(0), games=TOY_GAMES)
     assert not audit.ok and audit.blame is not None and audit.blame.seat == giver
+
+
+def test_a_receiver_silent_in_its_receipt_slot_is_abandoned_and_forfeits_the_hand():
+    """The receipt slot waits on the receiver alone; when it falls silent there, the other two
+    seats abandon the slot as for any other and the seat that left forfeits the hand."""
+    silent: list[int] = []
+
+    def mute(sender, envelope):
+        if silent and sender == silent[0]:
+            return []
+        if decode_envelope(envelope).body.type == "deck/hand-over-taken":
+            silent.append(sender)
+            return []
+        return None
+
+    net = Net(seed=2, config=swap_config(hands=1), tamper=mute, hostile=False)
+    net.start()
+    net.run()
+    (victim,) = silent
+    seat = _seat_of(net, victim)
+    others = [i for i in range(SEATS) if i != victim]
+    assert all(net.peers[i].waiting_for == (seat,) for i in others)
+    for i in others:
+        assert net.peers[i].abandon(end=True)
+    net.run()
+    for i in others:
+        (event,) = net.of_type(i, HandAbandoned)
+        assert event.left == (seat,) and event.forfeit == seat and net.peers[i].blame is None
+        (ended,) = net.of_type(i, HandEnded)
+        assert ended.scores == tuple(-2 if s == seat else 1 for s in range(SEATS))
+    assert [b.basis for b in net.blames(victim)] == [BlameBasis.ABANDONED]   # cut off: it names nobody
+    assert net.blames(victim)[0].seat is None

@@ -225,7 +225,7 @@ class HighCardGame:
         return tuple(sum(column) for column in zip(carried, *scores, strict=True))
 
     def forfeit_scores(self, seat: int) -> tuple[int, ...]:
-        return tuple(-3 if s == seat else 1 for s in range(4))
+        return tuple(-(SEATS - 1) if s == seat else 1 for s in range(SEATS))
 
     def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:
         return played >= planned
