@@ -169,6 +169,11 @@ class Game(Protocol):
     def options_bytes(self) -> bytes:
         """The game's options, as the transcript header carries them."""
 
+    def seat_order(self, drawn: tuple[int, ...]) -> tuple[int, ...]:
+        """The roster index at each seat, from the seating draw's (``drawn``): a game whose
+        players chose partners moves one of them so that partners sit as its teams say
+        (Sasku's ``pairs`` option); otherwise ``drawn``."""
+
     def opening_card(self) -> int | None:
         """The card whose holder opens the hand (an OPENING slot before the first play), or
         None: no opening slot, the hand starts with :meth:`GameState.slot`."""

@@ -218,6 +218,9 @@ class SasakiGame:
     def from_options_bytes(cls, data: bytes) -> SasakiGame:
         return cls(TableOptions.from_bytes(data))
 
+    def seat_order(self, drawn: tuple[int, ...]) -> tuple[int, ...]:
+        return drawn
+
     def opening_card(self) -> int:
         return self.lead_card.index
 

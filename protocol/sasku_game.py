@@ -329,37 +329,66 @@ class SaskuGame:
     pace_kinds = PACE_KINDS
     seating = Seating.DRAW
 
-    def __init__(self, options: SaskuOptions = SaskuOptions()) -> None:
+    def __init__(self, options: SaskuOptions = SaskuOptions(), pairs: tuple[int, int] | None = None) -> None:
+        """``pairs``: two roster members (join order, the creator 0) who chose to be partners
+        (the other two form the other pair); None: the seating draw decides the pairs."""
         if options.picture_shown:
             raise ValueError("a table does not yet show the given picture (picture_shown): play it with the default")
+        if pairs is not None and not (len(pairs) == 2 and 0 <= pairs[0] < pairs[1] < SEATS):
+            raise ValueError(f"pairs names two different roster members 0..3, lower first, not {pairs!r}")
         self.options = options
+        self.pairs = pairs
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, SaskuGame) and other.options == self.options
+        return isinstance(other, SaskuGame) and (other.options, other.pairs) == (self.options, self.pairs)
 
     def __hash__(self) -> int:
-        return hash((SASKU, self.options))
+        return hash((SASKU, self.options, self.pairs))
 
     def __repr__(self) -> str:
-        return f"SaskuGame({self.options!r})"
+        return f"SaskuGame({self.options!r}, pairs={self.pairs!r})"
 
     def options_bytes(self) -> bytes:
-        """ASCII ``min-bid=N;target=N`` (docs/protocol.md, "Sasku at the table")."""
-        return f"min-bid={self.options.min_bid};target={self.options.target}".encode("ascii")
+        """ASCII ``min-bid=N;target=N``, then ``;pairs=A+B`` when two members chose to be
+        partners (docs/protocol.md, "Sasku at the table")."""
+        pairs = "" if self.pairs is None else f";pairs={self.pairs[0]}+{self.pairs[1]}"
+        return f"min-bid={self.options.min_bid};target={self.options.target}{pairs}".encode("ascii")
 
     @classmethod
     def from_options_bytes(cls, data: bytes) -> SaskuGame:
+        wrong = f"Sasku's options are min-bid=N;target=N[;pairs=A+B], not {data!r}"
         try:
             fields = dict(part.split("=", 1) for part in data.decode("ascii").split(";"))
-            if sorted(fields) != ["min-bid", "target"] or any(not v.isdigit() or v != str(int(v))
-                                                              for v in fields.values()):
+            numbers = [fields.get("min-bid", ""), fields.get("target", "")]
+            if set(fields) - {"min-bid", "target", "pairs"} or any(not v.isdigit() for v in numbers):
                 raise ValueError
-            game = cls(SaskuOptions(min_bid=int(fields["min-bid"]), target=int(fields["target"])))
+            pairs = None
+            if "pairs" in fields:
+                a, b = fields["pairs"].split("+")
+                pairs = (int(a), int(b))
+            game = cls(SaskuOptions(min_bid=int(numbers[0]), target=int(numbers[1])), pairs)
         except ValueError:
-            raise ValueError(f"Sasku's options are min-bid=N;target=N, not {data!r}") from None
+            raise ValueError(wrong) from None
         if game.options_bytes() != data:
-            raise ValueError(f"Sasku's options are min-bid=N;target=N, not {data!r}")
+            raise ValueError(wrong)
         return game
+
+    def seat_order(self, drawn: tuple[int, ...]) -> tuple[int, ...]:
+        """With ``pairs`` (A, B): the draw's seats, except that B moves opposite A (trading
+        seats with whoever the draw put there), so the draw still decides where the pairs
+        sit and who leads. Without: the draw decides the pairs too.
+
+        >>> SaskuGame(pairs=(0, 1)).seat_order((0, 1, 2, 3)), SaskuGame().seat_order((0, 1, 2, 3))
+        ((0, 2, 1, 3), (0, 1, 2, 3))
+        """
+        if self.pairs is None:
+            return drawn
+        a, b = self.pairs
+        order = list(drawn)
+        opposite = (order.index(a) + 2) % SEATS
+        there, mine = order[opposite], order.index(b)
+        order[opposite], order[mine] = b, there
+        return tuple(order)
 
     def opening_card(self) -> None:
         return None

@@ -789,7 +789,7 @@ class TableSession:
             if seat_commitment(self.table_id, member, payload.nonce) != self._seat_commits[member]:
                 raise _Stop(member, slot, f"member {member}'s seating nonce does not match its commitment")
             nonces.append(payload.nonce)
-        order = seating_order(self.table_id, nonces)
+        order = self.game.seat_order(seating_order(self.table_id, nonces))
         return lambda: self._seat(order)
 
     def _setup_next(self, slot: int) -> None:

@@ -413,3 +413,32 @@ def test_a_seat_that_crashed_after_a_proven_action_resumes_without_signing_anyth
     assert (restored.session.hand_no, restored.session.slot, restored.session.chain) == (
         session.hand_no, session.slot, session.chain)
     assert restored.outgoing == []   # its proven action was signed again, identical to the saved one
+
+
+def test_partners_chosen_by_the_creator_sit_opposite_and_the_draw_still_seats_them():
+    """``pairs=A+B``: roster members A and B (join order) sit opposite at every table; the
+    draw decides the seats (who leads, which pair is which). Without it the draw decides the
+    pairs: the creator's partner varies with the draw."""
+    game = SaskuGame(SaskuOptions(target=30), pairs=(0, 3))
+    assert game.options_bytes() == b"min-bid=5;target=30;pairs=0+3"
+    assert SaskuGame.from_options_bytes(game.options_bytes()) == game
+    for bad in (b"min-bid=5;target=30;pairs=3+0", b"min-bid=5;target=30;pairs=1+1", b"min-bid=5;pairs=0+3;target=30"):
+        with pytest.raises(ValueError):
+            SaskuGame.from_options_bytes(bad)
+    dealer = {"dealer": TrustedDealer(TEST_DEALER_PREFIX + b"pairs").name}
+    partners_by_draw, first_seats = set(), set()
+    for seed in range(5):
+        for chosen in (None, (0, 3)):
+            config = TableConfig(hands=1, game=SaskuGame(SaskuOptions(target=30), pairs=chosen), **dealer)
+            net = Net(seed=seed, config=config, hostile=False, bot=giving_bot)
+            net.start()
+            net.run()
+            assert_agreed(net)
+            seat = {i: _seat_of(net, i) for i in range(SEATS)}
+            partner = next(i for i in range(1, SEATS) if seat[i] == (seat[0] + 2) % SEATS)
+            if chosen is None:
+                partners_by_draw.add(partner)
+            else:
+                assert partner == 3
+                first_seats.add(seat[0])
+    assert len(partners_by_draw) > 1 and len(first_seats) > 1

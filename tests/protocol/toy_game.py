@@ -203,6 +203,9 @@ class HighCardGame:
             raise ValueError("the toy game's options are its seating by join order and the swap")
         return cls(Seating.JOIN_ORDER if b"join" in words else Seating.DRAW, b"swap" in words)
 
+    def seat_order(self, drawn: tuple[int, ...]) -> tuple[int, ...]:
+        return drawn
+
     def opening_card(self) -> int:
         return 0
 
