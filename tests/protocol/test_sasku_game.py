@@ -425,11 +425,11 @@ def test_partners_chosen_by_the_creator_sit_opposite_and_the_draw_still_seats_th
     for bad in (b"min-bid=5;target=30;pairs=3+0", b"min-bid=5;target=30;pairs=1+1", b"min-bid=5;pairs=0+3;target=30"):
         with pytest.raises(ValueError):
             SaskuGame.from_options_bytes(bad)
-    dealer = {"dealer": TrustedDealer(TEST_DEALER_PREFIX + b"pairs").name}
+    dealer = TrustedDealer(TEST_DEALER_PREFIX + b"pairs").name
     partners_by_draw, first_seats = set(), set()
     for seed in range(5):
         for chosen in (None, (0, 3)):
-            config = TableConfig(hands=1, game=SaskuGame(SaskuOptions(target=30), pairs=chosen), **dealer)
+            config = TableConfig(hands=1, game=SaskuGame(SaskuOptions(target=30), pairs=chosen), dealer=dealer)
             net = Net(seed=seed, config=config, hostile=False, bot=giving_bot)
             net.start()
             net.run()
