@@ -36,6 +36,7 @@ picture) are named by the replay of the full deal at the key reveal.
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +54,7 @@ from p2p_sasaki.protocol.game import (
     SlotKind,
 )
 from p2p_sasaki.protocol.pace import Pace
+from p2p_sasaki.sasku.bots import HeuristicBot
 from p2p_sasaki.sasku.deal import (
     Action,
     Bid,
@@ -396,9 +398,12 @@ class SaskuGame:
     def hand_context(self, number: int) -> HandContext:
         return HandContext(number, dealer_of(number - 1))
 
-    def new_state(self, hands: Sequence[int | None], opener: int | None, context: HandContext) -> SaskuState:
+    def new_state(self, hands: Sequence[int | None], opener: int | None, context: HandContext,
+                  peer: int | None = None, open_seats: frozenset[int] = frozenset()) -> SaskuState:
         if len(hands) != SEATS:
             raise ValueError("a Sasku deal has four seats")
+        if open_seats:
+            raise ValueError("a Sasku table has no open bot seat yet (a bot in an empty seat)")
         number = context.number - 1
         try:
             if all(h is not None for h in hands):
@@ -468,6 +473,13 @@ class SaskuGame:
 
     def shows(self, action: Any) -> int:
         return 1 << to_deck(action.card) if isinstance(action, Play) else 0
+
+    def open_bot_answer(self, state: Any, seat: int, seed: bytes) -> Any:
+        """The open bot's answer: the engine's heuristic bot behind :class:`TableBot`, with
+        ``random.Random(int.from_bytes(seed, "big"))`` (a Sasku table has no open seat yet:
+        :meth:`new_state` refuses one)."""
+        bot = TableBot(HeuristicBot(random.Random(int.from_bytes(seed, "big"))))
+        return bot.choose(state.view(seat), state.legal_actions(seat))
 
     def handed(self, decision: Any, giver: int, card: int | None) -> Any:
         if not isinstance(decision, HandOverDecision) or decision.seat != giver:
