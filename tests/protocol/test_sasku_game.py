@@ -29,7 +29,7 @@ from p2p_sasaki.protocol.sasku_game import (
     to_deck,
     to_engine,
 )
-from p2p_sasaki.protocol.session import HandEnded, MatchEnded, Record, Seated, TableConfig, TableSession
+from p2p_sasaki.protocol.session import HandAbandoned, HandEnded, MatchEnded, Record, Seated, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, frame_records, read_transcript, split_records
 from p2p_sasaki.sasku.deal import Decision, DecisionKind, Give, Pass, Return
@@ -442,3 +442,30 @@ def test_partners_chosen_by_the_creator_sit_opposite_and_the_draw_still_seats_th
                 assert partner == 3
                 first_seats.add(seat[0])
     assert len(partners_by_draw) > 1 and len(first_seats) > 1
+
+
+def test_a_seat_silent_after_the_deal_forfeits_it_and_the_other_pair_scores_6():
+    """Issue 19: a seat that falls silent after seeing its cards (from its first game action
+    on) forfeits the deal: the present seats abandon the slot, the hand is scored as the
+    forfeit (the other pair 6, the silent seat's pair 0) and the audit is complete."""
+    from tests.protocol.test_abandon import Silence, abandon_all, present
+
+    victim = 1
+    silence = Silence(victim, lambda body: body.hand == 1 and body.type == "table/action")
+    net = Net(seed=3, config=sasku_config(hands=1, target=30, proofs=False), tamper=silence, bot=giving_bot)
+    net.start()
+    net.run()
+    seat = net.peers[victim].my_seat
+    assert seat is not None
+    others = present(net, victim)
+    abandon_all(net, others, end=False)
+    row = tuple(0 if s % 2 == seat % 2 else 6 for s in range(SEATS))
+    for i in others:
+        (event,) = net.of_type(i, HandAbandoned)
+        assert (event.left, event.forfeit, event.scored) == ((seat,), seat, True)
+        assert net.of_type(i, MatchEnded)[-1].totals == row
+    transcripts = {net.transcript(i) for i in others}
+    assert len(transcripts) == 1
+    audit = audit_table(transcripts.pop())
+    assert audit.ok and audit.complete and audit.blame is None
+    assert audit.totals == row and audit.forfeits == (seat,)
