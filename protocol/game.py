@@ -207,7 +207,7 @@ class Game(Protocol):
 
     def forfeit_scores(self, seat: int) -> tuple[int, ...]:
         """The score row of a hand ``seat`` forfeits (docs/rules.md, "Forfeit"): the game's
-        largest loss for it, the matching gains for the others (zero-sum)."""
+        largest loss for it and the matching gains for the others (Sasaki: zero-sum; Sasku: the other pair scores 6, the forfeiter's pair nothing)."""
         ...
 
     def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:
