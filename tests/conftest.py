@@ -5,7 +5,9 @@ The repository root goes at the *end* of ``sys.path`` so that the tests' own hel
 subpackages ``p2p_sasaki.protocol`` and ``p2p_sasaki.cli``) still comes from site-packages.
 """
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,16 @@ import pytest
 ROOT = str(Path(__file__).resolve().parent.parent)
 if ROOT not in sys.path:
     sys.path.append(ROOT)
+
+# The processes the tests start (``sasaki`` peers, their proof workers, scenario scripts; a few
+# hundred in a whole run) each import trio, cryptography, zeroconf and the package: about a
+# second of CPU each, a quarter of it compiling the package's sources when no bytecode may be
+# written (PYTHONDONTWRITEBYTECODE, as on some developer machines and CI). They inherit this
+# environment: bytecode is kept in a cache of this user's outside the source tree, so each
+# module is compiled once, not once per process.
+os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), f"p2p-sasaki-pycache-{os.getuid()}"
+                                                 if hasattr(os, "getuid") else "p2p-sasaki-pycache")
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 # The tests that start `sasaki` processes (four peers, pty sessions, a browser, namespaces):
