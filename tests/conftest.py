@@ -32,8 +32,9 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # that at most two of them run at once and their processes start within the tests' deadlines
 # on a busy two-core machine, while the in-process tests fill the other workers. A group also
 # keeps a module's shared fixture on one worker, made once: the session's full-proof demo
-# (tests/cli/conftest.py, used by test_audit_export.py and test_table_processes.py, both in
-# "processes-2") and test_mdns_commands.py's table scenario.
+# (tests/cli/conftest.py, used by test_audit_export.py, test_table_processes.py and test_view.py,
+# all three in "processes-2": in groups of their own, two workers could each run the demo)
+# and test_mdns_commands.py's table scenario.
 PROCESS_GROUPS = {
     "tests/cli/test_mdns_commands.py": "processes-1",
     "tests/cli/test_calm_terminal.py": "processes-1",
@@ -44,6 +45,7 @@ PROCESS_GROUPS = {
     "tests/cli/test_web_table.py": "processes-2",
     "tests/cli/test_table_processes.py": "processes-2",
     "tests/cli/test_audit_export.py": "processes-2",
+    "tests/cli/test_view.py": "processes-2",
     "tests/cli/test_exits.py": "processes-1",
     "tests/cli/test_abandon_processes.py": "processes-2",
 }
