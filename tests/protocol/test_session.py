@@ -156,11 +156,13 @@ def deliver_in_orders(base: Net, own: list[dict[int, object]], orders: Iterable[
     """For every order of ``orders``, every peer: a copy of the fork's peer that acted as it
     did receives the others' messages in that order. Yields each order's events per peer.
 
-    Each peer acts once, on one copy of the table; each order then copies that one peer (its
-    session alone, with the events of its acting still pending), not the whole table."""
+    Each peer acts once, on a copy of its own session (the sessions share nothing but the keys
+    and the scoring table); each order then copies that one acted peer (with the events of its
+    acting still pending), never the whole table."""
     acted = []
+    shared = {id(k): k for k in [*base.keys, DEFAULT_SCORING]}
     for index in range(4):
-        peer = fork(base).peers[index]
+        peer = copy.deepcopy(base.peers[index], dict(shared))   # that peer alone, not the whole table
         seat = peer.my_seat
         mine = set()
         for slot_answers in own:
@@ -168,7 +170,6 @@ def deliver_in_orders(base: Net, own: list[dict[int, object]], orders: Iterable[
                 peer.act(slot_answers[seat] or Decline(seat))
                 mine.update(peer.take_outgoing())
         acted.append((peer, mine))
-    shared = {id(k): k for k in [*base.keys, DEFAULT_SCORING]}
     for messages in orders:
         events = []
         for original, mine in acted:
