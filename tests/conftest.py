@@ -66,3 +66,16 @@ def own_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     tests run side by side (pytest-xdist), and one test's unfinished table must not be
     resumed by another's process."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data-home")))
+
+
+@pytest.fixture
+def no_fsync(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """In-process drivers write their stores and transcripts as usual, but ``os.fsync`` only
+    records its file descriptor: a "crash" in these tests is a cancelled task in a live
+    process, which reads back what it wrote whether or not it reached the platter, so the
+    thousand fsyncs of a match (each a wait on a disk shared with the whole machine) change
+    nothing they assert. That records reach the disk before the next frame is sent is
+    tested with real fsyncs in tests/net/test_table_driver.py."""
+    calls: list[int] = []
+    monkeypatch.setattr(os, "fsync", calls.append)
+    return calls
