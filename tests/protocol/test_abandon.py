@@ -138,13 +138,16 @@ def _stuck(seed: int = 3) -> tuple[Net, int, list[int]]:
     net = Net(seed=seed, config=ONE, tamper=Silence(1, after_the_strips))
     net.start()
     net.run()
-    return net, net.peers[1].my_seat, present(net, 1)
+    seat = net.peers[1].my_seat
+    assert seat is not None
+    return net, seat, present(net, 1)
 
 
 def test_a_forged_abandon_or_one_with_a_wrong_prev_is_rejected_with_one_sentence_and_blames_nobody():
     net, seat, others = _stuck()
     target = net.peers[others[0]]
     signer = net.peers[others[1]]
+    assert signer.my_seat is not None
     unit_slot = target.slot
     # forged: the body names a present seat as sender, signed with another key
     forged = sign_envelope(Body(target.table_id, 1, unit_slot, signer.my_seat, target.chain, Abandon((seat,))),
@@ -165,6 +168,7 @@ def test_a_forged_abandon_or_one_with_a_wrong_prev_is_rejected_with_one_sentence
 def test_two_different_abandons_of_one_slot_by_one_seat_are_equivocation_named_on_signed_evidence():
     net, seat, others = _stuck()
     cheat = net.peers[others[0]]
+    assert cheat.my_seat is not None
     first = sign_envelope(Body(cheat.table_id, 1, cheat.slot, cheat.my_seat, cheat.chain, Abandon((seat,))),
                           net.keys[others[0]])
     second = sign_envelope(Body(cheat.table_id, 1, cheat.slot, cheat.my_seat, cheat.chain, Abandon((seat,), True)),
@@ -235,6 +239,7 @@ def test_a_refuser_that_also_withholds_its_key_is_named_by_the_complement_everyw
 
     net = Net(seed=6, config=ONE, tamper=withhold)
     card = net.peers[0].game.opening_card()
+    assert card is not None
     for i, peer in enumerate(net.peers):
         original = peer._begin_game
 
