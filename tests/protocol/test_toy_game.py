@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2p_sasaki.protocol.config import GAMES
+from p2p_sasaki.protocol.config import GAMES, GameFactory
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
 from p2p_sasaki.protocol.game import Seating
 from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
@@ -15,7 +15,7 @@ from p2p_sasaki.protocol.transcript import read_transcript, split_records
 from tests.protocol.table_helpers import TABLE_ID, Net, identities
 from tests.protocol.toy_game import N_CARDS, NAME, SEATS, HighCardGame
 
-TOY_GAMES = {**GAMES, NAME: HighCardGame.from_options_bytes}
+TOY_GAMES: dict[str, GameFactory] = {**GAMES, NAME: HighCardGame.from_options_bytes}
 
 
 def toy_config(hands: int = 1, **changes) -> TableConfig:
@@ -88,6 +88,7 @@ def test_a_toy_card_the_seat_was_not_dealt_is_blamed_on_it_as_data():
             return
         # play someone else's unplayed card, with my own (wrong) opening proof
         seat = session.my_seat
+        assert seat is not None
         mine = {a.card for a in legal}
         other = next(c for c in range(N_CARDS) if c not in mine and not session.state.played >> c & 1
                      and c != 0)

@@ -136,7 +136,7 @@ class HighCardGame:
     seats = SEATS
     n_cards = N_CARDS
     teams: tuple[tuple[int, ...], ...] = ()
-    pace_kinds = ("bid", OPENING_PACE, TURN_PACE)
+    pace_kinds: tuple[str, ...] = ("bid", OPENING_PACE, TURN_PACE)
     seating = Seating.DRAW
 
     def __init__(self, seating: Seating = Seating.DRAW) -> None:
