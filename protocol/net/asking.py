@@ -11,13 +11,13 @@ from typing import Any, Protocol
 
 import trio
 
-__all__ = ["Turn", "Player", "BotPlayer", "Stalled", "PlayerLeft", "player_left", "bot_stall_choice",
+__all__ = ["Turn", "Player", "BotPlayer", "Stalled", "CannotAbandon", "PlayerLeft", "player_left", "bot_stall_choice",
            "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
 
 WAIT, ABANDON, END, BOT = "wait", "abandon", "end", "bot"
 STALL_CHOICES = (WAIT, ABANDON, END, BOT)
 """The choices at the stall deadline (docs/usage.md, "When a player stops answering"): keep
-waiting (asked again one stall deadline later), abandon the hand (the match goes on with the
+waiting (asked again one stall deadline later, even when an awaited seat left), abandon the hand (the match goes on with the
 next hand), end the match (abandon the hand, no further hands), or go on with a bot in the
 seat (only when :attr:`Stalled.bot_seat`: end this table like "end", then the present seats
 agree on a ``replace-seat`` table, protocol/net/botseat.py)."""
@@ -60,6 +60,19 @@ class Stalled:
 
 
 @dataclass(frozen=True)
+class CannotAbandon:
+    """Driver event: my player chose to abandon (or end, or a bot) at the stall question, but
+    the abandon cannot be signed now; ``reason`` says why and what can be done (e.g. two of
+    four seats awaited together: wait for one of them, or leave). The table keeps waiting: the
+    question comes again one stall deadline later, or at once when the awaited seats change."""
+
+    hand: int
+    slot: int
+    seats: tuple[int, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
 class Turn:
     """What a player is shown when asked for an action: a snapshot, safe to keep."""
 
@@ -70,6 +83,7 @@ class Turn:
     opened: float | None = None   # trio.current_time() when the decision opened (None: now)
     delay: float = 0.0       # seconds after ``opened`` at which any answer goes out (fair windows)
     answer_deadline: float | None = None   # seconds after ``opened`` a person may think (table option)
+    rule: Any = None         # an open bot's seat: the open bot's rule answer, sent instead of asking the player
 
 
 class Player(Protocol):
