@@ -426,8 +426,8 @@ def test_an_open_seat_shows_its_hand_to_every_seat_in_the_slot_after_the_strips(
     # the show is sent after every shuffle proof and every strip: its values are the card points
     sent = types_sent(table)
     assert table.sent.index(show) > max(i for i, (_, t) in enumerate(sent) if t == ShuffleProof.TYPE)
-    assert body.payload.values == tuple(table.sessions[0]._cards[c] for c in table.sessions[1].hand)
-    expected = HandShown(1, table.sessions[1].hand, (1, 5, 9))
+    assert body.payload.values == tuple(table.sessions[0]._cards[c] for c in table.hand(1))
+    expected = HandShown(1, table.hand(1), (1, 5, 9))
     for seat in range(4):
         assert table.of_type(seat, HandShown) == [expected] and table.violations(seat) == []
         assert table.sessions[seat].shown_hands == {1: table.sessions[1].hand}
