@@ -32,11 +32,16 @@ def layer_of(name: str) -> str:
     return name.split(".")[0]
 
 
-@functools.cache
 def import_nodes(path: Path) -> tuple[ast.Import | ast.ImportFrom, ...]:
     """Every import statement of one source file, anywhere in it (inside functions too): each
-    file is parsed once per run, not once per check and library."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    text is parsed once per run, not once per check and library (keyed by the text, so a file
+    rewritten in a test is parsed again)."""
+    return _import_nodes(path.read_text(encoding="utf-8"), str(path))
+
+
+@functools.cache
+def _import_nodes(text: str, filename: str) -> tuple[ast.Import | ast.ImportFrom, ...]:
+    tree = ast.parse(text, filename=filename)
     return tuple(node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)))
 
 
