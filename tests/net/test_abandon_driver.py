@@ -42,6 +42,8 @@ from p2p_sasaki.protocol.transcript import encode_record, frame_records
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
 
+pytestmark = pytest.mark.usefixtures("no_fsync")   # in-process drivers: no disk waits (tests/conftest.py)
+
 STALL = 90.0
 PACE = Pace((), 1_000, round(STALL * 1000))
 IDENTITIES = [Identity.generate(SeededEntropy(b"abandon peer %d" % n)) for n in range(4)]

@@ -36,6 +36,8 @@ from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.hand import Pass
 from p2p_sasaki.sasaki.options import TableOptions
 
+pytestmark = pytest.mark.usefixtures("no_fsync")   # in-process drivers: no disk waits (tests/conftest.py)
+
 STALL = 60.0
 PACE = Pace((), 1_000, round(STALL * 1000))
 CONFIG = TableConfig(hands=3, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False, pace=PACE)

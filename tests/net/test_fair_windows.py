@@ -28,6 +28,8 @@ from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
 
+pytestmark = pytest.mark.usefixtures("no_fsync")   # in-process drivers: no disk waits (tests/conftest.py)
+
 # Distinct delays per kind (ms), so that a wrong kind shows: run, expose, stop, chata, kkojda, lead, turn.
 PACE = Pace(tuple(zip(PACE_KINDS, (1000, 1100, 1200, 1500, 1600, 900, 700), strict=True)), 30_000, 120_000)
 CONFIG = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False, pace=PACE)

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 import trio
 
 from p2p_sasaki.cli.common import decode_config, encode_config
@@ -26,6 +27,8 @@ from p2p_sasaki.protocol.session import Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
+
+pytestmark = pytest.mark.usefixtures("no_fsync")   # in-process drivers: no disk waits (tests/conftest.py)
 
 CONFIG = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False)
 IDENTITIES = [Identity.generate(SeededEntropy(b"next match peer %d" % n)) for n in range(4)]

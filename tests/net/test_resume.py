@@ -41,6 +41,8 @@ from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.hand import DecisionKind
 from p2p_sasaki.sasaki.options import TableOptions
 
+pytestmark = pytest.mark.usefixtures("no_fsync")   # in-process drivers: no disk waits (tests/conftest.py)
+
 LINGER = 10.0
 CONFIG = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False)
 IDENTITIES = [Identity.generate(SeededEntropy(b"resume peer %d" % n)) for n in range(4)]
