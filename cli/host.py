@@ -25,13 +25,13 @@ from p2p_sasaki.cli.common import (
     make_ui,
     member_nonce,
     parse_code,
-    play_roster,
     prepare_directories,
     report,
     run_async,
     spawn_bot_peers,
     table_page,
 )
+from p2p_sasaki.cli.matches import play_roster
 from p2p_sasaki.cli.name import player_name
 from p2p_sasaki.cli.resume import pending_table, resume
 from p2p_sasaki.protocol.net import (
