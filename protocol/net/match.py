@@ -34,7 +34,7 @@ from p2p_sasaki.protocol.net.followon import agree_follow_on
 from p2p_sasaki.protocol.net.identity import Identity, TableRoster
 from p2p_sasaki.protocol.net.mesh import Mesh
 from p2p_sasaki.protocol.net.persist import SavedTable, TableStore, tables_dir
-from p2p_sasaki.protocol.net.table import PeersUnreachable, Player, TableResult, run_table
+from p2p_sasaki.protocol.net.table import DriverOptions, PeersUnreachable, Player, TableResult, run_table
 from p2p_sasaki.protocol.net.transport import Transport
 from p2p_sasaki.protocol.net.workers import ProofPool
 from p2p_sasaki.protocol.restore import RestoreError, StaleSavedTable
@@ -294,9 +294,8 @@ async def play_match(identity: Identity, roster: TableRoster, mesh: Transport, c
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(host.run_views)
-            common: dict[str, Any] = dict(
-                on_event=host.on_event, connect_timeout=options.connect_timeout, proof_pool=pool, store=store,
-                entropy=session_entropy(options, identity, saved, match_no))
+            driver = DriverOptions(on_event=host.on_event, connect_timeout=options.connect_timeout, proof_pool=pool,
+                                   store=store, entropy=session_entropy(options, identity, saved, match_no))
             if replaced is not None:   # every member computed the options: no options frame
                 bot = replaced.bot
                 bot_path = bot_transcript_path(path) if bot is not None else None
@@ -308,12 +307,15 @@ async def play_match(identity: Identity, roster: TableRoster, mesh: Transport, c
                     bot_options={"connect_timeout": options.connect_timeout,
                                  "entropy": session_entropy(options, bot, None, match_no) if bot is not None
                                  else system_entropy},
-                    **common)
+                    on_event=driver.on_event, connect_timeout=driver.connect_timeout, proof_pool=pool, store=store,
+                    entropy=driver.entropy)
             else:
-                result = await run_table(identity, roster, config, player=player, transcript_path=path,
-                                         transport=mesh, transport_running=True, early_frames=early or (),
-                                         config_codec=(encode_config, decode_config), resume=saved is not None,
-                                         **common)
+                result = await run_table(identity, roster, config,
+                                         dataclasses.replace(driver, transport=mesh, transport_running=True,
+                                                             early_frames=early or (),
+                                                             config_codec=(encode_config, decode_config),
+                                                             resume=saved is not None),
+                                         player=player, transcript_path=path)
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
         unreachable, _ = group.split(PeersUnreachable)
