@@ -57,7 +57,9 @@ def system_entropy(n: int) -> bytes:
 
 
 class SeededEntropy:
-    """A deterministic entropy stream for tests and test vectors, never for play.
+    """A deterministic entropy stream for tests and test vectors, never for play (with the
+    default tag; a prover that hedges its nonces runs one with its own tag from a seed
+    hashed from its secret and fresh entropy: protocol/hidden_rules.py).
 
     Block i is ``SHA-512(u8(len(tag)) || tag || u32be(len(seed)) || seed || u32be(8) ||
     u64be(i))`` with tag ``p2p-sasaki/v2/test-entropy``; the stream is the concatenation.
@@ -66,14 +68,15 @@ class SeededEntropy:
     '804e25b5'
     """
 
-    def __init__(self, seed: bytes) -> None:
+    def __init__(self, seed: bytes, tag: bytes | None = None) -> None:
         self._seed = bytes(seed)
+        self._tag = TAG_TEST_ENTROPY if tag is None else tag
         self._counter = 0
         self._buffer = b""
 
     def __call__(self, n: int) -> bytes:
         while len(self._buffer) < n:
-            self._buffer += hash_parts(TAG_TEST_ENTROPY, self._seed, struct.pack(">Q", self._counter))
+            self._buffer += hash_parts(self._tag, self._seed, struct.pack(">Q", self._counter))
             self._counter += 1
         out, self._buffer = self._buffer[:n], self._buffer[n:]
         return out
@@ -134,6 +137,9 @@ TAG_SHUFFLE_STATEMENT = domain_tag("shuffle-statement")
 TAG_SHUFFLE_CHALLENGE_A = domain_tag("shuffle-challenge-a")
 TAG_SHUFFLE_CHALLENGE_YZ = domain_tag("shuffle-challenge-yz")
 TAG_SHUFFLE_CHALLENGE_U = domain_tag("shuffle-challenge-u")
+# rules on hidden cards, proven with the action (protocol/hidden_rules.py)
+TAG_HIDDEN_RULE = domain_tag("hidden-rule")
+TAG_HIDDEN_RULE_NONCE = domain_tag("hidden-rule-nonce")
 # the table (protocol/session.py)
 TAG_ROSTER = domain_tag("roster")
 TAG_CHAIN_START = domain_tag("chain-start")
@@ -434,14 +440,19 @@ def dleq_verify(ctx: ProofContext, g: bytes, gx: bytes, h: bytes, hx: bytes, pro
     return _dleq_challenge(ctx, g, gx, h, hx, a, b) == c
 
 
-def _batch(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes]) -> tuple[bytes, bytes]:
-    """(sum c_k*h_k, sum c_k*hx_k) with c_k = HS(dleq-batch, ctx, g, gx, u32(K), h..., hx..., u32(k))."""
+def _batch_weights(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes]) -> list[int]:
+    """c_k = HS(dleq-batch, seed, u32(k)), seed = H(dleq-batch, ctx, g, gx, u32(K), h..., hx...)."""
     if len(hs) != len(hxs) or not hs:
         raise CryptoError("a batch needs as many h as hx, at least one")
     for element in (*hs, *hxs):
         check_element(element, "batched element")
     seed = hash_parts(TAG_DLEQ_BATCH, *ctx.parts(), g, gx, u32(len(hs)), *hs, *hxs)
-    coefficients = [hash_to_scalar(TAG_DLEQ_BATCH, seed, u32(k)) for k in range(len(hs))]
+    return [hash_to_scalar(TAG_DLEQ_BATCH, seed, u32(k)) for k in range(len(hs))]
+
+
+def _batch(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes]) -> tuple[bytes, bytes]:
+    """(sum c_k*h_k, sum c_k*hx_k) with the weights c_k of :func:`_batch_weights`."""
+    coefficients = _batch_weights(ctx, g, gx, hs, hxs)
     return G.msm(zip(coefficients, hs, strict=False)), G.msm(zip(coefficients, hxs, strict=False))
 
 
@@ -449,9 +460,12 @@ def dleq_batch_prove(
     ctx: ProofContext, x: int, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes], entropy: Entropy
 ) -> bytes:
     """One DLEQ proof that log_g(gx) == log_{h_k}(hx_k) for every k: the DLEQ of the
-    hash-weighted sums (a false pair survives the weighting with probability 1/L)."""
-    h, hx = _batch(ctx, g, gx, hs, hxs)
-    return dleq_prove(ctx, x, g, gx, h, hx, entropy)
+    hash-weighted sums (a false pair survives the weighting with probability 1/L). The
+    prover forms the second sum as x times the first (one multiplication instead of K; the
+    same point whenever every hx_k is x*h_k, and a proof that fails when one is not)."""
+    coefficients = _batch_weights(ctx, g, gx, hs, hxs)
+    h = G.msm(zip(coefficients, hs, strict=False))
+    return dleq_prove(ctx, x, g, gx, h, G.mul(x, h), entropy)
 
 
 def dleq_batch_verify(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes], proof: bytes) -> bool:

@@ -614,6 +614,20 @@ class DeckSession:
             return str(exc)
         return None
 
+    def position_lock(self, position: int) -> tuple[bytes, bytes, bytes]:
+        """The public triple a dealt position's opening is proven against: ``(B_s, B_{s+1},
+        F_k)`` for position k of seat s, with ``B_{s+1} = x_s*B_s`` and ``F_k = x_s*M_card``
+        (protocol/hidden_rules.py proves statements about the card behind it)."""
+        if len(self._final) != self.n_cards or not 0 <= position < self.n_cards:
+            raise DeckUsageError("no such dealt position (yet)")
+        seat = position % self.n
+        return self._decks[seat][1], self._decks[seat + 1][1], self._final[position]
+
+    @property
+    def card_points(self) -> tuple[bytes, ...]:
+        """M_0..M_{N-1}, the hand's card points (empty before the hand id is agreed)."""
+        return self._cards
+
     def reveal_key(self, slot: int | None = None) -> list[bytes]:
         """Reveal my shuffle scalar (end of hand, or to settle blame after a failure)."""
         if self.seat is None or self._x is None:
