@@ -277,7 +277,8 @@ def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interf
     for number in range(count):
         bot_dir = directory / "bots" / str(number + 1)
         argv = [sys.executable, "-P", "-m", "p2p_sasaki", "join", "--new", code, "--address", address, "--bot",
-                "--quiet", "--data-dir", str(bot_dir), "--name", f"Bot {number + 2}", "--bot-kind", kind, "--level", str(level),
+                "--quiet", "--data-dir", str(bot_dir), "--name", f"Bot {number + 2}", "--bot-kind", kind,
+                "--level", str(level),
                 "--proof-workers", "0",  # the bots share this machine's cores with the creator's peer
                 "--next-match", next_match]
         if interface:
@@ -285,7 +286,8 @@ def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interf
             # interface and the creator records it at the address it came from (the LAN
             # address), so players on other machines can reach it; 127.0.0.1 would not do.
             argv += ["--interface", interface]
-        log = open(quiet_log.with_name(f"{quiet_log.stem}-bot{number + 1}.log"), "wb") if quiet_log else subprocess.DEVNULL
+        log = (open(quiet_log.with_name(f"{quiet_log.stem}-bot{number + 1}.log"), "wb") if quiet_log
+               else subprocess.DEVNULL)
         processes.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                           stdout=log, stderr=subprocess.STDOUT))
     return processes

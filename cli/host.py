@@ -115,7 +115,8 @@ async def _host(args: argparse.Namespace, player: object) -> int:
                 if args.bots:
                     bots = spawn_bot_peers(args.bots, str(code), address, directory, args.interface,
                                            kind=args.bot_kind or "search", level=args.level,
-                                           next_match="no" if args.bot else "yes")   # a person's bots agree by themselves
+                                           # a person's bots agree by themselves
+                                           next_match="no" if args.bot else "yes")
                     print(f"Started {args.bots} bot peer(s) as local processes.", flush=True)
                 people = 3 - args.bots
                 print(f"Waiting for {people} player(s) to join ..." if people else "Waiting for the bots to join ...",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, Union
+from typing import Protocol
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import CryptoError, Entropy, IdentityKey, SeededEntropy, u32
@@ -105,7 +105,7 @@ class CardsDealt:
     cards: int
 
 
-SourceEvent = Union[DealProgress, CardsDealt]
+SourceEvent = DealProgress | CardsDealt
 
 
 class CardSource(Protocol):

@@ -32,7 +32,6 @@ import itertools
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Union
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import (
@@ -130,7 +129,8 @@ class Violation:
     reason: str
 
 
-Event = Union[HandIdAgreed, ShuffleAccepted, ShuffleVerified, HandDealt, CardOpened, KeyRevealed, HandRevealed, Violation]
+Event = (HandIdAgreed | ShuffleAccepted | ShuffleVerified | HandDealt | CardOpened | KeyRevealed | HandRevealed
+         | Violation)
 
 
 class DeckUsageError(RuntimeError):
@@ -220,8 +220,8 @@ class VerifyHop:
     argument: crypto.ShuffleArgument
 
 
-DeckJob = Union[ProveHop, VerifyHop]
-JobResult = Union[crypto.ShuffleArgument, bool]
+DeckJob = ProveHop | VerifyHop
+JobResult = crypto.ShuffleArgument | bool
 
 
 def run_job(job: DeckJob) -> JobResult:
@@ -407,7 +407,8 @@ class DeckSession:
             raise DeckUsageError("only a seated session starts, once")
         self._started = True
         self._nonce = self._rng(32)
-        self._send(DeckCommit(crypto.nonce_commitment(self.table_id, self.hand_no, self.seat, self._nonce)), self.layout.commit)
+        self._send(DeckCommit(crypto.nonce_commitment(self.table_id, self.hand_no, self.seat, self._nonce)),
+                   self.layout.commit)
         self._drain()
         return self.take_outgoing()
 
@@ -663,7 +664,8 @@ class DeckSession:
             seen = self._seen.get((sender, slot))
             if seen is not None:
                 if seen != message.body_bytes:
-                    self._violation(sender, "equivocation", f"seat {sender} signed two different messages for slot {slot}")
+                    self._violation(sender, "equivocation",
+                                    f"seat {sender} signed two different messages for slot {slot}")
                 return  # a relayed copy
         if self.failed is not None and not isinstance(body.payload, KeyReveal):
             return
@@ -713,7 +715,8 @@ class DeckSession:
         if isinstance(payload, ShuffleProof):
             return len(self._decks) > sender + 1
         if isinstance(payload, StripRound):
-            return len(self._decks) == n + 1 and (payload.round == 1 or (payload.round - 1, (sender - 1) % n) in self._strips)
+            return len(self._decks) == n + 1 and (payload.round == 1
+                                                  or (payload.round - 1, (sender - 1) % n) in self._strips)
         if isinstance(payload, CardOpen):
             return len(self._final) == self.n_cards
         if isinstance(payload, KeyReveal):
@@ -833,7 +836,8 @@ class DeckSession:
         if card >= self.n_cards:
             raise _Reject("open", f"there is no card {card}")
         base, next_base = self._decks[sender][1], self._decks[sender + 1][1]
-        if not crypto.dleq_verify(self._ctx(f"open/{k}", sender), base, next_base, self._cards[card], self._final[k], opening.proof):
+        if not crypto.dleq_verify(self._ctx(f"open/{k}", sender), base, next_base, self._cards[card], self._final[k],
+                                  opening.proof):
             raise _Reject("open", f"seat {sender} cannot show card {card} at position {k}")
         self._opened[k] = card
         self._events.append(CardOpened(sender, k, card))

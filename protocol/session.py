@@ -723,8 +723,8 @@ class TableSession:
         cards_opened = [o.card for o in payload.opens]
         if sum(1 << c for c in cards_opened) != new or len(cards_opened) != new.bit_count() \
                 or cards_opened != sorted(cards_opened):
-            raise _Stop(seat, slot, f"seat {seat}'s action must open exactly {self.game.cards_name(new) if new else 'no cards'}, "
-                        "in ascending card order")
+            opened = self.game.cards_name(new) if new else "no cards"
+            raise _Stop(seat, slot, f"seat {seat}'s action must open exactly {opened}, in ascending card order")
         for opening in payload.opens:
             reason = self.source.accept_open(seat, opening)
             if reason is not None:
@@ -982,7 +982,8 @@ class TableSession:
             return None
         for (h, slot), got in self._abandons.items():
             if h <= hand and (h, slot) < self._unit() and any(
-                    isinstance(m.body.payload, Abandon) and self.my_seat in m.body.payload.silent for m in got.values()):
+                    isinstance(m.body.payload, Abandon) and self.my_seat in m.body.payload.silent
+                    for m in got.values()):
                 return h, slot
         return None
 
