@@ -9,8 +9,8 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.cli.main import main
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import BOT, END, BotPlayer, Stalled, run_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
