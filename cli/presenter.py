@@ -48,7 +48,18 @@ from p2p_sasaki.protocol.events import (
 )
 from p2p_sasaki.protocol.messages import default_name
 from p2p_sasaki.protocol.net.identity import describe_key
-from p2p_sasaki.protocol.net.table import ABANDON, BOT, END, WAIT, Connected, Links, Stalled, Turn, Waiting
+from p2p_sasaki.protocol.net.table import (
+    ABANDON,
+    BOT,
+    END,
+    WAIT,
+    CannotAbandon,
+    Connected,
+    Links,
+    Stalled,
+    Turn,
+    Waiting,
+)
 from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
 from p2p_sasaki.sasaki.combos import Kind, classify
 from p2p_sasaki.sasaki.hand import (
@@ -599,6 +610,9 @@ class Presenter:
                     what = "a bot takes the empty seat if everyone agrees"
                 return [Note(f"Hand {hand} is abandoned ({reason}): {gone} left, nobody is "
                              f"blamed; {what}.", NoteKind.SCORE)]
+            case CannotAbandon(reason=reason):
+                return [Note(f"The hand cannot be abandoned now: {reason}. The table keeps waiting; you are asked "
+                             "again one stall deadline later, or as soon as the awaited seats change.", NoteKind.ALERT)]
             case AbandonRejected(reason=reason):
                 return [Note(f"An abandon was not accepted: {reason}.", NoteKind.ALERT)]
         return []

@@ -45,6 +45,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from p2p_sasaki.protocol.abandon import AbandonRules
 from p2p_sasaki.protocol.chain import chain_start, next_chain, roster_hash, seat_commitment, seating_order
 from p2p_sasaki.protocol.config import TableConfig, dealer_of, game_of, header_of
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
@@ -203,14 +204,22 @@ class TableSession:
         self._signed: list[Signed] = []
         self._events: deque[Event] = deque()
         self._jobs_out: dict[DeckJob, CardSource] = {}               # proof jobs handed out
-        # abandon (docs/protocol.md, "Abandon"): every abandon signature seen, by (hand, slot)
-        self._abandons: dict[tuple[int, int], dict[int, SignedMessage]] = {}
-        self._absent: frozenset[int] = frozenset()                   # this hand's seats named silent
-        self._abandoned_at = 0                                       # the slot last closed as abandoned
-        self._end_after = False                                      # a present seat chose to end the match
-        self._void: dict[int, tuple[int, frozenset[int]]] = {}       # hand -> (last abandoned slot, absent)
-        self.left: set[int] = set()                                   # seats that signed a leave notice
+        self.abandons = AbandonRules(seats)    # the abandon rules (protocol/abandon.py)
+        self._hand_keys: dict[int, bytes] = {}  # this hand's recorded key reveals (KEYS slots, abandoned ones too)
+        # this hand's abandoned game slot: (slot, its prev, silent, signers), and the silent seats
+        # whose own answer of it is recorded (they answered and were voted out)
+        self._abandoned_unit: tuple[int, bytes, tuple[int, ...], tuple[int, ...]] | None = None
+        self._voted_out: set[int] = set()
         self.abandoned_hands: list[HandAbandoned] = []
+
+    @property
+    def left(self) -> set[int]:
+        """The seats that signed a leave notice (for the current hand)."""
+        return self.abandons.left
+
+    @property
+    def _absent(self) -> frozenset[int]:
+        return self.abandons.absent
 
     # -- public API ----------------------------------------------------------------------
 
@@ -313,12 +322,28 @@ class TableSession:
         unit = self._unit()
         if self._i_abandoned():
             return False
-        silent = tuple(s for s in self.waiting_for if s != self.my_seat and s not in self._absent)
-        if not silent or not self._majority(silent):
+        silent = self._silent_now()
+        if not silent or not self.abandons.majority(silent):
             return False
         self._sign(unit[0], unit[1], Abandon(silent, end))
         self._guarded(self._advance)
         return True
+
+    def why_no_abandon(self) -> str | None:
+        """Why :meth:`abandon` would sign nothing now (one sentence that says what can be
+        done instead), or None if it would sign."""
+        if self.identity is None or self.my_seat is None or self.finished or self.hand_no < 1:
+            return "there is no hand going on to abandon"
+        if self._i_abandoned():
+            return ("this seat already signed its abandon of this slot; it completes once every other present "
+                    "seat signs it")
+        silent = self._silent_now()
+        if not silent:
+            return "the table waits for nobody else"
+        return self.abandons.why_not(silent)
+
+    def _silent_now(self) -> tuple[int, ...]:
+        return tuple(s for s in self.waiting_for if s != self.my_seat and s not in self._absent)
 
     def leave(self) -> bool:
         """Sign a leave notice (my player quit for good): the others are told at once and may
@@ -346,10 +371,12 @@ class TableSession:
 
     @property
     def pending_for_me(self) -> Any:
-        """The game's decision my seat must answer now, or None (also once I signed an
-        abandon of this slot: I wait for it to complete)."""
+        """The game's decision my seat must answer now, or None. Also once I signed an abandon
+        of this slot: an answer and an abandon of one slot are both allowed (docs/protocol.md,
+        "Abandon"), and a seat that answered must send its answer (rule 2 still keeps me from
+        completing the slot normally)."""
         slot = self._play_slot()
-        if slot is None or self.my_seat is None or self._i_abandoned():
+        if slot is None or self.my_seat is None:
             return None
         return slot.decision if self.my_seat in slot.seats and self.my_seat not in self._got else None
 
@@ -420,7 +447,7 @@ class TableSession:
         if self.finished:
             return
         if isinstance(body.payload, Abandon):
-            self._abandons.setdefault((body.hand, body.slot), {})[body.sender] = message
+            self.abandons.note(message)
             self._abandoned_without_me(body.hand, body.slot)
         elif isinstance(body.payload, Leave):
             if body.hand == self.hand_no and body.sender != self.my_seat and body.sender not in self.left:
@@ -512,8 +539,9 @@ class TableSession:
 
     def _place(self, message: SignedMessage) -> Placement:
         body = message.body
-        void = self._void.get(body.hand)
-        if void is not None and (body.slot <= void[0] or body.sender in void[1]):
+        if self.abandons.drops(body.hand, body.slot, body.sender):
+            if self.identity is None:
+                self._answered_and_voted_out(message)
             return Placement.DROP
         if (body.hand, body.slot) < (self.hand_no, self.slot if self.phase is not Phase.DECK else 0):
             raise _Stop(body.sender, body.slot, f"seat {body.sender} signed for hand {body.hand} slot "
@@ -687,7 +715,9 @@ class TableSession:
         self._deck_got, self._opened, self._slots_played, self._hashes = {}, 0, [], []
         self._opener = self._my_cards = None
         self._settle = None
-        self._absent = frozenset()
+        self.abandons.start_hand()
+        self._hand_keys = {}
+        self._abandoned_unit, self._voted_out = None, set()
         assert self.seat_keys is not None
         self.source = self.dealer.hand(HandSetup(
             self.my_seat, self.game.seats, self.game.n_cards, self.identity, self.seat_keys, self.table_id,
@@ -834,9 +864,9 @@ class TableSession:
 
     def _close_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
         if self._absent:
-            keys = {seat: m.body.payload.key for seat, m in got.items() if isinstance(m.body.payload, KeyReveal)}
+            self._keep_keys(list(got.values()))
             slot = self.slot
-            return lambda: self._abandon_verdict(slot, keys)
+            return lambda: self._abandon_verdict(slot)
         if self._settle is not None:
             return self._settlement_verdict  # after the keys are recorded: they are the evidence
         ended = self._replay()
@@ -900,121 +930,76 @@ class TableSession:
             return frozenset(range(self.game.seats)) - self._absent
         return frozenset(self._expected()) - self._absent
 
-    def _abandon_problem(self, message: SignedMessage) -> str | None:
-        body, payload = message.body, message.body.payload
-        assert isinstance(payload, Abandon)
-        where = f"seat {body.sender}'s abandon of hand {body.hand} slot {body.slot}"
-        if body.prev != self._unit_prev():
-            return f"{where} is not bound to the agreed state (its prev does not match); ignored"
-        if body.sender in self._absent or body.sender in payload.silent:
-            return f"{where} is signed by a seat it names silent or that already left the hand; ignored"
-        if not set(payload.silent) <= self._unit_waits_on():
-            return f"{where} names a seat the slot does not wait for; ignored"
-        if not self._majority(payload.silent):
-            return f"{where} names half the present seats or more silent (the others must be a majority); ignored"
-        return None
-
-    def _majority(self, silent: Sequence[int]) -> bool:
-        """The seats that must sign (present, not silent) are a strict majority of the present
-        ones: two abandons of one unit with disjoint signers can never both complete."""
-        present = self.game.seats - len(self._absent)
-        return 2 * (present - len(silent)) > present
+    def _key_in(self, seat: int) -> bool:
+        """A KEYS slot's abandon counts only with its signer's own key reveal of the slot (it
+        is recorded with it): every other unit's signer is always ready."""
+        if self.phase is not Phase.CLOSE:
+            return True
+        message = self._got.get(seat)
+        return message is not None and isinstance(message.body.payload, KeyReveal)
 
     def _complete_abandon(self) -> bool:
         """Close the current unit as abandoned if every present seat outside one silent set
         signed that set (rule 1). Invalid signatures are rejected, each with one sentence."""
         unit = self._unit()
-        got = self._abandons.get(unit)
-        if not got:
+        rejected, complete = self.abandons.complete(unit, self._unit_prev(), self._unit_waits_on(), self._key_in)
+        for sender, reason in rejected:
+            self._events.append(AbandonRejected(sender, reason))
+        if complete is None:
             return False
-        groups: dict[tuple[int, ...], list[int]] = {}
-        for sender in sorted(got):
-            message = got[sender]
-            problem = self._abandon_problem(message)
-            if problem is not None:
-                del got[sender]
-                self._events.append(AbandonRejected(sender, problem))
-                continue
-            payload = message.body.payload
-            assert isinstance(payload, Abandon)
-            groups.setdefault(payload.silent, []).append(sender)
-        present = frozenset(range(self.game.seats)) - self._absent
-        for silent, signers in sorted(groups.items()):
-            if set(signers) == present - set(silent):
-                self._close_abandoned(unit, [got[s] for s in signers], silent)
-                return True
-        return False
+        silent, signers = complete
+        self._close_abandoned(unit, signers, silent)
+        return True
 
     def _overtaken(self) -> bool:
-        """Rule 2's exception: a seat outside my abandon's silent set signed a message for a
-        later slot (it completed this one normally and will never sign the abandon)."""
+        """Rule 2's exception (protocol/abandon.py, :meth:`AbandonRules.overtaken`)."""
         hand, slot = self._unit()
         assert self.my_seat is not None
-        mine = self._seen.get((hand, slot, self.my_seat, Abandon.TYPE))
-        if mine is None or not isinstance(mine.body.payload, Abandon):
-            return True
-        silent = set(mine.body.payload.silent) | {self.my_seat}
         bound = (self.source.deck_slots - 1) if self.phase is Phase.DECK and self.source is not None else slot
-        return any(m.body.sender not in silent and (m.body.hand > hand or (m.body.hand == hand and m.body.slot > bound))
-                   for m in self._seen.values())
+        return self.abandons.overtaken((hand, slot), self.my_seat, bound, self._seen.values())
 
     def _abandoned_without_me(self, hand: int, slot: int) -> None:
         """Rule 3: a complete abandon of a slot this peer has already gone past names it silent
         (it was cut off while the others abandoned): this peer's chain forked; it stops, naming
         nobody."""
-        if self.my_seat is None or (hand, slot) >= self._unit():
-            return
-        absent = self._absent if hand == self.hand_no else self._void.get(hand, (0, frozenset()))[1]
-        got = self._abandons.get((hand, slot), {})
-        for message in got.values():
-            payload = message.body.payload
-            if isinstance(payload, Abandon) and self.my_seat in payload.silent:
-                signers = {s for s, m in got.items() if isinstance(m.body.payload, Abandon)
-                           and m.body.payload.silent == payload.silent}
-                if signers == set(range(self.game.seats)) - set(payload.silent) - absent:
-                    raise _Stop(None, slot, f"the other seats abandoned hand {hand} slot {slot} while this seat was "
-                                "cut off; this seat's table has gone on without it", BlameBasis.ABANDONED, hand)
-
-    def _named_silent_before(self, hand: int) -> tuple[int, int] | None:
-        """A slot (hand, slot) up to ``hand``, before the current one, that some abandon names my
-        seat silent in."""
-        if self.my_seat is None:
-            return None
-        for (h, slot), got in self._abandons.items():
-            if h <= hand and (h, slot) < self._unit() and any(
-                    isinstance(m.body.payload, Abandon) and self.my_seat in m.body.payload.silent
-                    for m in got.values()):
-                return h, slot
-        return None
+        if self.my_seat is not None and self.abandons.cut_off(hand, slot, self.my_seat, self._unit()):
+            raise _Stop(None, slot, f"the other seats abandoned hand {hand} slot {slot} while this seat was "
+                        "cut off; this seat's table has gone on without it", BlameBasis.ABANDONED, hand)
 
     def _was_absent(self, seat: int, hand: int) -> bool:
-        """A complete abandon of this hand or an earlier one named ``seat`` silent."""
-        return any(h <= hand and seat in absent for h, (_, absent) in self._void.items())
+        return self.abandons.was_absent(seat, hand)
 
     def _forked(self, hand: int) -> None:
         """Rule 3 before the whole abandon is here: a message that does not fit my chain while
         some abandon of an earlier slot names me silent stops me, naming nobody."""
-        named = self._named_silent_before(hand)
+        if self.my_seat is None:
+            return
+        named = self.abandons.named_silent_before(hand, self.my_seat, self._unit())
         if named is not None:
             raise _Stop(None, named[1], f"the other seats are abandoning hand {named[0]} slot {named[1]} while this "
                         "seat was cut off; this seat's table has gone on without it", BlameBasis.ABANDONED, named[0])
 
-    def _close_abandoned(self, unit: tuple[int, int], messages: list[SignedMessage], silent: tuple[int, ...]) -> None:
-        """Rule 1's outcome, the same on every peer: the unit's records are the abandon
-        signatures (in signer order), chained on its prev; the hand is void."""
+    def _close_abandoned(self, unit: tuple[int, int], signers: list[int], silent: tuple[int, ...]) -> None:
+        """Rule 1's outcome, the same on every peer: the unit's records are, in signer order,
+        the signers' key reveals (a KEYS slot only) and then their abandon signatures, chained
+        on its prev; the hand is void."""
         hand, slot = unit
+        was_deck, was_keys = self.phase is Phase.DECK, self.phase is Phase.CLOSE
+        keys = [self._got[s] for s in signers] if was_keys else []
+        messages = keys + [self.abandons.signed[unit][s] for s in signers]
         prev = self._unit_prev()
         self.chain = next_chain(prev, hand, slot, [m.body_bytes for m in messages])
         for message in messages:
             self._events.append(Record(encode_record(KIND_ENVELOPE, message.raw)))
-        self._end_after = self._end_after or any(isinstance(m.body.payload, Abandon) and m.body.payload.end
-                                                 for m in messages)
-        was_deck = self.phase is Phase.DECK
+        mine = self._got.get(self.my_seat) if self.my_seat is not None else None
+        if self.phase in (Phase.OPENING, Phase.PLAY):
+            self._abandoned_unit = (slot, prev, tuple(silent), tuple(signers))
+            if mine is not None and self.my_seat in silent:
+                self._answered_and_voted_out(mine)   # my own answer: the others voted me out
+        self._keep_keys(keys)
         assert self.source is not None
         bound = self.source.deck_slots - 1 if was_deck else slot
-        self._absent = self._absent | frozenset(silent)
-        self._void[hand] = (bound, self._absent)
-        self._abandoned_at = slot
+        self.abandons.close(hand, slot, bound, silent, messages)
         self._got = {}
         self._pending = [m for m in self._pending if m.body.hand != hand or (
             m.body.slot > bound and m.body.sender not in self._absent)]
@@ -1023,7 +1008,10 @@ class TableSession:
             self._void_hand(None, f"stopped during the deal, waiting for {names}")
             return
         if not self.source.closes:   # a dealer that knows the deal (tests): no keys to reveal
-            self._abandon_verdict(slot, {})
+            self._abandon_verdict(slot)
+            return
+        if was_keys:   # every signer's key is recorded with the abandon: settle from the hand's keys
+            self._abandon_verdict(slot)
             return
         # the settlement's key slot: every present seat reveals its key for the void hand
         self.slot, self.phase = slot + 1, Phase.CLOSE
@@ -1032,11 +1020,45 @@ class TableSession:
             if key is not None:
                 self._sign(hand, self.slot, KeyReveal(key))
 
-    def _abandon_verdict(self, slot: int, keys: dict[int, bytes]) -> None:
-        """The keys of the present seats are recorded: the deal is theirs plus, for one absent
-        seat, the complement. A refusal pending settlement names its refuser from it; else the
-        hand is void and the absent seats are named as having left."""
+    def _answered_and_voted_out(self, message: SignedMessage) -> None:
+        """A seat that the abandon of this hand's game slot named silent had signed its answer
+        of that very slot (on the slot's prev): its own transcript records that answer right
+        after the abandon records (issue 18, finding 7), and the hand's verdict says it answered
+        and was voted out, not that it left. Only the seat's own session writes it (its answer);
+        the audit accepts it where that transcript has it."""
+        body = message.body
+        unit = self._abandoned_unit
+        if (unit is None or body.hand != self.hand_no or body.slot != unit[0] or body.prev != unit[1]
+                or body.sender not in unit[2] or body.sender in self._voted_out
+                or not isinstance(body.payload, TableAction)):
+            return
+        self._voted_out.add(body.sender)
+        self._events.append(Record(encode_record(KIND_ENVELOPE, message.raw)))
+
+    def _gone(self, names: str) -> str:
+        """Who is absent from the hand, in the verdict's words."""
+        if not self._voted_out or self._abandoned_unit is None:
+            return f"{names} left"
+        slot, _, _, signers = self._abandoned_unit
+        seats = ", ".join(f"S{s}" for s in sorted(self._voted_out))
+        by = ", ".join(f"S{s}" for s in signers)
+        return (f"{seats} answered hand {self.hand_no} slot {slot} and was voted out by {by} (its signed answer is "
+                f"in this transcript; their abandon names it silent)")
+
+    def _keep_keys(self, messages: Sequence[SignedMessage]) -> None:
+        """Record key reveals of this hand's KEYS slots (the first of each seat counts)."""
+        for message in messages:
+            payload = message.body.payload
+            if isinstance(payload, KeyReveal):
+                self._hand_keys.setdefault(message.body.sender, payload.key)
+
+    def _abandon_verdict(self, slot: int) -> None:
+        """Every recorded key reveal of the hand is in (those of an abandoned KEYS slot too): the
+        deal is theirs plus, for one seat without a key, the complement. A refusal pending
+        settlement names its refuser from it, whoever else withholds; else the hand is scored
+        (played out), forfeited (one seat absent) or void, the absent seats named as having left."""
         assert self.source is not None
+        keys = dict(self._hand_keys)
         try:
             deal = self.source.partial_deal(keys)
         except SourceError as exc:
@@ -1048,12 +1070,12 @@ class TableSession:
             except _Stop as stop:
                 if stop.seat is not None:
                     raise _Stop(stop.seat, stop.slot, f"{stop.reason}; its hand is read as the complement of the "
-                                "others' revealed hands" if stop.seat in self._absent else stop.reason) from None
+                                "others' revealed hands" if stop.seat not in keys else stop.reason) from None
         names = ", ".join(f"S{s}" for s in sorted(self._absent))
         if self._settle is None and full is not None and self.state is not None and self.state.slot() is None:
             # every play was made and agreed: the hand is scored, whoever withholds its key
             ended = self._replay(full)
-            self._void_hand(deal, f"{names} left at the key reveal of hand {self.hand_no}; the hand was played "
+            self._void_hand(deal, f"{self._gone(names)} at the key reveal of hand {self.hand_no}; the hand was played "
                             f"out and is scored, {names}'s cards read as the complement of the others'", ended)
             return
         if self._settle is None and full is not None and len(self._absent) == 1:
@@ -1065,20 +1087,23 @@ class TableSession:
             self.dealt_hands.append(tuple(tuple(_indices(mask)) for mask in full))
             self.forfeits.append(seat)
             forfeited = HandEnded(self.hand_no, tuple(scores), self.totals, None)
-            self._void_hand(deal, f"{names} left during hand {self.hand_no} after the deal and forfeits it",
+            self._void_hand(deal, f"{self._gone(names)} during hand {self.hand_no} after the deal and forfeits it"
+                            if not self._voted_out else f"{self._gone(names)}; it forfeits the hand",
                             forfeited, forfeit=seat)
             return
-        self._void_hand(deal, f"{names} left during hand {self.hand_no}; the hand is void")
+        self._void_hand(deal, f"{self._gone(names)} during hand {self.hand_no}; the hand is void"
+                        if not self._voted_out else f"{self._gone(names)}; the hand is void")
 
     def _void_hand(self, deal: tuple[int | None, ...] | None, reason: str,
                    ended: HandEnded | None = None, forfeit: int | None = None) -> None:
-        event = HandAbandoned(self.hand_no, self._abandoned_at, tuple(sorted(self._absent)), deal, self._end_after,
+        event = HandAbandoned(self.hand_no, self.abandons.abandoned_at, tuple(sorted(self._absent)), deal,
+                              self.abandons.end_after,
                               reason, scored=ended is not None, forfeit=forfeit)
         self.abandoned_hands.append(event)
         self._events.append(event)
         if ended is not None:
             self._events.append(ended)
-        if self._end_after or self._match_over():
+        if self.abandons.end_after or self._match_over():
             self.phase, self.finished = Phase.DONE, True
             self._events.append(MatchEnded(self.totals))
             return

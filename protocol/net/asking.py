@@ -11,16 +11,16 @@ from typing import Any, Protocol
 
 import trio
 
-__all__ = ["Turn", "Player", "BotPlayer", "Stalled", "PlayerLeft", "player_left", "bot_stall_choice",
+__all__ = ["Turn", "Player", "BotPlayer", "Stalled", "CannotAbandon", "PlayerLeft", "player_left", "bot_stall_choice",
            "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
 
 WAIT, ABANDON, END, BOT = "wait", "abandon", "end", "bot"
 STALL_CHOICES = (WAIT, ABANDON, END, BOT)
 """The choices at the stall deadline (docs/usage.md, "When a player stops answering"): keep
-waiting (asked again one stall deadline later), abandon the hand (the match goes on with the
-next hand), end the match (abandon the hand, no further hands), or go on with a bot in the
-seat (only when :attr:`Stalled.bot_seat`: end this table like "end", then the present seats
-agree on a ``replace-seat`` table, protocol/net/botseat.py)."""
+waiting (asked again one stall deadline later, even when an awaited seat left), abandon the
+hand (the match goes on with the next hand), end the match (abandon the hand, no further
+hands), or go on with a bot in the seat (only when :attr:`Stalled.bot_seat`: end this table
+like "end", then the present seats agree on a ``replace-seat`` table, protocol/net/botseat.py)."""
 
 
 class PlayerLeft(Exception):
@@ -57,6 +57,19 @@ class Stalled:
     """Those of ``seats`` that an earlier hand of this match was already abandoned for."""
     bot_seat: bool = False
     """:data:`BOT` may be chosen: one seat is awaited and this is not the match's last hand."""
+
+
+@dataclass(frozen=True)
+class CannotAbandon:
+    """Driver event: my player chose to abandon (or end, or a bot) at the stall question, but
+    the abandon cannot be signed now; ``reason`` says why and what can be done (e.g. two of
+    four seats awaited together: wait for one of them, or leave). The table keeps waiting: the
+    question comes again one stall deadline later, or at once when the awaited seats change."""
+
+    hand: int
+    slot: int
+    seats: tuple[int, ...]
+    reason: str
 
 
 @dataclass(frozen=True)

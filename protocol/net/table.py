@@ -86,11 +86,18 @@ Abandon and leaving
 While the session waits for other seats, :class:`Waiting` carries since when (``since``, trio
 time: the clock restarts whenever the hand, the slot or the awaited seats change) and when
 the stall deadline falls (``deadline`` = since + the table's signed ``stall_ms``). At the
-deadline, or at once when an awaited seat signed a leave notice (``left``; the session's
+deadline (while a present seat is awaited, never before since + its answer deadline +
+``ANSWER_GRACE``: a person still allowed to think is never called silent), or at once when
+every awaited seat signed a leave notice (``left``; the session's
 :class:`~p2p_sasaki.protocol.events.SeatLeft`), the driver reports :class:`Stalled` and asks
-the player (``Player.stalled``, in its own task, cancelled if the seat answers meanwhile):
-``"wait"`` asks again one deadline later; ``"abandon"`` signs the session's abandon of the
-slot (docs/protocol.md, "Abandon"), the match then goes on with the next hand; ``"end"``
+the player (``Player.stalled``, in its own task, cancelled if the seat answers meanwhile).
+The question never stops my own answer: one already given (held to its window's due time)
+is still sent after I sign an abandon of the slot. ``"wait"`` asks again one deadline later
+(also when the seat left); ``"abandon"`` signs the session's abandon of the slot
+(docs/protocol.md, "Abandon"), the match then goes on with the next hand; if it cannot be
+signed (two of four seats awaited together: no majority) the driver reports
+:class:`CannotAbandon` with the session's sentence why and what can be done, and waits as for
+``"wait"``; ``"end"``
 signs it with ``end`` set: no further hands; ``"bot"`` (offered when :attr:`Stalled.bot_seat`)
 signs it like ``"end"`` and is kept in ``TableResult.choice``: the caller then agrees on a
 table with a bot in that seat (protocol/net/botseat.py). A bot (and a player without ``stalled``)
@@ -143,6 +150,7 @@ from p2p_sasaki.protocol.net.asking import (
     STALL_CHOICES,
     WAIT,
     BotPlayer,
+    CannotAbandon,
     Player,
     PlayerLeft,
     Stalled,
@@ -172,8 +180,8 @@ from p2p_sasaki.protocol.session import (
 from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record
 
 __all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Links", "Connected", "WindowOpened", "Pacer", "TableResult",
-           "TranscriptWriter", "SentLog", "run_table", "DriverOptions", "ConfigCodec", "Stalled", "PlayerLeft",
-           "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
+           "TranscriptWriter", "SentLog", "run_table", "DriverOptions", "ConfigCodec", "Stalled", "CannotAbandon",
+           "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
 
 
 @dataclass(frozen=True)
@@ -468,6 +476,7 @@ async def _agree_config(mesh: Transport, roster: TableRoster, identity: Identity
 
 
 STALL_BACKOFF_MAX = 60.0
+ANSWER_GRACE = 2.0   # seconds past a person's answer deadline before a present seat is called silent
 QUIET_AFTER_RESENDS = 0.2   # a resume: no new frame for this long after every peer's first ones
 
 
@@ -498,6 +507,7 @@ class _Driver:
         self.wait_key: tuple[Any, ...] = ()
         self.wait_since = trio.current_time()
         self.stall_asked = False
+        self.kept_waiting = False                  # my player chose "keep waiting" (or could not abandon)
         self.choosing: trio.CancelScope | None = None
         self.choices: list[tuple[Any, str]] = []
         self.leaving: PlayerLeft | None = None
@@ -646,6 +656,7 @@ class _Driver:
         wait_key = (session.hand_no, session.slot, waiting)
         if wait_key != self.wait_key:     # a new wait: its clock starts now, its choices are asked anew
             self.wait_key, self.wait_since, self.stall_asked = wait_key, trio.current_time(), False
+            self.kept_waiting = False
             if self.choosing is not None:
                 self.choosing.cancel()
                 self.choosing = None
@@ -669,9 +680,13 @@ class _Driver:
         waiting = self.wait_key[2] if self.wait_key else ()
         if self.stall_asked or not waiting or session.finished or session.hand_no < 1:
             return float("inf")
-        if any(s in session.left for s in waiting):
-            return float("-inf")          # a seat we wait for left: no need to wait for the deadline
-        return self.wait_since + self.pacer.pace.stall_deadline
+        present = [s for s in waiting if s not in session.left]
+        if not present and not self.kept_waiting:
+            return float("-inf")          # every seat we wait for left: no need to wait for the deadline
+        pace = self.pacer.pace
+        if present:   # never before a present seat's answer deadline is surely over
+            return self.wait_since + max(pace.stall_deadline, pace.answer_deadline + ANSWER_GRACE)
+        return self.wait_since + pace.stall_deadline
 
     def _maybe_choose(self, nursery: trio.Nursery) -> None:
         if trio.current_time() < self._stall_due():
@@ -712,10 +727,17 @@ class _Driver:
                 continue                   # the wait is over (the seat answered)
             self.choosing = None
             if choice == WAIT:
-                self.wait_since, self.stall_asked = trio.current_time(), False
+                self.wait_since, self.stall_asked, self.kept_waiting = trio.current_time(), False, True
             elif choice in (ABANDON, END, BOT):
                 self.result.choice = choice
-                acted = bool(self.session.abandon(end=choice != ABANDON)) or acted
+                if self.session.abandon(end=choice != ABANDON):
+                    acted = True
+                    continue
+                reason = self.session.why_no_abandon()
+                if reason is not None and not self.session.finished:
+                    hand, slot, waiting = self.wait_key
+                    self.notify(CannotAbandon(hand, slot, waiting, reason), self.session)
+                    self.wait_since, self.stall_asked, self.kept_waiting = trio.current_time(), False, True
         return acted
 
     async def _leave(self) -> None:
@@ -896,7 +918,8 @@ class _Driver:
                     await self._flush()
                     continue
                 self._resend_due()
-                if progressed or self.inbox or self.answers:
+                # a choice or a quit made while this loop ran (its task set the old wake event)
+                if progressed or self.inbox or self.answers or self.choices or self.leaving is not None:
                     continue
                 self.wake = trio.Event()
                 with trio.move_on_at(min(self._stall_deadline(), self.pacer.next_due(), self._stall_due(),

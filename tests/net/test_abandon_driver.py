@@ -288,3 +288,95 @@ async def test_a_present_peer_killed_after_signing_its_abandon_resumes_and_the_a
     table = await play(hands=1, crasher=0, tmp=tmp_path)
     assert getattr(table, "crashed", False)
     check_abandoned(table, (1,), forfeited=(1,))
+
+
+class Person(BotPlayer):
+    """A person for the driver (its turn plays are not paced like a bot's) who answers at once
+    and chooses from ``choices`` at the stall questions (the last one from then on);
+    ``slow``: at its first turn where it may lead or answer with a single, it thinks that many
+    seconds and plays a single; ``quits``: it types ``quit`` at its first stall question."""
+
+    paced_turns = False
+
+    def __init__(self, bot: Any, choices: tuple[str, ...] = (ABANDON,), slow: float = 0.0,
+                 quits: bool = False) -> None:
+        super().__init__(bot)
+        self.choices, self.slow, self.quits = list(choices), slow, quits
+        self.asked: list[Stalled] = []
+
+    async def decide(self, turn: Turn) -> Any:
+        from p2p_sasaki.sasaki.hand import Play
+        singles = [a for a in turn.legal if isinstance(a, Play) and len(a.cards) == 1]
+        if self.slow and singles and len(turn.view.history) >= 1:
+            await trio.sleep(self.slow)
+            self.slow = 0.0
+            return singles[0]
+        return await super().decide(turn)
+
+    async def stalled(self, stall: Stalled) -> str:
+        self.asked.append(stall)
+        if self.quits:
+            raise PlayerLeft("you left the table")
+        return self.choices.pop(0) if len(self.choices) > 1 else self.choices[0]
+
+
+async def test_a_quit_then_a_chata_window_with_people_and_a_bot_never_hangs(autojump_clock):
+    """Finding 8 of issue 18: the creator and two joiners are people, the fourth a bot, fair
+    windows on. The creator thinks past the stall deadline; a joiner quits at the stall
+    question; the creator then plays a single, which opens a chata window. The stall question
+    comes at once (an awaited seat left): the bot answered it before its paced window answer
+    went out and never sent that answer, and the people's abandon, naming the bot and the
+    quitter together, failed the majority check silently: the table hung for good. Now every
+    seat that answered the window sends its answer, the abandon names the quitter alone, and
+    the hand is its forfeit."""
+    from p2p_sasaki.protocol.sasaki_game import sasaki_pace
+    pace = sasaki_pace(window=4.0, claim=3.0, turn=1.0, answer=5.0, stall=10.0)
+    cfg = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False, pace=pace)
+    table = Table()
+    network = MemoryNetwork(KEYS)
+    players: list[Any] = [Person(HeuristicBot(random.Random(0)), slow=12.0),
+                          Person(HeuristicBot(random.Random(1)), (WAIT, ABANDON)),
+                          Person(HeuristicBot(random.Random(2)), quits=True),
+                          Chooser(HeuristicBot(random.Random(3)), [])]
+
+    def on_event(n: int) -> Any:
+        def event(ev: Any, session: Any) -> None:
+            table.events[n].append((trio.current_time(), ev))
+            if isinstance(ev, Record):
+                table.records[n].append(ev.data)
+            if session is not None and getattr(session, "my_seat", None) is not None:
+                table.seats[n] = session.my_seat
+        return event
+
+    async def peer(n: int) -> None:
+        try:
+            table.results[n] = await run_table(
+                IDENTITIES[n], ROSTER, cfg if n == 0 else None, player=players[n], transcript_path=None,
+                on_event=on_event(n), linger=5.0, config_codec=(encode_config, decode_config),
+                transport=network.transport(KEYS[n]), step_in_thread=False,
+                entropy=SeededEntropy(b"hang session %d" % n))
+        except* PlayerLeft as group:
+            table.results[n] = group.exceptions[0]
+
+    with trio.fail_after(600):    # virtual time: a hang is a TooSlowError
+        async with trio.open_nursery() as nursery:
+            for n in range(4):
+                nursery.start_soon(peer, n)
+    check_abandoned(table, (1,), forfeited=(1,))
+    seat = table.seats[VICTIM]
+    for n in PRESENT:
+        (_, left), = table.of(n, SeatLeft)
+        assert left.seat == seat
+        last = table.of(n, Stalled)[-1][1]     # the window's: the quitter alone, every answer in
+        assert last.seats == (seat,) and last.left == (seat,)
+    assert [s.seats for s in players[1].asked][0] != (seat,)   # first asked about the slow creator: waited
+
+
+async def test_keep_waiting_after_a_quit_waits_one_deadline(autojump_clock):
+    """Finding 8: "keep waiting" after a leave notice was asked again at once; it waits one
+    stall deadline, like any other keep waiting."""
+    table = await play(hands=1, quit_=True, scripts={0: [WAIT]})
+    check_abandoned(table, (1,), forfeited=(1,))
+    asked = table.players[0].asked   # type: ignore[attr-defined]
+    (first, _), (second, _) = table.of(0, Stalled)
+    assert len(asked) == 2 and asked[0].left and second == first + STALL

@@ -224,7 +224,7 @@ def test_a_leave_notice_tells_the_others_at_once():
 
 def test_a_refuser_that_also_withholds_its_key_is_named_by_the_complement_everywhere():
     """issue 12's settlement after the strips, when the refuser withholds its key too: the
-    present seats abandon the key slot, reveal their keys again in the next slot, and the
+    present seats abandon the key slot (their keys recorded with their abandon), and the
     refuser's hand (the complement) shows the opening card it declined."""
     holder_index: dict[str, int] = {}
 
@@ -316,7 +316,7 @@ def test_vector_abandoned_table_digest():
 
 def test_a_seat_that_withholds_its_key_after_a_played_out_hand_cannot_void_it():
     """A loser that withholds its key at the end of the hand: the present seats abandon the
-    KEYS slot, reveal again, its cards are the complement, and the hand is scored exactly as
+    KEYS slot (their keys recorded with their abandon), its cards are the complement, and the hand is scored exactly as
     the withholding seat itself scored it (it holds every key)."""
     def withhold(sender, envelope):
         return [] if sender == 2 and decode_envelope(envelope).body.type == "deck/key" else None
@@ -393,3 +393,114 @@ def test_a_seat_silent_after_the_deal_forfeits_the_hand_no_free_re_deal():
     data = as_json(audit)
     assert data["status"] == "complete" and data["totals"] == list(row)
     assert data["hands"][0]["forfeit"] == seat and len(data["hands"][0]["cards"]) == 4
+
+
+def test_a_refuser_with_an_accomplice_that_withholds_its_second_key_reveal_is_still_named():
+    """Finding 3 of issue 18: the holder of the opening card declines to lead and withholds its
+    key; an accomplice reveals its key, signs the abandon of that key slot, then withholds its
+    key again. Its first reveal is recorded with its abandon and, with the two honest seats'
+    keys, completes the deal: the refuser is named from its own signed decline, everywhere."""
+    holder_index: dict[str, int] = {}
+
+    def withhold(sender, envelope):
+        body = decode_envelope(envelope).body
+        if body.type != "deck/key" or "i" not in holder_index:
+            return None
+        refuser = holder_index["i"]
+        if sender == refuser or (sender == (refuser + 1) % 4 and body.slot > LEAD_SLOT + 1):
+            return []   # the refuser never reveals; the accomplice only in the first key slot
+        return None
+
+    net = Net(seed=6, config=ONE, tamper=withhold)
+    card = net.peers[0].game.opening_card()
+    for i, peer in enumerate(net.peers):
+        original = peer._begin_game
+
+        def refusing(peer=peer, original=original, i=i):
+            mine = peer._my_cards
+            if mine is not None and mine >> card & 1:
+                holder_index["i"] = i
+                peer._my_cards = mine & ~(1 << card)
+            original()
+            peer._my_cards = mine
+
+        peer._begin_game = refusing
+    net.start()
+    net.run()
+    refuser = holder_index["i"]
+    holder = net.peers[refuser].my_seat
+    accomplice = (refuser + 1) % 4
+    honest = [i for i in range(4) if i not in (refuser, accomplice)]
+    abandon_all(net, [*honest, accomplice])         # the key slot, naming the refuser
+    for i in honest:                                 # a second key slot the accomplice withholds (if any)
+        net.peers[i].abandon()
+    net.run()
+    for i in [*honest, accomplice]:
+        blame = net.peers[i].blame
+        assert blame is not None, (i, net.of_type(i, HandAbandoned))
+        assert (blame.seat, blame.hand, blame.slot, blame.basis) == (holder, 1, LEAD_SLOT, BlameBasis.SIGNED)
+        assert "declined" in blame.reason
+    transcripts = {net.transcript(i) for i in honest}
+    assert len(transcripts) == 1
+    audit = audit_table(transcripts.pop())
+    assert audit.status is AuditStatus.FAULT and (audit.blame.seat, audit.blame.slot) == (holder, LEAD_SLOT)
+
+
+def test_an_abandon_that_cannot_reach_its_majority_says_why_and_what_can_be_done():
+    """Finding 8: two of four seats awaited together cannot be abandoned by the other two;
+    ``abandon`` signs nothing and ``why_no_abandon`` says why in one sentence."""
+    def two_silent(sender, envelope):
+        body = decode_envelope(envelope).body
+        return [] if sender in (1, 2) and body.hand == 1 and body.slot >= LEAD_SLOT else None
+
+    net = Net(seed=3, config=ONE, tamper=two_silent)
+    net.start()
+    net.run()
+    silent = tuple(sorted(net.peers[i].my_seat for i in (1, 2)))
+    for i in (0, 3):
+        peer = net.peers[i]
+        assert peer.waiting_for == silent
+        assert not peer.abandon()
+        reason = peer.why_no_abandon()
+        assert reason is not None and "strict majority" in reason and "leave the table" in reason
+        assert all(f"S{s}" in reason for s in silent)
+
+
+def test_a_seat_that_answered_and_was_voted_out_by_three_says_so_in_its_own_audit():
+    """Finding 7 of issue 18: three colluding seats abandon a window a fourth had answered (they
+    claim it was silent: here its answer never reaches them). The protocol cannot overrule
+    three signatures (docs/protocol.md, "What a colluding majority can do"), but the expelled
+    seat's own transcript records its signed answer after their abandon, and its audit says it
+    answered and was voted out, not that it left."""
+    victim, window = 1, []
+
+    def voted_out(sender, envelope):
+        body = decode_envelope(envelope).body
+        if sender == victim and not window and body.hand == 1 and body.slot > LEAD_SLOT \
+                and body.type == "table/action" and body.payload.verb == "decline":
+            window.append(body.slot)           # its answer to a window: the others never get it
+        if sender == victim and window:
+            return []
+        if window and body.slot == window[0] and body.type == "table/action":   # nor it theirs
+            return [(j, envelope) for j in range(4) if j not in (sender, victim)]
+        return None
+
+    net = Net(seed=3, config=ONE, tamper=voted_out)
+    net.start()
+    net.run()
+    seat = net.peers[victim].my_seat
+    others = present(net, victim)
+    expelled = net.peers[victim]
+    assert expelled.slot == net.peers[others[0]].slot and seat in net.peers[others[0]].waiting_for
+    assert expelled.my_seat not in expelled.waiting_for          # it answered the window
+    abandon_all(net, others)
+    (event,) = net.of_type(victim, HandAbandoned)
+    assert event.forfeit == seat and "left" not in event.reason
+    assert f"S{seat} answered hand 1 slot {event.slot} and was voted out by" in event.reason
+    audit = audit_table(net.transcript(victim))
+    assert audit.blame is None and audit.forfeits == (seat,)
+    assert "answered" in audit.note and "voted out" in audit.note and " left" not in audit.note
+    for i in others:   # the colluders' own transcripts hold no answer of it: they say it left
+        (theirs,) = net.of_type(i, HandAbandoned)
+        assert "left during hand 1" in theirs.reason
+    assert len({net.transcript(i) for i in others}) == 1
