@@ -13,7 +13,13 @@ Prints, as medians over several runs (CPU time, so a shared machine disturbs it 
   - the audit of that hand's deck (audit_hand): from the keys, and verifying every argument;
   - how the deal grows with seats (2-8, 48 cards) and with cards (12-96, 4 seats).
 
-Usage: python bench/deal.py [--runs 3] [--cards 48] [--seats 4] [--cores 1 2] [--no-growth]
+With ``--open-seat S`` seat S is an open seat (a bot in an empty seat, docs/protocol.md
+"Replace seat"): it shows its hand (the public strip round n), and a seat counts as dealt
+once it holds its cards and has verified the show; ``--compare-open`` prints the deal
+with and without it side by side (what an open bot adds per deal).
+
+Usage: python bench/deal.py [--runs 3] [--cards 48] [--seats 4] [--cores 1 2] [--no-growth] [--open-seat S]
+       [--compare-open]
 """
 
 from __future__ import annotations
@@ -32,8 +38,8 @@ from rbcl import _sodium as _libsodium  # the unit only: libsodium's Ed25519 mul
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.audit import audit_hand
-from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy
-from p2p_sasaki.protocol.deck import DeckJob, DeckSession, HandDealt, JobResult, Violation, run_job
+from p2p_sasaki.protocol.crypto import G, IdentityKey, SeededEntropy
+from p2p_sasaki.protocol.deck import DeckJob, DeckSession, HandDealt, HandShown, JobResult, Violation, run_job
 
 clock = time.thread_time  # CPU time of this thread: robust to a shared, noisy machine
 
@@ -96,13 +102,14 @@ class HandFigures:
     audit_args: float
 
 
-def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> HandFigures:
+def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
+             shown: frozenset[int] = frozenset()) -> HandFigures:
     entropy = SeededEntropy(b"keys" + seed)
     keys = [IdentityKey.generate(entropy) for _ in range(n)]
     public = [k.public_key for k in keys]
     seats = [
         Seat(DeckSession(s, n, n_cards, keys[s], public, bytes(32), 1, rng=SeededEntropy(seed + bytes([s])),
-                         proofs=proofs), [0.0] * cores)
+                         proofs=proofs, shown=shown), [0.0] * cores)
         for s in range(n)
     ]
     order = 0
@@ -135,8 +142,10 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> Han
         for event in seat.session.take_events():
             if isinstance(event, Violation):
                 raise SystemExit(f"unexpected violation: {event}")
-            if isinstance(event, HandDealt):
+            if isinstance(event, HandDealt) and not shown:
                 seat.dealt_at = end
+            if isinstance(event, HandShown) and event.seat in shown and len(seat.session.shown_hands) == len(shown):
+                seat.dealt_at = end       # an open seat's show verified (after its own deal: it follows it)
 
     def core(seat: Seat) -> int:
         return min(range(len(seat.cores)), key=seat.cores.__getitem__)
@@ -185,7 +194,7 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> Han
     for from_keys in (True, False):
         t0 = clock()
         result = audit_hand(sent, n=n, n_cards=n_cards, peer_public_keys=public, table_id=bytes(32), hand_no=1,
-                            proofs=proofs, from_keys=from_keys)
+                            proofs=proofs, from_keys=from_keys, shown=shown)
         audit[from_keys] = clock() - t0
         if not result.ok:
             raise SystemExit(f"the audit failed: {result.violation}")
@@ -194,8 +203,9 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes) -> Han
                        audit[True], audit[False])
 
 
-def summary(n: int, n_cards: int, proofs: bool, cores: int, runs: int) -> dict[str, float]:
-    results = [run_hand(n, n_cards, proofs, cores, bytes([r])) for r in range(runs)]
+def summary(n: int, n_cards: int, proofs: bool, cores: int, runs: int,
+            shown: frozenset[int] = frozenset()) -> dict[str, float]:
+    results = [run_hand(n, n_cards, proofs, cores, bytes([r]), shown) for r in range(runs)]
     return {name: statistics.median(getattr(r, name) for r in results)
             for name in ("critical", "cpu", "mults", "bytes", "audit_keys", "audit_args")}
 
@@ -207,7 +217,11 @@ def main() -> None:
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--cores", type=int, nargs="+", default=[1, 2], help="cores per seat (default: 1 2)")
     parser.add_argument("--no-growth", dest="growth", action="store_false", help="skip the seats/cards sweeps")
+    parser.add_argument("--open-seat", type=int, default=None, help="this seat shows its hand (an open bot)")
+    parser.add_argument("--compare-open", action="store_true",
+                        help="only: the deal without and with an open seat (seat 1, or --open-seat)")
     args = parser.parse_args()
+    shown = frozenset() if args.open_seat is None else frozenset({args.open_seat})
 
     for n_cards in {12, 24, 36, 48, 72, 96, args.cards}:  # one-time per process: the generators
         crypto.shuffle_generators(n_cards)
@@ -216,10 +230,13 @@ def main() -> None:
     print(f"unit (this run, median of 5): one Ed25519 crypto_scalarmult_ed25519_noclamp = {unit * 1e6:.1f} us; "
           f"one ristretto255 scalarmult = {mult * 1e6:.1f} us ({mult / unit:.2f} units)")
     print(f"{args.seats} seats, {args.cards} cards; medians of {args.runs} runs; CPU = thread time; "
-          f"'per seat' = the busiest seat\n")
+          f"'per seat' = the busiest seat" + (f"; seat {args.open_seat} is an open seat" if shown else "") + "\n")
+    if args.compare_open:
+        compare_open(args, shown or frozenset({1}), unit)
+        return
     for proofs in (False, True):
         for cores in args.cores if proofs else args.cores[:1]:
-            s = summary(args.seats, args.cards, proofs, cores, args.runs)
+            s = summary(args.seats, args.cards, proofs, cores, args.runs, shown)
             print(f"proofs {'on ' if proofs else 'off'}, {cores} core(s) a seat: "
                   f"critical path {s['critical']:.3f} s = {s['critical'] / unit:,.0f} units; "
                   f"CPU per seat {s['cpu']:.3f} s = {s['cpu'] / unit:,.0f} units; "
@@ -243,6 +260,50 @@ def main() -> None:
         print(f"  {n_cards} cards: critical {s['critical']:.3f} s ({s['critical'] / unit:,.0f} u), "
               f"CPU/seat {s['cpu']:.3f} s ({s['cpu'] / unit:,.0f} u), {s['mults']:,.0f} mults/seat, "
               f"{s['bytes']:,.0f} bytes")
+
+
+def show_step(n: int, n_cards: int, seat: int, runs: int) -> tuple[float, float]:
+    """The CPU time of the open seat's show (deck step 6b), medians over ``runs``: making it
+    (x⁻¹ times each of its n_cards/n values, and the batched DLEQ proof) and checking it (the
+    batched DLEQ verification every other seat runs), on the statement of a real deal: the
+    values x·M_c of the hand's card points, under bases B and x·B."""
+    makes, checks = [], []
+    for r in range(runs):
+        entropy = SeededEntropy(b"show" + bytes([r]))
+        cards = crypto.card_points(bytes(32), bytes([r]) * 32, n_cards)[seat::n]
+        base = crypto.base_point(bytes(32), bytes([r]) * 32)
+        x = crypto.random_scalar(entropy)
+        inputs, next_base = tuple(G.mul(x, c) for c in cards), G.mul(x, base)
+        ctx = crypto.ProofContext(bytes(32), bytes([r]) * 32, f"strip/{n}", seat)
+        t0 = clock()
+        x_inv = crypto.scalar_inverse(x)
+        values = tuple(G.mul(x_inv, v) for v in inputs)
+        proof = crypto.dleq_batch_prove(ctx, x, base, next_base, values, inputs, entropy)
+        makes.append(clock() - t0)
+        t0 = clock()
+        if not crypto.dleq_batch_verify(ctx, base, next_base, values, inputs, proof) or values != cards:
+            raise SystemExit("the show does not verify")
+        checks.append(clock() - t0)
+    return statistics.median(makes), statistics.median(checks)
+
+
+def compare_open(args: argparse.Namespace, shown: frozenset[int], unit: float) -> None:
+    """What an open seat's show adds to one deal (proofs on, the first --cores value)."""
+    cores = args.cores[0]
+    plain = summary(args.seats, args.cards, True, cores, args.runs)
+    opened = summary(args.seats, args.cards, True, cores, args.runs, shown)
+    for name, s in (("without an open seat", plain), (f"open seat {sorted(shown)}", opened)):
+        print(f"{name}: critical path {s['critical']:.3f} s; CPU per seat {s['cpu']:.3f} s; "
+              f"{s['mults']:,.0f} mults per seat; deck bytes per hand {s['bytes']:,.0f}; "
+              f"audit from the keys {s['audit_keys']:.3f} s")
+    make, check = show_step(args.seats, args.cards, min(sorted(shown)), max(args.runs, 5))
+    print(f"the show alone (medians of {max(args.runs, 5)}, CPU): the open seat makes it in {make * 1e3:.1f} ms "
+          f"({make / unit:,.0f} units), every other seat checks it in {check * 1e3:.1f} ms ({check / unit:,.0f} "
+          f"units): {(make + check) * 1e3:.1f} ms more on the deal's critical path")
+    print(f"the open seat adds per deal: {opened['bytes'] - plain['bytes']:,.0f} bytes, "
+          f"{opened['critical'] - plain['critical']:+.3f} s on the critical path, "
+          f"{opened['cpu'] - plain['cpu']:+.3f} s CPU and {opened['mults'] - plain['mults']:+,.0f} mults "
+          f"for the busiest seat, {opened['audit_keys'] - plain['audit_keys']:+.3f} s for the audit")
 
 
 if __name__ == "__main__":

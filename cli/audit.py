@@ -88,6 +88,8 @@ def as_json(audit: Any) -> dict[str, Any]:
         "note": getattr(audit, "note", None),
         "left": list(getattr(audit, "left", ())),
         "names": list(getattr(audit, "names", ())),
+        "open_bots": [{"seat": seat, "runner": runner, "moves": moves}
+                      for seat, runner, moves in getattr(audit, "open_bots", ())],
     }
 
 
@@ -158,6 +160,8 @@ def describe(audit: Any) -> str:
         lines += [f"  {label(seat)} dealt {cards}" for seat, cards in enumerate(dealt)]
         if scores is not None:
             lines.append("  scores " + ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(scores)))
+    lines += [f"{label(bot['seat'])} played with its hand open to all (a bot run by {label(bot['runner'])}): each of "
+              f"its {bot['moves']} move(s) is the open bot's rule, recomputed." for bot in data["open_bots"]]
     return "\n".join(lines)
 
 

@@ -53,8 +53,12 @@ async def agree_bot_seat(args: argparse.Namespace, identity: Identity, roster: T
         return None
     if agreed.roster is not None:
         runs = "you run it" if bot is not None else f"{member_label(presenter, runner)} runs it"
-        announce(ui, presenter, f"Everyone agreed: a bot takes {label}'s seat ({runs}); the match goes on.")
+        announce(ui, presenter, f"Everyone agreed: a bot takes {label}'s seat ({runs}; its hand is open to all); "
+                                "the match goes on.")
         return agreed
+    if agreed.refused is not None:
+        announce(ui, presenter, f"No bot in {label}'s seat: {agreed.refused}.")
+        return None
     if policy == "yes":
         outcome = agreed.outcome
         if outcome.declined is not None:

@@ -44,6 +44,7 @@ from p2p_sasaki.protocol.events import (
     MatchEnded,
     Seated,
     SeatLeft,
+    Shown,
     VersionMismatch,
 )
 from p2p_sasaki.protocol.messages import default_name
@@ -179,6 +180,7 @@ def rank_groups(cards: CardSet) -> tuple[tuple[str, ...], ...]:
 
 
 NEXT_MATCH_QUESTION = "Next match with the same four?"
+OPEN_HAND = "Bot's hand, open to all"   # a bot in an empty seat plays with its cards shown (docs/usage.md)
 OFFLINE_TEXT = ("You are offline: no connection to any other player (check your network); "
                 "reconnecting, and the table goes on when you are back ...")
 
@@ -211,6 +213,7 @@ class SeatState:
     place: int | None       # 1-4 once out
     awaited: bool
     offline: bool
+    open_cards: tuple[str, ...] = ()   # a bot in an empty seat: its cards now ("Bot's hand, open to all")
 
 
 @dataclass(frozen=True)
@@ -438,6 +441,7 @@ class Presenter:
         self._forced_pass = False
         self.next_offer: NextMatch | None = None
         self.seat_keys: tuple[bytes, ...] = ()
+        self.open_hands: dict[int, CardSet] = {}   # the open bots' hands as shown at this hand's deal
         self.pages = 0                # web pages serving this presenter (cli/web/server.py)
         self.closed = False           # the person pressed "Close table" on a page: no next match
         self._next_done = trio.Event()
@@ -550,13 +554,16 @@ class Presenter:
                 self.hand_no, self.phase, self.progress = hand_no, Phase.DEALING, None
                 self.deal_steps = {}
                 self.sizes, self.finish, self.view = [CARDS_PER_SEAT] * SEATS, [], None
-                self.awaited, self.last_wait = frozenset(), None
+                self.awaited, self.last_wait, self.open_hands = frozenset(), None, {}
                 of = f" of {self.hands}" if self.hands else ""
                 return [Note(f"Hand {hand_no}{of}: shuffling and dealing (every peer shuffles, with proofs) ...")]
             case DealProgress(step=step, done=done, total=total):
                 self.progress = Progress(_STEPS.get(step, step), done, total)
                 self.deal_steps[step] = (done, total)
                 return [Note(deal_line(self.deal_steps), NoteKind.PROGRESS)]
+            case Shown(seat=seat, cards=cards):
+                self.open_hands[seat] = cards
+                return [Note(f"{OPEN_HAND}: {self.label(seat)} holds {grouped(cards)}")]
             case Dealt(cards=cards):
                 self.phase, self.progress, self.result = Phase.PLAYING, None, None
                 # The deal's line ends full on every peer (some progress reports may be missed).
@@ -916,7 +923,8 @@ class Presenter:
         self.rows, self.totals = [], tuple(carried) or (0,) * SEATS
         self.verdict, self.transcript, self._open = None, None, None
         self.tell(Note("The match goes on at a fresh table, with a bot in the empty seat: the same seats, the "
-                       "totals carried over." if carried else
+                       f"totals carried over. {OPEN_HAND}: its cards are shown to everyone at each deal, and "
+                       "each of its moves follows a rule every player checks." if carried else
                        f"Match {self.match_no} starts: same four players, a fresh table.", NoteKind.SCORE))
 
     def changed(self) -> None:
@@ -931,13 +939,17 @@ class Presenter:
         passed: list[int] = passed_since_last_play(view) if view is not None else []
         awaited = set(self.awaiting()) if self._open is None or self._open.prompt.kind != "turn" else set()
         seats = []
+        session = self.session
+        views = session.open_views() if session is not None and hasattr(session, "open_views") else {}
+        shown = {**self.open_hands, **{seat: v.cards for seat, v in views.items()}}   # the cards it has left
         for seat in range(SEATS):
             size = view.hand_sizes[seat] if view is not None else (self.sizes[seat] if self.you is not None else 0)
             finish = view.finish if view is not None else tuple(self.finish)
             tens = tuple(str(c) for c in view.shown[seat] if str(c) in ("TH", "TD")) if view is not None else ()
             seats.append(SeatState(seat, "You" if seat == self.you else self.label(seat), seat == self.you, size,
                                    seat in passed, tens, finish.index(seat) + 1 if seat in finish else None,
-                                   seat in awaited, seat in self.offline or seat in self.links_down))
+                                   seat in awaited, seat in self.offline or seat in self.links_down,
+                                   tuple(str(c) for c in shown[seat]) if seat in shown else ()))
         top = None
         if view is not None and view.top is not None and view.top_seat is not None:
             top = TopPlay(view.top_seat, self.who(view.top_seat), tuple(str(c) for c in view.top_cards),

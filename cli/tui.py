@@ -22,6 +22,7 @@ import trio
 
 from p2p_sasaki.cli.presenter import (
     COMMANDS_HELP,
+    OPEN_HAND,
     RULES_HELP,
     Choice,
     ChoiceGroup,
@@ -158,6 +159,9 @@ def table_lines(table: TableView) -> list[str]:
     else:
         lines.append("No top play.")
     lines.append("Your hand: " + (" | ".join(" ".join(group) for group in table.hand) or "(none)"))
+    for seat in table.seats:
+        if seat.open_cards:
+            lines.append(f"{OPEN_HAND} ({seat.label}): {' '.join(seat.open_cards)}")
     return lines
 
 

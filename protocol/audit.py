@@ -45,6 +45,7 @@ def audit_hand(
     hand_no: int,
     proofs: bool = True,
     first_slot: int = 0,
+    shown: frozenset[int] = frozenset(),
     from_keys: bool = True,
 ) -> AuditResult:
     """Check a finished hand. Envelopes may come in any order a peer could have logged them.
@@ -52,22 +53,24 @@ def audit_hand(
     A message that is not authentic for this hand is a violation (``seat=None``: the file
     does not say who inserted it); a missing message blames the seat that owed it.
     ``from_keys=False`` verifies every shuffle argument even when the keys are all in.
+    ``shown``: the open seats (each shows its hand in the show slot, deck step 6b).
     """
     envelopes = list(envelopes)
     if from_keys and proofs:
-        result = _replay(envelopes, n, n_cards, peer_public_keys, table_id, hand_no, proofs, first_slot, True)
+        result = _replay(envelopes, n, n_cards, peer_public_keys, table_id, hand_no, proofs, first_slot, True,
+                         shown)
         if result.ok:
             return result
-    return _replay(envelopes, n, n_cards, peer_public_keys, table_id, hand_no, proofs, first_slot, False)
+    return _replay(envelopes, n, n_cards, peer_public_keys, table_id, hand_no, proofs, first_slot, False, shown)
 
 
 def _replay(
     envelopes: Sequence[bytes], n: int, n_cards: int, peer_public_keys: Sequence[bytes], table_id: bytes,
-    hand_no: int, proofs: bool, first_slot: int, defer: bool,
+    hand_no: int, proofs: bool, first_slot: int, defer: bool, shown: frozenset[int] = frozenset(),
 ) -> AuditResult:
     observer = DeckSession(
         None, n, n_cards, None, peer_public_keys, table_id, hand_no,
-        proofs=proofs, first_slot=first_slot, defer_shuffle_arguments=defer,
+        proofs=proofs, first_slot=first_slot, defer_shuffle_arguments=defer, shown=shown,
     )
     opened: list[CardOpened] = []
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from p2p_sasaki.protocol.dealing import Dealer, MentalPokerDeck, TrustedDealer, check_dealer
 from p2p_sasaki.protocol.game import Game
-from p2p_sasaki.protocol.messages import PaceDelay, TranscriptHeader
+from p2p_sasaki.protocol.messages import OpenBot, PaceDelay, TranscriptHeader
 from p2p_sasaki.protocol.pace import NO_PACE, Pace
 from p2p_sasaki.protocol.sasaki_game import SASAKI, SasakiGame
 
@@ -42,6 +42,9 @@ class TableConfig:
     index at each seat, fixed (empty: the seating draw)."""
     carried: tuple[int, ...] = ()
     seats: tuple[int, ...] = ()
+    bots: tuple[tuple[int, int], ...] = ()
+    """The open bots as (bot, runner) roster indices: each bot's hand is shown to all at every
+    deal and its moves are the open bot's rule (docs/protocol.md, "Replace seat")."""
 
 
 def game_of(config: TableConfig) -> Game:
@@ -67,7 +70,8 @@ def header_of(table_id: bytes, roster_keys: Sequence[bytes], config: TableConfig
     return TranscriptHeader(bytes(table_id), tuple(bytes(k) for k in roster_keys), config.hands, game.name,
                             game.options_bytes(), config.proofs, config.dealer, pace,
                             config.pace.answer_ms, config.pace.stall_ms, tuple(roster_names), config.follows,
-                            tuple(config.carried), tuple(config.seats))
+                            tuple(config.carried), tuple(config.seats),
+                            tuple(OpenBot(bot, runner) for bot, runner in config.bots))
 
 
 def config_of(header: TranscriptHeader, games: Mapping[str, GameFactory] = GAMES) -> TableConfig:
@@ -88,4 +92,4 @@ def config_of(header: TranscriptHeader, games: Mapping[str, GameFactory] = GAMES
     except ValueError as exc:
         raise ValueError(f"the header's window options: {exc}") from exc
     return TableConfig(game, header.hands, header.proofs, header.dealer, pace, header.follows, header.carried,
-                       header.seats)
+                       header.seats, tuple((entry.bot, entry.runner) for entry in header.bots))

@@ -28,6 +28,7 @@ from p2p_sasaki.protocol.deck import (
     DeckUsageError,
     HandDealt,
     HandIdAgreed,
+    HandShown,
     JobResult,
     KeyMismatch,
     ShuffleAccepted,
@@ -51,8 +52,9 @@ from p2p_sasaki.protocol.messages import (
 )
 
 __all__ = [
-    "TEST_DEALER_PREFIX", "HandSetup", "CardsDealt", "SourceError", "CardSource", "Dealer", "MentalPokerDeck",
-    "RevealedKeys", "TrustedDealer", "check_dealer", "DealUnknown", "DeckJob", "JobResult", "DeckUsageError",
+    "TEST_DEALER_PREFIX", "HandSetup", "CardsDealt", "CardsShown", "SourceError", "CardSource", "Dealer",
+    "MentalPokerDeck", "RevealedKeys", "TrustedDealer", "check_dealer", "DealUnknown", "DeckJob", "JobResult",
+    "DeckUsageError",
 ]
 
 TEST_DEALER_PREFIX = b"p2p-sasaki/test-dealer/"
@@ -96,6 +98,7 @@ class HandSetup:
     hand_no: int
     rng: Entropy
     prev_for_slot: Callable[[int], bytes]
+    shown: frozenset[int] = frozenset()   # the open seats (a bot in an empty seat): their hands are shown to all
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,15 @@ class CardsDealt:
     cards: int
 
 
-SourceEvent = DealProgress | CardsDealt
+@dataclass(frozen=True)
+class CardsShown:
+    """An open seat's cards (a mask) are known to every peer."""
+
+    seat: int
+    cards: int
+
+
+SourceEvent = DealProgress | CardsDealt | CardsShown
 
 
 class CardSource(Protocol):
@@ -173,7 +184,7 @@ class DeckSource:
         self.deck = DeckSession(
             setup.my_seat, setup.seats, setup.n_cards, setup.identity, setup.seat_keys, setup.table_id,
             setup.hand_no, rng=setup.rng, proofs=proofs, first_slot=0, prev_for_slot=setup.prev_for_slot,
-            defer_shuffle_arguments=from_keys,
+            defer_shuffle_arguments=from_keys, shown=setup.shown,
         )
         self.layout = self.deck.layout
         self.deck_slots = self.layout.end
@@ -226,10 +237,13 @@ class DeckSource:
                     self._my_cards = sum(1 << c for c in cards)
                     events.append(DealProgress("deal", 1, 1))
                     events.append(CardsDealt(self._my_cards))
+                case HandShown(seat=seat, cards=cards):
+                    events.append(CardsShown(seat, sum(1 << c for c in cards)))
         return events
 
     def ready(self) -> bool:
-        return self.deck.deal_verified and (self.deck.seat is None or self.deck.hand is not None)
+        return (self.deck.deal_verified and self.deck.shown_done
+                and (self.deck.seat is None or self.deck.hand is not None))
 
     def my_cards(self) -> int | None:
         return self._my_cards
@@ -385,6 +399,8 @@ class TrustedSource:
     def start(self) -> None:
         if self.setup.my_seat is not None:
             self._events.append(CardsDealt(self.deal[self.setup.my_seat]))
+        for seat in sorted(self.setup.shown):
+            self._events.append(CardsShown(seat, self.deal[seat]))
 
     def accepts(self, payload: Payload) -> bool:
         return False

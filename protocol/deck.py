@@ -98,6 +98,16 @@ class HandDealt:
 
 
 @dataclass(frozen=True)
+class HandShown:
+    """An open seat's cards, in deal order, at its positions: its show (the public strip
+    round n) verified. Every peer learns them."""
+
+    seat: int
+    cards: tuple[int, ...]
+    positions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class CardOpened:
     seat: int
     position: int
@@ -129,8 +139,8 @@ class Violation:
     reason: str
 
 
-Event = (HandIdAgreed | ShuffleAccepted | ShuffleVerified | HandDealt | CardOpened | KeyRevealed | HandRevealed
-         | Violation)
+Event = (HandIdAgreed | ShuffleAccepted | ShuffleVerified | HandDealt | HandShown | CardOpened | KeyRevealed
+         | HandRevealed | Violation)
 
 
 class DeckUsageError(RuntimeError):
@@ -257,6 +267,9 @@ class SlotLayout:
 
     first: int
     n: int
+    shown: frozenset[int] = frozenset()
+    """The open seats (a bot in an empty seat): each shows its own hand in the show slot, the
+    public strip round n after the others' rounds; no such slot when there is none."""
 
     @property
     def commit(self) -> int:
@@ -273,16 +286,20 @@ class SlotLayout:
         return self.first + 2 + self.n + seat
 
     def strip(self, round_: int) -> int:
+        """Round ``round_``'s slot (round n: the open seats' show slot)."""
         return self.first + 2 + 2 * self.n + round_ - 1
 
     @property
     def end(self) -> int:
         """The first slot after the deal (opens and key reveals go here or later)."""
-        return self.first + 3 * self.n + 1
+        return self.first + 3 * self.n + 1 + (1 if self.shown else 0)
 
     def senders(self, slot: int, proofs: bool = True) -> frozenset[int]:
         """The seats that sign in deal ``slot`` (every seat in the commit, nonce and strip
-        slots; the hop's seat in its shuffle and proof slots, none for proofs when off)."""
+        slots; the hop's seat in its shuffle and proof slots, none for proofs when off; the
+        open seats in the show slot)."""
+        if self.shown and slot == self.strip(self.n):
+            return self.shown
         if slot in (self.commit, self.nonce) or self.strip(1) <= slot < self.end:
             return frozenset(range(self.n))
         if self.hop(0) <= slot < self.proof(0):
@@ -335,6 +352,7 @@ class DeckSession:
         prev_for_slot: Callable[[int], bytes] | None = None,
         overlap_strips: bool = False,
         defer_shuffle_arguments: bool = False,
+        shown: frozenset[int] = frozenset(),
     ) -> None:
         if not 2 <= n <= MAX_SEATS or not n <= n_cards <= MAX_CARDS:
             raise ValueError(f"need 2..{MAX_SEATS} seats and n..{MAX_CARDS} cards")
@@ -356,7 +374,10 @@ class DeckSession:
         # replaces it (hop_permutation). verify_deferred() checks the ones still held.
         self.defer_shuffle_arguments = defer_shuffle_arguments
         self._deferred: dict[int, ShuffleProof] = {}
-        self.layout = SlotLayout(first_slot, n)
+        if any(not 0 <= s < n for s in shown):
+            raise ValueError("an open seat is one of the table's seats")
+        self.layout = SlotLayout(first_slot, n, frozenset(shown))
+        self.shown_hands: dict[int, tuple[int, ...]] = {}   # open seat -> its cards, once shown
         self._identity = identity_key
         self._keys = tuple(peer_public_keys)
         self._rng = rng
@@ -552,6 +573,11 @@ class DeckSession:
             and self.failed is None
         )
 
+    @property
+    def shown_done(self) -> bool:
+        """Every open seat's hand is shown (verified); True when there is none."""
+        return len(self.shown_hands) == len(self.layout.shown) and self.failed is None
+
     def waiting_for(self, include_keys: bool = False) -> list[tuple[int, str]]:
         """The (seat, step) pairs the deal waits on at its earliest unfinished step.
 
@@ -571,6 +597,8 @@ class DeckSession:
             missing = [(s, "strip") for s in seats if (round_, s) not in self._strips]
             if missing:
                 return missing
+        if not self.shown_done:
+            return [(s, "show") for s in sorted(self.layout.shown) if s not in self.shown_hands]
         if include_keys:
             return [(s, "key") for s in seats if s not in self._revealed]
         return []
@@ -696,7 +724,7 @@ class DeckSession:
                 raise _Reject("shuffle-proof", "shuffle proofs are off for this hand")
             expected = layout.proof(sender)
         elif isinstance(payload, StripRound):
-            if not 1 <= payload.round < self.n:
+            if not (1 <= payload.round < self.n or (payload.round == self.n and sender in layout.shown)):
                 raise _Reject("strip", f"there is no strip round {payload.round}")
             expected = layout.strip(payload.round)
         else:  # CardOpen, KeyReveal: any slot after the deal
@@ -826,6 +854,15 @@ class DeckSession:
         self._strips[(round_, seat)] = values
         if round_ == self.n - 1:
             self._final.update(zip(positions, values, strict=False))
+        elif round_ == self.n:   # an open seat's show: its values are the card points
+            cards = [self._card_index.get(value) for value in values]
+            if any(card is None for card in cards):
+                # Only possible with proofs off: some hop was not a permutation of cards.
+                self._violation(None, "deal", f"seat {seat}'s shown hand holds no card at some position; reveal "
+                                "the keys to find the bad hop")
+                return
+            self.shown_hands[seat] = tuple(c for c in cards if c is not None)
+            self._events.append(HandShown(seat, self.shown_hands[seat], tuple(positions)))
 
     def _handle_open(self, sender: int, opening: CardOpen) -> None:
         k, card = opening.position, opening.card
@@ -962,6 +999,8 @@ class DeckSession:
                 self._strip(round_)
         if self.hand is None and self.deal_verified:
             self._deal()
+        if self.hand is not None and me in self.layout.shown and (n, me) not in self._strips:
+            self._strip(n)    # an open seat: my own strip, public (docs/protocol.md, "Replace seat")
 
     def _shuffle(self) -> None:
         me = self._me()

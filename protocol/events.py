@@ -7,7 +7,7 @@ from enum import Enum
 from typing import Any
 
 __all__ = [
-    "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt", "DecisionPending",
+    "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt", "Shown", "DecisionPending",
     "ActionApplied", "HandEnded", "MatchEnded", "Record", "Blame", "BlameBasis", "Event",
     "HandAbandoned", "SeatLeft", "AbandonRejected", "Signed", "SignedKind",
 ]
@@ -57,6 +57,16 @@ class Dealt:
     ``CardSet``)."""
 
     hand_no: int
+    cards: Any
+
+
+@dataclass(frozen=True)
+class Shown:
+    """An open seat's cards for the hand (a bot in an empty seat: "Bot's hand, open to
+    all"), shown to every peer at the deal, as the game shows them."""
+
+    hand_no: int
+    seat: int
     cards: Any
 
 
@@ -175,8 +185,8 @@ class VersionMismatch:
     reason: str
 
 
-Event = (Seated | HandStarted | DealProgress | Dealt | DecisionPending | ActionApplied | HandEnded | MatchEnded
-         | Record | Blame | VersionMismatch | HandAbandoned | SeatLeft | AbandonRejected)
+Event = (Seated | HandStarted | DealProgress | Dealt | Shown | DecisionPending | ActionApplied | HandEnded
+         | MatchEnded | Record | Blame | VersionMismatch | HandAbandoned | SeatLeft | AbandonRejected)
 
 
 @dataclass(frozen=True)

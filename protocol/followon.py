@@ -56,9 +56,9 @@ from p2p_sasaki.protocol.messages import (
     unpack_canonical,
 )
 
-__all__ = ["FOLLOW_ON_KINDS", "REMATCH", "REPLACE_SEAT", "BOT_NAME", "replaced_members", "continuation", "replaceable",
-           "FollowOnAnswer", "FollowOn", "Agreed", "Declined", "link_of", "answer_digest", "encode_follow_on",
-           "decode_follow_on", "is_follow_on"]
+__all__ = ["FOLLOW_ON_KINDS", "REMATCH", "REPLACE_SEAT", "BOT_NAME", "replaced_members", "continuation",
+           "proposal_problem", "replaceable", "FollowOnAnswer", "FollowOn", "Agreed", "Declined", "link_of",
+           "answer_digest", "encode_follow_on", "decode_follow_on", "is_follow_on"]
 
 FOLLOW_ON_TAG = "follow-on"
 REMATCH, REPLACE_SEAT = "rematch", "replace-seat"
@@ -99,8 +99,10 @@ class FollowOnAnswer(WireStruct):
         return link_of(self.table_id, self.final, self.kind, self.keys)
 
     def verify(self) -> bool:
-        return crypto.verify_signature(self.key, answer_digest(self.link, self.key, self.accept, self.nonce),
-                                       self.signature)
+        """The signature verifies under ``key``, a strong key (a weak key, e.g. the identity
+        point, would let a forged signature verify: refused)."""
+        return crypto.is_acceptable_identity_key(self.key) and crypto.verify_signature(
+            self.key, answer_digest(self.link, self.key, self.accept, self.nonce), self.signature)
 
 
 def link_of(table_id: bytes, final: bytes, kind: str, keys: Sequence[bytes]) -> bytes:
@@ -247,6 +249,28 @@ def replaceable(hands: int, abandoned: Sequence[Any]) -> int | None:
     return int(last.left[0])
 
 
+def proposal_problem(answer: FollowOnAnswer, old: TableRoster, final: bytes, gone: bytes) -> str | None:
+    """Why ``answer`` is not a runner's ``replace-seat`` proposal for ``old`` ending at
+    ``final`` with a bot in the place of ``gone`` (one sentence), or None: it is one. The
+    proposal is the bot's own answer: signed by the bot's key (its proof of possession), a
+    strong key (not the identity, not of small order, canonical) that is not in ``old``."""
+    keys = list(old.keys)
+    index = keys.index(gone)
+    if (answer.kind != REPLACE_SEAT or answer.table_id != old.table_id or answer.final != final
+            or len(answer.keys) != len(keys) or any(k != answer.keys[i] for i, k in enumerate(keys) if i != index)):
+        return "the proposal is not about this table's end and members"
+    bot = answer.keys[index]
+    if bot in keys:
+        return "the proposal's bot key is already a member's"
+    if not crypto.is_acceptable_identity_key(bot):
+        return "the proposal's bot key is weak (the identity, of small order or not canonical): refused"
+    if answer.key != bot or not answer.accept:
+        return "the proposal is not the bot's own answer"
+    if not answer.verify():
+        return "the proposal is not signed by the bot's key: refused"
+    return None
+
+
 def replaced_members(old: TableRoster, gone: bytes, bot: TableMember) -> tuple[TableMember, ...]:
     """The ``replace-seat`` table's members: the old roster's in join order, the ``bot``
     (its key fresh, its address its runner's) in the place of the member ``gone``."""
@@ -256,11 +280,17 @@ def replaced_members(old: TableRoster, gone: bytes, bot: TableMember) -> tuple[T
 
 
 def continuation(config: TableConfig, roster_keys: Sequence[bytes], seat_keys: Sequence[bytes],
-                 totals: Sequence[int], hand: int, link: bytes) -> TableConfig:
+                 totals: Sequence[int], hand: int, link: bytes, gone: bytes | None = None,
+                 runner: bytes | None = None) -> TableConfig:
     """The ``replace-seat`` table's options: the old table's, for the hands after ``hand``
     (the abandoned one), with the old totals carried (``carried[s]``: seat s's), the old
     seating kept (``seats[s]``: the roster index of seat s; the bot has the index of the
-    member it replaces) and the ``link`` it follows."""
-    seats = tuple(list(roster_keys).index(key) for key in seat_keys)
+    member it replaces), the ``link`` it follows, and the bot (at ``gone``'s roster index)
+    among the open bots, run by ``runner`` (the old table's open bots stay open)."""
+    keys = list(roster_keys)
+    seats = tuple(keys.index(key) for key in seat_keys)
+    bots = tuple(config.bots)
+    if gone is not None and runner is not None:
+        bots = tuple(sorted({*bots, (keys.index(gone), keys.index(runner))}))
     return dataclasses.replace(config, hands=config.hands - hand, follows=bytes(link), carried=tuple(totals),
-                               seats=seats)
+                               seats=seats, bots=bots)

@@ -150,10 +150,14 @@ class Game(Protocol):
     def hand_context(self, number: int) -> HandContext:
         """The context of the match's hand ``number`` (1-based): who deals it."""
 
-    def new_state(self, hands: Sequence[int | None], opener: int | None, context: HandContext) -> GameState:
+    def new_state(self, hands: Sequence[int | None], opener: int | None, context: HandContext,
+                  peer: int | None = None, open_seats: frozenset[int] = frozenset()) -> GameState:
         """A hand's state from the cards each seat holds (a card mask; None where hidden),
         the seat that showed the opening card (None without an opening slot) and the hand's
-        context. Raises ValueError if the cards cannot be a deal of this game."""
+        context; ``peer``: the seat the state is run for when other seats' cards are known
+        too; ``open_seats``: the seats whose hands are open to all (what that makes public,
+        e.g. Sasaki's red tens, every view knows). Raises ValueError if the cards cannot be a
+        deal of this game."""
 
     def card_name(self, card: int) -> str:
         """How a card is named in a blame's reason."""
@@ -191,4 +195,9 @@ class Game(Protocol):
 
     def shows(self, action: Any) -> int:
         """The cards (a mask) the action shows to everyone: the deck proves each one open."""
+
+    def open_bot_answer(self, state: GameState, seat: int, seed: bytes) -> Any:
+        """The answer of an open bot (its hand public) at ``seat`` to ``state``'s pending
+        slot, from the chain hash ``seed`` before that slot: a deterministic function, so
+        every peer and the audit check each of its moves."""
 

@@ -8,8 +8,10 @@ imports the engine (tests/test_layers.py).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from p2p_sasaki.cards import FULL_DECK, Card, CardSet, mask_indices
 from p2p_sasaki.protocol.deck import SlotLayout
@@ -24,6 +26,7 @@ from p2p_sasaki.protocol.game import (
     SlotKind,
 )
 from p2p_sasaki.protocol.pace import Pace
+from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.hand import (
     SEATS,
     Action,
@@ -52,7 +55,8 @@ __all__ = ["SASAKI", "LEAD_SLOT", "SasakiGame", "SasakiState", "SasakiOutcome", 
 
 SASAKI = "sasaki"
 N_CARDS = FULL_DECK.bit_length()
-LEAD_SLOT = SlotLayout(0, SEATS).end  # with the deck: the opening slot follows the deal's 3n+1 slots
+# with the deck: the opening slot follows the deal's 3n+1 slots (3n+2 with an open seat)
+LEAD_SLOT = SlotLayout(0, SEATS).end
 
 # The verbs of Sasaki's answers (table/action carries them), from the engine's action classes.
 VERBS: dict[str, type[Action]] = {cls.verb: cls for cls in (Play, Pass, Run, Expose, Stop, Chata, Kkojda, Decline)}
@@ -220,7 +224,13 @@ class SasakiGame:
     def hand_context(self, number: int) -> HandContext:
         return HandContext(number, (number - 1) % SEATS)   # nobody deals by hand: the deck deals
 
-    def new_state(self, hands: Sequence[int | None], opener: int | None, context: HandContext) -> SasakiState:
+    def new_state(self, hands: Sequence[int | None], opener: int | None, context: HandContext,
+                  peer: int | None = None, open_seats: frozenset[int] = frozenset()) -> SasakiState:
+        state = self._new_state(hands, opener, peer)
+        state.hand.open_to_all(open_seats)
+        return state
+
+    def _new_state(self, hands: Sequence[int | None], opener: int | None, peer: int | None) -> SasakiState:
         if len(hands) != SEATS or opener is None:
             raise ValueError("a Sasaki hand has four seats and an opener")
         try:
@@ -230,10 +240,13 @@ class SasakiGame:
                     raise ValueError(f"seat {opener} showed a {self.lead_card} it was not dealt")  # (checked before)
                 return SasakiState(hand)
             known = [(s, h) for s, h in enumerate(hands) if h is not None]
-            if len(known) != 1:
-                raise ValueError("a peer's hand knows one seat's cards")
-            seat, mine = known[0]
-            return SasakiState(Hand.for_peer(seat, mine, opener, self.lead_card, self.options))
+            if peer is None and len(known) == 1:
+                peer = known[0][0]
+            mine = hands[peer] if peer is not None and 0 <= peer < SEATS else None
+            if peer is None or mine is None:
+                raise ValueError("a peer's hand knows its own seat's cards (and the open seats')")
+            shown = {s: h for s, h in known if s != peer}
+            return SasakiState(Hand.for_peer(peer, mine, opener, self.lead_card, self.options, shown=shown))
         except DealError as exc:
             raise ValueError(str(exc)) from exc
 
@@ -277,3 +290,11 @@ class SasakiGame:
 
     def shows(self, action: Action) -> int:
         return opens(action).mask
+
+    def open_bot_answer(self, state: Any, seat: int, seed: bytes) -> Action:
+        """The open bot's answer (docs/protocol.md, "Replace seat"): the heuristic bot
+        (p2p_sasaki.sasaki.bots.HeuristicBot) with ``random.Random(int.from_bytes(seed,
+        "big"))``, asked with ``seat``'s view and legal answers. Its hand is public, so every
+        peer and the audit compute the same answer."""
+        bot = HeuristicBot(random.Random(int.from_bytes(seed, "big")))
+        return bot.choose(state.view(seat), state.legal_actions(seat))

@@ -52,6 +52,7 @@ from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.dealing import (
     CardsDealt,
     CardSource,
+    CardsShown,
     Dealer,
     DealUnknown,
     DeckJob,
@@ -78,6 +79,7 @@ from p2p_sasaki.protocol.events import (
     Seated,
     SeatLeft,
     SessionSecrets,
+    Shown,
     Signed,
     SignedKind,
     VersionMismatch,
@@ -166,6 +168,9 @@ class TableSession:
         self.carried: tuple[int, ...] = tuple(config.carried) or (0,) * seats   # a replaced seat's table
         self.totals: tuple[int, ...] = self.carried
         self.seat_names: tuple[str, ...] | None = None
+        self.open_seats: dict[int, int] = {}   # open bot's seat -> its runner's seat (once seated)
+        self.shown_hands: dict[int, int] = {}  # this hand's open seats' cards (masks), once shown
+        self.open_bot_moves: dict[int, int] = {}   # open seat -> its moves checked against the rule
         self.finished = False
         self.blame: Blame | None = None
 
@@ -604,6 +609,9 @@ class TableSession:
                 case CardsDealt(cards=cards):
                     self._my_cards = cards
                     self._events.append(Dealt(self.hand_no, self.game.hand_of(cards)))
+                case CardsShown(seat=seat, cards=cards):
+                    self.shown_hands[seat] = cards
+                    self._events.append(Shown(self.hand_no, seat, self.game.hand_of(cards)))
                 case DealProgress():
                     self._events.append(event)
 
@@ -698,6 +706,7 @@ class TableSession:
     def _seat(self, order: tuple[int, ...]) -> None:
         self.seat_keys = tuple(self.roster_keys[i] for i in order)
         self.seat_names = tuple(self.roster_names[i] for i in order)
+        self.open_seats = {order.index(bot): order.index(runner) for bot, runner in self.config.bots}
         if self.my_index is not None:
             self.my_seat = order.index(self.my_index)
         self._events.append(Seated(self.seat_keys, self.my_seat, self.seat_names))
@@ -714,6 +723,7 @@ class TableSession:
         self.state = None
         self._deck_got, self._opened, self._slots_played, self._hashes = {}, 0, [], []
         self._opener = self._my_cards = None
+        self.shown_hands = {}
         self._settle = None
         self.abandons.start_hand()
         self._hand_keys = {}
@@ -721,7 +731,7 @@ class TableSession:
         assert self.seat_keys is not None
         self.source = self.dealer.hand(HandSetup(
             self.my_seat, self.game.seats, self.game.n_cards, self.identity, self.seat_keys, self.table_id,
-            hand_no, self._rng, lambda slot: self._prev_for(hand_no, slot),
+            hand_no, self._rng, lambda slot: self._prev_for(hand_no, slot), frozenset(self.open_seats),
         ))
         self._events.append(HandStarted(hand_no))
         self.source.start()
@@ -789,20 +799,29 @@ class TableSession:
 
     def _make_state(self, opener: int | None) -> GameState:
         """The game's state: with the full deal where the source knows it (the audit), else
-        with my cards only."""
+        with my cards and the open seats' (an observer that lacks the deal follows the game
+        as the open bot sees it, so it still checks each of the bot's moves)."""
         assert self.source is not None
         slot = self.slot
         try:
             deal = self.source.known_deal()
         except DealUnknown as exc:
-            raise _Stop(None, slot, exc.reason, BlameBasis.UNKNOWN_DEAL) from None
+            if self.my_seat is not None or not self.shown_hands:
+                raise _Stop(None, slot, exc.reason, BlameBasis.UNKNOWN_DEAL) from None
+            deal = None
         except SourceError as exc:
             raise _Stop(exc.seat, slot, exc.reason) from None
+        peer = self.my_seat
         if deal is None:
             hands: list[int | None] = [None] * self.game.seats
-            if self.my_seat is None:
+            if self.my_seat is not None:
+                hands[self.my_seat] = self._my_cards
+            elif self.shown_hands:
+                peer = min(self.shown_hands)
+            else:
                 raise _Stop(None, slot, "an observer needs the deal to follow the game")
-            hands[self.my_seat] = self._my_cards
+            for seat, cards in self.shown_hands.items():   # the open bots' hands: known to all
+                hands[seat] = cards
         else:
             hands = list(deal)
             card = self.game.opening_card()
@@ -810,7 +829,11 @@ class TableSession:
                 raise _Stop(opener, slot, f"seat {opener} showed a {self.game.card_name(card)} it was not dealt")
         self._opener = opener
         try:
-            return self.game.new_state(hands, opener, self.game.hand_context(self.hand_no))
+            context = self.game.hand_context(self.hand_no)
+            if self.open_seats:
+                return self.game.new_state(hands, opener, context, peer=peer if deal is None else None,
+                                           open_seats=frozenset(self.open_seats))
+            return self.game.new_state(hands, opener, context)
         except ValueError as exc:
             raise _Stop(opener, slot, str(exc)) from exc
 
@@ -830,6 +853,8 @@ class TableSession:
                 action = self.game.decode_action(seat, payload.verb, payload.cards)
             except IllegalAnswer as exc:
                 raise _Stop(exc.seat, slot, exc.reason) from exc
+            if seat in self.open_seats:
+                self._check_open_bot(seat, slot, action, got)
             self._check_opens(seat, slot, payload, self.game.shows(action))
             answers.append(action)
         try:
@@ -843,6 +868,45 @@ class TableSession:
         for item in applied:
             self._events.append(ActionApplied(item.action, lead=item.lead))
         return self._next_decision
+
+    def open_bot_answer(self, seat: int) -> Any:
+        """The open bot's rule (docs/protocol.md, "Replace seat"): the answer the open bot at
+        ``seat`` gives to the pending slot, a function of the public state (its hand is
+        public) and the chain hash before the slot. None if it is not asked now."""
+        slot = self._play_slot()
+        if slot is None or seat not in self.open_seats or seat not in slot.seats or self.state is None:
+            return None
+        return self.game.open_bot_answer(self.state, seat, self.chain)
+
+    def open_views(self) -> dict[int, Any]:
+        """What each open seat sees now (``GameState.view``: its hand is public, "Bot's hand,
+        open to all", so this is public too), while the hand is played; else empty."""
+        if self.state is None or self.phase is not Phase.PLAY:
+            return {}
+        return {seat: self.state.view(seat) for seat in self.shown_hands}
+
+    @property
+    def rule_answer(self) -> Any:
+        """My answer when my seat is an open bot and a decision is pending for it (the
+        driver sends it, not a player's choice), else None."""
+        if self.my_seat is None or self.pending_for_me is None:
+            return None
+        return self.open_bot_answer(self.my_seat)
+
+    def _check_open_bot(self, seat: int, slot: int, action: Any, got: dict[int, SignedMessage]) -> None:
+        """An open bot's answer must be its rule's: one that differs was steered, and the bot's
+        runner (its key holder, named in the signed header) is blamed. The slot's signed answers
+        are written first (the evidence: the audit's replay recomputes the rule and names the
+        runner there), then the table stops."""
+        rule = self.open_bot_answer(seat)
+        if rule is not None and action == rule:
+            self.open_bot_moves[seat] = self.open_bot_moves.get(seat, 0) + 1
+        elif rule is not None:
+            for sender in sorted(got):
+                self._events.append(Record(encode_record(KIND_ENVELOPE, got[sender].raw)))
+            runner = self.open_seats[seat]
+            raise _Stop(runner, slot, f"seat {runner} runs the open bot in seat {seat}, which answered {action} "
+                        f"where the open bot's rule answers {rule}: the runner steered it")
 
     def _next_decision(self) -> None:
         self.slot += 1

@@ -112,6 +112,7 @@ class TableAudit:
     header: TranscriptHeader | None = None
     names: tuple[str, ...] = ()                 # the signed names by seat (by join order if never seated)
     keys: tuple[bytes, ...] = ()                # the identity keys, in the same order
+    open_bots: tuple[tuple[int, int, int], ...] = ()   # (open bot's seat, its runner's seat, its moves recomputed)
 
     def label(self, seat: int) -> str:
         """``S2 Mina``, or ``S2`` for a seat whose player chose no name (the key's short form)."""
@@ -349,7 +350,9 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
                       final=observer.chain if status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED) else None,
                       seat_keys=observer.seat_keys, header=header,
                       names=observer.seat_names or observer.roster_names,
-                      keys=observer.seat_keys or observer.roster_keys), keyed
+                      keys=observer.seat_keys or observer.roster_keys,
+                      open_bots=tuple((seat, runner, observer.open_bot_moves.get(seat, 0))
+                                      for seat, runner in sorted(observer.open_seats.items()))), keyed
 
 
 def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableAudit:
@@ -407,7 +410,8 @@ def follows_check(new_data: bytes, old_data: bytes, games: Mapping[str, GameFact
     (complete or abandoned), the new header's ``follows`` is the ``replace-seat`` link of
     the old table's id and final chain hash with the new keys, exactly one member is new and
     sits in a seat the old table abandoned last (with its match ended), the old seating is
-    kept, the old totals are carried and the remaining hands are played. Each audit's own
+    kept, the old totals are carried, the remaining hands are played, and the new member is
+    an open bot (the header's ``bots``; the old table's open bots stay open). Each audit's own
     verdict is separate (``new.status``, ``old.status``)."""
     new, old = audit_table(new_data, games), audit_table(old_data, games)
     problems: list[str] = []
@@ -437,4 +441,6 @@ def follows_check(new_data: bytes, old_data: bytes, games: Mapping[str, GameFact
     carried = nh.carried or (0,) * len(nh.roster_keys)
     if carried != old.totals:
         problems.append(f"the carried totals {list(carried)} are not the old table's totals {list(old.totals)}")
+    if index not in [entry.bot for entry in nh.bots] or not set(oh.bots) <= set(nh.bots):
+        problems.append(f"the new member (the bot in S{bot_seat}) does not play with its hand open to all")
     return FollowsCheck(tuple(problems), bot_seat, new, old)

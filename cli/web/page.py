@@ -242,9 +242,18 @@ function seatBox(box, seat, where) {
   box.setAttribute("aria-label", seat.label + ", " + where);
   box.append(el("h2", {}, seat.you ? seat.label + " (S" + seat.seat + ")" : seat.label));
   box.append(el("div", {"class":"line"}, seat.cards_left + (seat.cards_left === 1 ? " card" : " cards")));
-  const backs = el("div", {"class":"backs", "aria-hidden":"true"});
-  for (let i = 0; i < Math.min(seat.cards_left, 12); i++) backs.append(svg(BACK));
-  box.append(backs);
+  if (seat.open_cards.length) {
+    // a bot in an empty seat: its hand is open to all, so it is drawn face up
+    box.append(el("div", {"class":"line open"}, "Bot's hand, open to all"));
+    const faces = el("div", {"class":"backs open", "role":"img",
+                             "aria-label": "Bot's hand, open to all: " + seat.open_cards.join(" ")});
+    for (const c of seat.open_cards) faces.append(svg(FACES[c]));
+    box.append(faces);
+  } else {
+    const backs = el("div", {"class":"backs", "aria-hidden":"true"});
+    for (let i = 0; i < Math.min(seat.cards_left, 12); i++) backs.append(svg(BACK));
+    box.append(backs);
+  }
   const badges = el("div", {"class":"badges"});
   if (seat.place) badges.append(el("span", {"class":"out"}, "out " + PLACES[seat.place - 1]));
   if (seat.passed) badges.append(el("span", {}, "passed"));

@@ -391,7 +391,7 @@ class Hand:
         "_shown", "_active", "_finish", "_decision", "_turn", "_top", "_top_mask", "_top_seat",
         "_passes", "_started", "_runner", "_stops", "_multiplier", "_single_seat", "_rank",
         "_chata_seat", "_resume", "_history", "_scoring", "_scores",
-        "_red_public", "_view_sets",
+        "_red_public", "_view_sets", "_open_seats",
     )
 
     def __init__(self, dealt: Sequence[int], lead_card: Card, options: TableOptions = TableOptions(),
@@ -415,8 +415,9 @@ class Hand:
     @classmethod
     def for_peer(cls, seat: int, my_cards: CardSet | Iterable[Card] | str | int, first_leader: int,
                  lead_card: Card | str | None = None, options: TableOptions = TableOptions(),
-                 scoring: ScoringTable = DEFAULT_SCORING) -> Hand:
-        """The hand as the peer at ``seat`` sees it: its own 12 cards, the others unknown.
+                 scoring: ScoringTable = DEFAULT_SCORING, shown: dict[int, int] | None = None) -> Hand:
+        """The hand as the peer at ``seat`` sees it: its own 12 cards, the others unknown
+        (but ``shown``: seat -> the 12 cards of a hand open to all, an open bot's).
 
         ``first_leader`` is the seat that proved it holds the opening 3 (public before
         the declaration). Feed it every action of the table, exactly as a full hand:
@@ -434,12 +435,18 @@ class Hand:
             raise DealError(f"a seat is dealt 12 cards, not {mine.bit_count()}")
         lead = _lead_card_of(lead_card, options)
         _check_lead_card(lead)
-        if (seat == first_leader) != bool(mine & lead.mask):
-            raise DealError(f"S{seat} {'must hold' if seat == first_leader else 'cannot hold'} the "
-                            f"{lead}: S{first_leader} leads")
+        known = [mine if s == seat else 0 for s in range(SEATS)]
+        for other, cards in (shown or {}).items():
+            if other == seat or not 0 <= other < SEATS or not 0 <= cards <= FULL_DECK or cards.bit_count() != 12 \
+                    or any(cards & k for k in known):
+                raise DealError(f"S{other}'s shown hand is not 12 cards of its own")
+            known[other] = cards
+        for s, cards in enumerate(known):
+            if cards and (s == first_leader) != bool(cards & lead.mask):
+                raise DealError(f"S{s} {'must hold' if s == first_leader else 'cannot hold'} the "
+                                f"{lead}: S{first_leader} leads")
         hand = object.__new__(cls)
-        hand._setup([mine if s == seat else 0 for s in range(SEATS)], seat, first_leader, lead,
-                    options, scoring)
+        hand._setup(known, seat, first_leader, lead, options, scoring)
         return hand
 
     def _setup(self, known: list[int], peer: int | None, first_leader: int, lead_card: Card,
@@ -480,6 +487,7 @@ class Hand:
         # view() caches: the red side once it is public (the same for every viewer from
         # then on), and the last CardSets of played_by and shown (reused while unchanged).
         self._red_public: tuple[frozenset[int], tuple[frozenset[int], frozenset[int]] | None] | None = None
+        self._open_seats: frozenset[int] = frozenset()   # hands open to all (an open bot): their red tens are public
         self._view_sets: tuple[tuple[CardSet, ...], tuple[CardSet, ...]] = (_NO_SETS, _NO_SETS)
         if options.running == "before_first_play":
             self._decision = Decision(_RUN, _order_from(first_leader))
@@ -511,6 +519,12 @@ class Hand:
         """Masks of the cards dealt to seats 0-3 (hidden mode: those known so far;
         complete once the hand is over)."""
         return tuple(self._dealt)
+
+    def open_to_all(self, seats: Iterable[int]) -> None:
+        """``seats`` play with their hands open to all (a bot in an empty seat): every viewer
+        knows whether they were dealt a red ten. Set before the first action."""
+        self._open_seats = frozenset(seats)
+        self._red_public = None
 
     def is_known(self, seat: int) -> bool:
         """Whether every card ``seat`` holds now is known (always with the full deal)."""
@@ -1088,7 +1102,7 @@ class Hand:
             for dealt_to in range(SEATS):  # hidden mode: known when public or own
                 if dealt[dealt_to] & bit:
                     # public: run, exposed (then exchanged) or played
-                    if seen & bit or over or dealt_to == viewer:
+                    if seen & bit or over or dealt_to == viewer or dealt_to in self._open_seats:
                         known[index] = dealt_to
                     break
         return known

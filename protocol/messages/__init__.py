@@ -60,7 +60,9 @@ from p2p_sasaki.protocol.messages.header import (
     MAX_PACE_KINDS,
     MAX_STALL_MS,
     MAX_WINDOW_MS,
+    OPEN_BOT,
     PACE_DELAY,
+    OpenBot,
     PaceDelay,
     TranscriptHeader,
 )
@@ -175,6 +177,8 @@ __all__ = [
     "MessageError",
     "NONCE_BYTES",
     "Name",
+    "OPEN_BOT",
+    "OpenBot",
     "PACE_DELAY",
     "PAKE_MESSAGE_BYTES",
     "PAYLOAD_TYPES",

@@ -58,12 +58,27 @@ PACE_DELAY = Record(PaceDelay, PaceDelay.FIELDS, "pace entry")
 
 
 @dataclass(frozen=True)
+class OpenBot:
+    """One entry of the header's ``bots``: the roster index of a bot that sits with its hand
+    open to all (docs/protocol.md, "Replace seat") and the roster index of the member that
+    runs it (named when the bot's move is not the open bot's rule)."""
+
+    FIELDS: ClassVar[tuple[F, ...]] = (F("bot", UInt(MAX_SEATS - 1), "open bot"),
+                                        F("runner", UInt(MAX_SEATS - 1), "bot runner"))
+    bot: int
+    runner: int
+
+
+OPEN_BOT = Record(OpenBot, OpenBot.FIELDS, "open bot")
+
+
+@dataclass(frozen=True)
 class TranscriptHeader(WireStruct):
     """The first record of a ``.sasaki`` transcript (protocol/transcript.py): everything
     an auditor needs besides the envelopes. Encoded as a msgpack array, strictly:
     ``[version, table, roster keys, hands, game, game options, proofs, dealer, pace,
     answer ms, stall ms, roster names]``, then the optional trailing ``follows, carried,
-    seats`` of a follow-on table that replaced a seat (left out while at their defaults).
+    seats, bots`` of a follow-on table that replaced a seat (left out while at their defaults).
     ``roster_names``: each member's chosen name (:func:`name_problem`), in ``roster_keys``
     order, signed at GENESIS with the rest. ``game``
     names the rules (protocol/game.py), ``game_options`` are that game's own bytes;
@@ -87,7 +102,8 @@ class TranscriptHeader(WireStruct):
               # a follow-on table with a replaced seat (docs/protocol.md, "Replace seat"): optional
               F("follows", Bytes(HASH_BYTES), "follow-on link", optional=True),
               F("carried", Array(Int(MAX_CARRIED), MAX_SEATS), "carried total", optional=True),
-              F("seats", Array(UInt(MAX_SEATS - 1), MAX_SEATS), "fixed seat", optional=True))
+              F("seats", Array(UInt(MAX_SEATS - 1), MAX_SEATS), "fixed seat", optional=True),
+              F("bots", Array(OPEN_BOT, MAX_SEATS), "open bot", optional=True))
     table: bytes
     roster_keys: tuple[bytes, ...]
     hands: int
@@ -105,6 +121,8 @@ class TranscriptHeader(WireStruct):
     """Each seat's match total carried into this table (empty: zeros)."""
     seats: tuple[int, ...] = ()
     """The roster index at each seat, fixed (empty: the seating draw decides)."""
+    bots: tuple[OpenBot, ...] = ()
+    """The open bots (a bot in an empty seat plays with its hand open to all) and their runners."""
     version: int = VERSION
 
     def __post_init__(self) -> None:
@@ -142,3 +160,7 @@ class TranscriptHeader(WireStruct):
             raise malformed("the header carries one total per seat, or none")
         if self.seats and sorted(self.seats) != list(range(len(self.roster_keys))):
             raise malformed("the header's fixed seats name each roster member once, or are empty")
+        n, bots = len(self.roster_keys), [entry.bot for entry in self.bots]
+        if (len(set(bots)) != len(bots) or any(entry.bot >= n or entry.runner >= n or entry.runner in bots
+                                               for entry in self.bots)):
+            raise malformed("the header's open bots name distinct members, each run by a member that is not a bot")

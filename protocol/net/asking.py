@@ -83,6 +83,7 @@ class Turn:
     opened: float | None = None   # trio.current_time() when the decision opened (None: now)
     delay: float = 0.0       # seconds after ``opened`` at which any answer goes out (fair windows)
     answer_deadline: float | None = None   # seconds after ``opened`` a person may think (table option)
+    rule: Any = None         # an open bot's seat: the open bot's rule answer, sent instead of asking the player
 
 
 class Player(Protocol):

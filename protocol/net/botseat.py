@@ -42,6 +42,7 @@ from p2p_sasaki.protocol.followon import (
     continuation,
     decode_follow_on,
     is_follow_on,
+    proposal_problem,
     replaceable,
     replaced_members,
 )
@@ -72,6 +73,7 @@ class ReplaceSeat:
     bot: Identity | None = None              # the runner's only: the bot's identity
     bot_key: bytes | None = None             # the bot's public key (once proposed)
     config: Any = None                       # the new table's options (agreed)
+    refused: str | None = None               # why the runner's proposal was refused (one sentence)
     early: list[tuple[bytes, bytes]] = field(default_factory=list)
 
     @property
@@ -110,8 +112,11 @@ async def agree_replace_seat(transport: Transport, identity: Identity, old: Tabl
         await transport.broadcast(proposal)
     else:
         members = ()
+        refused: list[str] = []
         with trio.move_on_after(answer_seconds + grace):
-            members = await _proposal(transport, old, final, gone, runner, frames, early)
+            members = await _proposal(transport, old, final, gone, runner, frames, early, refused)
+        if refused:
+            return ReplaceSeat(FollowOnOutcome(None, declined=runner), seat, runner, early=early, refused=refused[0])
         if not members:
             return ReplaceSeat(FollowOnOutcome(None, missing=(runner,)), seat, runner, early=early)
         agreement = FollowOn(old, final, me, REPLACE_SEAT, members)
@@ -131,16 +136,20 @@ async def agree_replace_seat(transport: Transport, identity: Identity, old: Tabl
     agreed = ReplaceSeat(outcome, seat, runner, bot if me == runner else None, bot_key, early=early + outcome.early)
     if outcome.roster is not None:
         agreed.config = continuation(config, old.keys, seat_keys, result.totals, result.abandoned[-1].hand,
-                                     agreement.link)
+                                     agreement.link, gone, runner)
     return agreed
 
 
 async def _proposal(transport: Transport, old: TableRoster, final: bytes, gone: bytes, runner: bytes,
-                    frames: list[tuple[bytes, bytes]], early: list[tuple[bytes, bytes]]) -> tuple[TableMember, ...]:
-    """Wait for the runner's proposal: a ``replace-seat`` answer about ``old`` ending at
-    ``final``, come over the runner's own link, whose keys are the old roster's with a new
-    key in the place of ``gone``. Every follow-on frame is kept in ``frames`` (the
-    agreement takes them), anything else in ``early``."""
+                    frames: list[tuple[bytes, bytes]], early: list[tuple[bytes, bytes]],
+                    refused: list[str]) -> tuple[TableMember, ...]:
+    """Wait for the runner's proposal: the bot's own ``replace-seat`` answer about ``old``
+    ending at ``final``, come over the runner's own link, whose keys are the old roster's
+    with a new, strong key in the place of ``gone``, signed by that key
+    (:func:`~p2p_sasaki.protocol.followon.proposal_problem`). A proposal with a weak bot
+    key or a signature that does not verify ends the wait: its sentence goes to
+    ``refused``. Every follow-on frame is kept in ``frames`` (the agreement takes them),
+    anything else in ``early``."""
     def members_of(peer: bytes, frame: bytes) -> tuple[TableMember, ...]:
         if peer != runner:
             return ()
@@ -148,19 +157,18 @@ async def _proposal(transport: Transport, old: TableRoster, final: bytes, gone: 
             answer = decode_follow_on(frame)
         except MessageError:
             return ()
-        keys = list(old.keys)
-        index = keys.index(gone)
-        if (answer.kind != REPLACE_SEAT or answer.table_id != old.table_id or answer.final != final
-                or len(answer.keys) != len(keys) or answer.keys[index] in keys
-                or any(k != answer.keys[i] for i, k in enumerate(keys) if i != index) or not answer.verify()):
+        problem = proposal_problem(answer, old, final, gone)
+        if problem is not None:
+            if "refused" in problem:
+                refused.append(problem)
             return ()
         runner_member = old.member(runner)
-        return replaced_members(old, gone, TableMember(answer.keys[index], runner_member.host, runner_member.port,
+        return replaced_members(old, gone, TableMember(answer.key, runner_member.host, runner_member.port,
                                                        bytes(32), BOT_NAME))
 
     for peer, frame in frames:
         members = members_of(peer, frame)
-        if members:
+        if members or refused:
             return members
     async for peer, frame in transport.received:
         if not is_follow_on(frame):
@@ -168,7 +176,7 @@ async def _proposal(transport: Transport, old: TableRoster, final: bytes, gone: 
             continue
         frames.append((peer, frame))
         members = members_of(peer, frame)
-        if members:
+        if members or refused:
             return members
     return ()
 

@@ -130,8 +130,9 @@ def decode_config(roster: TableRoster, data: bytes) -> Any:
         raise ValueError("the table options name another table")
     if header.roster_keys != tuple(roster.keys) or header.roster_names != roster.names:
         raise ValueError("the table options name other members than this table's roster")
-    if header.follows or header.carried or header.seats:   # only a replaced seat's table has them, never sent
-        raise ValueError("the table options of a new table carry no carried totals, fixed seats or follow-on link")
+    if header.follows or header.carried or header.seats or header.bots:   # only a replaced seat's table has them
+        raise ValueError("the table options of a new table carry no carried totals, fixed seats, open bots or "
+                         "follow-on link")
     return config_of(header)
 
 

@@ -770,7 +770,8 @@ class _Driver:
     async def _ask(self, key: object, turn: Turn, scope: trio.CancelScope) -> None:
         with scope:
             try:
-                action = await self.player.decide(turn)
+                # an open bot's seat answers by the open bot's rule, which every peer checks
+                action = turn.rule if turn.rule is not None else await self.player.decide(turn)
             except BaseException as error:
                 left = player_left(error)
                 if left is None:
@@ -805,7 +806,7 @@ class _Driver:
         if paced:
             self.notify(WindowOpened(session.hand_no, session.slot, kind, now, delay), session)
         turn = Turn(session.my_seat, pending, session.view, tuple(session.legal_actions), now, delay,
-                    self.pacer.pace.answer_deadline)
+                    self.pacer.pace.answer_deadline, session.rule_answer)
         scope = trio.CancelScope()
         self.asking = (key, scope)
         nursery.start_soon(self._ask, key, turn, scope)

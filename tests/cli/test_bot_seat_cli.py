@@ -87,7 +87,7 @@ async def test_the_cli_glue_writes_the_new_table_and_the_bots_transcript_which_a
     copies = {path.read_bytes() for path in tmp_path.glob("peer*-2*.sasaki")}
     assert len(copies) == 1 and len(list(tmp_path.glob("peer*-2*.sasaki"))) == 4
     out = capsys.readouterr().out
-    assert "Everyone agreed: a bot takes S" in out and "you run it" in out
+    assert "Everyone agreed: a bot takes S" in out and "(you run it; its hand is open to all)" in out
     n = PRESENT[0]
     assert main(["audit", str(tmp_path / f"peer{n}-2.sasaki"), "--follows", str(tmp_path / f"peer{n}.sasaki")]) == 0
     assert "It follows" in capsys.readouterr().out

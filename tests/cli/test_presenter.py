@@ -434,9 +434,32 @@ async def test_a_bot_in_the_empty_seat_is_told_as_the_same_match_going_on(autoju
     told = texts(presenter, HandAbandoned(2, 5, (2,), None, True, "S2 stopped answering"), MatchEnded((2, 2, -2, -2)))
     assert not any("the match ends here" in t or "The match is over" in t for t in told), told
     presenter.new_match(carried=(2, 2, -2, -2))
-    assert presenter.log[-1].text.startswith("The match goes on at a fresh table, with a bot in the empty seat")
+    assert presenter.log[-1].text == (
+        "The match goes on at a fresh table, with a bot in the empty seat: the same seats, the totals carried "
+        "over. Bot's hand, open to all: its cards are shown to everyone at each deal, and each of its moves "
+        "follows a rule every player checks.")
     new = SimpleNamespace(config=SimpleNamespace(hands=3))     # hand 2 (void) is played again, then 3 and 4
     assert [n.text for n in presenter.event(Seated(KEYS, 0), new)] == ["Seats as before: you are S0."]
     assert presenter.event(HandStarted(1), new)[0].text.startswith("Hand 2 of 4: ")
     assert presenter.table().hand_no == 2 and presenter.table().match_no == 1
     assert presenter.event(HandStarted(2), new)[0].text.startswith("Hand 3 of 4: ")
+
+
+def test_the_open_bots_hand_is_shown_and_said_on_the_terminal_and_the_page():
+    """A bot in an empty seat plays with its hand open to all: the note at the deal, the seat's
+    cards in the snapshot (the page draws them face up), a line on the terminal's table."""
+    from p2p_sasaki.cli.tui import table_lines
+    from p2p_sasaki.cli.web.page import page
+    from p2p_sasaki.protocol.events import Shown
+
+    presenter = Presenter()
+    cards = CardSet.parse("3C 4C 5D 6H 7S 8S 9C TD JH QS KC AD")
+    names = ("Mina", "Jun", "Bot", "Leo")
+    notes = texts(presenter, Seated(KEYS, 1, names), HandStarted(1), Shown(1, 2, cards))
+    assert notes[-1] == ("Bot's hand, open to all: S2 Bot holds "
+                         "3C | 4C | 5D | 6H | 7S | 8S | 9C | TD | JH | QS | KC | AD")
+    presenter.session = SimpleNamespace(open_views=lambda: {2: SimpleNamespace(cards=CardSet.parse("5D 6H AD"))})
+    table = presenter.table()
+    assert [seat.open_cards for seat in table.seats] == [(), (), ("5D", "6H", "AD"), ()]
+    assert "Bot's hand, open to all (S2 Bot): 5D 6H AD" in table_lines(table)
+    assert "Bot's hand, open to all" in page() and "seat.open_cards" in page()

@@ -170,3 +170,18 @@ def test_a_dead_program_after_the_match_is_said_once_not_retried(tab: Any) -> No
     tab.wait_for_timeout(1500)
     assert tab.get_by_role("status").inner_text().startswith("The table has ended")
     assert json.loads(json.dumps(tab.evaluate("window.sent"))) == []
+
+
+def test_a_bot_in_an_empty_seat_is_drawn_face_up_open_to_all(tab):
+    """The open bot seat (issue 18): its cards are public, so the page draws them face up and says so."""
+    from types import SimpleNamespace
+
+    presenter, _ = dealt_presenter()
+    presenter.session = SimpleNamespace(open_views=lambda: {3: SimpleNamespace(cards=CardSet.parse("4C 7D KS"))})
+    push(tab, presenter)
+    box = "#seat-top"                        # S3 sits opposite you (S1)
+    assert tab.inner_text(f"{box} h2") == "S3 Bo"
+    assert "Bot's hand, open to all" in tab.inner_text(box)
+    assert tab.get_attribute(f"{box} .backs.open", "aria-label") == "Bot's hand, open to all: 4C 7D KS"
+    assert tab.locator(f"{box} .backs.open svg").count() == 3
+    assert tab.locator("#seat-left .backs.open").count() == 0     # the others stay face down

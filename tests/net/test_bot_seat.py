@@ -20,6 +20,7 @@ from p2p_sasaki.cli.main import main
 from p2p_sasaki.protocol.chain import table_id_of
 from p2p_sasaki.protocol.config import Pace
 from p2p_sasaki.protocol.crypto import SeededEntropy
+from p2p_sasaki.protocol.events import Dealt, Shown
 from p2p_sasaki.protocol.followon import REPLACE_SEAT, link_of
 from p2p_sasaki.protocol.messages import TranscriptHeader, decode_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
@@ -32,6 +33,7 @@ from p2p_sasaki.protocol.session import Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table, follows_check
 from p2p_sasaki.protocol.transcript import frame_records
 from p2p_sasaki.sasaki.bots import HeuristicBot
+from p2p_sasaki.sasaki.hand import Pass
 from p2p_sasaki.sasaki.options import TableOptions
 
 STALL = 60.0
@@ -66,13 +68,16 @@ class Peer:
     new: TableResult | None = None
     bot: TableResult | None = None
     records: list[list[bytes]] = field(default_factory=lambda: [[], [], []])   # old, new, bot's
+    cards: list[list[Any]] = field(default_factory=lambda: [[], [], []])      # Dealt and Shown events, likewise
     player: Chooser | None = None
 
 
-def recorder(records: list[bytes]) -> Any:
+def recorder(records: list[bytes], cards: list[Any] | None = None) -> Any:
     def event(ev: Any, session: Any) -> None:
         if isinstance(ev, Record):
             records.append(ev.data)
+        if isinstance(ev, (Dealt, Shown)) and cards is not None:
+            cards.append(ev)
     return event
 
 
@@ -92,8 +97,28 @@ def sessions(n: int, tag: bytes) -> Any:
     return make
 
 
+class SteeredSession(TableSession):
+    """The runner's modified program: its bot's session never answers by the open bot's rule,
+    so the bot player (a thrower) chooses."""
+
+    @property
+    def rule_answer(self) -> Any:
+        return None
+
+
+class Thrower(BotPlayer):
+    """A bot steered to throw the hand: it passes whenever it may."""
+
+    def __init__(self) -> None:
+        super().__init__(HeuristicBot(random.Random(99)))
+
+    async def decide(self, turn: Any) -> Any:
+        passes = [a for a in turn.legal if isinstance(a, Pass)]
+        return passes[0] if passes else await super().decide(turn)
+
+
 async def table(choices: dict[int, str], runner_gone: bool = False, policies: dict[int, str] | None = None,
-                play: bool = True) -> list[Peer]:
+                play: bool = True, bot_identity: Any = BOT_IDENTITY, steer: bool = False) -> list[Peer]:
     """``runner_gone``: the bot's runner stops after the old table (never proposes);
     ``policies``: a peer's answer policy (default: "yes" if it chose "bot", else "no");
     ``play=False``: stop after the agreement."""
@@ -126,15 +151,20 @@ async def table(choices: dict[int, str], runner_gone: bool = False, policies: di
                 links.cancel_scope.cancel()
                 return
             peer.agreed = await agree_replace_seat(transport, IDENTITIES[n], ROSTER, peer.old, policy, 30.0,
-                                                   bot=BOT_IDENTITY, entropy=SeededEntropy(b"nonce %d" % n))
+                                                   bot=bot_identity, entropy=SeededEntropy(b"nonce %d" % n))
             if play and peer.agreed is not None and peer.agreed.roster is not None:
-                bot = BotPlayer(HeuristicBot(random.Random(99)))
+                bot = Thrower() if steer else BotPlayer(HeuristicBot(random.Random(99)))
+                bot_session = sessions(9, b"bot")
+                if steer:
+                    def bot_session(identity: Identity, roster: TableRoster, config: Any) -> TableSession:
+                        return SteeredSession(identity, roster.keys, roster.table_id, config,
+                                              rng=SeededEntropy(b"bot 9"))
                 peer.new, peer.bot = await play_replaced_seat(
                     IDENTITIES[n], transport, peer.agreed, player=BotPlayer(HeuristicBot(random.Random(10 + n))),
-                    transcript_path=None, on_event=recorder(peer.records[1]), step_in_thread=False,
+                    transcript_path=None, on_event=recorder(peer.records[1], peer.cards[1]), step_in_thread=False,
                     session_factory=sessions(n, b"new"), bot_player=bot,
-                    bot_options={"on_event": recorder(peer.records[2]), "step_in_thread": False,
-                                 "session_factory": sessions(9, b"bot")})
+                    bot_options={"on_event": recorder(peer.records[2], peer.cards[2]), "step_in_thread": False,
+                                 "session_factory": bot_session})
             transport.close()
             links.cancel_scope.cancel()
 
@@ -199,6 +229,12 @@ async def test_the_others_choose_bot_and_the_match_goes_on_with_a_bot_in_the_emp
     assert audit.totals == new.totals
     check = follows_check(data, old_data)
     assert check.ok and check.bot_seat == gone and check.problems == ()
+    # the bot's hand is open to all: every player's session (its runner's too) is shown the cards the
+    # bot was dealt, at the deal, and the header names the bot and its runner
+    (dealt,) = [e.cards for e in peers[runner_peer].cards[2] if isinstance(e, Dealt)]
+    for n in PRESENT:
+        assert [(e.seat, e.cards) for e in peers[n].cards[1] if isinstance(e, Shown)] == [(gone, dealt)]
+    assert [(e.bot, e.runner) for e in header.bots] == [(KEYS.index(KEYS[VICTIM]), runner_peer)]
 
     # sasaki audit NEW --follows OLD: the link, the bot's seat; another OLD: exit status 6
     (tmp_path / "old.sasaki").write_bytes(old_data)
@@ -207,6 +243,11 @@ async def test_the_others_choose_bot_and_the_match_goes_on_with_a_bot_in_the_emp
     assert main(["audit", str(tmp_path / "new.sasaki"), "--follows", str(tmp_path / "old.sasaki")]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"{tmp_path / 'new.sasaki'}: OK: 1 hand(s) verified; totals ")
+    # the audit recomputed each of the bot's moves (the open bot's rule)
+    ((bot_seat, bot_runner, moves),) = audit.open_bots
+    assert (bot_seat, bot_runner) == (gone, runner) and moves >= 6
+    assert out[-2] == (f"{audit.label(gone)} played with its hand open to all (a bot run by "
+                       f"{audit.label(runner)}): each of its {moves} move(s) is the open bot's rule, recomputed.")
     carried = ", ".join(f"S{s} {v:+d}" for s, v in enumerate(old.totals))
     assert out[-1] == (f"It follows {tmp_path / 'old.sasaki'}: a bot (a new member) sits in S{gone}, the seat "
                        f"abandoned there; same seating, totals carried ({carried}), 1 hand(s) left.")
@@ -226,6 +267,51 @@ async def test_no_bot_seat_unless_every_present_player_chose_it(autojump_clock):
         assert peers[n].new is None and peers[n].records[1] == []
 
 
+
+
+async def test_a_bot_steered_by_its_runner_is_caught_at_its_first_steered_move_and_the_runner_named(
+        autojump_clock):
+    peers = await table({n: BOT for n in PRESENT}, steer=True)
+    old = peers[PRESENT[0]].old
+    assert old is not None and old.seat_keys is not None
+    gone = old.seat_keys.index(KEYS[VICTIM])
+    runner = min(s for s in range(4) if s != gone)
+    blames = {n: peers[n].new.blame for n in PRESENT if peers[n].new is not None}
+    assert sorted(blames) == PRESENT
+    for blame in blames.values():
+        assert blame is not None and blame.seat == runner
+        assert blame.reason.startswith(f"seat {runner} runs the open bot in seat {gone}, which answered S{gone} pass")
+        assert blame.reason.endswith("the runner steered it")
+    # every transcript ends with the slot of the steered move (the evidence): the audit recomputes the
+    # open bot's rule and names the runner there, from the bot's own signed answer
+    data = b"".join(peers[PRESENT[0]].records[1])
+    assert {b"".join(peers[n].records[1]) for n in PRESENT} == {data}
+    audit = audit_table(data)
+    assert audit.status is AuditStatus.FAULT and audit.blame is not None
+    assert (audit.blame.seat, audit.blame.reason) == (runner, blames[PRESENT[0]].reason)
+
+
+class WeakBot:
+    """A runner's forged bot: the identity point as its key, and the signature that verifies for
+    any message under it (R = identity, S = 0)."""
+
+    public_key = bytes([1]) + bytes(31)
+
+    def sign(self, data: bytes) -> bytes:
+        return self.public_key + bytes(32)
+
+
+async def test_a_proposal_with_a_weak_bot_key_and_a_forged_signature_is_refused(autojump_clock):
+    peers = await table({n: BOT for n in PRESENT}, bot_identity=WeakBot())
+    old = peers[PRESENT[0]].old
+    assert old is not None and old.seat_keys is not None
+    runner = KEYS.index(runner_of(old.seat_keys, old.seat_keys.index(KEYS[VICTIM])))
+    for n in PRESENT:
+        agreed = peers[n].agreed
+        assert agreed is not None and agreed.roster is None and peers[n].new is None
+        if n != runner:
+            assert agreed.refused == "the proposal's bot key is weak (the identity, of small order or not " \
+                                     "canonical): refused"
 
 
 async def test_without_the_runners_proposal_the_others_end_after_their_answer_deadline(autojump_clock):

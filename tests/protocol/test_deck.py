@@ -398,3 +398,62 @@ def test_hands_from_keys_reads_the_deal_without_changing_the_session():
     with pytest.raises(KeyMismatch) as info:
         observer.hands_from_keys({**keys, 2: keys[2] + 1})
     assert info.value.seat == 2 and "does not match its base" in info.value.reason
+
+
+# -- an open seat (a bot in an empty seat) shows its hand: the public strip round n ---------------
+
+SHOW_VECTOR_SHA256 = "8fd96ed9932ce861ebd8173c4bb54e48bc12e0bd61a755d7ddea93a858d5d948"
+SHOW_ENVELOPE_SHA256 = "d10c4e41096c1a80a36a1b40d7dda6687569446f391cdb44d14d15c2b72b8726"
+
+
+def show_of(table: Table) -> list[bytes]:
+    return [e for e in table.sent if isinstance(payload_of(e), StripRound) and payload_of(e).round == table.n]
+
+
+def test_an_open_seat_shows_its_hand_to_every_seat_in_the_slot_after_the_strips():
+    from p2p_sasaki.protocol.deck import HandShown
+
+    table = Table(seed=b"vector", shown=frozenset({1}), observer=True, **FAST)
+    table.start()
+    assert hashlib.sha256(b"".join(table.sent)).hexdigest() == SHOW_VECTOR_SHA256
+    (show,) = show_of(table)
+    assert len(show) == 375 and hashlib.sha256(show).hexdigest() == SHOW_ENVELOPE_SHA256
+    body = decode_envelope(show).body
+    assert (body.sender, body.slot) == (1, 3 * 4 + 1) and table.sessions[0].layout.end == 3 * 4 + 2
+    # the show is sent after every shuffle proof and every strip: its values are the card points
+    sent = types_sent(table)
+    assert table.sent.index(show) > max(i for i, (_, t) in enumerate(sent) if t == ShuffleProof.TYPE)
+    assert body.payload.values == tuple(table.sessions[0]._cards[c] for c in table.sessions[1].hand)
+    expected = HandShown(1, table.sessions[1].hand, (1, 5, 9))
+    for seat in range(4):
+        assert table.of_type(seat, HandShown) == [expected] and table.violations(seat) == []
+        assert table.sessions[seat].shown_hands == {1: table.sessions[1].hand}
+    assert table.observer is not None and table.observer.shown_hands == {1: table.sessions[1].hand}
+    # without an open seat nothing changes: the same seeds give the plain hand's bytes
+    plain = Table(seed=b"vector", **FAST)
+    plain.start()
+    assert not show_of(plain) and hashlib.sha256(b"".join(plain.sent)).hexdigest() == HAND_VECTOR_SHA256
+
+
+def test_a_false_show_is_blamed_on_the_open_seat_and_a_show_from_another_seat_is_refused():
+    def swap(strip: StripRound) -> StripRound:
+        return StripRound(strip.round, (strip.values[1], strip.values[0], *strip.values[2:]), strip.proofs)
+
+    def false_show(sender: int, envelope: bytes):
+        payload = payload_of(envelope)
+        if sender == 1 and isinstance(payload, StripRound) and payload.round == 4:
+            return resign(envelope, TABLE_KEYS[1], payload=swap(payload))
+        return envelope
+
+    table = Table(seed=b"vector", shown=frozenset({1}), tamper=false_show, **FAST)
+    table.start()
+    for seat in (0, 2, 3):
+        assert [(v.seat, v.step) for v in table.violations(seat)][:1] == [(1, "strip")]
+
+    table = Table(seed=b"vector", **FAST)      # no open seat: a round-n strip is no step of the deck
+    table.start()
+    strip = next(e for e in table.sent if isinstance(payload_of(e), StripRound) and decode_envelope(e).body.sender == 2)
+    show = StripRound(4, payload_of(strip).values, payload_of(strip).proofs)
+    table.sessions[0].receive(resign(strip, TABLE_KEYS[2], payload=show, slot=3 * 4 + 1), 2)
+    table.collect()
+    assert table.violations(0)[-1].seat == 2 and "there is no strip round 4" in table.violations(0)[-1].reason

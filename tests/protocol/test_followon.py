@@ -151,3 +151,43 @@ def test_a_follow_on_under_another_roster_is_answered_by_its_own_members():
     assert outcome.roster.members == tuple(TableMember(m.key, m.host, m.port, NONCES[n]) for n, m in enumerate(members))
     assert outcome.roster.table_id == table_id_of(link_of(OLD.table_id, FINAL, "rematch", [m.key for m in members]),
                                                   outcome.roster.members)
+
+
+# -- the replace-seat proposal: the bot's own answer, signed by a strong key (issue 18, finding 4) --
+
+IDENTITY_POINT = bytes([1]) + bytes(31)         # the Ed25519 identity: a forged signature verifies for it
+FORGED = IDENTITY_POINT + bytes(32)             # R = identity, S = 0: valid for any message under that key
+
+
+def _bot_answer(bot_key: bytes, signer: Identity | None = None, forged: bool = False) -> FollowOnAnswer:
+    from p2p_sasaki.protocol.followon import REPLACE_SEAT
+
+    keys = (KEYS[0], bot_key, KEYS[2], KEYS[3])
+    link = link_of(OLD.table_id, FINAL, REPLACE_SEAT, keys)
+    digest = answer_digest(link, bot_key, True, NONCES[1])
+    signature = FORGED if forged else (signer or IDENTITIES[0]).sign(digest)
+    return FollowOnAnswer(3, OLD.table_id, FINAL, REPLACE_SEAT, keys, bot_key, True, NONCES[1], signature)
+
+
+def test_a_forged_signature_verifies_under_the_identity_point_but_no_answer_with_a_weak_key_does():
+    answer = _bot_answer(IDENTITY_POINT, forged=True)
+    assert crypto.verify_signature(answer.key, answer_digest(answer.link, answer.key, True, answer.nonce), FORGED)
+    assert not answer.verify()
+
+
+def test_a_proposal_with_a_weak_bot_key_or_a_forged_signature_is_refused_with_one_sentence():
+    from p2p_sasaki.protocol.followon import proposal_problem
+
+    gone = KEYS[1]
+    bot = Identity.generate(SeededEntropy(b"the bot"))
+    assert proposal_problem(_bot_answer(bot.public_key, bot), OLD, FINAL, gone) is None
+    assert proposal_problem(_bot_answer(IDENTITY_POINT, forged=True), OLD, FINAL, gone) == (
+        "the proposal's bot key is weak (the identity, of small order or not canonical): refused")
+    small_order = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")   # order 8
+    assert proposal_problem(_bot_answer(small_order, forged=True), OLD, FINAL, gone).startswith(
+        "the proposal's bot key is weak")
+    # a strong key whose answer its holder did not sign (the runner signed with its own key)
+    assert proposal_problem(_bot_answer(bot.public_key, IDENTITIES[0]), OLD, FINAL, gone) == (
+        "the proposal is not signed by the bot's key: refused")
+    assert proposal_problem(_bot_answer(KEYS[2], IDENTITIES[2]), OLD, FINAL, gone) == (
+        "the proposal's bot key is already a member's")

@@ -252,6 +252,21 @@ def test_vector_header_with_follows_carried_and_seats():
     assert TranscriptHeader.decode(data) == header
 
 
+def test_vector_header_with_an_open_bot():
+    """The same header with the open bot (docs/protocol.md, "Replace seat"): the bot at roster
+    index 2, run by roster index 0 (the member at the lowest other seat)."""
+    import hashlib
+
+    from p2p_sasaki.protocol.messages import OpenBot
+
+    header, replace = _replaced_header()
+    data = replace(header, bots=(OpenBot(2, 0),)).encode()
+    assert len(data) == 319 and data[:3] == bytes.fromhex("dc0010")     # an array of 16 (array 16)
+    assert hashlib.sha256(data).hexdigest() == "e067cc6ae3ae0fa8d8ee9e52ebc3e9172c7c1c56bb7f0cd56f7f550c48937af3"
+    assert data.endswith(bytes.fromhex("9402000301" + "91920200"))   # seats, then bots [[2, 0]]
+    assert TranscriptHeader.decode(data).bots == (OpenBot(2, 0),)
+
+
 def test_optional_header_fields_at_their_defaults_are_left_out_and_old_headers_keep_their_bytes():
     header, replace = _replaced_header()
     plain = replace(header, follows=b"", carried=(), seats=())
@@ -260,11 +275,11 @@ def test_optional_header_fields_at_their_defaults_are_left_out_and_old_headers_k
     # only the trailing defaults are left out: an empty follows before carried stays
     assert msgpack.unpackb(replace(header, follows=b"", seats=()).encode())[12:] == [b"", [5, -3, 0, -2]]
     wire = plain.to_wire()
-    for trailing in ([b""], [b"", []], [b"", [], []]):   # a default written out: not canonical
+    for trailing in ([b""], [b"", []], [b"", [], []], [b"", [], [], []]):   # a default written out: not canonical
         with pytest.raises(MessageError, match="optional field at its default"):
             TranscriptHeader.decode(msgpack.packb(wire + trailing, use_bin_type=True))
-    with pytest.raises(MessageError, match="12..15 fields"):
-        TranscriptHeader.decode(msgpack.packb(wire + [b"", [], [], 1], use_bin_type=True))
+    with pytest.raises(MessageError, match="12..16 fields"):
+        TranscriptHeader.decode(msgpack.packb(wire + [b"", [], [], [], 1], use_bin_type=True))
 
 
 @pytest.mark.parametrize("change, reason", [

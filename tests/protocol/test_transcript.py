@@ -130,7 +130,7 @@ def test_the_header_carries_the_roster_names_as_its_twelfth_field(honest):
                        (["Mina", "Jun", "Bot 3", b"Leo"], "roster name must be text")):
         with pytest.raises(MessageError, match=why):
             TranscriptHeader.decode(msgpack.packb(wire[:11] + [names], use_bin_type=True))
-    with pytest.raises(MessageError, match="array of 12..15 fields"):
+    with pytest.raises(MessageError, match="array of 12..16 fields"):
         TranscriptHeader.decode(msgpack.packb(wire[:11], use_bin_type=True))
 
 
