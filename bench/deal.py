@@ -11,7 +11,12 @@ Prints, as medians over several runs (CPU time, so a shared machine disturbs it 
     units of one Ed25519 multiplication;
   - the bytes of the deck's messages for one hand (deal and key reveals);
   - the audit of that hand's deck (audit_hand): from the keys, and verifying every argument;
-  - how the deal grows with seats (2-8, 48 cards) and with cards (12-96, 4 seats).
+  - how the deal grows with seats (2-8, 48 cards) and with cards (12-96, 4 seats);
+  - with ``--hand-over``: what a private hand-over adds (docs/protocol.md, "Hand-over"):
+    after the deal seat 0 hands a card to seat 2 (its partner at four seats); the time on
+    the critical path (the giver seals, every seat checks and moves the position, the
+    receiver unseals and signs its receipt), the busiest seat's multiplications, the bytes
+    of the two envelopes, and the key reveal's check of it.
 
 With ``--open-seat S`` seat S is an open seat (a bot in an empty seat, docs/protocol.md
 "Replace seat"): it shows its hand (the public strip round n), and a seat counts as dealt
@@ -19,7 +24,7 @@ once it holds its cards and has verified the show; ``--compare-open`` prints the
 with and without it side by side (what an open bot adds per deal).
 
 Usage: python bench/deal.py [--runs 3] [--cards 48] [--seats 4] [--cores 1 2] [--no-growth] [--open-seat S]
-       [--compare-open]
+       [--compare-open] [--hand-over]
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.audit import audit_hand
 from p2p_sasaki.protocol.crypto import G, IdentityKey, SeededEntropy
 from p2p_sasaki.protocol.deck import DeckJob, DeckSession, HandDealt, HandShown, JobResult, Violation, run_job
+from p2p_sasaki.protocol.messages import Body, HandOver, HandOverTaken, sign_envelope
 
 clock = time.thread_time  # CPU time of this thread: robust to a shared, noisy machine
 
@@ -100,10 +106,44 @@ class HandFigures:
     bytes: float
     audit_keys: float
     audit_args: float
+    hand_over: float = 0.0           # seconds a hand-over adds to the critical path
+    hand_over_mults: float = 0.0     # the busiest seat's multiplications for it
+    hand_over_bytes: float = 0.0     # its two envelopes (deck/hand-over, deck/hand-over-taken)
+    hand_over_audit: float = 0.0     # the key reveal's check of it, at one seat
+
+
+def measure_hand_over(sessions: list[DeckSession], keys: list[IdentityKey]) -> tuple[float, int, int]:
+    """Seat 0 hands its first card to seat 2 (seat 1 with two seats): (critical path seconds,
+    the busiest seat's multiplications, the bytes of the two signed envelopes). The seats
+    check in parallel: the path is the giver's sealing, the slowest check, the receipt."""
+    giver, to = 0, 2 % len(sessions)
+    hand = sessions[giver].hand
+    assert hand is not None
+    mults = [0] * len(sessions)
+
+    def timed(seat: int, action: Callable[[], object]) -> tuple[object, float]:
+        before, t0 = MULTS[0], clock()
+        value = action()
+        mults[seat] += MULTS[0] - before
+        return value, clock() - t0
+
+    made, seal = timed(giver, lambda: sessions[giver].hand_over(hand[0], to))
+    message = cast(HandOver, made)
+    checks = []
+    for seat, session in enumerate(sessions):
+        reason, spent = timed(seat, functools.partial(session.accept_hand_over, giver, message))
+        if reason is not None:
+            raise SystemExit(f"the hand-over was refused: {reason}")
+        checks.append(spent)
+    answered, unseal = timed(to, lambda: sessions[to].receipt(message.position))
+    receipt = cast(HandOverTaken, answered)
+    envelopes = [sign_envelope(Body(bytes(32), 1, 20, giver, bytes(32), message), keys[giver]),
+                 sign_envelope(Body(bytes(32), 1, 21, to, bytes(32), receipt), keys[to])]
+    return seal + max(checks) + unseal, max(mults), sum(len(e) for e in envelopes)
 
 
 def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
-             shown: frozenset[int] = frozenset()) -> HandFigures:
+             shown: frozenset[int] = frozenset(), hand_over: bool = False) -> HandFigures:
     entropy = SeededEntropy(b"keys" + seed)
     keys = [IdentityKey.generate(entropy) for _ in range(n)]
     public = [k.public_key for k in keys]
@@ -186,10 +226,22 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
         after_main(index, start + spent, returned)
     if any(seat.dealt_at is None for seat in seats):
         raise SystemExit("the hand was not dealt")
+    handed = (0.0, 0, 0)
+    if hand_over:
+        handed = measure_hand_over([seat.session for seat in seats], keys)
+    keyed = clock()
     for seat in seats:  # the key reveals, for the hand's bytes and the audit
         for envelope in seat.session.reveal_key():
             sent_bytes += len(envelope)
             sent.append(envelope)
+            for other in seats:
+                if other is not seat:
+                    other.session.receive(envelope)
+    revealed = (clock() - keyed) / n   # every seat's key check, and with it each hand-over's
+    for seat in seats:
+        for event in seat.session.take_events():
+            if isinstance(event, Violation):
+                raise SystemExit(f"unexpected violation at the key reveal: {event}")
     audit: dict[bool, float] = {}
     for from_keys in (True, False):
         t0 = clock()
@@ -200,14 +252,15 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
             raise SystemExit(f"the audit failed: {result.violation}")
     return HandFigures(max(seat.dealt_at for seat in seats if seat.dealt_at is not None),
                        max(seat.cpu for seat in seats), max(seat.mults for seat in seats), sent_bytes,
-                       audit[True], audit[False])
+                       audit[True], audit[False], handed[0], handed[1], handed[2], revealed)
 
 
 def summary(n: int, n_cards: int, proofs: bool, cores: int, runs: int,
-            shown: frozenset[int] = frozenset()) -> dict[str, float]:
-    results = [run_hand(n, n_cards, proofs, cores, bytes([r]), shown) for r in range(runs)]
+            shown: frozenset[int] = frozenset(), hand_over: bool = False) -> dict[str, float]:
+    results = [run_hand(n, n_cards, proofs, cores, bytes([r]), shown, hand_over) for r in range(runs)]
     return {name: statistics.median(getattr(r, name) for r in results)
-            for name in ("critical", "cpu", "mults", "bytes", "audit_keys", "audit_args")}
+            for name in ("critical", "cpu", "mults", "bytes", "audit_keys", "audit_args", "hand_over",
+                         "hand_over_mults", "hand_over_bytes", "hand_over_audit")}
 
 
 def main() -> None:
@@ -217,6 +270,8 @@ def main() -> None:
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--cores", type=int, nargs="+", default=[1, 2], help="cores per seat (default: 1 2)")
     parser.add_argument("--no-growth", dest="growth", action="store_false", help="skip the seats/cards sweeps")
+    parser.add_argument("--hand-over", action="store_true",
+                        help="only what a private hand-over adds after the deal (proofs on)")
     parser.add_argument("--open-seat", type=int, default=None, help="this seat shows its hand (an open bot)")
     parser.add_argument("--compare-open", action="store_true",
                         help="only: the deal without and with an open seat (seat 1, or --open-seat)")
@@ -233,6 +288,16 @@ def main() -> None:
           f"'per seat' = the busiest seat" + (f"; seat {args.open_seat} is an open seat" if shown else "") + "\n")
     if args.compare_open:
         compare_open(args, shown or frozenset({1}), unit)
+        return
+    if args.hand_over:
+        s = summary(args.seats, args.cards, True, args.cores[0], args.runs, hand_over=True)
+        print(f"a private hand-over (seat 0 to seat {2 % args.seats}, after the deal, proofs on): adds "
+              f"{s['hand_over']:.4f} s = {s['hand_over'] / unit:,.0f} units to the critical path; "
+              f"{s['hand_over_mults']:,.0f} mults at the busiest seat; {s['hand_over_bytes']:,.0f} bytes "
+              f"(deck/hand-over and deck/hand-over-taken envelopes); the key reveal at one seat (every key "
+              f"checked, the hand-over with them) {s['hand_over_audit']:.4f} s\n"
+              f"  the deal of the same runs: critical path {s['critical']:.3f} s = {s['critical'] / unit:,.0f} "
+              f"units; deck bytes per hand {s['bytes']:,.0f}")
         return
     for proofs in (False, True):
         for cores in args.cores if proofs else args.cores[:1]:

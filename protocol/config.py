@@ -15,12 +15,13 @@ from p2p_sasaki.protocol.game import Game
 from p2p_sasaki.protocol.messages import OpenBot, PaceDelay, TranscriptHeader
 from p2p_sasaki.protocol.pace import NO_PACE, Pace
 from p2p_sasaki.protocol.sasaki_game import SASAKI, SasakiGame
+from p2p_sasaki.protocol.sasku_game import SASKU, SaskuGame
 
 __all__ = ["Pace", "NO_PACE", "TableConfig", "GAMES", "GameFactory", "game_of", "dealer_of", "header_of", "config_of"]
 
 # The games known by the header's name: name -> the game from its options bytes.
 GameFactory = Callable[[bytes], Game]
-GAMES: Mapping[str, GameFactory] = {SASAKI: SasakiGame.from_options_bytes}
+GAMES: Mapping[str, GameFactory] = {SASAKI: SasakiGame.from_options_bytes, SASKU: SaskuGame.from_options_bytes}
 
 
 @dataclass(frozen=True)

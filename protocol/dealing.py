@@ -3,7 +3,10 @@
 A :class:`Dealer` (one per table, named by the transcript header's ``dealer`` field) gives
 each hand a :class:`CardSource`. The session (protocol/session.py) asks the source for its
 own slots at the start of the hand (the deck's pipelined block), for the card openings that
-prove an action's cards, and for the deal once the hand is over; it never reaches inside.
+prove an action's cards, for a private hand-over in the middle of the hand when the game
+asks for one (``hand_over`` / ``accept_hand_over`` / ``receipt`` / ``judge_unsealed``:
+docs/protocol.md, "Hand-over"), and for the deal once the hand is over (``card_at`` reads a
+position's card from the keys, for the replay); it never reaches inside.
 
   :class:`MentalPokerDeck`  the real one: protocol/deck.py's DeckSession (``dealer`` b"")
   :class:`RevealedKeys`     the auditor's: the same deck, and the deal read in advance from
@@ -36,10 +39,17 @@ from p2p_sasaki.protocol.deck import (
     Violation,
 )
 from p2p_sasaki.protocol.events import DealProgress
+from p2p_sasaki.protocol.hidden_rules import HiddenCard, HiddenRuleProof, RuleContext, Statement
+from p2p_sasaki.protocol.hidden_rules import prove as prove_rule
+from p2p_sasaki.protocol.hidden_rules import verify as verify_rule
 from p2p_sasaki.protocol.messages import (
+    SEALED_OPEN_BYTES,
     CardOpen,
     DeckCommit,
     DeckNonce,
+    HandOver,
+    HandOverTaken,
+    HandOverUnsealed,
     KeyReveal,
     MessageError,
     Payload,
@@ -148,6 +158,23 @@ class CardSource(Protocol):
     def my_key(self) -> bytes | None: ...
     def partial_deal(self, keys: dict[int, bytes]) -> tuple[int | None, ...]: ...
     def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]: ...
+    # the private hand-over (docs/protocol.md, "Hand-over"): a source slot the game asks for
+    def hand_over(self, card: int, to: int) -> HandOver: ...
+    def accept_hand_over(self, giver: int, message: HandOver) -> str | None: ...
+    def handed_card(self, position: int) -> int | None: ...
+    def held_card(self, position: int) -> int | None: ...
+    def receipt(self, position: int, unseal: bool = False) -> HandOverTaken | HandOverUnsealed: ...
+    def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
+                       unsealed: HandOverUnsealed) -> tuple[int, str] | int: ...
+    def card_at(self, position: int) -> int | None: ...
+    # hidden-card rules proven with the action (protocol/hidden_rules.py; docs/protocol.md,
+    # "Hidden-card rules at the table"): None / no proof where the source proves none
+    def rule_locks(self, seat: int, without: int | None = None) -> tuple[HiddenCard, ...] | None: ...
+    def position_of(self, card: int) -> int | None: ...
+    def position_lock(self, position: int) -> HiddenCard: ...
+    def prove_rule(self, slot: int, prev: bytes, statement: Statement) -> HiddenRuleProof: ...
+    def verify_rule(self, seat: int, slot: int, prev: bytes, statement: Statement, proof: HiddenRuleProof) -> bool: ...
+    def hand_over_fault(self) -> tuple[int, str] | None: ...
 
 
 class Dealer(Protocol):
@@ -192,6 +219,9 @@ class DeckSource:
         self._my_cards: int | None = None
         self._out: list[bytes] = []
         self._proven: set[int] = set()   # the hops whose proof is checked: they finish in any order
+        self._gave: dict[int, int] = {}      # positions I handed over -> their cards
+        self._keys: dict[int, int] = {}      # keys known ahead (the auditor's reveals, a settlement's)
+        self._fault: tuple[int, str] | None = None   # a hand-over the key reveal found wrong
 
     def start(self) -> None:
         if self.setup.my_seat is not None:
@@ -224,6 +254,8 @@ class DeckSource:
         n = self.setup.seats
         for event in self.deck.take_events():
             match event:
+                case Violation(seat=seat, step="hand-over", reason=reason) if seat is not None:
+                    self._fault = (seat, f"deck hand-over: {reason}")   # named once the keys are recorded
                 case Violation(seat=seat, step=step, reason=reason):
                     raise SourceError(seat, f"deck {step}: {reason}")
                 case HandIdAgreed():
@@ -278,12 +310,15 @@ class DeckSource:
                 hands = self.deck.hands_from_some_keys(keys)
             except KeyMismatch as exc:
                 raise SourceError(exc.seat, f"deck key: {exc}") from None
+            self._keys = dict(keys)
             return tuple(_masks([hand])[0] for hand in hands if hand is not None)
         if missing:
             raise DealUnknown(tuple(missing), f"the transcript holds no key reveal of seat(s) "
                               f"{', '.join(map(str, missing))} for hand {setup.hand_no}")
         try:
-            return _masks(self.deck.hands_from_keys(keys))
+            dealt = _masks(self.deck.hands_from_keys(keys))
+            self._keys = dict(keys)
+            return dealt
         except KeyMismatch as exc:
             raise SourceError(exc.seat, f"deck key: {exc}") from None
         except CryptoError as exc:
@@ -317,10 +352,74 @@ class DeckSource:
             hands = self.deck.hands_from_some_keys(scalars)
         except KeyMismatch as exc:
             raise SourceError(exc.seat, f"deck key: {exc}") from None
+        self._keys = scalars
         return tuple(None if hand is None else _masks([hand])[0] for hand in hands)
 
     def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]:
         return self.deck.secrets()
+
+    def hand_over(self, card: int, to: int) -> HandOver:
+        message = self.deck.hand_over(card, to)
+        self._gave[message.position] = card
+        return message
+
+    def accept_hand_over(self, giver: int, message: HandOver) -> str | None:
+        return self.deck.accept_hand_over(giver, message)
+
+    def handed_card(self, position: int) -> int | None:
+        """The card of a hand-over just accepted, where this peer may know it: the giver, the
+        receiver (if it unsealed it), an auditor that holds the keys; else None."""
+        if position in self._gave:
+            return self._gave[position]
+        held = self.deck.held_card(position)
+        if held is not None or self.setup.my_seat is not None:
+            return held
+        return self.card_at(position)
+
+    def held_card(self, position: int) -> int | None:
+        return self.deck.held_card(position)
+
+    def receipt(self, position: int, unseal: bool = False) -> HandOverTaken | HandOverUnsealed:
+        return self.deck.receipt(position, unseal)
+
+    def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
+                       unsealed: HandOverUnsealed) -> tuple[int, str] | int:
+        return self.deck.judge_unsealed(receiver, message, giver, unsealed)
+
+    def hand_over_fault(self) -> tuple[int, str] | None:
+        """(giver, why): a hand-over whose sealed opening the revealed keys show proves no card."""
+        return self._fault
+
+    def card_at(self, position: int) -> int | None:
+        """The card at a position once keys are known (the revealed ones, or those read ahead)."""
+        return self.deck.card_at(position, {**self._keys, **self.deck.revealed_keys})
+
+    def rule_locks(self, seat: int, without: int | None = None) -> tuple[HiddenCard, ...] | None:
+        """The locks of ``seat``'s hidden positions its own key can prove a rule over: dealt to
+        it, held by it, not opened (``without``: the position its action opens now)."""
+        deck = self.deck
+        return tuple(self.position_lock(k) for k in range(deck.n_cards)
+                     if deck.dealt[k] == seat and deck.holder(k) == seat and not deck.is_opened(k) and k != without)
+
+    def position_of(self, card: int) -> int | None:
+        return self.deck.position_of(card)
+
+    def position_lock(self, position: int) -> HiddenCard:
+        return HiddenCard(position, *self.deck.position_lock(position))
+
+    def _rule_context(self, slot: int, seat: int, prev: bytes) -> RuleContext:
+        assert self.deck.hand_id is not None
+        return RuleContext(self.setup.table_id, self.deck.hand_id, slot, seat, prev)
+
+    def prove_rule(self, slot: int, prev: bytes, statement: Statement) -> HiddenRuleProof:
+        seat = self.setup.my_seat
+        assert seat is not None
+        x = self.deck.rule_secret()
+        return prove_rule(self._rule_context(slot, seat, prev), statement, self.deck.card_points,
+                          {clause.key: x for clause in statement.clauses}, self.setup.rng)
+
+    def verify_rule(self, seat: int, slot: int, prev: bytes, statement: Statement, proof: HiddenRuleProof) -> bool:
+        return verify_rule(self._rule_context(slot, seat, prev), statement, self.deck.card_points, proof)
 
 
 @dataclass(frozen=True)
@@ -392,8 +491,9 @@ class TrustedSource:
     proves = False
     closes = False
 
-    def __init__(self, setup: HandSetup, deal: tuple[int, ...]) -> None:
-        self.setup, self.deal = setup, deal
+    def __init__(self, setup: HandSetup, deal: tuple[int, ...], order: Sequence[int] = ()) -> None:
+        self.setup, self.deal, self.order = setup, deal, tuple(order)
+        self._holder = [k % setup.seats for k in range(len(self.order))]
         self._events: list[SourceEvent] = []
 
     def start(self) -> None:
@@ -466,6 +566,55 @@ class TrustedSource:
     def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]:
         return None, None, None
 
+    def hand_over(self, card: int, to: int) -> HandOver:
+        """In the open: the position of the card, nothing sealed (everyone knows the deal)."""
+        me = self.setup.my_seat
+        k = next(k for k, c in enumerate(self.order) if c == card and self._holder[k] == me)
+        return HandOver(k, to, bytes(32), bytes(SEALED_OPEN_BYTES))
+
+    def accept_hand_over(self, giver: int, message: HandOver) -> str | None:
+        k = message.position
+        if k >= len(self.order) or self._holder[k] != giver or message.to >= self.setup.seats or message.to == giver:
+            return f"seat {giver} cannot hand position {k} to seat {message.to}"
+        self._holder[k] = message.to
+        return None
+
+    def handed_card(self, position: int) -> int | None:
+        return self.order[position]
+
+    def held_card(self, position: int) -> int | None:
+        return self.order[position] if self._holder[position] == self.setup.my_seat else None
+
+    def receipt(self, position: int, unseal: bool = False) -> HandOverTaken | HandOverUnsealed:
+        """Nothing is sealed: an unsealing shows the card the public deal has at the position."""
+        return HandOverUnsealed(bytes(32), bytes(64)) if unseal else HandOverTaken()
+
+    def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
+                       unsealed: HandOverUnsealed) -> tuple[int, str] | int:
+        return self.order[message.position]
+
+    def card_at(self, position: int) -> int | None:
+        return self.order[position]
+
+    def rule_locks(self, seat: int, without: int | None = None) -> None:
+        """The tests' dealer has no locks: no hidden-card rule is proven."""
+        return None
+
+    def position_of(self, card: int) -> int | None:
+        return None
+
+    def position_lock(self, position: int) -> HiddenCard:
+        raise DeckUsageError("the tests' dealer has no locks")
+
+    def prove_rule(self, slot: int, prev: bytes, statement: Statement) -> HiddenRuleProof:
+        raise DeckUsageError("the tests' dealer proves no hidden-card rule")
+
+    def verify_rule(self, seat: int, slot: int, prev: bytes, statement: Statement, proof: HiddenRuleProof) -> bool:
+        return False
+
+    def hand_over_fault(self) -> tuple[int, str] | None:
+        return None
+
 
 @dataclass(frozen=True)
 class TrustedDealer:
@@ -511,4 +660,4 @@ class TrustedDealer:
         order = self.order(setup.hand_no, setup.n_cards)
         deal = tuple(sum(1 << order[k] for k in range(seat, setup.n_cards, setup.seats))
                      for seat in range(setup.seats))
-        return TrustedSource(setup, deal)
+        return TrustedSource(setup, deal, order)

@@ -14,10 +14,15 @@ seats and N cards, one hand goes:
               (a - t) mod n, one batched DLEQ proof for them all   (slot first+2+2n+t-1)
   6. deal     the owner strips its own layer privately and looks up its cards
   then, in slots the embedding layer chooses (>= first+3n+1):
-  7. open     the owner shows the card at one of its positions with a DLEQ proof
+  7. open     the holder shows the card at one of its positions with a DLEQ proof
+  7b. hand-over  the holder seals a position's opening to another seat (where the game asks)
   8. key      every seat reveals x_a; anyone checks it against the hop and decrypts all
 
-Deck position k is dealt to seat k mod n. Card indices 0..N-1 are opaque here.
+Deck position k is dealt to seat k mod n (:func:`deal_map`), and its card stays under that
+seat's layer; who *holds* a position is a map, changed by a private hand-over (step 7b,
+docs/protocol.md "Hand-over": the holder seals the position's opening to the receiver's
+layer key, so only those two learn the card; the holder opens a position, with the proof
+made under the dealt seat's layer). Card indices 0..N-1 are opaque here.
 
 A session takes envelopes with :meth:`DeckSession.receive`, queues slow proof work that
 :meth:`DeckSession.step` performs one piece at a time, puts envelopes to send in its
@@ -50,6 +55,9 @@ from p2p_sasaki.protocol.messages import (
     CardOpen,
     DeckCommit,
     DeckNonce,
+    HandOver,
+    HandOverTaken,
+    HandOverUnsealed,
     KeyReveal,
     MessageError,
     Payload,
@@ -63,6 +71,11 @@ from p2p_sasaki.protocol.messages import (
 )
 
 ZERO_HASH = bytes(32)
+
+
+def deal_map(n: int, n_cards: int) -> tuple[int, ...]:
+    """The deal: position k -> the seat it is dealt to (k mod n)."""
+    return tuple(k % n for k in range(n_cards))
 
 # ---------------------------------------------------------------------------------------
 # Events
@@ -400,6 +413,12 @@ class DeckSession:
         self._opened: dict[int, int] = {}  # position -> card
         self._revealed: dict[int, int] = {}  # seat -> key
         self._hop_perms: dict[int, tuple[int, ...]] = {}
+        self.dealt = deal_map(n, n_cards)    # position -> the seat whose layer it stays under
+        self._holder = list(self.dealt)      # position -> the seat holding it now (hand-overs move it)
+        self._held: dict[int, int] = {}      # my positions -> their cards (dealt, then hand-overs)
+        self._received: dict[int, CardOpen] = {}   # positions handed to me -> their sealed openings
+        self._unsealable: set[int] = set()   # positions handed to me whose sealed opening fails
+        self.hand_overs: list[tuple[int, HandOver]] = []   # (giver, message), in order: the audit checks each
 
         self._nonce: bytes | None = None
         self._x: int | None = None
@@ -421,6 +440,27 @@ class DeckSession:
     def positions_of(self, seat: int) -> tuple[int, ...]:
         """The deck positions dealt to ``seat``: k with k mod n == seat."""
         return tuple(range(seat, self.n_cards, self.n))
+
+    @property
+    def revealed_keys(self) -> dict[int, int]:
+        """The shuffle keys revealed so far, by seat."""
+        return dict(self._revealed)
+
+    def holder(self, position: int) -> int:
+        """The seat holding ``position`` now (its dealt seat until a hand-over moves it)."""
+        return self._holder[position]
+
+    def is_opened(self, position: int) -> bool:
+        """Whether ``position``'s card has been shown to everyone."""
+        return position in self._opened
+
+    def position_of(self, card: int) -> int | None:
+        """The position of one of my cards (dealt or handed to me), or None."""
+        return next((k for k, held in self._held.items() if held == card), None)
+
+    def rule_secret(self) -> int:
+        """My shuffle key, for a hidden-rule proof over my own locks (protocol/hidden_rules.py)."""
+        return self._secret()
 
     def start(self) -> list[bytes]:
         """Commit to my hand-id nonce. Returns the envelopes to send (the outbox)."""
@@ -617,11 +657,20 @@ class DeckSession:
         mine or another seat's, with :meth:`accept_open`."""
         if self.seat is None or self.hand is None or self.failed is not None:
             raise DeckUsageError("no dealt hand to open a card from")
-        if card not in self.hand:
-            raise DeckUsageError(f"card {card} is not in my hand")
-        position = self.positions_of(self.seat)[self.hand.index(card)]
-        if position in self._opened:
+        opening = self._opening(card)
+        if opening.position in self._opened:
             raise DeckUsageError(f"card {card} is already open")
+        return opening
+
+    def _opening(self, card: int) -> CardOpen:
+        """The opening of one of my cards, opened already or not."""
+        if self.seat is None or self.hand is None or self.failed is not None:
+            raise DeckUsageError("no dealt hand to open a card from")
+        position = next((k for k, held in self._held.items() if held == card), None)
+        if position is None:
+            raise DeckUsageError(f"card {card} is not in my hand")
+        if position in self._received:   # handed to me: the giver's proof, under the dealt seat's layer
+            return self._received[position]
         base, next_base = self._decks[self.seat][1], self._decks[self.seat + 1][1]
         proof = crypto.dleq_prove(
             self._ctx(f"open/{position}", self.seat), self._secret(), base, next_base,
@@ -649,7 +698,7 @@ class DeckSession:
         (protocol/hidden_rules.py proves statements about the card behind it)."""
         if len(self._final) != self.n_cards or not 0 <= position < self.n_cards:
             raise DeckUsageError("no such dealt position (yet)")
-        seat = position % self.n
+        seat = self.dealt[position]   # a handed position stays under its dealt seat's lock
         return self._decks[seat][1], self._decks[seat + 1][1], self._final[position]
 
     @property
@@ -667,6 +716,119 @@ class DeckSession:
         self._apply_key(self.seat, self._x)
         self._drain()
         return self.take_outgoing()
+
+    # -- the private hand-over (docs/protocol.md, "Hand-over") -----------------------------
+
+    def _layer(self, seat: int) -> tuple[bytes, bytes]:
+        """Seat's layer key pair of this hand: (B_seat, B_seat+1 = x_seat * B_seat)."""
+        return self._decks[seat][1], self._decks[seat + 1][1]
+
+    def hand_over(self, card: int, to: int) -> HandOver:
+        """Hand one of my cards to seat ``to`` privately: the position's opening (the card and
+        its DLEQ proof under the dealt seat's layer) sealed to ``to``'s layer key, not sent
+        (the caller signs it in the slot the game asks for). Record it, mine or another
+        seat's, with :meth:`accept_hand_over`."""
+        me = self._me()
+        if not 0 <= to < self.n or to == me:
+            raise DeckUsageError("a hand-over goes to another seat of the table")
+        opening = self._opening(card)
+        k = opening.position
+        base, key = self._layer(to)
+        r = crypto.random_scalar(self._rng)
+        ephemeral, shared = G.mul(r, base), G.mul(r, key)
+        sealed = crypto.hand_over_seal(self._ctx(f"hand-over/{k}", me), ephemeral, shared,
+                                       bytes([card]) + opening.proof)
+        return HandOver(k, to, ephemeral, sealed)
+
+    def accept_hand_over(self, giver: int, message: HandOver) -> str | None:
+        """Check and record a hand-over (mine or another seat's): the position moves to its
+        receiver. Returns why it is refused (the caller blames ``giver``), or None. The
+        receiver unseals it here; whether it could is :meth:`receipt`'s answer."""
+        k, to = message.position, message.to
+        if len(self._final) != self.n_cards or self.failed is not None:
+            return "the deal is not complete"
+        if k >= self.n_cards or self._holder[k] != giver:
+            return f"position {k} is not held by seat {giver}"
+        if to >= self.n or to == giver:
+            return f"seat {giver} cannot hand a card to seat {to}"
+        try:
+            crypto.check_element(message.ephemeral, "hand-over element")
+        except CryptoError as exc:
+            return str(exc)
+        self.hand_overs.append((giver, message))
+        self._holder[k] = to
+        if giver == self.seat:
+            self._held.pop(k, None)
+            self._received.pop(k, None)
+        elif to == self.seat:
+            shared = G.mul(self._secret(), message.ephemeral)
+            plain = crypto.hand_over_seal(self._ctx(f"hand-over/{k}", giver), message.ephemeral, shared, message.sealed)
+            card, proof = plain[0], plain[1:]
+            if self._opening_holds(k, card, proof):
+                self._held[k] = card
+                self._received[k] = CardOpen(k, card, proof)
+            else:
+                self._unsealable.add(k)
+        return None
+
+    def held_card(self, position: int) -> int | None:
+        """The card at ``position`` if this seat holds it (dealt or handed to it)."""
+        return self._held.get(position)
+
+    def receipt(self, position: int, unseal: bool = False) -> HandOverTaken | HandOverUnsealed:
+        """My answer as the receiver of the hand-over of ``position``: taken, or (its sealed
+        opening fails, or ``unseal``: the card breaks the game's rules) the shared element that
+        unseals it for everyone, proven with a DLEQ."""
+        me, x = self._me(), self._secret()
+        if position not in self._unsealable and not unseal:
+            return HandOverTaken()
+        giver, message = next((g, m) for g, m in reversed(self.hand_overs) if m.position == position)
+        base, key = self._layer(me)
+        shared = G.mul(x, message.ephemeral)
+        proof = crypto.dleq_prove(self._ctx(f"hand-over-unseal/{position}", me), x, base, key,
+                                  message.ephemeral, shared, self._rng)
+        return HandOverUnsealed(shared, proof)
+
+    def _check_sealed(self, giver: int, message: HandOver, shared: bytes) -> str | None:
+        """Why a hand-over's sealed opening, unsealed with ``shared``, proves no card (None: it does)."""
+        k = message.position
+        plain = crypto.hand_over_seal(self._ctx(f"hand-over/{k}", giver), message.ephemeral, shared, message.sealed)
+        if self._opening_holds(k, plain[0], plain[1:]):
+            return None
+        return f"seat {giver}'s hand-over of position {k} to seat {message.to} does not seal the position's opening"
+
+    def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
+                       unsealed: HandOverUnsealed) -> tuple[int, str] | int:
+        """What ``receiver``'s unsealing of the hand-over ``message`` of ``giver`` shows, from
+        signed evidence only: (the seat at fault, why) — the receiver if its shared element is
+        not proven, the giver if the sealed opening proves no card — or, when it opens, the
+        card (now public: the caller asks the game whether handing it was legal)."""
+        k = message.position
+        base, key = self._layer(receiver)
+        if not crypto.dleq_verify(self._ctx(f"hand-over-unseal/{k}", receiver), base, key, message.ephemeral,
+                                  unsealed.shared, unsealed.proof):
+            return receiver, f"seat {receiver}'s unsealing of the hand-over of position {k} is not proven"
+        reason = self._check_sealed(giver, message, unsealed.shared)
+        if reason is not None:
+            return giver, reason
+        return crypto.hand_over_seal(self._ctx(f"hand-over/{k}", giver), message.ephemeral, unsealed.shared,
+                                     message.sealed)[0]
+
+    def card_at(self, position: int, keys: dict[int, int]) -> int | None:
+        """The card at ``position`` from some seats' keys (pure): decrypted with its dealt
+        seat's key, or unsealed from a hand-over of it with its receiver's key; None if
+        neither key is given."""
+        owner = self.dealt[position]
+        if owner in keys:
+            return self._card_index.get(G.mul(crypto.scalar_inverse(keys[owner]), self._final[position]))
+        for giver, message in self.hand_overs:
+            if message.position == position and message.to in keys:
+                shared = G.mul(keys[message.to], message.ephemeral)
+                plain = crypto.hand_over_seal(self._ctx(f"hand-over/{position}", giver), message.ephemeral, shared,
+                                    message.sealed)
+                if self._opening_holds(position, plain[0], plain[1:]):
+                    return plain[0]
+        return None
 
     # -- receiving -----------------------------------------------------------------------
 
@@ -866,18 +1028,25 @@ class DeckSession:
 
     def _handle_open(self, sender: int, opening: CardOpen) -> None:
         k, card = opening.position, opening.card
-        if k >= self.n_cards or k % self.n != sender:
-            raise _Reject("open", f"position {k} was not dealt to seat {sender}")
+        if k >= self.n_cards or self._holder[k] != sender:
+            held = k < self.n_cards and self.dealt[k] == sender
+            raise _Reject("open", f"position {k} is no longer held by seat {sender}" if held
+                          else f"position {k} was not dealt to seat {sender}")
         if k in self._opened:
             raise _Reject("open", f"position {k} is already open")
         if card >= self.n_cards:
             raise _Reject("open", f"there is no card {card}")
-        base, next_base = self._decks[sender][1], self._decks[sender + 1][1]
-        if not crypto.dleq_verify(self._ctx(f"open/{k}", sender), base, next_base, self._cards[card], self._final[k],
-                                  opening.proof):
+        if not self._opening_holds(k, card, opening.proof):
             raise _Reject("open", f"seat {sender} cannot show card {card} at position {k}")
         self._opened[k] = card
         self._events.append(CardOpened(sender, k, card))
+
+    def _opening_holds(self, k: int, card: int, proof: bytes) -> bool:
+        """The DLEQ proof shows card ``card`` at position ``k`` under its dealt seat's layer."""
+        owner = self.dealt[k]
+        base, next_base = self._decks[owner][1], self._decks[owner + 1][1]
+        return card < self.n_cards and crypto.dleq_verify(
+            self._ctx(f"open/{k}", owner), base, next_base, self._cards[card], self._final[k], proof)
 
     def _hop_permutation(self, seat: int, key: int) -> tuple[int, ...]:
         """The permutation of seat's hop that ``key`` explains; _Reject if it explains none."""
@@ -970,6 +1139,11 @@ class DeckSession:
             raise _Reject("key", "the revealed keys contradict my dealt hand")
         self.hands = hands
         self._events.append(HandRevealed(hands))
+        for giver, message in self.hand_overs:   # every hand-over, unsealed with its receiver's key
+            reason = self._check_sealed(giver, message, G.mul(self._revealed[message.to], message.ephemeral))
+            if reason is not None:   # the dealt hands stand (the keys are right); the giver is named
+                self._violation(giver, "hand-over", reason)
+                return
 
     # -- my own steps --------------------------------------------------------------------
 
@@ -1039,6 +1213,7 @@ class DeckSession:
                 return
             cards.append(card)
         self.hand = tuple(cards)
+        self._held = dict(zip(positions, cards, strict=True))
         self._events.append(HandDealt(me, self.hand, positions))
 
     # -- helpers -------------------------------------------------------------------------

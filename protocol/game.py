@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
-__all__ = ["Game", "GameState", "SlotKind", "Slot", "Applied", "IllegalAnswer", "HandContext", "Seating",
+__all__ = ["Game", "GameState", "SlotKind", "Slot", "Applied", "IllegalAnswer", "HandContext", "Seating", "HiddenClaim",
            "OPENING_PACE", "TURN_PACE"]
 
 # The pacing kinds the driver itself names (protocol/net/pacing.py): the opening slot's
@@ -54,6 +54,9 @@ class SlotKind(Enum):
     OPENING = "opening"  # every seat answers: the holder of the opening card shows it (proved), the others decline
     TURN = "turn"        # one seat answers
     WINDOW = "window"    # several seats answer; the outcome is a function of the set of answers
+    HAND_OVER = "hand-over"  # a source slot the game asks for: one seat hands one of its cards to
+    #                          ``Slot.receiver`` privately (only those two learn it; docs/protocol.md,
+    #                          "Hand-over"); the receiver's receipt follows in the next slot
 
 
 class Seating(Enum):
@@ -81,6 +84,8 @@ class Slot:
     kind: SlotKind
     seats: tuple[int, ...]
     decision: Any
+    receiver: int | None = None
+    """A HAND_OVER slot's receiving seat (``seats`` is the giver alone)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,25 @@ class Applied:
 
     action: Any
     lead: bool = False
+
+
+@dataclass(frozen=True)
+class HiddenClaim:
+    """What an action must prove about its seat's hidden cards, with the action
+    (protocol/hidden_rules.py; docs/protocol.md, "Hidden-card rules at the table"). ``rule``
+    is one of the proof's rules; ``cards`` (a mask of deck cards) the cards none of the
+    seat's hidden positions holds:
+
+    - ``no-follow``: its hidden positions after the action (the card it plays is opened)
+      hold none of ``cards``, the cards that would have followed;
+    - ``give``: the position it hands over in the next slot holds one of ``cards`` (none of
+      the others: it is a picture) and its other hidden positions hold none of ``cards``.
+
+    The seat proves it over the positions its own key locks (dealt to it and held by it); a
+    card handed to it by another seat is not covered (the key reveal's replay checks it)."""
+
+    rule: str
+    cards: int
 
 
 class GameState(Protocol):
@@ -100,6 +124,10 @@ class GameState(Protocol):
 
     def legal_actions(self, seat: int) -> list[Any]:
         """``seat``'s legal answers now (only asked of the peer's own seat)."""
+
+    def claim(self, action: Any) -> HiddenClaim | None:
+        """The hidden-card rule ``action`` (an answer in the current slot) must prove, from
+        public state only (every peer asks it before applying the slot), or None."""
 
     def apply(self, answers: Sequence[Any]) -> list[Applied]:
         """Apply one complete slot of verified answers (one per seat of :meth:`slot`, in its
@@ -143,6 +171,11 @@ class Game(Protocol):
     def options_bytes(self) -> bytes:
         """The game's options, as the transcript header carries them."""
 
+    def seat_order(self, drawn: tuple[int, ...]) -> tuple[int, ...]:
+        """The roster index at each seat, from the seating draw's (``drawn``): a game whose
+        players chose partners moves one of them so that partners sit as its teams say
+        (Sasku's ``pairs`` option); otherwise ``drawn``."""
+
     def opening_card(self) -> int | None:
         """The card whose holder opens the hand (an OPENING slot before the first play), or
         None: no opening slot, the hand starts with :meth:`GameState.slot`."""
@@ -176,7 +209,8 @@ class Game(Protocol):
 
     def forfeit_scores(self, seat: int) -> tuple[int, ...]:
         """The score row of a hand ``seat`` forfeits (docs/rules.md, "Forfeit"): the game's
-        largest loss for it, the matching gains for the others (zero-sum)."""
+        largest loss for it and the matching gains for the others (Sasaki: zero-sum; Sasku: the
+        other pair scores 6, the forfeiter's pair nothing)."""
         ...
 
     def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:
@@ -195,6 +229,12 @@ class Game(Protocol):
 
     def shows(self, action: Any) -> int:
         """The cards (a mask) the action shows to everyone: the deck proves each one open."""
+
+    def handed(self, decision: Any, giver: int, card: int | None) -> Any:
+        """The action a HAND_OVER slot's answer stands for: ``giver`` handed ``card`` (None:
+        hidden from this peer) as ``decision`` asked. The giver chooses among
+        :meth:`GameState.legal_actions`, each encoded (:meth:`encode_action`) with exactly
+        the one card it hands over; the wire carries the position only."""
 
     def open_bot_answer(self, state: GameState, seat: int, seed: bytes) -> Any:
         """The answer of an open bot (its hand public) at ``seat`` to ``state``'s pending

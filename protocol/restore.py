@@ -26,13 +26,21 @@ complete is not saved: their drivers re-send it when the link comes back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from p2p_sasaki.protocol.config import TableConfig, config_of
+from p2p_sasaki.protocol.config import GAMES, GameFactory, TableConfig, config_of
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.events import Event, HandStarted, Record, Seated
-from p2p_sasaki.protocol.messages import Abandon, Leave, MessageError, TableAction, TranscriptHeader, decode_envelope
+from p2p_sasaki.protocol.messages import (
+    Abandon,
+    HandOver,
+    Leave,
+    MessageError,
+    TableAction,
+    TranscriptHeader,
+    decode_envelope,
+)
 from p2p_sasaki.protocol.session import TableSession
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, KIND_EVIDENCE, KIND_HEADER, encode_record
 
@@ -103,15 +111,16 @@ def own_slot(envelope: bytes) -> tuple[int, int]:
 def restore_session(identity: IdentityKey, transcript: Sequence[tuple[int, bytes]], entropy_log: bytes,
                     my_envelopes: Sequence[bytes], *, fresh: Entropy = system_entropy,
                     make: Callable[[IdentityKey, TranscriptHeader, TableConfig, Entropy], TableSession] | None = None,
-                    ) -> Restored:
+                    games: Mapping[str, GameFactory] = GAMES) -> Restored:
     """A session in the state it had when it crashed (module docstring). ``transcript``:
-    the saved transcript's records (``transcript.frame_records``), header first."""
+    the saved transcript's records (``transcript.frame_records``), header first; ``games``:
+    the games known by name (the tests add theirs)."""
     if not transcript or transcript[0][0] != KIND_HEADER:
         raise RestoreError("the saved transcript has no header")
     if any(kind == KIND_EVIDENCE for kind, _ in transcript):
         raise RestoreError("the table stopped on an equivocation: nothing to resume")
     header = TranscriptHeader.decode(transcript[0][1])
-    config = config_of(header)
+    config = config_of(header, games)
     entropy = RecordingEntropy(entropy_log, fresh)
     if make is None:
         session = TableSession(identity, header.roster_keys, header.table, config, entropy,
@@ -171,6 +180,13 @@ def restore_session(identity: IdentityKey, transcript: Sequence[tuple[int, bytes
                 collect()
                 return
             payload = decode_envelope(saved).body.payload
+            if isinstance(payload, HandOver) and session.source is not None:   # my card handed over: by its position
+                card = session.source.held_card(payload.position)
+                action = next((a for a in session.legal_actions if session.game.encode_action(a)[1] == (card,)), None)
+                if action is None:
+                    raise RestoreError("my saved hand-over is not one of my legal answers")
+                session.act(action)
+                continue
             if not isinstance(payload, TableAction) or session.my_seat is None:
                 raise RestoreError("my saved answer for this slot is not an action")
             session.act(session.game.decode_action(session.my_seat, payload.verb, payload.cards))

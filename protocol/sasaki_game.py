@@ -162,6 +162,10 @@ class SasakiState:
     def legal_actions(self, seat: int) -> list[Action]:
         return self.hand.legal_actions(seat)
 
+    def claim(self, action: Action) -> None:
+        """Sasaki has no rule on hidden cards that a proof covers (its windows ask everyone)."""
+        return None
+
     def apply(self, answers: Sequence[Action]) -> list[Applied]:
         hand = self.hand
         before, top_was_empty = len(hand.history), hand.top is None
@@ -217,6 +221,9 @@ class SasakiGame:
     @classmethod
     def from_options_bytes(cls, data: bytes) -> SasakiGame:
         return cls(TableOptions.from_bytes(data))
+
+    def seat_order(self, drawn: tuple[int, ...]) -> tuple[int, ...]:
+        return drawn
 
     def opening_card(self) -> int:
         return self.lead_card.index
@@ -290,6 +297,10 @@ class SasakiGame:
 
     def shows(self, action: Action) -> int:
         return opens(action).mask
+
+    def handed(self, decision: object, giver: int, card: int | None) -> Action:
+        """Sasaki hands no card over: its hands never ask for a HAND_OVER slot."""
+        raise IllegalAnswer(giver, "Sasaki has no hand-over")
 
     def open_bot_answer(self, state: Any, seat: int, seed: bytes) -> Action:
         """The open bot's answer (docs/protocol.md, "Replace seat"): the heuristic bot

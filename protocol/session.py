@@ -29,7 +29,10 @@ state hash before the slot):
                      table/action; its holder "lead"s with the card's proven opening, the
                      others "decline"
     next slots       one slot per game decision: expected signers = the slot's seats, each a
-                     table/action; the outcome is the game's function of the set of answers
+                     table/action; the outcome is the game's function of the set of answers.
+                     A HAND_OVER decision (a source slot the game asks for) takes the giver's
+                     deck/hand-over (the position moves to the receiver, its card sealed to
+                     it), and the next slot the receiver's receipt (docs/protocol.md, "Hand-over")
     next slot        CLOSE (if the source closes, as the deck does): every seat's deck/key;
                      then the full deal is replayed through the game and checked
 
@@ -41,8 +44,10 @@ event; protocol/restore.py rebuilds the session from them (docs/protocol.md, "Re
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from p2p_sasaki.protocol.abandon import AbandonRules
@@ -84,15 +89,21 @@ from p2p_sasaki.protocol.events import (
     SignedKind,
     VersionMismatch,
 )
-from p2p_sasaki.protocol.game import GameState, IllegalAnswer, Seating, Slot
+from p2p_sasaki.protocol.game import GameState, HiddenClaim, IllegalAnswer, Seating, Slot, SlotKind
+from p2p_sasaki.protocol.hidden_rules import FalseStatement, HiddenCard, HiddenRuleProof, Statement, no_follow
+from p2p_sasaki.protocol.hidden_rules import give as hidden_give
 from p2p_sasaki.protocol.intake import Intake
 from p2p_sasaki.protocol.messages import (
     Abandon,
     Body,
+    CardOpen,
     Genesis,
+    HandOver,
+    HandOverUnsealed,
     KeyReveal,
     Leave,
     Payload,
+    RuleClause,
     SeatCommit,
     SeatNonce,
     SignedMessage,
@@ -133,6 +144,17 @@ class _Stop(Exception):
                  hand: int | None = None) -> None:
         super().__init__(reason)
         self.seat, self.slot, self.reason, self.basis, self.hand = seat, slot, reason, basis, hand
+
+
+@dataclass(frozen=True)
+class _GiveDue:
+    """A give's proof, verified once the hand-over in the next slot names the position."""
+
+    seat: int
+    slot: int
+    prev: bytes
+    claim: HiddenClaim
+    proof: tuple[RuleClause, ...]
 
 
 class TableSession:
@@ -200,8 +222,10 @@ class TableSession:
         self._deck_got: dict[int, dict[int, SignedMessage]] = {}    # source slot -> sender -> message
         self._opened = 0                                            # cards opened this hand (mask)
         self._opener: int | None = None
-        self._first_play = 0                                        # the hand's first game slot
-        self._slots_played: list[list[Any]] = []                    # this hand's game slots
+        self._slots_played: list[tuple[int, list[tuple[int, Payload]]]] = []   # this hand's game slots:
+        #   (slot, [(seat, payload)]), the raw payloads: the replay decodes them with the full deal
+        self._handing: tuple[int, int, HandOver] | None = None     # the hand-over awaiting its receipt
+        self._give_due: _GiveDue | None = None   # a give's proof, checked with its hand-over in the next slot
         self._hashes: list[str] = []                                # hidden state hash after each
         self._my_cards: int | None = None
         self._settle: tuple[int, list[Any] | None] | None = None    # (refused slot, its answers): a settlement
@@ -301,10 +325,85 @@ class TableSession:
         if action not in self.state.legal_actions(self.my_seat):
             raise self.game.illegal(f"{action} is not one of my legal answers now", self.my_seat)
         verb, cards = self.game.encode_action(action)
+        if self.phase is Phase.HAND_OVER:   # the card goes sealed to the receiver; the wire shows its position
+            game_slot = self.state.slot()
+            assert game_slot is not None and game_slot.receiver is not None and len(cards) == 1
+            self._sign(self.hand_no, self.slot, self.source.hand_over(cards[0], game_slot.receiver), SignedKind.ANSWER)
+            self._guarded(self._advance)
+            return
         new = tuple(_indices(self.game.shows(action) & ~self._opened))
         opens = tuple(o for o in (self.source.prove_open(c) for c in new) if o is not None)
-        self._sign(self.hand_no, self.slot, TableAction(verb, cards, opens), SignedKind.ANSWER)
+        proof = self._prove(self.state.claim(action), opens)
+        self._sign(self.hand_no, self.slot, TableAction(verb, cards, opens, proof), SignedKind.ANSWER)
         self._guarded(self._advance)
+
+    # -- hidden-card rules proven with the action (docs/protocol.md, "Hidden-card rules at the table")
+
+    def _prove(self, claim: HiddenClaim | None, opens: Sequence[CardOpen]) -> tuple[RuleClause, ...]:
+        """My proof of the rule my action owes (none: no claim, or a source without locks)."""
+        assert self.source is not None and self.my_seat is not None
+        if claim is None:
+            return ()
+        played = opens[0].position if opens else None
+        locks = self.source.rule_locks(self.my_seat, played)
+        if locks is None:
+            return ()
+        handed = None
+        if claim.rule == "give":   # the position of my one picture, which I hand over next
+            handed = next((lock.position for lock in locks
+                           if claim.cards >> (self.source.held_card(lock.position) or 0) & 1), None)
+        statement = self._statement(claim, locks, handed)
+        try:
+            proof = self.source.prove_rule(self.slot, self._prev_for(self.hand_no, self.slot), statement)
+        except FalseStatement as exc:
+            raise self.game.illegal(f"my hidden cards break the rule ({claim.rule}): {exc}", self.my_seat) from exc
+        return tuple(RuleClause.of(clause) for clause in proof.clauses)
+
+    def _statement(self, claim: HiddenClaim, locks: Sequence[HiddenCard], handed: int | None) -> Statement:
+        cards = _indices(claim.cards)
+        if claim.rule == "give":
+            given = next((lock for lock in locks if lock.position == handed), None)
+            return hidden_give(given, [lock for lock in locks if lock.position != handed], cards, self.game.n_cards)
+        if claim.rule == "no-follow":
+            return no_follow(locks, cards)
+        raise ValueError(f"no hidden-card rule {claim.rule!r} at the table")
+
+    def _check_claim(self, seat: int, message: SignedMessage, claim: HiddenClaim | None) -> None:
+        """A received action's proof of the rule it owes: a failed one names its seat; a give's
+        waits for the position it hands over (:meth:`_check_give`)."""
+        assert self.source is not None
+        payload, slot = message.body.payload, message.body.slot
+        assert isinstance(payload, TableAction)
+        locks = self.source.rule_locks(seat) if claim is not None else None
+        if locks is None or claim is None:
+            if payload.proof:
+                raise _Stop(seat, slot, f"seat {seat}'s action carries a hidden-card proof it does not owe")
+            return
+        if claim.rule == "give":
+            self._give_due = _GiveDue(seat, slot, message.body.prev, claim, payload.proof)
+            return
+        self._verify_claim(seat, slot, message.body.prev, claim, self._statement(claim, locks, None), payload.proof)
+
+    def _check_give(self, giver: int, position: int) -> None:
+        """A give's proof, now that the position handed over is known (before it moves)."""
+        due, self._give_due = self._give_due, None
+        if due is None or self.source is None:
+            return
+        locks = self.source.rule_locks(due.seat)
+        assert locks is not None
+        if due.seat != giver:
+            raise _Stop(giver, self.slot, f"seat {giver} hands over a card, but seat {due.seat} said give")
+        self._verify_claim(due.seat, due.slot, due.prev, due.claim, self._statement(due.claim, locks, position),
+                           due.proof)
+
+    def _verify_claim(self, seat: int, slot: int, prev: bytes, claim: HiddenClaim, statement: Statement,
+                      clauses: Sequence[RuleClause]) -> None:
+        assert self.source is not None
+        proof = HiddenRuleProof(tuple(clause.proof() for clause in clauses))
+        if not self.source.verify_rule(seat, slot, prev, statement, proof):
+            what = "the card it gives is its only one of" if claim.rule == "give" else "it holds none of"
+            raise _Stop(seat, slot, f"seat {seat}'s proof that {what} {self.game.cards_name(claim.cards)} fails "
+                        f"({claim.rule})")
 
     def take_outgoing(self) -> list[bytes]:
         out, self._outbox = self._outbox, []
@@ -506,7 +605,13 @@ class TableSession:
     # -- the slot machine ----------------------------------------------------------------
 
     def _play_slot(self) -> Slot | None:
-        if self.finished or self.phase is not Phase.PLAY or self.state is None:
+        """The game's slot a player answers now (a decision or a hand-over's giving)."""
+        if self.phase is Phase.RECEIPT:
+            return None
+        return self._game_slot()
+
+    def _game_slot(self) -> Slot | None:
+        if self.finished or self.phase not in (Phase.PLAY, Phase.HAND_OVER, Phase.RECEIPT) or self.state is None:
             return None
         return self.state.slot()
 
@@ -516,8 +621,11 @@ class TableSession:
         if rule is None:
             return ()
         if rule.signers is Signers.GAME_SLOT:
-            slot = self._play_slot()
+            slot = self._game_slot()
             return slot.seats if slot is not None else ()
+        if rule.signers is Signers.RECEIVER:
+            slot = self._game_slot()
+            return (slot.receiver,) if slot is not None and slot.receiver is not None else ()
         return tuple(s for s in range(self.game.seats) if s not in self._absent)   # members: none absent
 
     def _advance(self) -> None:
@@ -588,7 +696,7 @@ class TableSession:
         rule = rule_of(self.phase, self.slot)
         assert rule is not None   # a sender is expected only where a rule is
         if not isinstance(body.payload, rule.takes):
-            raise _Stop(body.sender, body.slot, f"slot {body.slot} expects {rule.takes.TYPE}, not {body.type}")
+            raise _Stop(body.sender, body.slot, f"slot {body.slot} expects {rule.names}, not {body.type}")
         self._got[body.sender] = message
         if self.phase is Phase.CLOSE and not self._absent:   # after an abandon: the verdict checks the keys
             assert self.source is not None
@@ -652,7 +760,8 @@ class TableSession:
     def _outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
         """What a complete slot of the current phase does (its rule: protocol/slots.py)."""
         outcomes = {Phase.SETUP: self._setup_outcome, Phase.OPENING: self._opening_outcome,
-                    Phase.PLAY: self._play_outcome, Phase.CLOSE: self._close_outcome}
+                    Phase.PLAY: self._play_outcome, Phase.HAND_OVER: self._hand_over_outcome,
+                    Phase.RECEIPT: self._receipt_outcome, Phase.CLOSE: self._close_outcome}
         return outcomes[self.phase](got)
 
     def _close(self, slot: int, got: dict[int, SignedMessage]) -> None:
@@ -689,7 +798,7 @@ class TableSession:
             if seat_commitment(self.table_id, member, payload.nonce) != self._seat_commits[member]:
                 raise _Stop(member, slot, f"member {member}'s seating nonce does not match its commitment")
             nonces.append(payload.nonce)
-        order = seating_order(self.table_id, nonces)
+        order = self.game.seat_order(seating_order(self.table_id, nonces))
         return lambda: self._seat(order)
 
     def _setup_next(self, slot: int) -> None:
@@ -722,6 +831,8 @@ class TableSession:
         self.hand_start = self.chain
         self.state = None
         self._deck_got, self._opened, self._slots_played, self._hashes = {}, 0, [], []
+        self._handing = None
+        self._give_due = None
         self._opener = self._my_cards = None
         self.shown_hands = {}
         self._settle = None
@@ -741,11 +852,9 @@ class TableSession:
         """After the source's slots: the opening slot, or the game's first decision."""
         card = self.game.opening_card()
         if card is None:
-            self._first_play = self.slot
             self._enter_play(self._make_state(None))
             return
         self.phase = Phase.OPENING
-        self._first_play = self.slot + 1
         if self.identity is None or self._my_cards is None or self.source is None:
             return
         if self._my_cards >> card & 1:
@@ -856,6 +965,7 @@ class TableSession:
             if seat in self.open_seats:
                 self._check_open_bot(seat, slot, action, got)
             self._check_opens(seat, slot, payload, self.game.shows(action))
+            self._check_claim(seat, got[seat], state.claim(action))
             answers.append(action)
         try:
             applied = state.apply(answers)
@@ -863,7 +973,7 @@ class TableSession:
             if exc.seat is None and self.source is not None and self.source.closes:
                 return lambda: self._settle_refusal(slot, answers)  # a refused duty only the deal can name
             raise _Stop(exc.seat, slot, exc.reason) from exc
-        self._slots_played.append(answers)
+        self._slots_played.append((slot, [(seat, got[seat].body.payload) for seat in seats]))
         self._hashes.append(state.state_hash())
         for item in applied:
             self._events.append(ActionApplied(item.action, lead=item.lead))
@@ -923,8 +1033,85 @@ class TableSession:
             else:
                 self._end_hand(self._replay())
             return
-        self.phase = Phase.PLAY
+        self.phase = Phase.HAND_OVER if slot.kind is SlotKind.HAND_OVER else Phase.PLAY
         self._events.append(DecisionPending(slot.decision, self.my_seat in slot.seats))
+
+    # -- the hand-over: a source slot the game asks for (docs/protocol.md, "Hand-over") ------
+
+    def _hand_over_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
+        """The giver's sealed card: the position moves to the receiver (checked by the source),
+        and the receiver answers with its receipt in the next slot."""
+        game_slot, slot = self._game_slot(), self.slot
+        assert game_slot is not None and game_slot.receiver is not None and self.source is not None
+        (giver,) = game_slot.seats
+        payload = got[giver].body.payload
+        assert isinstance(payload, HandOver)
+        if payload.to != game_slot.receiver:
+            raise _Stop(giver, slot, f"seat {giver} handed a card to seat {payload.to}, not to seat "
+                        f"{game_slot.receiver}")
+        self._check_give(giver, payload.position)
+        reason = self.source.accept_hand_over(giver, payload)
+        if reason is not None:
+            raise _Stop(giver, slot, f"seat {giver}'s hand-over: {reason}")
+        receiver = payload.to
+
+        def after() -> None:
+            assert self.source is not None
+            self._handing = (slot, giver, payload)
+            self.slot, self.phase = slot + 1, Phase.RECEIPT
+            if self.identity is not None and self.my_seat == receiver:
+                card = self.source.handed_card(payload.position)
+                unseal = card is not None and self._breaks_rules(giver, card) is not None
+                self._sign(self.hand_no, self.slot, self.source.receipt(payload.position, unseal))
+
+        return after
+
+    def _breaks_rules(self, giver: int, card: int) -> IllegalAnswer | None:
+        """Whether handing ``card`` in the current HAND_OVER slot breaks the game's rules (the
+        receiver asks, knowing the card; everyone asks once an unsealing shows it)."""
+        game_slot = self._game_slot()
+        assert game_slot is not None and self.state is not None
+        try:
+            copy.deepcopy(self.state).apply([self.game.handed(game_slot.decision, giver, card)])
+        except IllegalAnswer as exc:
+            return exc
+        return None
+
+    def _receipt_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
+        """The receiver took the card (the game applies the hand-over, its card known to the
+        two seats only), or unsealed it: the signed evidence names the seat at fault."""
+        assert self._handing is not None and self.source is not None and self.state is not None
+        hand_over_slot, giver, payload = self._handing
+        game_slot = self._game_slot()
+        assert game_slot is not None and game_slot.receiver is not None
+        receipt = got[game_slot.receiver].body.payload
+        if isinstance(receipt, HandOverUnsealed):
+            judged = self.source.judge_unsealed(game_slot.receiver, payload, giver, receipt)
+            if isinstance(judged, tuple):
+                seat, reason = judged
+            else:   # it opens: the card is public now, and the game says whether handing it was legal
+                broken = self._breaks_rules(giver, judged)
+                seat, reason = (game_slot.receiver, f"seat {game_slot.receiver} unsealed the hand-over of position "
+                                f"{payload.position}, which opens to a card the rules allow") if broken is None else (
+                    giver if broken.seat is None else broken.seat,
+                    f"the hand-over of position {payload.position}, unsealed: {broken.reason}")
+            stop = _Stop(seat, hand_over_slot if seat == giver else self.slot, reason)
+
+            def stopped() -> None:   # after the receipt is recorded: it is the evidence
+                raise stop
+
+            return stopped
+        action = self.game.handed(game_slot.decision, giver, self.source.handed_card(payload.position))
+        try:
+            applied = self.state.apply([action])
+        except IllegalAnswer as exc:
+            raise _Stop(exc.seat, hand_over_slot, exc.reason) from exc
+        self._handing = None
+        self._slots_played.append((hand_over_slot, [(giver, payload)]))
+        self._hashes.append(self.state.state_hash())
+        for item in applied:
+            self._events.append(ActionApplied(item.action, lead=item.lead))
+        return self._next_decision
 
     def _close_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
         if self._absent:
@@ -933,6 +1120,14 @@ class TableSession:
             return lambda: self._abandon_verdict(slot)
         if self._settle is not None:
             return self._settlement_verdict  # after the keys are recorded: they are the evidence
+        fault = self.source.hand_over_fault() if self.source is not None else None
+        if fault is not None:
+            stop = _Stop(fault[0], self.slot, fault[1])
+
+            def stopped() -> None:   # after the keys are recorded: with the hand-over, the evidence
+                raise stop
+
+            return stopped
         ended = self._replay()
         return lambda: self._end_hand(ended)
 
@@ -966,8 +1161,8 @@ class TableSession:
                         "it (the hand is void; the revealed keys show the deal)")
         try:
             full = self.game.new_state(deal, self._opener, self.game.hand_context(self.hand_no))
-            for played in self._slots_played:
-                full.apply(played)
+            for _, played in self._slots_played:
+                full.apply(self._decoded(full, played))
             full.apply(answers)
         except ValueError as exc:
             raise _Stop(self._opener, slot, f"with the revealed deal: {exc}") from exc
@@ -1184,13 +1379,13 @@ class TableSession:
             full = self.game.new_state(deal, self._opener, self.game.hand_context(self.hand_no))
         except ValueError as exc:
             raise _Stop(self._opener, slot, f"with the revealed deal: {exc}") from exc
-        for k, answers in enumerate(self._slots_played):
+        for k, (played_slot, played) in enumerate(self._slots_played):
             try:
-                full.apply(answers)
+                full.apply(self._decoded(full, played))
             except IllegalAnswer as exc:
-                raise _Stop(exc.seat, self._first_play + k, f"with the revealed deal: {exc}") from exc
+                raise _Stop(exc.seat, played_slot, f"with the revealed deal: {exc}") from exc
             if full.state_hash() != self._hashes[k]:
-                raise _Stop(None, self._first_play + k, "the revealed deal does not reproduce the agreed state")
+                raise _Stop(None, played_slot, "the revealed deal does not reproduce the agreed state")
         scores = full.scores()
         if full.slot() is not None or scores is None:
             raise _Stop(None, slot, "the revealed deal does not end the hand")
@@ -1200,6 +1395,23 @@ class TableSession:
         self.forfeits.append(None)
         self.finished_states.append(full)
         return HandEnded(self.hand_no, tuple(scores), self.totals, full.outcome())
+
+    def _decoded(self, full: GameState, played: list[tuple[int, Payload]]) -> list[Any]:
+        """A played slot's raw payloads as the game's actions, with the full deal: a hand-over's
+        card (hidden when it was played) is read from the source once the keys are known."""
+        answers = []
+        for seat, payload in played:
+            if isinstance(payload, HandOver):
+                slot = full.slot()
+                card = self.source.card_at(payload.position) if self.source is not None else None
+                if slot is None or card is None:
+                    raise IllegalAnswer(seat, f"seat {seat}'s hand-over of position {payload.position} cannot be "
+                                        "read with the revealed deal")
+                answers.append(self.game.handed(slot.decision, seat, card))
+            else:
+                assert isinstance(payload, TableAction)
+                answers.append(self.game.decode_action(seat, payload.verb, payload.cards))
+        return answers
 
     def _end_hand(self, ended: HandEnded) -> None:
         self._events.append(ended)

@@ -9,7 +9,7 @@ them signed (:data:`SLOT_RULES`); the DECK phase's slots are the card source's o
 (protocol/dealing.py: ``CardSource.accepts`` and ``expected``). What a complete slot does is
 the session's outcome for the phase (protocol/session.py, ``_outcome``).
 
->>> SLOT_RULES[(Phase.SETUP, 1)].takes.TYPE, SLOT_RULES[(Phase.SETUP, 1)].signers
+>>> SLOT_RULES[(Phase.SETUP, 1)].names, SLOT_RULES[(Phase.SETUP, 1)].signers
 ('table/seat-commit', <Signers.EVERY_MEMBER: 'every member'>)
 >>> rule_of(Phase.PLAY, 17).signers
 <Signers.GAME_SLOT: "the game's slot seats">
@@ -20,9 +20,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from p2p_sasaki.protocol.messages import Genesis, KeyReveal, SeatCommit, SeatNonce, TableAction
+from p2p_sasaki.protocol.messages import (
+    Genesis,
+    HandOver,
+    HandOverTaken,
+    HandOverUnsealed,
+    KeyReveal,
+    Payload,
+    SeatCommit,
+    SeatNonce,
+    TableAction,
+)
 
-SlotPayload = type[Genesis] | type[SeatCommit] | type[SeatNonce] | type[TableAction] | type[KeyReveal]
+SlotPayload = tuple[type[Payload], ...]
 
 __all__ = ["Phase", "Signers", "SlotRule", "SLOT_RULES", "rule_of", "Placement"]
 
@@ -32,6 +42,8 @@ class Phase(Enum):
     DECK = "deck"
     OPENING = "opening"
     PLAY = "play"
+    HAND_OVER = "hand-over"   # a source slot the game asks for (SlotKind.HAND_OVER): the giver's deck/hand-over
+    RECEIPT = "receipt"       # the slot after it: the receiver's receipt
     CLOSE = "close"
     DONE = "done"
 
@@ -42,26 +54,36 @@ class Signers(Enum):
     EVERY_MEMBER = "every member"            # hand 0: the roster's members, by join order
     PRESENT_SEATS = "every present seat"     # every seat not named silent by an abandon this hand
     GAME_SLOT = "the game's slot seats"      # GameState.slot().seats
+    RECEIVER = "the hand-over's receiver"    # GameState.slot().receiver of the hand-over before
 
 
 @dataclass(frozen=True)
 class SlotRule:
-    """One entry: the payload the slot takes, from whom, and what completes it."""
+    """One entry: the payloads the slot takes (one of them), from whom, and what completes it."""
 
     takes: SlotPayload
     signers: Signers
     completes: str
 
+    @property
+    def names(self) -> str:
+        """The payload types it takes, as a blame's reason names them."""
+        return " or ".join(t.TYPE for t in self.takes)
+
 
 SLOT_RULES: dict[tuple[Phase, int | None], SlotRule] = {
-    (Phase.SETUP, 0): SlotRule(Genesis, Signers.EVERY_MEMBER, "every member signed the roster hash"),
-    (Phase.SETUP, 1): SlotRule(SeatCommit, Signers.EVERY_MEMBER, "every member committed to a seating nonce"),
-    (Phase.SETUP, 2): SlotRule(SeatNonce, Signers.EVERY_MEMBER, "every member revealed its nonce: the seats follow"),
-    (Phase.OPENING, None): SlotRule(TableAction, Signers.PRESENT_SEATS,
+    (Phase.SETUP, 0): SlotRule((Genesis,), Signers.EVERY_MEMBER, "every member signed the roster hash"),
+    (Phase.SETUP, 1): SlotRule((SeatCommit,), Signers.EVERY_MEMBER, "every member committed to a seating nonce"),
+    (Phase.SETUP, 2): SlotRule((SeatNonce,), Signers.EVERY_MEMBER, "every member revealed its nonce: the seats follow"),
+    (Phase.OPENING, None): SlotRule((TableAction,), Signers.PRESENT_SEATS,
                                     "every seat answered: the opening card's holder shows it, the others decline"),
-    (Phase.PLAY, None): SlotRule(TableAction, Signers.GAME_SLOT,
+    (Phase.PLAY, None): SlotRule((TableAction,), Signers.GAME_SLOT,
                                  "every asked seat answered: the game applies the set of answers"),
-    (Phase.CLOSE, None): SlotRule(KeyReveal, Signers.PRESENT_SEATS,
+    (Phase.HAND_OVER, None): SlotRule((HandOver,), Signers.GAME_SLOT,
+                                      "the giver sealed its card to the receiver: the position moves"),
+    (Phase.RECEIPT, None): SlotRule((HandOverTaken, HandOverUnsealed), Signers.RECEIVER,
+                                    "the receiver took the card, or unsealed the hand-over to show the giver's fault"),
+    (Phase.CLOSE, None): SlotRule((KeyReveal,), Signers.PRESENT_SEATS,
                                   "every present seat revealed its key: the full deal is replayed"),
 }
 

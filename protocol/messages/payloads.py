@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from p2p_sasaki.protocol.crypto import DLEQ_BYTES, SHUFFLE_ARGUMENT_ELEMENTS, ShuffleArgument, shuffle_argument_scalars
+from p2p_sasaki.protocol.hidden_rules import ClauseProof
 from p2p_sasaki.protocol.messages.wire import (
     ELEMENT_BYTES,
     HASH_BYTES,
@@ -17,6 +18,7 @@ from p2p_sasaki.protocol.messages.wire import (
     Array,
     Bin,
     Bool,
+    Bytes,
     F,
     Record,
     Str,
@@ -118,6 +120,44 @@ class CardOpen(_Payload):
     proof: bytes
 
 
+SEALED_OPEN_BYTES = 1 + DLEQ_BYTES   # a hand-over's sealed opening: the card (one byte) and its DLEQ proof
+
+
+@dataclass(frozen=True)
+class HandOver(_Payload):
+    """A seat hands the card at one of its positions to seat ``to`` privately (docs/protocol.md,
+    "Hand-over"): the opening of that position (card and DLEQ proof), sealed to the
+    receiver's layer key with the ephemeral element ``ephemeral``."""
+
+    TYPE: ClassVar[str] = "deck/hand-over"
+    FIELDS = (F("position", UInt(MAX_CARDS - 1)), F("to", UInt(MAX_SEATS - 1)), F("ephemeral", Bin(ELEMENT_BYTES)),
+              F("sealed", Bin(SEALED_OPEN_BYTES)))
+    position: int
+    to: int
+    ephemeral: bytes
+    sealed: bytes
+
+
+@dataclass(frozen=True)
+class HandOverTaken(_Payload):
+    """The receiver of a hand-over opened it: its sealed opening proves the card."""
+
+    TYPE: ClassVar[str] = "deck/hand-over-taken"
+    FIELDS = ()
+
+
+@dataclass(frozen=True)
+class HandOverUnsealed(_Payload):
+    """The receiver of a hand-over could not open it: it publishes the shared element that
+    unseals it, with a DLEQ proof that the element is its layer key times the ephemeral
+    element, so that anyone can unseal the opening and see the giver's fault."""
+
+    TYPE: ClassVar[str] = "deck/hand-over-unsealed"
+    FIELDS = (F("shared", Bin(ELEMENT_BYTES)), F("proof", Bin(DLEQ_BYTES)))
+    shared: bytes
+    proof: bytes
+
+
 @dataclass(frozen=True)
 class KeyReveal(_Payload):
     """The end-of-hand reveal of a seat's shuffle scalar."""
@@ -161,20 +201,72 @@ class SeatNonce(_Payload):
 
 MAX_VERB_BYTES = 16  # a verb is the game's word (protocol/game.py): 1..16 of a-z and "-"
 MAX_ACTION_CARDS = 64
+MAX_RULE_CLAUSES = 4   # a hidden-rule proof's clauses (one per lock key of the statement)
+
+
+@dataclass(frozen=True)
+class RuleClause(WireStruct):
+    """One clause's proof of a hidden-card rule (protocol/hidden_rules.py, ``ClauseProof``) in
+    wire form: the images W, the scaled key Y, the argument (the shuffle argument's 7
+    elements and 2m + 1 scalars with ``dleq`` empty, or for one position no elements, no
+    scalars and the 64-byte DLEQ), the tags V and the batched DLEQ over them."""
+
+    WHAT: ClassVar[str] = "hidden-rule clause"
+    FIELDS = (F("images", Array(Bin(ELEMENT_BYTES), MAX_CARDS, 1), "clause image"),
+              F("scaled_key", Bin(ELEMENT_BYTES), "clause key"),
+              F("elements", Array(Bin(ELEMENT_BYTES), SHUFFLE_ARGUMENT_ELEMENTS), "clause argument element"),
+              F("scalars", Array(Bin(SCALAR_BYTES), shuffle_argument_scalars(MAX_CARDS)), "clause argument scalar"),
+              F("dleq", Bytes(DLEQ_BYTES), "clause DLEQ"),
+              F("tags", Array(Bin(ELEMENT_BYTES), MAX_CARDS, 1), "clause tag"),
+              F("tag_proof", Bin(DLEQ_BYTES), "clause tag proof"))
+    images: tuple[bytes, ...]
+    scaled_key: bytes
+    elements: tuple[bytes, ...]
+    scalars: tuple[bytes, ...]
+    dleq: bytes
+    tags: tuple[bytes, ...]
+    tag_proof: bytes
+
+    def check(self) -> None:
+        m = len(self.images)
+        if m == 1:
+            if self.elements or self.scalars or len(self.dleq) != DLEQ_BYTES:
+                raise malformed("a one-position clause carries a 64-byte DLEQ and no shuffle argument")
+        elif (len(self.elements) != SHUFFLE_ARGUMENT_ELEMENTS or len(self.scalars) != shuffle_argument_scalars(m)
+              or self.dleq):
+            raise malformed("a clause of m positions carries a shuffle argument of 7 elements and 2m + 1 scalars")
+
+    @classmethod
+    def of(cls, proof: ClauseProof) -> RuleClause:
+        argument = proof.argument
+        if isinstance(argument, ShuffleArgument):
+            return cls(proof.images, proof.scaled_key, argument.elements, argument.scalars, b"", proof.tags,
+                       proof.tag_proof)
+        return cls(proof.images, proof.scaled_key, (), (), argument, proof.tags, proof.tag_proof)
+
+    def proof(self) -> ClauseProof:
+        argument = ShuffleArgument(self.elements, self.scalars) if self.elements else self.dleq
+        return ClauseProof(self.images, self.scaled_key, argument, self.tags, self.tag_proof)
 
 
 @dataclass(frozen=True)
 class TableAction(_Payload):
-    """A seat's answer in a game slot: a verb, its cards, and one deck opening (with its
-    DLEQ proof) for each of those cards that no earlier action of the hand has opened."""
+    """A seat's answer in a game slot: a verb, its cards, one deck opening (with its DLEQ
+    proof) for each of those cards that no earlier action of the hand has opened, and the
+    proof of a hidden-card rule where the game says the action owes one."""
 
     TYPE: ClassVar[str] = "table/action"
     FIELDS = (F("verb", Str(MAX_VERB_BYTES), "action verb"),
               F("cards", Array(UInt(MAX_CARDS - 1), MAX_ACTION_CARDS), "card"),
-              F("opens", Array(_nested(CardOpen), MAX_ACTION_CARDS), "open"))
+              F("opens", Array(_nested(CardOpen), MAX_ACTION_CARDS), "open"),
+              F("proof", Array(_nested(RuleClause), MAX_RULE_CLAUSES), "hidden-rule clause proof", optional=True))
     verb: str
     cards: tuple[int, ...]
     opens: tuple[CardOpen, ...] = ()
+    proof: tuple[RuleClause, ...] = ()
+    """The proof of the hidden-card rule the action owes (protocol/hidden_rules.py; the game's
+    ``GameState.claim``), one entry per clause; left out when empty (docs/protocol.md,
+    "Hidden-card rules at the table")."""
 
     def check(self) -> None:
         if not 1 <= len(self.verb) <= MAX_VERB_BYTES or self.verb.strip("abcdefghijklmnopqrstuvwxyz-"):
@@ -216,9 +308,11 @@ class Leave(_Payload):
 
 
 Payload = (DeckCommit | DeckNonce | ShuffleHop | ShuffleProof | StripRound | CardOpen | KeyReveal
-           | Genesis | SeatCommit | SeatNonce | TableAction | Abandon | Leave)
+           | Genesis | SeatCommit | SeatNonce | TableAction | Abandon | Leave | HandOver | HandOverTaken
+           | HandOverUnsealed)
 
 PAYLOAD_TYPES: dict[str, type[_Payload]] = {
     cls.TYPE: cls for cls in (DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal,
-                              Genesis, SeatCommit, SeatNonce, TableAction, Abandon, Leave)
+                              Genesis, SeatCommit, SeatNonce, TableAction, Abandon, Leave,
+                              HandOver, HandOverTaken, HandOverUnsealed)
 }

@@ -43,10 +43,11 @@ def test_a_frame_for_another_table_or_version_is_refused():
         decode_config(ROSTER, msgpack.packb([b"body", b"signature"]))  # an envelope is not a header
 
 
-@pytest.mark.parametrize("change", [{"carried": (9, 0, 0, 0)}, {"seats": (3, 2, 1, 0)}, {"follows": bytes(32)}])
+@pytest.mark.parametrize("change", [{"carried": (9, 0, 0, 0)}, {"seats": (3, 2, 1, 0)}, {"follows": bytes(32)},
+                                    {"bots": ((3, 0),)}])
 def test_a_creator_cannot_send_carried_totals_or_fixed_seats(change):
     """Those fields belong to a replaced seat's table, whose options every member computes."""
     import dataclasses
 
-    with pytest.raises(ValueError, match="carry no carried totals, fixed seats or follow-on link"):
+    with pytest.raises(ValueError, match="carry no carried totals, fixed seats, open bots or follow-on link"):
         decode_config(ROSTER, encode_config(ROSTER, dataclasses.replace(CONFIG, **change)))

@@ -7,6 +7,13 @@ bids how many tricks it will take, all at once (a WINDOW: the outcome is the set
 Then 4 tricks: the leader plays any card, the next seats in turn any card of theirs; the
 highest card takes the trick and leads the next. Score: 10 + tricks for a seat that made
 its bid exactly, else minus the difference.
+
+With the option "swap" (``HighCardGame(swap=True)``), after the bids the leader hands one
+card of its choice privately to the next seat, and that seat hands one card (any, the one
+just received too) back: two HAND_OVER slots in the middle of the hand, each card known to
+the two seats only, until it is played (and proved like a dealt card). A hidden rule: the
+highest card (11) is never handed over; only the receiver can see a giver break it, and
+unseals the hand-over to show everyone.
 """
 
 from __future__ import annotations
@@ -41,14 +48,24 @@ class Bid:
 
 
 @dataclass(frozen=True)
+class Give:
+    """``seat`` hands ``card`` to ``to`` (``card`` None: hidden from this peer)."""
+
+    seat: int
+    to: int
+    card: int | None
+
+
+@dataclass(frozen=True)
 class PlayCard:
     seat: int
     card: int
 
 
 class HighCardState:
-    def __init__(self, hands: Sequence[int | None], opener: int) -> None:
+    def __init__(self, hands: Sequence[int | None], opener: int, swap: bool = False) -> None:
         self.hands = list(hands)
+        self.gives = 2 if swap else 0   # hand-overs still to come (after the bids)
         self.leader = self.turn = opener
         self.bids: tuple[int, ...] | None = None
         self.trick: list[PlayCard] = []
@@ -62,9 +79,17 @@ class HighCardState:
         if self.bids is None:
             seats = tuple((self.leader + i) % SEATS for i in range(SEATS))
             return Slot(SlotKind.WINDOW, seats, ("bid", seats))
+        if self.gives:
+            giver, receiver = self._giving()
+            return Slot(SlotKind.HAND_OVER, (giver,), ("give", giver, receiver), receiver=receiver)
         return Slot(SlotKind.TURN, (self.turn,), ("play", self.turn))
 
-    def legal_actions(self, seat: int) -> list[Bid | PlayCard]:
+    def _giving(self) -> tuple[int, int]:
+        """(giver, receiver): the leader to the next seat, then back."""
+        nxt = (self.leader + 1) % SEATS
+        return (self.leader, nxt) if self.gives == 2 else (nxt, self.leader)
+
+    def legal_actions(self, seat: int) -> list[Bid | PlayCard | Give]:
         slot = self.slot()
         if slot is None or seat not in slot.seats:
             return []
@@ -72,9 +97,15 @@ class HighCardState:
             return [Bid(seat, n) for n in range(PER_SEAT + 1)]
         mine = self.hands[seat]
         assert mine is not None
+        if self.gives:
+            to = self._giving()[1]
+            return [Give(seat, to, c) for c in range(N_CARDS - 1) if mine >> c & 1]
         return [PlayCard(seat, c) for c in range(N_CARDS) if mine >> c & 1 and not self.played >> c & 1]
 
-    def apply(self, answers: Sequence[Bid | PlayCard]) -> list[Applied]:
+    def claim(self, action: object) -> None:
+        return None
+
+    def apply(self, answers: Sequence[Bid | PlayCard | Give]) -> list[Applied]:
         slot = self.slot()
         if slot is None:
             raise IllegalAnswer(None, "the hand is over")
@@ -87,6 +118,23 @@ class HighCardState:
             by_seat = {a.seat: a.tricks for a in answers if isinstance(a, Bid)}  # a function of the set of bids
             self.bids = tuple(by_seat[s] for s in range(SEATS))
             return [Applied(a) for a in sorted(answers, key=lambda a: a.seat)]
+        if self.gives:
+            (give,) = answers
+            giver, receiver = self._giving()
+            if not isinstance(give, Give) or (give.seat, give.to) != (giver, receiver):
+                raise IllegalAnswer(answers[0].seat, f"seat {giver} must hand a card to seat {receiver} now")
+            if give.card is not None:   # known here: the giver, the receiver, the full deal's replay
+                if give.card == N_CARDS - 1:
+                    raise IllegalAnswer(giver, f"seat {giver} handed over card {give.card}, the highest, which "
+                                        "stays in its hand")
+                held = self.hands[giver]
+                if held is not None and not held >> give.card & 1:
+                    raise IllegalAnswer(giver, f"seat {giver} does not hold card {give.card}")
+                for seat, change in ((giver, -(1 << give.card)), (receiver, 1 << give.card)):
+                    if self.hands[seat] is not None:
+                        self.hands[seat] = (self.hands[seat] or 0) + change
+            self.gives -= 1
+            return [Applied(give)]
         (play,) = answers
         if not isinstance(play, PlayCard):
             raise IllegalAnswer(play.seat, f"seat {play.seat} must play a card now")
@@ -109,7 +157,8 @@ class HighCardState:
         return [Applied(play, lead=lead)]
 
     def state_hash(self) -> str:
-        public = (self.bids, [(p.seat, p.card) for p in self.trick], self.tricks, self.played, self.turn, self.over)
+        public = (self.bids, [(p.seat, p.card) for p in self.trick], self.tricks, self.played, self.turn, self.over,
+                  self.gives)
         return hashlib.sha256(repr(public).encode()).hexdigest()
 
     def scores(self) -> tuple[int, ...] | None:
@@ -139,17 +188,23 @@ class HighCardGame:
     pace_kinds = ("bid", OPENING_PACE, TURN_PACE)
     seating = Seating.DRAW
 
-    def __init__(self, seating: Seating = Seating.DRAW) -> None:
+    def __init__(self, seating: Seating = Seating.DRAW, swap: bool = False) -> None:
         self.seating = seating
+        self.swap = swap
 
     def options_bytes(self) -> bytes:
-        return b"join" if self.seating is Seating.JOIN_ORDER else b""
+        words = [b"join"] if self.seating is Seating.JOIN_ORDER else []
+        return b"+".join(words + ([b"swap"] if self.swap else []))
 
     @classmethod
     def from_options_bytes(cls, data: bytes) -> HighCardGame:
-        if data not in (b"", b"join"):
-            raise ValueError("the toy game's only option is its seating by join order")
-        return cls(Seating.JOIN_ORDER if data else Seating.DRAW)
+        words = data.split(b"+") if data else []
+        if any(w not in (b"join", b"swap") for w in words) or len(set(words)) != len(words):
+            raise ValueError("the toy game's options are its seating by join order and the swap")
+        return cls(Seating.JOIN_ORDER if b"join" in words else Seating.DRAW, b"swap" in words)
+
+    def seat_order(self, drawn: tuple[int, ...]) -> tuple[int, ...]:
+        return drawn
 
     def opening_card(self) -> int:
         return 0
@@ -173,7 +228,7 @@ class HighCardGame:
         return tuple(sum(column) for column in zip(carried, *scores, strict=True))
 
     def forfeit_scores(self, seat: int) -> tuple[int, ...]:
-        return tuple(-3 if s == seat else 1 for s in range(4))
+        return tuple(-(SEATS - 1) if s == seat else 1 for s in range(SEATS))
 
     def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:
         return played >= planned
@@ -189,11 +244,14 @@ class HighCardGame:
             raise ValueError("four cards a seat")
         if len(known) == SEATS and (sum(known) != (1 << N_CARDS) - 1 or not (known[opener] or 0) & 1):
             raise ValueError("not a deal of the twelve cards with the opener holding card 0")
-        return HighCardState(hands, opener)
+        return HighCardState(hands, opener, self.swap)
 
-    def encode_action(self, action: Bid | PlayCard) -> tuple[str, tuple[int, ...]]:
+    def encode_action(self, action: Bid | PlayCard | Give) -> tuple[str, tuple[int, ...]]:
         if isinstance(action, Bid):
             return BID_WORDS[action.tricks], ()
+        if isinstance(action, Give):
+            assert action.card is not None
+            return "give", (action.card,)
         return "play", (action.card,)
 
     def decode_action(self, seat: int, verb: str, cards: Sequence[int]) -> Bid | PlayCard:
@@ -203,5 +261,10 @@ class HighCardGame:
             return PlayCard(seat, cards[0])
         raise IllegalAnswer(seat, f"seat {seat}: {verb} {list(cards)} is not a move of this game")
 
-    def shows(self, action: Bid | PlayCard) -> int:
+    def shows(self, action: Bid | PlayCard | Give) -> int:
         return 1 << action.card if isinstance(action, PlayCard) else 0
+
+    def handed(self, decision: Any, giver: int, card: int | None) -> Give:
+        if decision[0] != "give" or decision[1] != giver:
+            raise IllegalAnswer(giver, f"seat {giver} is not asked to hand a card over")
+        return Give(giver, decision[2], card)
