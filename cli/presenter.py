@@ -532,7 +532,8 @@ class Presenter:
                 self.you = my_seat
                 self.seat_keys = tuple(seat_keys)
                 # A member that chose no name is called by its key in the roster: shown as "S2".
-                self.names = tuple(n if n != default_name(k) else "" for n, k in zip(seat_names, seat_keys, strict=False))
+                self.names = tuple(n if n != default_name(k) else ""
+                                   for n, k in zip(seat_names, seat_keys, strict=False))
                 self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
                 where = "you watch" if my_seat is None else (f"you are {self.label(my_seat)}" if self.person
                                                               else f"this is {self.label(my_seat)}'s log")

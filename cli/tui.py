@@ -37,8 +37,8 @@ from p2p_sasaki.cli.presenter import (
 )
 from p2p_sasaki.protocol.net.table import PlayerLeft, Stalled, Turn
 
-__all__ = ["Narrator", "HumanPlayer", "InputEnded", "LeftTable", "say", "grouped", "passed_since_last_play", "table_lines",
-           "prompt_lines"]
+__all__ = ["Narrator", "HumanPlayer", "InputEnded", "LeftTable", "say", "grouped", "passed_since_last_play",
+           "table_lines", "prompt_lines"]
 
 
 class InputEnded(Exception):

@@ -56,7 +56,8 @@ __all__ = ["SASAKI", "LEAD_SLOT", "SasakiGame", "SasakiState", "SasakiOutcome", 
 
 SASAKI = "sasaki"
 N_CARDS = FULL_DECK.bit_length()
-LEAD_SLOT = SlotLayout(0, SEATS).end  # with the deck: the opening slot follows the deal's 3n+1 slots (3n+2 with an open seat)
+# with the deck: the opening slot follows the deal's 3n+1 slots (3n+2 with an open seat)
+LEAD_SLOT = SlotLayout(0, SEATS).end
 
 # The verbs of Sasaki's answers (table/action carries them), from the engine's action classes.
 VERBS: dict[str, type[Action]] = {cls.verb: cls for cls in (Play, Pass, Run, Expose, Stop, Chata, Kkojda, Decline)}

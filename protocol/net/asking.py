@@ -19,10 +19,10 @@ __all__ = ["Turn", "Player", "BotPlayer", "Stalled", "CannotAbandon", "PlayerLef
 WAIT, ABANDON, END, BOT = "wait", "abandon", "end", "bot"
 STALL_CHOICES = (WAIT, ABANDON, END, BOT)
 """The choices at the stall deadline (docs/usage.md, "When a player stops answering"): keep
-waiting (asked again one stall deadline later, even when an awaited seat left), abandon the hand (the match goes on with the
-next hand), end the match (abandon the hand, no further hands), or go on with a bot in the
-seat (only when :attr:`Stalled.bot_seat`: end this table like "end", then the present seats
-agree on a ``replace-seat`` table, protocol/net/botseat.py)."""
+waiting (asked again one stall deadline later, even when an awaited seat left), abandon the
+hand (the match goes on with the next hand), end the match (abandon the hand, no further
+hands), or go on with a bot in the seat (only when :attr:`Stalled.bot_seat`: end this table
+like "end", then the present seats agree on a ``replace-seat`` table, protocol/net/botseat.py)."""
 
 
 class PlayerLeft(Exception):

@@ -130,6 +130,7 @@ What is persisted, and what a crash loses
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -179,8 +180,9 @@ from p2p_sasaki.protocol.session import (
 )
 from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record
 
-__all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Links", "Connected", "WindowOpened", "Pacer", "TableResult", "TranscriptWriter",
-           "SentLog", "run_table", "Stalled", "CannotAbandon", "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
+__all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Links", "Connected", "WindowOpened", "Pacer", "TableResult",
+           "TranscriptWriter", "SentLog", "run_table", "DriverOptions", "ConfigCodec", "Stalled", "CannotAbandon",
+           "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
 
 
 @dataclass(frozen=True)
@@ -257,34 +259,51 @@ def _default_session_factory(identity: Identity, roster: TableRoster, config: Ta
     return TableSession(identity, roster.keys, roster.table_id, config, roster_names=roster.names)
 
 
+ConfigCodec = tuple[Callable[[TableRoster, Any], bytes], Callable[[TableRoster, bytes], Any]]
+"""(encode, decode) of the creator's table options frame, each given the roster."""
+
+
+@dataclass(frozen=True)
+class DriverOptions:
+    """How :func:`run_table` runs a table: every field but the player and the transcript
+    path, each with its default (what each means: :func:`run_table`)."""
+
+    listeners: Sequence[trio.SocketListener] | None = None
+    on_event: Callable[[Any, Any], None] | None = None
+    session_factory: Callable[[Identity, TableRoster, TableConfig], TableSession] | None = None
+    mesh_options: dict[str, Any] | None = None
+    connect_timeout: float = 60.0
+    linger: float = 1.5
+    config_codec: ConfigCodec | None = None
+    stall_after: float = 3.0
+    on_mesh: Callable[[Transport], None] | None = None
+    transport: Transport | None = None
+    step_in_thread: bool = True
+    resend: bool = True
+    proof_pool: ProofPool | None = None
+    store: TableStore | None = None
+    resume: bool = False
+    entropy: Entropy = system_entropy
+    crash_point: Callable[[str, list[bytes]], Awaitable[None]] | None = None
+    transport_running: bool = False
+    early_frames: Sequence[tuple[bytes, bytes]] = ()
+
+
 async def run_table(
     identity: Identity,
     roster: TableRoster,
     config: Any,
+    options: DriverOptions | None = None,
     *,
     player: Player,
     transcript_path: Path | None,
-    listeners: Sequence[trio.SocketListener] | None = None,
-    on_event: Callable[[Any, Any], None] | None = None,
-    session_factory: Callable[[Identity, TableRoster, TableConfig], TableSession] | None = None,
-    mesh_options: dict[str, Any] | None = None,
-    connect_timeout: float = 60.0,
-    linger: float = 1.5,
-    config_codec: tuple[Callable[[TableRoster, Any], bytes], Callable[[TableRoster, bytes], Any]] | None = None,
-    stall_after: float = 3.0,
-    on_mesh: Callable[[Transport], None] | None = None,
-    transport: Transport | None = None,
-    step_in_thread: bool = True,
-    resend: bool = True,
-    proof_pool: ProofPool | None = None,
-    store: TableStore | None = None,
-    resume: bool = False,
-    entropy: Entropy = system_entropy,
-    crash_point: Callable[[str, list[bytes]], Awaitable[None]] | None = None,
-    transport_running: bool = False,
-    early_frames: Sequence[tuple[bytes, bytes]] = (),
+    **keywords: Any,
 ) -> TableResult:
     """Play the whole match of ``roster`` as ``identity``; return when it is over.
+
+    ``options``: a :class:`DriverOptions`; ``keywords`` set its fields too (over ``options``:
+    ``run_table(..., DriverOptions(transport=t), step_in_thread=False)``), as the callers
+    that name them one by one do. A keyword that is no field raises ``TypeError``.
 
     ``on_event(event, session)`` is called for every session event (after its
     record, if any, is on disk) and for the driver's :class:`Waiting` /
@@ -325,6 +344,13 @@ async def run_table(
     caller closes it): a follow-on table (protocol/followon.py) plays over the same links.
     ``early_frames``: (peer, frame) that arrived for this table before it started.
     """
+    run = dataclasses.replace(options or DriverOptions(), **keywords)
+    listeners, on_event, session_factory = run.listeners, run.on_event, run.session_factory
+    mesh_options, connect_timeout, linger = run.mesh_options, run.connect_timeout, run.linger
+    config_codec, stall_after, on_mesh = run.config_codec, run.stall_after, run.on_mesh
+    transport, step_in_thread, resend = run.transport, run.step_in_thread, run.resend
+    proof_pool, store, resume, entropy = run.proof_pool, run.store, run.resume, run.entropy
+    crash_point, transport_running, early_frames = run.crash_point, run.transport_running, run.early_frames
     notify = on_event or (lambda event, session: None)
     if resume and (store is None or transcript_path is None):
         raise ValueError("a resume needs the table's store and its transcript path")
@@ -415,8 +441,7 @@ async def run_table(
     return result
 
 
-async def _agree_config(mesh: Transport, roster: TableRoster, identity: Identity, config: Any,
-                        codec: tuple[Callable[[TableRoster, Any], bytes], Callable[[TableRoster, bytes], Any]],
+async def _agree_config(mesh: Transport, roster: TableRoster, identity: Identity, config: Any, codec: ConfigCodec,
                         early: list[tuple[bytes, bytes]], log: SentLog) -> Any:
     """The creator sends the table options as the table's transcript header (its own
     bytes, no prefix: a header is not an envelope); the joiners take them from it."""

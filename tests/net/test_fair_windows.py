@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.protocol.config import Pace
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import MessageError, TableAction, decode_envelope, verify_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, WindowOpened, run_table
 from p2p_sasaki.protocol.sasaki_game import PACE_KINDS, SasakiGame
@@ -88,7 +88,7 @@ async def play(seed: int) -> tuple[list[Stamped], list[list[WindowOpened]], list
             IDENTITIES[n], ROSTER, CONFIG if n == 0 else None,
             player=BotPlayer(HeuristicBot(random.Random(seed * 10 + n))), transcript_path=None,
             on_event=on_event(n), linger=1.0, config_codec=(encode_config, decode_config),
-            session_factory=factory(n), transport=transports[n], step_in_thread=False)  # type: ignore[arg-type]
+            session_factory=factory(n), transport=transports[n], step_in_thread=False)
 
     with trio.fail_after(36000):
         async with trio.open_nursery() as nursery:

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.protocol.chain import table_id_of
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.followon import FollowOn, link_of
 from p2p_sasaki.protocol.messages import TranscriptHeader
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.followon import FollowOnOutcome, agree_follow_on
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
 from p2p_sasaki.protocol.sasaki_game import SasakiGame

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.events import DecisionPending
 from p2p_sasaki.protocol.messages import decode_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.persist import TableStore, unfinished_tables
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
