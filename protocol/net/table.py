@@ -93,9 +93,10 @@ every awaited seat signed a leave notice (``left``; the session's
 :class:`~p2p_sasaki.protocol.events.SeatLeft`), the driver reports :class:`Stalled` and asks
 the player (``Player.stalled``, in its own task, cancelled if the seat answers meanwhile).
 The question never stops my own answer: one already given was signed when given, and goes
-out at its due time, before an abandon of the slot I sign after it (my frames keep their order). ``"wait"`` asks again one deadline later
-(also when the seat left); ``"abandon"`` signs the session's abandon of the slot
-(docs/protocol.md, "Abandon"), the match then goes on with the next hand; if it cannot be
+out at its due time, before an abandon of the slot I sign after it (my frames keep their
+order). ``"wait"`` asks again one deadline later (also when the seat left); ``"abandon"``
+signs the session's abandon of the slot (docs/protocol.md, "Abandon"), the match then goes
+on with the next hand; if it cannot be
 signed (two of four seats awaited together: no majority) the driver reports
 :class:`CannotAbandon` with the session's sentence why and what can be done, and waits as for
 ``"wait"``; ``"end"``

@@ -293,12 +293,12 @@ async def test_a_present_peer_killed_after_signing_its_abandon_resumes_and_the_a
 
 
 class Person(BotPlayer):
-    """A person for the driver (its turn plays are not paced like a bot's) who answers at once
+    """A person for the driver (not ``is_bot``: undecided at a window's due time, it declines) who answers at once
     and chooses from ``choices`` at the stall questions (the last one from then on);
     ``slow``: at its first turn where it may lead or answer with a single, it thinks that many
     seconds and plays a single; ``quits``: it types ``quit`` at its first stall question."""
 
-    paced_turns = False
+    is_bot = False
 
     def __init__(self, bot: Any, choices: tuple[str, ...] = (ABANDON,), slow: float = 0.0,
                  quits: bool = False) -> None:
