@@ -116,7 +116,7 @@ async def play(players: list[Any], seed: int) -> tuple[list[Stamped], list[list[
         results[n] = await run_table(
             IDENTITIES[n], ROSTER, PEOPLE if n == 0 else None, player=players[n], transcript_path=None,
             on_event=on_event(n), linger=1.0, config_codec=(encode_config, decode_config),
-            session_factory=factory(n), transport=transports[n], step_in_thread=False)  # type: ignore[arg-type]
+            session_factory=factory(n), transport=transports[n], step_in_thread=False)
 
     with trio.fail_after(36000):
         async with trio.open_nursery() as nursery:

@@ -230,6 +230,10 @@ class HighCardGame:
         legal = state.legal_actions(seat)
         return legal[int.from_bytes(seed, "big") % len(legal)]
 
+    def decline(self, legal: Sequence[Any]) -> Any | None:
+        """None: every bid is a claim (the toy's window has no answer that claims nothing)."""
+        return None
+
     def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
         return tuple(sum(column) for column in zip(carried, *scores, strict=True))
 
