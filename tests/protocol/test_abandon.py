@@ -555,3 +555,49 @@ def test_a_seat_that_answered_and_was_voted_out_by_three_says_so_in_its_own_audi
         (theirs,) = net.of_type(i, HandAbandoned)
         assert "left during hand 1" in theirs.reason
     assert len({net.transcript(i) for i in others}) == 1
+
+
+def test_an_accomplice_that_reveals_its_key_but_never_signs_the_key_slots_abandon_keeps_the_table_waiting():
+    """The limit docs/protocol.md states ("Not settled"): the opening card's holder declines
+    and withholds its key; an accomplice reveals its key in that KEYS slot but never signs
+    its abandon. The two honest seats' abandon cannot complete (the accomplice's signature is
+    missing) and naming the accomplice too has no majority: the table waits for the refuser,
+    nobody is blamed, and nothing of the KEYS slot is recorded."""
+    holder_index: dict[str, int] = {}
+
+    def withhold(sender, envelope):
+        body = decode_envelope(envelope).body
+        if "i" in holder_index and sender == holder_index["i"] and body.type == "deck/key":
+            return []
+        return None
+
+    net = Net(seed=6, config=ONE, tamper=withhold)
+    card = net.peers[0].game.opening_card()
+    for i, peer in enumerate(net.peers):
+        original = peer._begin_game
+
+        def refusing(peer=peer, original=original, i=i):
+            mine = peer._my_cards
+            if mine is not None and mine >> card & 1:
+                holder_index["i"] = i
+                peer._my_cards = mine & ~(1 << card)
+            original()
+            peer._my_cards = mine
+
+        peer._begin_game = refusing
+    net.start()
+    net.run()
+    refuser = holder_index["i"]
+    holder = seat_of(net, refuser)
+    accomplice = (refuser + 1) % 4
+    honest = [i for i in range(4) if i not in (refuser, accomplice)]
+    before = {i: net.transcript(i) for i in honest}
+    for i in honest:
+        assert net.peers[i].waiting_for == (holder,)     # the accomplice's key is in
+        assert net.peers[i].abandon()
+    net.run()
+    for i in honest:
+        peer = net.peers[i]
+        assert peer.blame is None and not peer.finished and peer.waiting_for == (holder,)
+        assert net.of_type(i, HandAbandoned) == [] and net.transcript(i) == before[i]
+        assert not peer.abandon()                         # it signed its one abandon of the slot
