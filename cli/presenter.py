@@ -513,7 +513,10 @@ class Presenter:
 
             sasku = sasku_notes(self, event, session)
             if sasku is not None:
-                return sasku
+                lines, phase = sasku
+                if phase is not None:
+                    self.phase = Phase[phase]
+                return [Note(text, NoteKind(kind)) for text, kind in lines]
         match event:
             case Links(offline=offline):
                 self.links_down = tuple(offline)   # the page marks them; the terminal tells waits only

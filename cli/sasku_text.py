@@ -91,10 +91,10 @@ def _target(session: Any) -> int | None:
     return getattr(getattr(game, "options", None), "target", None)
 
 
-def sasku_notes(presenter: Any, event: Any, session: Any) -> list[Any] | None:
-    """The presenter's notes for ``event`` at a Sasku table, or None (tell it as any table's)."""
-    from p2p_sasaki.cli.presenter import Note, NoteKind, Phase
-
+def sasku_notes(presenter: Any, event: Any, session: Any) -> tuple[list[tuple[str, str]], str | None] | None:
+    """The presenter's notes for ``event`` at a Sasku table as (text, note kind) pairs, with the
+    name of the presenter's phase it moves to (None: it stays), or None (tell it as any
+    table's). The presenter makes them its Notes (this module does not import it)."""
     match event:
         case HandStarted():
             presenter.sasku_bid, presenter.sasku_trick = None, []
@@ -102,10 +102,10 @@ def sasku_notes(presenter: Any, event: Any, session: Any) -> list[Any] | None:
         case Dealt(cards=cards):
             if not isinstance(cards, CardSet):
                 return None
-            presenter.phase, presenter.progress, presenter.result = Phase.PLAYING, None, None
+            presenter.progress, presenter.result = None, None
             presenter.deal_steps = {}
             whose = "Your" if presenter.person or presenter.you is None else f"{presenter.label(presenter.you)}'s"
-            return [Note(f"{whose} cards: {cards}")]
+            return [(f"{whose} cards: {cards}", "info")], "PLAYING"
         case ActionApplied(action=action):
             if isinstance(action, Bid):
                 presenter.sasku_bid = action.number
@@ -114,22 +114,21 @@ def sasku_notes(presenter: Any, event: Any, session: Any) -> list[Any] | None:
                 trick.append(action_line(presenter, action))
                 presenter.sasku_trick = trick
                 if len(trick) < 4:
-                    return []
+                    return [], None
                 presenter.sasku_trick = []
-                return [Note("Trick: " + ", ".join(trick), NoteKind.PLAY)]
+                return [("Trick: " + ", ".join(trick), "play")], None
             line = action_line(presenter, action)
-            return [] if line is None else [Note(line, NoteKind.PLAY)]
+            return ([] if line is None else [(line, "play")]), None
         case HandEnded(hand_no=hand_no, outcome=SaskuOutcome() as outcome, scores=scores, totals=totals):
             hand_no += presenter.hand_offset
-            presenter.phase = Phase.HAND_OVER
             presenter.awaited, presenter.waiting = frozenset(), ""
             presenter.rows.append((hand_no, tuple(scores)))
             presenter.totals = tuple(totals)
             lines = deal_lines(presenter, hand_no, outcome, totals, getattr(presenter, "sasku_bid", None),
                                _target(session))
-            return [Note(line, NoteKind.SCORE) for line in lines]
+            return [(line, "score") for line in lines], "HAND_OVER"
         case MatchEnded(totals=totals):
-            presenter.phase, presenter.totals = Phase.MATCH_OVER, tuple(totals)
+            presenter.totals = tuple(totals)
             presenter.awaited, presenter.offline, presenter.waiting = frozenset(), (), ""
             pairs = [totals[TEAMS[p][0]] for p in (0, 1)]
             if pairs[0] == pairs[1]:
@@ -138,5 +137,5 @@ def sasku_notes(presenter: Any, event: Any, session: Any) -> list[Any] | None:
                 best = 0 if pairs[0] > pairs[1] else 1
                 text = (f"The match is over: {pair_label(presenter, best)} win {pairs[best]} to "
                         f"{pairs[1 - best]}.")
-            return [Note(text, NoteKind.SCORE)]
+            return [(text, "score")], "MATCH_OVER"
     return None
