@@ -90,7 +90,7 @@ class SeatBots:
     known once the table sits, and the same seat plays the same way in both variants. Its
     turn plays are paced like any bot's (``--pace fair``)."""
 
-    paced_turns = True
+    is_bot = True
 
     def __init__(self, kind: str, seed: int) -> None:
         self.kind, self.seed = kind, seed

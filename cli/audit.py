@@ -139,7 +139,7 @@ def describe(audit: Any) -> str:
     ...                  stops_at=A(hand=0, slot=0, record=1))))
     DAMAGED: this file was changed or corrupted after it was written (found at its record 1, before the first deal), so nobody can be blamed; no hand verified before that.
       Detail: record 1: seat 0's prev does not match.
-    """
+    """  # noqa: E501 (a doctest's expected output is one line)
     data = as_json(audit)
     label = getattr(audit, "label", lambda seat: f"S{seat}")   # "S2 Mina"
     totals = ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(data["totals"]))
@@ -177,7 +177,8 @@ def describe(audit: Any) -> str:
                        for number, hand in enumerate(data["hands"], 1) if isinstance(hand, dict))
     lines = [f"OK: {len(data['hands'])} hand(s) verified{incomplete}{forfeits}; totals "
              + ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
-    for number, (hand, scores) in enumerate(zip(data["hands"], data["scores"] + [None] * len(data["hands"]), strict=False), 1):
+    padded = data["scores"] + [None] * len(data["hands"])
+    for number, (hand, scores) in enumerate(zip(data["hands"], padded, strict=False), 1):
         lines.append(f"Hand {number}:" + (f" forfeited by {label(hand['forfeit'])}" if isinstance(hand, dict) else ""))
         dealt = hand["cards"] if isinstance(hand, dict) else hand
         lines += [f"  {label(seat)} dealt {cards}" for seat, cards in enumerate(dealt)]

@@ -1,12 +1,10 @@
 """After a match abandoned for one seat: go on with a bot in that seat (docs/usage.md, "A bot
-in the empty seat"; protocol/net/botseat.py). Used by ``play_roster`` (cli/common.py)."""
+in the empty seat"; protocol/net/botseat.py). Used by the command line's match host (cli/matches.py)."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import random
-from pathlib import Path
 from typing import Any
 
 from p2p_sasaki.cli.presenter import announce, member_label
@@ -17,7 +15,7 @@ from p2p_sasaki.protocol.net.botseat import ReplaceSeat, agree_replace_seat, run
 from p2p_sasaki.protocol.net.table import BOT, BotPlayer, TableResult
 from p2p_sasaki.sasaki.bots import HeuristicBot
 
-__all__ = ["bot_seat_policy", "agree_bot_seat", "bot_transcript_path", "bot_player", "mesh_roster"]
+__all__ = ["bot_seat_policy", "agree_bot_seat", "bot_player"]
 
 
 def bot_seat_policy(args: argparse.Namespace, player: Any, result: TableResult) -> str:
@@ -27,11 +25,6 @@ def bot_seat_policy(args: argparse.Namespace, player: Any, result: TableResult) 
     if getattr(args, "bot", False) or not hasattr(player, "decide_next"):
         return "follow"
     return "yes" if result.choice == BOT else "no"
-
-
-def bot_transcript_path(mine: Path) -> Path:
-    """The bot's transcript, beside its runner's: ``X.sasaki`` gives ``X-bot.sasaki``."""
-    return mine.with_name(f"{mine.stem}-bot{mine.suffix}")
 
 
 async def agree_bot_seat(args: argparse.Namespace, identity: Identity, roster: TableRoster, mesh: Any,
@@ -82,11 +75,3 @@ def bot_player(args: argparse.Namespace, identity: Identity) -> BotPlayer:
     seed = (random.Random(f"{args.deal_seed}:{identity.public_key.hex()}:bot player").randrange(1 << 30)
             if getattr(args, "deal_seed", None) is not None else random.SystemRandom().randrange(1 << 30))
     return BotPlayer(HeuristicBot(random.Random(seed)))
-
-
-def mesh_roster(old: TableRoster, agreed: ReplaceSeat) -> TableRoster:
-    """What the mesh says for new connections: the new table's id, the old members (their
-    links stay; the bot has none of its own)."""
-    assert agreed.roster is not None
-    return dataclasses.replace(old, table_id=agreed.roster.table_id)
-

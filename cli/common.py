@@ -1,5 +1,7 @@
 """What ``sasaki host/join/play/tables/demo`` share: options, the data directory,
-the identity key, the table config, starting bot peers, and running a peer.
+the identity key, the table config, starting bot peers, a match's report, and how a
+command ends (its exit status and closing sentence). The matches themselves:
+cli/matches.py (protocol/net/match.py runs them).
 """
 
 from __future__ import annotations
@@ -20,16 +22,14 @@ from typing import Any
 import trio
 
 from p2p_sasaki.cli.render import places_text
-from p2p_sasaki.protocol.config import Pace, TableConfig, config_of, header_of
-from p2p_sasaki.protocol.crypto import Entropy, system_entropy
-from p2p_sasaki.protocol.messages import TranscriptHeader
-from p2p_sasaki.protocol.net import ALL_INTERFACES, Identity, TableRoster
+from p2p_sasaki.protocol.config import Pace, TableConfig
+from p2p_sasaki.protocol.net import ALL_INTERFACES, Identity
 from p2p_sasaki.protocol.net.disk import DiskError, check_directory, repair_tail
-from p2p_sasaki.protocol.net.persist import SavedTable, TableStore, tables_dir
-from p2p_sasaki.protocol.net.table import BotPlayer, PeersUnreachable, TableResult, run_table
-from p2p_sasaki.protocol.net.workers import ProofPool
-from p2p_sasaki.protocol.restore import RestoreError, StaleSavedTable
-from p2p_sasaki.protocol.sasaki_game import SasakiGame, sasaki_pace
+from p2p_sasaki.protocol.net.match import MatchError
+from p2p_sasaki.protocol.net.match import decode_config as decode_config  # the creator's options frame
+from p2p_sasaki.protocol.net.match import encode_config as encode_config
+from p2p_sasaki.protocol.net.table import BotPlayer, PeersUnreachable, TableResult
+from p2p_sasaki.protocol.sasaki_game import CLAIM_SECONDS, TURN_SECONDS, WINDOW_SECONDS, SasakiGame, sasaki_pace
 from p2p_sasaki.sasaki.bots import BOTS, make_bot
 from p2p_sasaki.sasaki.options import LEAD_CARDS, RUNNING_MODES, TableOptions, resolve_lead_card
 from p2p_sasaki.sasaki.search import DEFAULT_LEVEL, LEVELS
@@ -38,25 +38,6 @@ log = logging.getLogger(__name__)
 
 
 # -- the table config ----------------------------------------------------------------
-
-
-def encode_config(roster: TableRoster, config: Any) -> bytes:
-    """The creator's table options frame: the table's transcript header, its own bytes."""
-    return header_of(roster.table_id, roster.keys, config, roster.names).encode()
-
-
-def decode_config(roster: TableRoster, data: bytes) -> Any:
-    """The options in the creator's frame; MessageError if it is not a header (an
-    envelope), VersionMismatchError for another release's, ValueError for another table's."""
-    header = TranscriptHeader.decode(data)
-    if header.table != roster.table_id:
-        raise ValueError("the table options name another table")
-    if header.roster_keys != tuple(roster.keys) or header.roster_names != roster.names:
-        raise ValueError("the table options name other members than this table's roster")
-    if header.follows or header.carried or header.seats or header.bots:   # only a replaced seat's table has them
-        raise ValueError("the table options of a new table carry no carried totals, fixed seats, open bots or "
-                         "follow-on link")
-    return config_of(header)
 
 
 def config_from_args(args: argparse.Namespace) -> Any:
@@ -78,9 +59,11 @@ def pace_from_args(args: argparse.Namespace) -> Pace:
     """The fair windows' table options (docs/protocol.md, "Window pacing") from the command
     line; the answer deadline defaults to this peer's ``--timeout``."""
     answer = args.answer_deadline if args.answer_deadline is not None else getattr(args, "timeout", 30.0)
+    window, claim, turn = (0.0, 0.0, 0.0) if getattr(args, "fast", False) else \
+        (args.window, args.claim_window, args.bot_turn)
     try:
-        return sasaki_pace(window=args.window, claim=args.claim_window, turn=args.bot_turn,
-                           answer=max(answer, args.window, args.claim_window, args.bot_turn), stall=args.stall)
+        return sasaki_pace(window=window, claim=claim, turn=turn,
+                           answer=max(answer, window, claim, turn), stall=args.stall)
     except ValueError as exc:
         raise SystemExit(f"sasaki: {exc}") from exc
 
@@ -102,15 +85,28 @@ def sasku_pace_from_args(args: argparse.Namespace) -> Pace:
     from p2p_sasaki.protocol.sasku_game import sasku_pace
 
     answer = args.answer_deadline if args.answer_deadline is not None else getattr(args, "timeout", 30.0)
+    bid, turn = (0.0, 0.0) if getattr(args, "fast", False) else (args.window, args.bot_turn)
     try:
-        return sasku_pace(bid=args.window, turn=args.bot_turn, answer=max(answer, args.window, args.bot_turn),
-                          stall=args.stall)
+        return sasku_pace(bid=bid, turn=turn, answer=max(answer, bid, turn), stall=args.stall)
     except ValueError as exc:
         raise SystemExit(f"sasaki: {exc}") from exc
 
 
 SASKU_HANDS = 60
 """A Sasku match ends when a pair reaches the target; ``--hands`` is only a cap (this default)."""
+
+
+FAST_WITH_A_PERSON = ("--fast is for a table of bots only (a person's answers would then leave as soon as "
+                      "given, and their timing would tell what they hold): add --bot, or leave --fast out")
+
+
+def refuse_fast_with_person(args: argparse.Namespace) -> bool:
+    """Say :data:`FAST_WITH_A_PERSON` and return True when ``--fast`` is asked where a person
+    plays this seat (``sasaki host`` / ``play`` without ``--bot``)."""
+    if getattr(args, "fast", False) and not getattr(args, "bot", False):
+        say_error(FAST_WITH_A_PERSON)
+        return True
+    return False
 
 
 # -- options ---------------------------------------------------------------------------
@@ -167,13 +163,18 @@ def add_table_options(parser: argparse.ArgumentParser, creating_only: bool = Fal
     group.add_argument("--no-proofs", action="store_true",
                        help="skip the shuffle arguments (strips, openings and the end-of-hand key check "
                             "still catch every cheat, but later)")
-    group.add_argument("--window", type=float, default=1.0, metavar="SECONDS",
-                       help="fair windows: every answer to a run, expose, Stop or lead window goes out this "
-                            "long after the window opens, whatever the seat holds (default 1, at most 60)")
-    group.add_argument("--claim-window", type=float, default=1.5, metavar="SECONDS",
-                       help="the same for chata and kkojda windows (default 1.5)")
-    group.add_argument("--bot-turn", type=float, default=1.0, metavar="SECONDS",
-                       help="a bot's play on its turn goes out this long after the turn opens (default 1)")
+    group.add_argument("--window", type=float, default=WINDOW_SECONDS, metavar="SECONDS",
+                       help="the shot clock: every answer to a run, expose, Stop or lead window goes out "
+                            "exactly this long after the window opens, whatever the seat holds; a person "
+                            "undecided by then declines (default 4, at most 60)")
+    group.add_argument("--claim-window", type=float, default=CLAIM_SECONDS, metavar="SECONDS",
+                       help="the same for chata and kkojda windows (default 3)")
+    group.add_argument("--bot-turn", type=float, default=TURN_SECONDS, metavar="SECONDS",
+                       help="every play or pass on a turn, a person's or a bot's, forced or not, goes out "
+                            "no earlier than this long after the turn opens (default 1)")
+    group.add_argument("--fast", action="store_true",
+                       help="every delay 0 (--window, --claim-window and --bot-turn): for a table of bots "
+                            "only (refused where a person plays this seat)")
     group.add_argument("--answer-deadline", type=float, default=None, metavar="SECONDS",
                        help="how long a person has to claim in a window before it declines, for every "
                             "seat (default: the creator's --timeout, 30)")
@@ -311,13 +312,6 @@ def load_identity(directory: Path) -> Identity:
     return identity
 
 
-def transcript_path(args: argparse.Namespace, directory: Path, roster: TableRoster) -> Path:
-    if args.transcript:
-        return Path(args.transcript)
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return directory / "transcripts" / f"{stamp}-{roster.table_id.hex()[:8]}.sasaki"
-
-
 class CliError(Exception):
     """One sentence for the person; the command exits with status 1."""
 
@@ -347,7 +341,8 @@ def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interf
     for number in range(count):
         bot_dir = directory / "bots" / str(number + 1)
         argv = [sys.executable, "-P", "-m", "p2p_sasaki", "join", "--new", code, "--address", address, "--bot",
-                "--quiet", "--data-dir", str(bot_dir), "--name", f"Bot {number + 2}", "--bot-kind", kind, "--level", str(level),
+                "--quiet", "--data-dir", str(bot_dir), "--name", f"Bot {number + 2}", "--bot-kind", kind,
+                "--level", str(level),
                 "--proof-workers", "0",  # the bots share this machine's cores with the creator's peer
                 "--next-match", next_match]
         if interface:
@@ -355,7 +350,8 @@ def spawn_bot_peers(count: int, code: str, address: str, directory: Path, interf
             # interface and the creator records it at the address it came from (the LAN
             # address), so players on other machines can reach it; 127.0.0.1 would not do.
             argv += ["--interface", interface]
-        log = open(quiet_log.with_name(f"{quiet_log.stem}-bot{number + 1}.log"), "wb") if quiet_log else subprocess.DEVNULL
+        log = (open(quiet_log.with_name(f"{quiet_log.stem}-bot{number + 1}.log"), "wb") if quiet_log
+               else subprocess.DEVNULL)
         processes.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                           stdout=log, stderr=subprocess.STDOUT))
     return processes
@@ -448,232 +444,10 @@ async def table_page(args: argparse.Namespace, player: Any) -> AsyncIterator[Any
         nursery.cancel_scope.cancel()
 
 
-def member_records_wanted(args: argparse.Namespace) -> bool:
-    """mDNS member records (protocol/net/discovery.py), unless ``--no-mdns`` or a joiner
-    that joined by ``--address`` (multicast does not pass there)."""
-    return not getattr(args, "no_mdns", False) and not isinstance(getattr(args, "address", None), str)
-
-
-async def keep_member_records(args: argparse.Namespace, mesh: Any, port: int) -> None:
-    """Advertise this peer's member record and follow the others' (a peer that comes back
-    on a new address is found again). Only hints: if mDNS fails, the table plays on."""
-    from p2p_sasaki.protocol.net.discovery import keep_member_records as keep
-
-    try:
-        await keep(mesh, port, interfaces=interfaces(args))
-    except Exception as exc:   # zeroconf's errors are many; a missing hint is no reason to stop
-        log.warning("mDNS member records are off: %s", exc)
-
-
 def _open_browser(url: str) -> None:
     import webbrowser
 
     webbrowser.open(url)
-
-
-async def play_roster(args: argparse.Namespace, identity: Identity, roster: TableRoster,
-                      listeners: Any, config: Any, player: Any, ui: Any, saved: SavedTable | None = None
-                      ) -> TableResult:
-    """Play the match of ``roster`` (with ``saved``, resume that saved table: cli/resume.py);
-    then, while every member wants one, a next match with the same four over the same
-    connections (protocol/followon.py), each at a fresh table with its own transcript.
-    Returns the last match's result."""
-    from p2p_sasaki.protocol.net.mesh import Mesh
-
-    heartbeat = getattr(args, "heartbeat", 5.0)
-    mesh = Mesh(identity, roster, dial_all=saved is not None, heartbeat=heartbeat, dead_after=max(15.0, 3 * heartbeat))
-    async with trio.open_nursery() as links:
-        port = await links.start(mesh.run, listeners)
-        if member_records_wanted(args):
-            links.start_soon(keep_member_records, args, mesh, port)
-        try:
-            result = await play_match(args, identity, roster, mesh, config, player, ui, saved)
-            match_no = 1
-            if result.abandoned and result.final_hash is not None:   # a bot in the empty seat? (cli/botseat.py)
-                from p2p_sasaki.cli.botseat import agree_bot_seat, mesh_roster
-
-                replaced = await agree_bot_seat(args, identity, roster, mesh, result, player, ui)
-                if replaced is not None:
-                    mesh.roster = mesh_roster(roster, replaced)
-                    report(result, args.quiet, going_on=True)   # the abandoned table's totals and transcript
-                    presenter = getattr(player, "presenter", None)
-                    if presenter is not None:
-                        presenter.new_match(carried=replaced.config.carried)
-                    assert replaced.roster is not None
-                    return await play_match(args, identity, replaced.roster, mesh, replaced.config, player, ui,
-                                            None, match_no=2, replaced=replaced)
-            # A next match is offered after a match played out by all four (not one where a
-            # hand was abandoned: a seat stopped answering or left).
-            while result.final_hash is not None and not result.abandoned:
-                agreed = await next_match(args, identity, roster, mesh, result, player, ui, match_no)
-                if agreed is None:
-                    break
-                roster, early = agreed
-                mesh.roster = roster     # new connections (a reconnect, a resumed peer) say the new table id
-                report(result, args.quiet)          # this match's totals and transcript, before the next
-                match_no += 1
-                presenter = getattr(player, "presenter", None)
-                if presenter is not None:
-                    presenter.new_match()
-                elif ui is not None:
-                    ui.say(f"Match {match_no} starts: same four players, a fresh table.")
-                result = await play_match(args, identity, roster, mesh, result.config, player, ui, None,
-                                          match_no=match_no, early=early)
-        finally:
-            mesh.close()
-            links.cancel_scope.cancel()
-    return result
-
-
-def next_match_policy(args: argparse.Namespace, player: Any) -> str:
-    """``yes``, ``no`` or ``ask`` (a person: the terminal and the page ask): ``--next-match``,
-    else a person is asked and a bot declines (so four bots never play forever; the bots a
-    person's ``host --bots`` or ``demo --human`` starts are given ``--next-match yes``)."""
-    policy = getattr(args, "next_match", None)
-    if policy is None:
-        policy = "ask" if hasattr(player, "decide_next") and not getattr(args, "bot", False) else "no"
-    if policy == "ask" and not hasattr(player, "decide_next"):
-        return "no"
-    return str(policy)
-
-
-async def next_match(args: argparse.Namespace, identity: Identity, roster: TableRoster, mesh: Any,
-                     result: TableResult, player: Any, ui: Any, match_no: int
-                     ) -> tuple[TableRoster, list[tuple[bytes, bytes]]] | None:
-    """The next-match agreement after a finished match: the new roster and the frames of the
-    new table that came meanwhile, or None (everyone ends; one sentence says why)."""
-    from p2p_sasaki.cli.presenter import announce, member_label
-    from p2p_sasaki.protocol.followon import FollowOn
-    from p2p_sasaki.protocol.net.followon import agree_follow_on
-
-    assert result.final_hash is not None
-    pace = getattr(result.config, "pace", None)
-    seconds = max(5.0, pace.answer_ms / 1000) if pace is not None else 30.0
-    policy = next_match_policy(args, player)
-    presenter = getattr(player, "presenter", None)
-
-    async def decide() -> bool:
-        if policy == "ask":
-            return bool(await player.decide_next(seconds))
-        return policy == "yes"
-
-    entropy: Entropy = system_entropy
-    if getattr(args, "deal_seed", None) is not None:   # tests: the next table's nonce repeats too
-        entropy = random.Random(f"{args.deal_seed}:{identity.public_key.hex()}:next{match_no}").randbytes
-    agreement = FollowOn(roster, result.final_hash, identity.public_key)
-    outcome = await agree_follow_on(mesh, identity, agreement, decide, seconds, frames=result.follow_on,
-                                    entropy=entropy)
-    if outcome.roster is not None:
-        return outcome.roster, outcome.early
-
-    def who(key: bytes) -> str:
-        if key == identity.public_key:
-            return "you"
-        return member_label(presenter, key)
-
-    if policy == "no":
-        # nobody was asked here: this peer does not play another match (a bot, or --next-match no)
-        text = "No next match: this peer plays one match (a bot, or --next-match no)."
-    elif outcome.declined is not None:
-        text = "No next match: you declined." if outcome.declined == identity.public_key and not outcome.timed_out \
-            else ("No next match: your time to answer was up." if outcome.declined == identity.public_key
-                  else f"No next match: {who(outcome.declined)} declined.")
-    else:
-        names = ", ".join(who(key) for key in outcome.missing)
-        text = f"No next match: {names} did not answer in time."
-    announce(ui, presenter, text)
-    return None
-
-
-def next_transcript_path(args: argparse.Namespace, directory: Path, roster: TableRoster, match_no: int) -> Path:
-    """Match 2, 3, ... at the same table: ``--transcript X.sasaki`` gives ``X-2.sasaki``; else a new
-    file named by the new table id."""
-    if args.transcript and match_no > 1:
-        path = Path(args.transcript)
-        return path.with_name(f"{path.stem}-{match_no}{path.suffix}")
-    return transcript_path(args, directory, roster)
-
-
-async def play_match(args: argparse.Namespace, identity: Identity, roster: TableRoster, mesh: Any,
-                     config: Any, player: Any, ui: Any, saved: SavedTable | None = None, *, match_no: int = 1,
-                     early: list[tuple[bytes, bytes]] | None = None, replaced: Any = None) -> TableResult:
-    """Play one match of ``roster`` over the running ``mesh`` (``replaced``: the agreed
-    ``replace-seat`` table, protocol/net/botseat.py; its runner also runs the bot)."""
-    directory = data_dir(args)
-    if saved is not None:
-        path = saved.transcript_path
-        store = TableStore(saved.directory)
-        if ui is not None:
-            ui.say(f"Resuming the table; reconnecting to the other three players; transcript: {path}")
-    else:
-        path = next_transcript_path(args, directory, roster, match_no)
-        store = TableStore.create(tables_dir(directory) / roster.table_id.hex(), roster, path)
-        if ui is not None:
-            ui.say(f"The table is full. Connecting to the other three players; transcript: {path}"
-                   if match_no == 1 else f"The match goes on at a fresh table with a bot in the empty seat; "
-                   f"transcript: {path}" if replaced is not None else f"Next match at a fresh table; transcript: {path}")
-    presenter = getattr(player, "presenter", None)
-    hands: int | None
-    if config is None and saved is not None and saved.header is not None:
-        hands = config_of(TranscriptHeader.decode(saved.header)).hands
-    else:
-        hands = config.hands if config is not None else None
-    if presenter is not None and hands is not None:
-        presenter.hands = hands
-    workers = getattr(args, "proof_workers", 0)
-    pool = await trio.to_thread.run_sync(ProofPool, workers) if workers > 0 else None
-    try:
-        async with trio.open_nursery() as nursery:
-            if ui is not None:
-                nursery.start_soon(ui.run)
-            options: dict[str, Any] = dict(
-                on_event=ui.event if ui is not None else None,
-                connect_timeout=getattr(args, "connect_timeout", 60.0), proof_pool=pool, store=store,
-                entropy=session_entropy(args, identity, saved, match_no))
-            if replaced is not None:   # every member computed the options: no options frame
-                from p2p_sasaki.cli.botseat import bot_player, bot_transcript_path
-                from p2p_sasaki.protocol.net.botseat import play_replaced_seat
-
-                bot = replaced.bot
-                bot_path = bot_transcript_path(path) if bot is not None else None
-                if bot is not None and ui is not None:
-                    ui.say(f"You run the bot in the empty seat; its transcript: {bot_path}")
-                result, _ = await play_replaced_seat(
-                    identity, mesh, replaced, player=player, transcript_path=path,
-                    bot_player=bot_player(args, bot) if bot is not None else None, bot_transcript_path=bot_path,
-                    bot_options={"connect_timeout": options["connect_timeout"],
-                                 "entropy": session_entropy(args, bot, None, match_no) if bot is not None
-                                 else system_entropy},
-                    **options)
-            else:
-                result = await run_table(identity, roster, config, player=player, transcript_path=path,
-                                         transport=mesh, transport_running=True, early_frames=early or (),
-                                         config_codec=(encode_config, decode_config), resume=saved is not None,
-                                         **options)
-            nursery.cancel_scope.cancel()
-    except BaseExceptionGroup as group:
-        unreachable, _ = group.split(PeersUnreachable)
-        if saved is not None and unreachable is not None:
-            leaf: BaseException = unreachable
-            while isinstance(leaf, BaseExceptionGroup):
-                leaf = leaf.exceptions[0]
-            raise CliError(f"{leaf}; the table stays resumable: run 'sasaki resume' again when the others "
-                           "are back (or give a moved player's address with --address N=HOST:PORT)") from None
-        restore, _ = group.split(RestoreError)
-        if restore is None:
-            raise
-        first = restore.exceptions[0]
-        while isinstance(first, BaseExceptionGroup):
-            first = first.exceptions[0]
-        if isinstance(first, StaleSavedTable):   # an older copy: the one sentence, nothing sent
-            raise CliError(str(first)) from None
-        raise CliError(f"the saved table in {store.directory} cannot be resumed: {first}") from None
-    finally:
-        if pool is not None:
-            pool.close()
-    if presenter is not None and result.transcript is not None and result.transcript.exists():
-        presenter.finished(await trio.to_thread.run_sync(verdict, result.transcript), result.transcript)
-    return result
 
 
 def member_nonce(args: argparse.Namespace, identity: Identity) -> bytes | None:
@@ -682,28 +456,6 @@ def member_nonce(args: argparse.Namespace, identity: Identity) -> bytes | None:
     if getattr(args, "deal_seed", None) is None:
         return None
     return hashlib.sha256(b"sasaki test member nonce %d " % args.deal_seed + identity.public_key).digest()
-
-
-def session_entropy(args: argparse.Namespace, identity: Identity, saved: SavedTable | None,
-                    match_no: int = 1) -> Entropy:
-    """The session's fresh randomness: the system's, or with the tests' ``--deal-seed`` a
-    function of the seed and the identity (and, once resumed, of how much was drawn; in a
-    next match, of its number)."""
-    if args.deal_seed is None:
-        return system_entropy
-    resumed = f":{len(saved.entropy)}" if saved is not None else ""
-    match = f":m{match_no}" if match_no > 1 else ""
-    return random.Random(f"{args.deal_seed}:{identity.public_key.hex()}{resumed}{match}").randbytes
-
-
-def verdict(path: Path) -> str:
-    """One line: what the audit of a person's own transcript says."""
-    from p2p_sasaki.cli.audit import audit_file, describe
-
-    try:
-        return "Audit of your transcript: " + describe(audit_file(path)).splitlines()[0]
-    except Exception as error:   # the verdict is information; a bug here must not hide the result
-        return f"Audit of your transcript failed: {error}"
 
 
 def report(result: TableResult, quiet: bool, going_on: bool = False) -> int:
@@ -767,7 +519,7 @@ def explain(error: BaseException) -> tuple[int, str] | None:
         if isinstance(leaf, DiskError):
             return EXIT_DISK, f"{leaf.strerror}; free some space or choose another --data-dir."
     for leaf in leaves:
-        if isinstance(leaf, (CliError, JoinError)):
+        if isinstance(leaf, (CliError, JoinError, MatchError)):
             return EXIT_FAILED, f"{leaf}."
     for leaf in leaves:
         if isinstance(leaf, PeersUnreachable):

@@ -39,9 +39,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="the game: sasaki (the default) or sasku (two pairs race to --target game points)")
     parser.add_argument("--target", type=positive, default=None, metavar="N",
                         help="sasku: the game points that win the match (default 12; with --fast 4)")
-    parser.add_argument("--fast", action="store_true",
-                        help="a short demo: no shuffle proofs (the strips, openings and key check still catch "
-                             "every cheat, later); sasku: target 4 unless --target")
     parser.add_argument("--hands", type=positive, default=None, metavar="N",
                         help="hands to play (default 1; sasku: a cap, the match ends at the target)")
     parser.add_argument("--seed", type=int, default=None,
@@ -62,9 +59,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--record", metavar="FILE", help="--local only: write the game record(s) here")
     add_seat_options(parser, "heuristic,heuristic,heuristic,heuristic")  # peer i plays seats[i]
     parser.add_argument("--no-proofs", action="store_true", help="skip the shuffle proofs (faster)")
+    parser.add_argument("--fast", action="store_true",
+                        help="every delay 0 (the shot clock off); the default without --human, where only "
+                             "bots sit; with --human, the people's shot clock (4 s windows, 3 s chata and "
+                             "kkojda, 1 s turns) unless --fast is given; --game sasku: also no shuffle "
+                             "proofs (the strips, openings and key check still catch every cheat), and a match "
+                             "to 4 unless --target")
     parser.add_argument("--fair-windows", action="store_true",
-                        help="pace the windows as 'sasaki host' does (every answer 1-1.5 s after its window "
-                             "opens, whatever the seat holds); the demo's default answers at once")
+                        help="without --human: the people's shot clock anyway, as 'sasaki host' paces a table")
     parser.set_defaults(func=run)
 
 
@@ -103,8 +105,8 @@ def run(args: argparse.Namespace) -> int:
             _seed_identities(directory, args.deal_seed)
         target = args.target or (4 if args.fast else 12)
         common += ["--game", "sasku", "--target", str(target)]
-    extra = ["--no-proofs"] if args.no_proofs or args.fast else []
-    if not getattr(args, "fair_windows", False):
+    extra = ["--no-proofs"] if args.no_proofs or (sasku and args.fast) else []
+    if demo_is_fast(args):   # (the flag's zeros: 'host --fast' is refused where a person sits)
         extra += ["--window", "0", "--claim-window", "0", "--bot-turn", "0"]
     py = [sys.executable, "-P", "-m", "p2p_sasaki"]
     print(f"Demo in {directory}: four peers on 127.0.0.1, table code {code}, bot seed {seed}.", flush=True)
@@ -208,6 +210,20 @@ def _seed_identities(directory: Path, seed: int) -> None:
         key = folder / "identity.key"
         key.unlink(missing_ok=True)
         key.write_bytes(hashlib.sha256(f"sasaki demo identity {seed} {i}".encode()).digest())
+
+
+def demo_is_fast(args: argparse.Namespace) -> bool:
+    """Whether the demo's table has every delay 0: ``--fast``, or bots only without
+    ``--fair-windows``. A person at the demo (``--human``) gets the people's shot clock
+    unless ``--fast``: the other seats are their own bots, so there is nobody to hide from.
+
+    >>> from argparse import Namespace as A
+    >>> [demo_is_fast(A(human=h, fast=f, fair_windows=False)) for h, f in ((0, 0), (1, 0), (1, 1))]
+    [True, False, True]
+    """
+    if getattr(args, "fast", False):
+        return True
+    return not args.human and not getattr(args, "fair_windows", False)
 
 
 def _human_name(args: argparse.Namespace) -> str:

@@ -14,6 +14,7 @@ import trio
 
 from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.cli.common import (
+    EXIT_USAGE,
     add_peer_options,
     add_table_options,
     bind_host,
@@ -25,13 +26,14 @@ from p2p_sasaki.cli.common import (
     make_ui,
     member_nonce,
     parse_code,
-    play_roster,
     prepare_directories,
+    refuse_fast_with_person,
     report,
     run_async,
     spawn_bot_peers,
     table_page,
 )
+from p2p_sasaki.cli.matches import play_roster
 from p2p_sasaki.cli.name import player_name
 from p2p_sasaki.cli.resume import pending_table, resume
 from p2p_sasaki.protocol.net import (
@@ -68,6 +70,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    if refuse_fast_with_person(args):
+        return EXIT_USAGE
     if args.demo:
         from p2p_sasaki.cli import common
 
@@ -115,7 +119,8 @@ async def _host(args: argparse.Namespace, player: object) -> int:
                 if args.bots:
                     bots = spawn_bot_peers(args.bots, str(code), address, directory, args.interface,
                                            kind=args.bot_kind or "search", level=args.level,
-                                           next_match="no" if args.bot else "yes")   # a person's bots agree by themselves
+                                           # a person's bots agree by themselves
+                                           next_match="no" if args.bot else "yes")
                     print(f"Started {args.bots} bot peer(s) as local processes.", flush=True)
                 people = 3 - args.bots
                 print(f"Waiting for {people} player(s) to join ..." if people else "Waiting for the bots to join ...",

@@ -17,13 +17,13 @@ from p2p_sasaki.cli.common import (
     make_ui,
     member_nonce,
     parse_code,
-    play_roster,
     prepare_directories,
     report,
     run_async,
     seconds,
     table_page,
 )
+from p2p_sasaki.cli.matches import play_roster
 from p2p_sasaki.cli.name import clean_name, player_name
 from p2p_sasaki.cli.resume import pending_table, resume
 from p2p_sasaki.protocol.net import find_and_join_table, join_table

@@ -11,11 +11,13 @@ from p2p_sasaki.cli import resume as resume_command
 from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.cli.common import (
     EXIT_INTERRUPTED,
+    EXIT_USAGE,
     CliError,
     add_peer_options,
     add_table_options,
     parse_code,
     read_line,
+    refuse_fast_with_person,
     run_async,
     seconds,
 )
@@ -38,6 +40,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    if refuse_fast_with_person(args):
+        return EXIT_USAGE
     async def main() -> int:
         saved = await pending_table(args)
         if saved is not None:

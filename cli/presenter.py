@@ -542,7 +542,8 @@ class Presenter:
                 self.you = my_seat
                 self.seat_keys = tuple(seat_keys)
                 # A member that chose no name is called by its key in the roster: shown as "S2".
-                self.names = tuple(n if n != default_name(k) else "" for n, k in zip(seat_names, seat_keys, strict=False))
+                self.names = tuple(n if n != default_name(k) else ""
+                                   for n, k in zip(seat_names, seat_keys, strict=False))
                 self.awaited, self.last_wait, self.waiting = frozenset(), None, ""
                 where = "you watch" if my_seat is None else (f"you are {self.label(my_seat)}" if self.person
                                                               else f"this is {self.label(my_seat)}'s log")
@@ -1037,11 +1038,13 @@ class Presenter:
                     claims.append(Choice(f"c{number}", text, (tuple(str(c) for c in cards),)))
             groups = [ChoiceGroup(_CLAIM_NAMES.get(kind, kind.value), tuple(claims))] if claims else []
             question = claims[0].label if len(claims) == 1 else f"{_CLAIM_NAMES.get(kind, kind.value)}?"
-            seconds = (turn.answer_deadline if turn.answer_deadline is not None else self.timeout) \
-                if decline is not None else None
-            if not claims:   # a fair window (turn.delay): it stays open for everyone, then declines
+            # A paced window's answer goes out at open + turn.delay, and that is your deadline too:
+            # undecided then, you decline (the driver declines for you at that very time). With no
+            # delay (a table of bots), the table's answer deadline.
+            seconds = (turn.delay if turn.delay > 0 else turn.answer_deadline if turn.answer_deadline is not None
+                       else self.timeout) if decline is not None else None
+            if not claims:   # a fair window: it stays open for everyone, then declines
                 question = f"{_CLAIM_NAMES.get(kind, kind.value)} window open: you have nothing to claim."
-                seconds = turn.delay
         deadline = None
         if seconds is not None:
             deadline = (turn.opened if turn.opened is not None else trio.current_time()) + seconds

@@ -20,13 +20,13 @@ from p2p_sasaki.cli.common import (
     load_identity,
     make_player,
     make_ui,
-    play_roster,
     prepare_directories,
     read_line,
     report,
     run_async,
     table_page,
 )
+from p2p_sasaki.cli.matches import play_roster
 from p2p_sasaki.protocol.messages import TableRoster
 from p2p_sasaki.protocol.net.persist import SavedTable, unfinished_tables
 

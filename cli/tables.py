@@ -20,9 +20,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="how long to listen (default 3)")
     parser.add_argument("--interface", metavar="ADDRESS", default=None,
                         help="browse only on the interface with this IPv4 address (default: all)")
-    parser.add_argument("--json", action="store_true", help="print one JSON list instead: per table its name, nameplate, seats_taken, "
-                                                          "port, addresses, version, creator (a name or "
-                                                          "null), full and game (sasaki or sasku)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON list instead: per table its name, nameplate, seats_taken, "
+                             "port, addresses, version, creator (a name or null), full and game (sasaki or "
+                             "sasku)")
     parser.set_defaults(func=run)
 
 

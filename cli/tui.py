@@ -37,8 +37,8 @@ from p2p_sasaki.cli.presenter import (
 )
 from p2p_sasaki.protocol.net.table import PlayerLeft, Stalled, Turn
 
-__all__ = ["Narrator", "HumanPlayer", "InputEnded", "LeftTable", "say", "grouped", "passed_since_last_play", "table_lines",
-           "prompt_lines"]
+__all__ = ["Narrator", "HumanPlayer", "InputEnded", "LeftTable", "say", "grouped", "passed_since_last_play",
+           "table_lines", "prompt_lines"]
 
 
 class InputEnded(Exception):
@@ -186,7 +186,7 @@ def prompt_lines(prompt: Prompt, width: int | None = None) -> list[str]:
             lines.append("  or pass")
         return lines
     claims = [c for g in prompt.groups for c in g.choices]
-    seconds = f"{prompt.seconds:.0f} s" if prompt.seconds is not None else ""
+    seconds = f"{prompt.seconds:g} s" if prompt.seconds is not None else ""
     if not claims:   # a fair window that this seat cannot claim: open for everyone, then declined
         return [f"{prompt.question} (closes in {prompt.seconds:g} s)"]
     if len(claims) == 1:

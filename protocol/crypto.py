@@ -110,8 +110,8 @@ def hash32(tag: bytes, *parts: bytes) -> bytes:
 # "Hash inputs"). They are fixed strings under one prefix, "p2p-sasaki/v2/": version 2
 # changed the group (ristretto255) and the hop's proof, so every tag moved to the new
 # prefix together (version 3 changed only the transcript header's pacing field, no hash
-# input's meaning, so the tags keep their prefix). The protocol version itself (PROTOCOL_VERSION, messages/wire.py) is also
-# carried by the transcript header, the envelopes and the handshake messages, and the
+# input's meaning, so the tags keep their prefix). The protocol version itself (PROTOCOL_VERSION,
+# messages/wire.py) is also carried by the transcript header, the envelopes and the handshake messages, and the
 # hashes bind it through them. A change of meaning gets a new tag, never a reused one.
 
 TAG_PREFIX = b"p2p-sasaki/v2/"
@@ -488,7 +488,8 @@ def dleq_batch_prove(
     return dleq_prove(ctx, x, g, gx, h, G.mul(x, h), entropy)
 
 
-def dleq_batch_verify(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes], proof: bytes) -> bool:
+def dleq_batch_verify(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes],
+                      proof: bytes) -> bool:
     """True iff ``proof`` shows log_g(gx) == log_{h_k}(hx_k) for every k. Never raises."""
     try:
         h, hx = _batch(ctx, g, gx, hs, hxs)

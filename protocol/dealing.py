@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, Union
+from typing import Protocol
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import CryptoError, Entropy, IdentityKey, SeededEntropy, u32
@@ -62,8 +62,9 @@ from p2p_sasaki.protocol.messages import (
 )
 
 __all__ = [
-    "TEST_DEALER_PREFIX", "HandSetup", "CardsDealt", "CardsShown", "SourceError", "CardSource", "Dealer", "MentalPokerDeck",
-    "RevealedKeys", "TrustedDealer", "check_dealer", "DealUnknown", "DeckJob", "JobResult", "DeckUsageError",
+    "TEST_DEALER_PREFIX", "HandSetup", "CardsDealt", "CardsShown", "SourceError", "CardSource", "Dealer",
+    "MentalPokerDeck", "RevealedKeys", "TrustedDealer", "check_dealer", "DealUnknown", "DeckJob", "JobResult",
+    "DeckUsageError",
 ]
 
 TEST_DEALER_PREFIX = b"p2p-sasaki/test-dealer/"
@@ -125,7 +126,7 @@ class CardsShown:
     cards: int
 
 
-SourceEvent = Union[DealProgress, CardsDealt, CardsShown]
+SourceEvent = DealProgress | CardsDealt | CardsShown
 
 
 class CardSource(Protocol):

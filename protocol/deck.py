@@ -37,7 +37,6 @@ import itertools
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Union
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import (
@@ -153,7 +152,8 @@ class Violation:
     reason: str
 
 
-Event = Union[HandIdAgreed, ShuffleAccepted, ShuffleVerified, HandDealt, HandShown, CardOpened, KeyRevealed, HandRevealed, Violation]
+Event = (HandIdAgreed | ShuffleAccepted | ShuffleVerified | HandDealt | HandShown | CardOpened | KeyRevealed
+         | HandRevealed | Violation)
 
 
 class DeckUsageError(RuntimeError):
@@ -243,8 +243,8 @@ class VerifyHop:
     argument: crypto.ShuffleArgument
 
 
-DeckJob = Union[ProveHop, VerifyHop]
-JobResult = Union[crypto.ShuffleArgument, bool]
+DeckJob = ProveHop | VerifyHop
+JobResult = crypto.ShuffleArgument | bool
 
 
 def run_job(job: DeckJob) -> JobResult:
@@ -468,7 +468,8 @@ class DeckSession:
             raise DeckUsageError("only a seated session starts, once")
         self._started = True
         self._nonce = self._rng(32)
-        self._send(DeckCommit(crypto.nonce_commitment(self.table_id, self.hand_no, self.seat, self._nonce)), self.layout.commit)
+        self._send(DeckCommit(crypto.nonce_commitment(self.table_id, self.hand_no, self.seat, self._nonce)),
+                   self.layout.commit)
         self._drain()
         return self.take_outgoing()
 
@@ -735,7 +736,8 @@ class DeckSession:
         base, key = self._layer(to)
         r = crypto.random_scalar(self._rng)
         ephemeral, shared = G.mul(r, base), G.mul(r, key)
-        sealed = crypto.hand_over_seal(self._ctx(f"hand-over/{k}", me), ephemeral, shared, bytes([card]) + opening.proof)
+        sealed = crypto.hand_over_seal(self._ctx(f"hand-over/{k}", me), ephemeral, shared,
+                                       bytes([card]) + opening.proof)
         return HandOver(k, to, ephemeral, sealed)
 
     def accept_hand_over(self, giver: int, message: HandOver) -> str | None:
@@ -852,7 +854,8 @@ class DeckSession:
             seen = self._seen.get((sender, slot))
             if seen is not None:
                 if seen != message.body_bytes:
-                    self._violation(sender, "equivocation", f"seat {sender} signed two different messages for slot {slot}")
+                    self._violation(sender, "equivocation",
+                                    f"seat {sender} signed two different messages for slot {slot}")
                 return  # a relayed copy
         if self.failed is not None and not isinstance(body.payload, KeyReveal):
             return
@@ -902,7 +905,8 @@ class DeckSession:
         if isinstance(payload, ShuffleProof):
             return len(self._decks) > sender + 1
         if isinstance(payload, StripRound):
-            return len(self._decks) == n + 1 and (payload.round == 1 or (payload.round - 1, (sender - 1) % n) in self._strips)
+            return len(self._decks) == n + 1 and (payload.round == 1
+                                                  or (payload.round - 1, (sender - 1) % n) in self._strips)
         if isinstance(payload, CardOpen):
             return len(self._final) == self.n_cards
         if isinstance(payload, KeyReveal):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Union
+from typing import Any
 
 __all__ = [
     "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt", "Shown", "DecisionPending",
@@ -185,8 +185,8 @@ class VersionMismatch:
     reason: str
 
 
-Event = Union[Seated, HandStarted, DealProgress, Dealt, Shown, DecisionPending, ActionApplied, HandEnded, MatchEnded,
-              Record, Blame, VersionMismatch, HandAbandoned, SeatLeft, AbandonRejected]
+Event = (Seated | HandStarted | DealProgress | Dealt | Shown | DecisionPending | ActionApplied | HandEnded
+         | MatchEnded | Record | Blame | VersionMismatch | HandAbandoned | SeatLeft | AbandonRejected)
 
 
 @dataclass(frozen=True)

@@ -56,8 +56,9 @@ from p2p_sasaki.protocol.messages import (
     unpack_canonical,
 )
 
-__all__ = ["FOLLOW_ON_KINDS", "REMATCH", "REPLACE_SEAT", "BOT_NAME", "replaced_members", "continuation", "proposal_problem", "replaceable", "FollowOnAnswer", "FollowOn", "Agreed", "Declined", "link_of", "answer_digest",
-           "encode_follow_on", "decode_follow_on", "is_follow_on"]
+__all__ = ["FOLLOW_ON_KINDS", "REMATCH", "REPLACE_SEAT", "BOT_NAME", "replaced_members", "continuation",
+           "proposal_problem", "replaceable", "FollowOnAnswer", "FollowOn", "Agreed", "Declined", "link_of",
+           "answer_digest", "encode_follow_on", "decode_follow_on", "is_follow_on"]
 
 FOLLOW_ON_TAG = "follow-on"
 REMATCH, REPLACE_SEAT = "rematch", "replace-seat"

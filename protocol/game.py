@@ -5,17 +5,19 @@ deck size and card names, its opening card (the card whose holder proves it in t
 opening slot and so starts the hand), the action verbs it uses on the wire, its pacing
 kinds (the header's ``pace`` list), how its players are seated, the context of each hand
 (number, dealer), how a match's totals add up and when a match is over, and its options
-as its own bytes (the transcript header carries ``game`` and ``game_options`` verbatim). A :class:`GameState` is one hand in play,
-at one peer: the seats that must answer next (:meth:`GameState.slot`), a verified slot of
-answers applied as a pure function of the set of answers, what an action shows (the cards
-the deck must prove open), the hidden-state hash the peers compare, and the scores.
+as its own bytes (the transcript header carries ``game`` and ``game_options`` verbatim). A
+:class:`GameState` is one hand in play, at one peer: the seats that must answer next
+(:meth:`GameState.slot`), a verified slot of answers applied as a pure function of the set
+of answers, what an action shows (the cards the deck must prove open), the hidden-state
+hash the peers compare, and the scores.
 
 The session (protocol/session.py), the config and header (protocol/config.py), the driver
 (protocol/net/) and the audit know nothing else about the game: no seat count, no deck
 size, no verbs, no pacing kind, no rule; nothing in protocol/ outside the game adapters
-(``protocol/*_game.py``) imports the engine package (tests/test_layers.py). Sasaki is the first implementation (protocol/sasaki_game.py); the
-tests hold a second, toy one (tests/protocol/toy_game.py). docs/architecture.md says how
-Sasku's private card passing and must-follow-suit rules plug in here.
+(``protocol/*_game.py``) imports the engine package (tests/test_layers.py). Sasaki is the
+first implementation (protocol/sasaki_game.py); the tests hold a second, toy one
+(tests/protocol/toy_game.py). docs/architecture.md says how Sasku's private card passing
+and must-follow-suit rules plug in here.
 """
 
 from __future__ import annotations
@@ -202,12 +204,18 @@ class Game(Protocol):
     def pace_kind(self, decision: Any) -> str:
         """The pacing kind of one of the game's decisions (one of :attr:`pace_kinds`)."""
 
+    def decline(self, legal: Sequence[Any]) -> Any | None:
+        """The answer among a window's ``legal`` answers that claims nothing (None: none):
+        what a person who has not decided by the window's due time answers (docs/protocol.md,
+        "Window pacing")."""
+
     def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
         """The match totals by seat: the carried totals plus each finished hand's scores."""
 
     def forfeit_scores(self, seat: int) -> tuple[int, ...]:
         """The score row of a hand ``seat`` forfeits (docs/rules.md, "Forfeit"): the game's
-        largest loss for it and the matching gains for the others (Sasaki: zero-sum; Sasku: the other pair scores 6, the forfeiter's pair nothing)."""
+        largest loss for it and the matching gains for the others (Sasaki: zero-sum; Sasku: the
+        other pair scores 6, the forfeiter's pair nothing)."""
         ...
 
     def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:

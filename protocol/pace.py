@@ -36,7 +36,8 @@ class Pace:
         kinds = [kind for kind, _ in delays]
         if len(set(kinds)) != len(kinds) or len(kinds) > MAX_PACE_KINDS or any(
                 not 0 <= ms <= MAX_WINDOW_MS for _, ms in delays):
-            raise ValueError(f"a pace has at most {MAX_PACE_KINDS} distinct kinds, each a delay of 0..{MAX_WINDOW_MS} ms")
+            raise ValueError(f"a pace has at most {MAX_PACE_KINDS} distinct kinds, "
+                             f"each a delay of 0..{MAX_WINDOW_MS} ms")
         if not max((ms for _, ms in delays), default=0) <= self.answer_ms <= MAX_ANSWER_MS:
             raise ValueError("the answer deadline must be at least every window delay (and at most 600 s)")
         if not self.answer_ms <= self.stall_ms <= MAX_STALL_MS:

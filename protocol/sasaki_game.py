@@ -51,11 +51,13 @@ from p2p_sasaki.sasaki.records import write_record
 from p2p_sasaki.sasaki.scoring import DEFAULT_SCORING, match_totals, multiplier
 
 __all__ = ["SASAKI", "LEAD_SLOT", "SasakiGame", "SasakiState", "SasakiOutcome", "VERBS", "action_of", "resolve_slot",
-           "PACE_KINDS", "sasaki_pace", "FAIR_PACE"]
+           "PACE_KINDS", "sasaki_pace", "FAIR_PACE", "WINDOW_SECONDS", "CLAIM_SECONDS",
+           "TURN_SECONDS"]
 
 SASAKI = "sasaki"
 N_CARDS = FULL_DECK.bit_length()
-LEAD_SLOT = SlotLayout(0, SEATS).end  # with the deck: the opening slot follows the deal's 3n+1 slots (3n+2 with an open seat)
+# with the deck: the opening slot follows the deal's 3n+1 slots (3n+2 with an open seat)
+LEAD_SLOT = SlotLayout(0, SEATS).end
 
 # The verbs of Sasaki's answers (table/action carries them), from the engine's action classes.
 VERBS: dict[str, type[Action]] = {cls.verb: cls for cls in (Play, Pass, Run, Expose, Stop, Chata, Kkojda, Decline)}
@@ -67,15 +69,20 @@ PACE_KINDS: tuple[str, ...] = ("run", "expose", "stop", "chata", "kkojda", OPENI
 _CLAIMS = ("chata", "kkojda")
 
 
-def sasaki_pace(window: float = 1.0, claim: float = 1.5, turn: float = 1.0, answer: float = 30.0,
-                stall: float = 120.0) -> Pace:
+WINDOW_SECONDS, CLAIM_SECONDS, TURN_SECONDS = 4.0, 3.0, 1.0
+"""The shot clock of a table with people (docs/rules.md, "The shot clock"): W = 4 s for the
+run, expose, Stop and lead windows, 3 s for chata and kkojda; T = 1 s for a turn."""
+
+
+def sasaki_pace(window: float = WINDOW_SECONDS, claim: float = CLAIM_SECONDS, turn: float = TURN_SECONDS,
+                answer: float = 30.0, stall: float = 120.0) -> Pace:
     """Sasaki's pacing from seconds: ``claim`` for chata/kkojda, ``window`` for the other
-    windows and the lead, ``turn`` for a bot's play."""
+    windows and the lead, ``turn`` for every play or pass on a turn."""
     ms = {kind: claim if kind in _CLAIMS else turn if kind == TURN_PACE else window for kind in PACE_KINDS}
     return Pace.of(ms, answer, stall)
 
 
-FAIR_PACE = sasaki_pace()   # sasaki host's defaults: 1.5 s for chata/kkojda, 1 s for the rest
+FAIR_PACE = sasaki_pace()   # sasaki host's defaults: 3 s for chata/kkojda, 4 s for the other windows, 1 s a turn
 
 
 def action_of(seat: int, verb: str, cards: Sequence[int]) -> Action:
@@ -267,6 +274,9 @@ class SasakiGame:
 
     def pace_kind(self, decision: Decision) -> str:
         return decision.kind.value
+
+    def decline(self, legal: Sequence[Action]) -> Action | None:
+        return next((a for a in legal if isinstance(a, Decline)), None)
 
     def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
         return match_totals([carried, *scores], SEATS)

@@ -425,6 +425,12 @@ class SaskuGame:
     def hand_of(self, cards: int) -> CardSet:
         return CardSet(cards << _SHIFT)
 
+    def decline(self, legal: Sequence[Any]) -> Any | None:
+        """None: Sasku has no window that several seats answer at once; every decision is one
+        seat's, held to no earlier than open + its kind's delay (docs/protocol.md, "Window
+        pacing"), a person's later answer sent when given."""
+        return None
+
     def pace_kind(self, decision: Any) -> str:
         if isinstance(decision, HandOverDecision):
             return "bid" if decision.kind == "give" else "return"

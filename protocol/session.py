@@ -439,7 +439,8 @@ class TableSession:
         if self.identity is None or self.my_seat is None or self.finished or self.hand_no < 1:
             return "there is no hand going on to abandon"
         if self._i_abandoned():
-            return "this seat already signed its abandon of this slot; it completes once every other present seat signs it"
+            return ("this seat already signed its abandon of this slot; it completes once every other present "
+                    "seat signs it")
         silent = self._silent_now()
         if not silent:
             return "the table waits for nobody else"
@@ -871,8 +872,8 @@ class TableSession:
         cards_opened = [o.card for o in payload.opens]
         if sum(1 << c for c in cards_opened) != new or len(cards_opened) != new.bit_count() \
                 or cards_opened != sorted(cards_opened):
-            raise _Stop(seat, slot, f"seat {seat}'s action must open exactly {self.game.cards_name(new) if new else 'no cards'}, "
-                        "in ascending card order")
+            opened = self.game.cards_name(new) if new else "no cards"
+            raise _Stop(seat, slot, f"seat {seat}'s action must open exactly {opened}, in ascending card order")
         for opening in payload.opens:
             reason = self.source.accept_open(seat, opening)
             if reason is not None:

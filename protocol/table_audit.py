@@ -343,7 +343,8 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
                       complete=status is AuditStatus.COMPLETE, states=tuple(observer.finished_states),
                       status=status, stops_at=None if status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED) else at,
                       waiting_for=waiting if status is AuditStatus.INCOMPLETE else (), note=note,
-                      left=left if status in (AuditStatus.ABANDONED, AuditStatus.INCOMPLETE, AuditStatus.COMPLETE) else (),
+                      left=(left if status in (AuditStatus.ABANDONED, AuditStatus.INCOMPLETE, AuditStatus.COMPLETE)
+                            else ()),
                       abandoned=tuple(e.hand for e in observer.abandoned_hands),
                       forfeits=tuple(observer.forfeits),
                       final=observer.chain if status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED) else None,

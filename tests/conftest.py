@@ -5,7 +5,9 @@ The repository root goes at the *end* of ``sys.path`` so that the tests' own hel
 subpackages ``p2p_sasaki.protocol`` and ``p2p_sasaki.cli``) still comes from site-packages.
 """
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,14 +16,25 @@ ROOT = str(Path(__file__).resolve().parent.parent)
 if ROOT not in sys.path:
     sys.path.append(ROOT)
 
+# The processes the tests start (``sasaki`` peers, their proof workers, scenario scripts; a few
+# hundred in a whole run) each import trio, cryptography, zeroconf and the package: about a
+# second of CPU each, a quarter of it compiling the package's sources when no bytecode may be
+# written (PYTHONDONTWRITEBYTECODE, as on some developer machines and CI). They inherit this
+# environment: bytecode is kept in a cache of this user's outside the source tree, so each
+# module is compiled once, not once per process.
+os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), f"p2p-sasaki-pycache-{os.getuid()}"
+                                                 if hasattr(os, "getuid") else "p2p-sasaki-pycache")
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 
 # The tests that start `sasaki` processes (four peers, pty sessions, a browser, namespaces):
 # each module is in one of two xdist groups (pyproject.toml: `-n 2 --dist loadgroup`), so
 # that at most two of them run at once and their processes start within the tests' deadlines
 # on a busy two-core machine, while the in-process tests fill the other workers. A group also
 # keeps a module's shared fixture on one worker, made once: the session's full-proof demo
-# (tests/cli/conftest.py, used by test_audit_export.py and test_table_processes.py, both in
-# "processes-2") and test_mdns_commands.py's table scenario.
+# (tests/cli/conftest.py, used by test_audit_export.py, test_table_processes.py and test_view.py,
+# all three in "processes-2": in groups of their own, two workers could each run the demo)
+# and test_mdns_commands.py's table scenario.
 PROCESS_GROUPS = {
     "tests/cli/test_mdns_commands.py": "processes-1",
     "tests/cli/test_calm_terminal.py": "processes-1",
@@ -32,6 +45,7 @@ PROCESS_GROUPS = {
     "tests/cli/test_web_table.py": "processes-2",
     "tests/cli/test_table_processes.py": "processes-2",
     "tests/cli/test_audit_export.py": "processes-2",
+    "tests/cli/test_view.py": "processes-2",
     "tests/cli/test_exits.py": "processes-1",
     "tests/cli/test_abandon_processes.py": "processes-2",
 }
@@ -52,3 +66,16 @@ def own_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     tests run side by side (pytest-xdist), and one test's unfinished table must not be
     resumed by another's process."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data-home")))
+
+
+@pytest.fixture
+def no_fsync(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """In-process drivers write their stores and transcripts as usual, but ``os.fsync`` only
+    records its file descriptor: a "crash" in these tests is a cancelled task in a live
+    process, which reads back what it wrote whether or not it reached the platter, so the
+    thousand fsyncs of a match (each a wait on a disk shared with the whole machine) change
+    nothing they assert. That records reach the disk before the next frame is sent is
+    tested with real fsyncs in tests/net/test_table_driver.py."""
+    calls: list[int] = []
+    monkeypatch.setattr(os, "fsync", calls.append)
+    return calls

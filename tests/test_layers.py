@@ -11,6 +11,7 @@ protocol/messages/wire.py imports msgpack.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,10 +32,22 @@ def layer_of(name: str) -> str:
     return name.split(".")[0]
 
 
+def import_nodes(path: Path) -> tuple[ast.Import | ast.ImportFrom, ...]:
+    """Every import statement of one source file, anywhere in it (inside functions too): each
+    text is parsed once per run, not once per check and library (keyed by the text, so a file
+    rewritten in a test is parsed again)."""
+    return _import_nodes(path.read_text(encoding="utf-8"), str(path))
+
+
+@functools.cache
+def _import_nodes(text: str, filename: str) -> tuple[ast.Import | ast.ImportFrom, ...]:
+    tree = ast.parse(text, filename=filename)
+    return tuple(node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)))
+
+
 def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in import_nodes(path):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -53,8 +66,7 @@ def python_files(package: str) -> list[Path]:
 def test_every_import_uses_the_installed_names():
     for folder in ("p2p_sasaki", "protocol", "cli", "tests", "bench"):
         for path in sorted((ROOT / folder).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-            for node in ast.walk(tree):
+            for node in import_nodes(path):
                 modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
                            else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
                 for module in modules:
@@ -86,9 +98,8 @@ ENGINE_MODULES = ("p2p_sasaki.cards", "p2p_sasaki.sasaki", "p2p_sasaki.sasku")
 
 def engine_imports(path: Path) -> set[str]:
     """The engine modules (a game's rules and cards) ``path`` imports, anywhere in it."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in import_nodes(path):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -168,8 +179,7 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for module, path in files.items():
         edges: set[str] = set()
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for node in ast.walk(tree):
+        for node in import_nodes(path):
             if isinstance(node, ast.Import):
                 edges.update(alias.name for alias in node.names if alias.name in files)
             elif isinstance(node, ast.ImportFrom) and node.module:

@@ -63,3 +63,9 @@ def test_no_module_is_exempt_from_the_type_check() -> None:
     exempt = [module for section in overrides if section.get("ignore_errors", False)
               for module in ([section["module"]] if isinstance(section["module"], str) else section["module"])]
     assert all(module.startswith("tests.") for module in exempt), exempt
+
+
+def test_ruff_waives_no_rule_per_file() -> None:
+    """Every ruff rule holds in every folder: a line that must stay long says so itself (noqa)."""
+    lint = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]["lint"]
+    assert "per-file-ignores" not in lint

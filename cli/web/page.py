@@ -34,11 +34,13 @@ header .meta { opacity:.85; }
 kbd { font:inherit; font-size:.75em; font-weight:700; padding:0 .3em; margin-left:.35em; border-radius:.25em;
       border:1px solid currentColor; opacity:.75; }
 #result { position:fixed; inset:auto 0 0 0; margin:0 auto; max-width:44rem; z-index:10; background:#0f2f1d;
-          border:2px solid var(--gold); border-radius:.9rem .9rem 0 0; padding:.8rem 1rem; box-shadow:0 -.4rem 1.4rem rgba(0,0,0,.5);
+          border:2px solid var(--gold); border-radius:.9rem .9rem 0 0; padding:.8rem 1rem;
+            box-shadow:0 -.4rem 1.4rem rgba(0,0,0,.5);
           max-height:80vh; overflow-y:auto; }
 #result h2 { margin:0 0 .3rem; font-size:1.1rem; }
 #result table { width:100%; border-collapse:collapse; font-size:.9rem; }
-#result th, #result td { text-align:left; padding:.2rem .35rem; vertical-align:top; border-bottom:1px solid rgba(255,255,255,.12); }
+#result th, #result td { text-align:left; padding:.2rem .35rem; vertical-align:top;
+  border-bottom:1px solid rgba(255,255,255,.12); }
 #result td.score { text-align:right; font-variant-numeric: tabular-nums; font-weight:700; }
 #result .red { color:#ff8a8a; } #result .why { font-size:.82rem; opacity:.9; }
 main { display:grid; grid-template-columns: minmax(0,1fr) 18rem; gap:1rem; padding:1rem; max-width:1280px;
@@ -125,7 +127,8 @@ _BODY = """
     <div class="table" aria-label="The table">
       <section class="seat" id="seat-top" aria-live="off"></section>
       <section class="seat" id="seat-left"></section>
-      <section id="centre" aria-label="Top play"><div id="top-label">No top play yet.</div><div class="cards" id="top-cards"></div></section>
+      <section id="centre" aria-label="Top play"><div id="top-label">No top play yet.</div><div class="cards"
+        id="top-cards"></div></section>
       <section class="seat" id="seat-right"></section>
       <section id="you" aria-label="Your seat">
         <div id="question" aria-live="polite"></div>
@@ -134,9 +137,11 @@ _BODY = """
         <div id="reason" role="alert"></div>
         <div class="hand" id="hand" aria-label="Your hand"></div>
         <div class="actions" id="actions">
-          <button class="act primary" id="play" type="button" aria-label="Play" aria-keyshortcuts="P">Play<kbd>P</kbd></button>
+          <button class="act primary" id="play" type="button"
+            aria-label="Play" aria-keyshortcuts="P">Play<kbd>P</kbd></button>
           <button class="act" id="pass" type="button" aria-label="Pass" aria-keyshortcuts=".">Pass<kbd>.</kbd></button>
-          <button class="act" id="clear" type="button" aria-label="Clear" aria-keyshortcuts="Escape">Clear<kbd>Esc</kbd></button>
+          <button class="act" id="clear" type="button"
+            aria-label="Clear" aria-keyshortcuts="Escape">Clear<kbd>Esc</kbd></button>
         </div>
         <div class="actions" id="claims"></div>
         <div class="legal" id="legal" aria-label="Legal plays"></div>
@@ -150,7 +155,8 @@ _BODY = """
       <p id="next-question" hidden></p>
       <div class="actions"><button class="act primary" id="next" type="button" hidden>Next match</button>
       <button class="act" id="download" type="button">Download transcript</button>
-      <button class="act" id="leave" type="button" title="Ends your table: no next match">Close table (no next match)</button></div>
+      <button class="act" id="leave" type="button"
+        title="Ends your table: no next match">Close table (no next match)</button></div>
     </section>
     <section aria-label="Scores"><h2>Scores</h2><table class="scores" id="scores"></table></section>
     <section aria-label="Play by play"><h2>Play by play</h2><ul id="log"></ul></section>
@@ -164,7 +170,8 @@ _BODY = """
   <table><thead><tr><th scope="col">Place</th><th scope="col">Player</th><th scope="col">Side</th>
     <th scope="col">Score</th><th scope="col">Why</th></tr></thead><tbody id="result-rows"></tbody></table>
   <p id="result-totals"></p>
-  <div class="actions"><button class="act primary" id="result-close" type="button" aria-label="Close" aria-keyshortcuts="Enter">Close<kbd>Enter</kbd></button></div>
+  <div class="actions"><button class="act primary" id="result-close" type="button"
+    aria-label="Close" aria-keyshortcuts="Enter">Close<kbd>Enter</kbd></button></div>
 </div>
 """
 
@@ -193,7 +200,8 @@ function el(tag, attrs, text) {
   if (text !== undefined) e.textContent = text;
   return e;
 }
-function svg(markup) { const t = document.createElement("template"); t.innerHTML = markup; return t.content.firstChild; }
+function svg(markup) {
+  const t = document.createElement("template"); t.innerHTML = markup; return t.content.firstChild; }
 function button(label, key, cls, onclick) {
   const b = el("button", {"type":"button", "class": cls, "aria-label": label}, label);
   if (key) { b.setAttribute("aria-keyshortcuts", key); b.append(el("kbd", {}, key)); }
@@ -202,7 +210,8 @@ function button(label, key, cls, onclick) {
 }
 
 function connect() {
-  socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + location.pathname + "ws");
+  socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") +
+    location.host + location.pathname + "ws");
   socket.onopen = () => { failures = 0; };
   socket.onmessage = ev => {
     const m = JSON.parse(ev.data);
@@ -214,12 +223,16 @@ function connect() {
     if (table && table.verdict !== null && table.next_match === null) {
       $("status").textContent = "The table has ended (the sasaki program finished); you can close this tab."; return; }
     failures += 1;
-    if (failures > 30) { $("status").textContent = "No connection to your sasaki program: is it still running? Reload to try again."; return; }
+    if (failures > 30) {
+      $("status").textContent = "No connection to your sasaki program: is it still running? Reload to try again.";
+      return; }
     $("status").textContent = "Connection to your peer lost; retrying ..."; setTimeout(connect, 1000);
   };
 }
 function send(m) { if (socket && socket.readyState === 1) socket.send(JSON.stringify(m)); }
-function answer(extra) { if (table && table.prompt) { $("reason").textContent = ""; send(Object.assign({type:"answer", prompt: table.prompt.id}, extra)); } }
+function answer(extra) {
+  if (table && table.prompt) {
+    $("reason").textContent = ""; send(Object.assign({type:"answer", prompt: table.prompt.id}, extra)); } }
 
 function seatBox(box, seat, where) {
   box.replaceChildren();
@@ -232,7 +245,8 @@ function seatBox(box, seat, where) {
   if (seat.open_cards.length) {
     // a bot in an empty seat: its hand is open to all, so it is drawn face up
     box.append(el("div", {"class":"line open"}, "Bot's hand, open to all"));
-    const faces = el("div", {"class":"backs open", "role":"img", "aria-label": "Bot's hand, open to all: " + seat.open_cards.join(" ")});
+    const faces = el("div", {"class":"backs open", "role":"img",
+                             "aria-label": "Bot's hand, open to all: " + seat.open_cards.join(" ")});
     for (const c of seat.open_cards) faces.append(svg(FACES[c]));
     box.append(faces);
   } else {
@@ -276,7 +290,8 @@ function drawHand(t, p) {
       for (const c of group) {
         const b = el("button", {"type":"button", "class":"card", "title": words(c), "data-card": c});
         b.append(svg(FACES[c]));
-        b.addEventListener("click", () => { selected.has(c) ? selected.delete(c) : selected.add(c); $("reason").textContent = ""; markSelection(); });
+        b.addEventListener("click", () => {
+          selected.has(c) ? selected.delete(c) : selected.add(c); $("reason").textContent = ""; markSelection(); });
         g.append(b);
       }
       groups.push(g);
@@ -333,9 +348,12 @@ function draw() {
   seatBox($(ccw ? "seat-left" : "seat-right"), at(3), "plays before you");
   // The top play.
   const top = t.top;
-  $("top-label").textContent = top ? top.label + " played " + top.combo : (t.phase === "playing" ? "No top play: a new round." : "");
+  $("top-label").textContent = top ? top.label + " played " + top.combo :
+    (t.phase === "playing" ? "No top play: a new round." : "");
   const topCards = $("top-cards"); topCards.replaceChildren();
-  if (top) for (const c of top.cards) { const f = el("span", {"role":"img", "aria-label": c + ", " + words(c)}); f.append(svg(FACES[c])); topCards.append(f); }
+  if (top) for (const c of top.cards) {
+    const f = el("span", {"role":"img", "aria-label": c + ", " + words(c)}); f.append(svg(FACES[c]));
+    topCards.append(f); }
   // Progress of the deal.
   const prog = t.progress;
   $("progress-box").hidden = !(prog && t.phase === "dealing");
@@ -344,7 +362,9 @@ function draw() {
   // The question and countdown.
   const q = $("question"); q.replaceChildren();
   if (p) { q.append(document.createTextNode(p.question));
-           if (p.seconds_left !== null) { countdownEnd = Date.now() + p.seconds_left * 1000; q.append(el("span", {"id":"countdown", "aria-live":"off"})); tick(); }
+           if (p.seconds_left !== null) {
+             countdownEnd = Date.now() + p.seconds_left * 1000;
+             q.append(el("span", {"id":"countdown", "aria-live":"off"})); tick(); }
            else countdownEnd = null; }
   else { countdownEnd = null; q.textContent = t.result || (t.phase === "dealing" ? "Shuffling and dealing ..." : ""); }
   drawHand(t, p);
@@ -364,7 +384,8 @@ function draw() {
         const b = button(label, k, "act claim", () => answer({key: c.key}));
         b.title = c.label; keys[k.toLowerCase()] = b; claims.append(b);
       });
-      if (p.can_decline) { const d = button("Decline", "N", "act", () => answer({key:"decline"})); keys["n"] = d; claims.append(d); }
+      if (p.can_decline) {
+        const d = button("Decline", "N", "act", () => answer({key:"decline"})); keys["n"] = d; claims.append(d); }
     }
   }
   const legal = $("legal");
@@ -387,7 +408,8 @@ function draw() {
   const mine = $("mine"); mine.replaceChildren();
   const me = you !== null && seats.length ? seats[you] : null;
   if (me) {
-    mine.append(document.createTextNode("You (S" + me.seat + "): " + me.cards_left + (me.cards_left === 1 ? " card" : " cards")));
+    mine.append(document.createTextNode("You (S" + me.seat + "): " + me.cards_left +
+      (me.cards_left === 1 ? " card" : " cards")));
     if (me.place) mine.append(el("span", {"class":"out"}, "out " + PLACES[me.place - 1]));
     if (me.passed) mine.append(el("span", {}, "passed"));
     if (me.red_tens.length) mine.append(el("span", {}, "shows " + me.red_tens.join(" ")));
@@ -395,7 +417,8 @@ function draw() {
   drawScores(t, seats, you);
   // The log.
   const log = $("log"); log.replaceChildren();
-  for (const n of t.log.filter(n => n.kind !== "wait" && n.kind !== "progress").slice(-30)) log.append(el("li", {"class": n.kind}, n.text));
+  for (const n of t.log.filter(n => n.kind !== "wait" && n.kind !== "progress").slice(-30))
+    log.append(el("li", {"class": n.kind}, n.text));
   log.scrollTop = log.scrollHeight;
   // The end.
   $("end").hidden = t.verdict === null;
@@ -409,7 +432,8 @@ function draw() {
     $("next-question").textContent = n.question + " ";
     if (n.seconds_left !== null) { nextEnd = Date.now() + n.seconds_left * 1000;
       $("next-question").append(el("span", {"id":"next-countdown", "aria-live":"off"})); tick(); }
-  } else if (n) { nextEnd = null; $("next-question").textContent = n.answer ? "Waiting for the others to answer ..." : ""; }
+  } else if (n) {
+    nextEnd = null; $("next-question").textContent = n.answer ? "Waiting for the others to answer ..." : ""; }
   const shown = drawResult(t);
   // Focus: a window's first button when it opens, the result dialog's Close when it appears;
   // otherwise it stays where it was, and never falls to the page.
@@ -431,7 +455,8 @@ function drawScores(t, seats, you) {
   const thead = el("thead"); thead.append(head); sc.append(thead);
   const body = el("tbody");
   for (const [no, scores] of t.scores.rows) { const r = el("tr"); r.append(el("td", {}, String(no)));
-    scores.forEach((v, i) => r.append(el("td", {"class": i === you ? "you" : ""}, (v > 0 ? "+" : "") + v))); body.append(r); }
+    scores.forEach((v, i) => r.append(el("td", {"class": i === you ? "you" : ""}, (v > 0 ? "+" : "") + v)));
+      body.append(r); }
   sc.append(body);
   const foot = el("tfoot"); const r = el("tr"); r.append(el("td", {}, t.scores.final ? "Final" : "Total"));
   t.scores.totals.forEach((v, i) => r.append(el("td", {"class": i === you ? "you" : ""},
@@ -468,7 +493,8 @@ function drawResult(t) {
 
 function markSelection() {
   const sel = [...selected].sort().join(" ");
-  for (const b of document.querySelectorAll("#hand .card")) b.setAttribute("aria-pressed", selected.has(b.dataset.card) ? "true" : "false");
+  for (const b of document.querySelectorAll("#hand .card"))
+    b.setAttribute("aria-pressed", selected.has(b.dataset.card) ? "true" : "false");
   const match = legalVariants().find(v => [...v.cards].sort().join(" ") === sel);
   const p = table && table.prompt;
   $("play").disabled = !(p && p.kind === "turn" && selected.size);
@@ -498,15 +524,18 @@ $("pass").addEventListener("click", () => answer({key:"pass"}));
 $("clear").addEventListener("click", () => { selected.clear(); markSelection(); });
 $("result-close").addEventListener("click", closeResult);
 $("download").addEventListener("click", () => { location.href = location.pathname + "transcript"; });
-$("next").addEventListener("click", () => { if (table && table.next_match) send({type:"next-match", offer: table.next_match.id, accept: true}); });
+$("next").addEventListener("click", () => {
+  if (table && table.next_match) send({type:"next-match", offer: table.next_match.id, accept: true}); });
 $("leave").addEventListener("click", () => { closed = true; send({type:"leave"});
   $("status").textContent = "Table closed (no next match); you can close this tab."; });
-$("help").addEventListener("click", () => { const h = $("help-text"); h.hidden = !h.hidden; $("help").setAttribute("aria-expanded", String(!h.hidden)); });
+$("help").addEventListener("click", () => {
+  const h = $("help-text"); h.hidden = !h.hidden; $("help").setAttribute("aria-expanded", String(!h.hidden)); });
 $("help-text").textContent = HELP;
 document.addEventListener("keydown", ev => {
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
   const key = ev.key.toLowerCase();
-  if (!$("result").hidden && (ev.key === "Escape" || ev.key === "Enter")) { ev.preventDefault(); closeResult(); return; }
+  if (!$("result").hidden && (ev.key === "Escape" || ev.key === "Enter")) {
+    ev.preventDefault(); closeResult(); return; }
   const p = table && table.prompt;
   if (p && p.kind !== "turn" && keys[key]) { ev.preventDefault(); keys[key].click(); return; }
   if (key === "p" && selected.size) { ev.preventDefault(); answer({cards: [...selected].join(" ")}); }

@@ -21,7 +21,8 @@ _CSS = """
 [hidden] { display:none !important; }
 body { margin:0; font:16px/1.4 system-ui, sans-serif; color:var(--ink);
        background:linear-gradient(180deg, #256f46 0%, var(--felt) 40%, #174a2e 100%); min-height:100vh; }
-header { display:flex; flex-wrap:wrap; gap:.4rem 1rem; align-items:baseline; padding:.6rem 1rem; background:rgba(0,0,0,.25); }
+header { display:flex; flex-wrap:wrap; gap:.4rem 1rem; align-items:baseline; padding:.6rem 1rem;
+  background:rgba(0,0,0,.25); }
 header h1 { font-size:1.2rem; margin:0; }
 #where { opacity:.85; }
 #step-text { flex-basis:100%; color:var(--gold); font-weight:600; min-height:1.4em; }
@@ -33,7 +34,8 @@ main { max-width:1200px; margin:0 auto; padding:1rem; display:grid; gap:1rem;
 .seat { background:rgba(0,0,0,.22); border:2px solid transparent; border-radius:.8rem; padding:.5rem; min-width:0; }
 .seat.next { border-color:var(--gold); }
 .seat h2 { font-size:.95rem; margin:0 0 .3rem; overflow-wrap:anywhere; }
-.seat .out { font-size:.78rem; background:var(--gold); color:#222; border-radius:1rem; padding:0 .4rem; margin-left:.3rem; }
+.seat .out { font-size:.78rem; background:var(--gold); color:#222; border-radius:1rem;
+  padding:0 .4rem; margin-left:.3rem; }
 .cards { display:flex; flex-wrap:wrap; gap:.15rem; }
 .cards svg { width:2.2rem; height:auto; }
 #centre { grid-area:centre; display:flex; flex-direction:column; align-items:center; justify-content:center;
@@ -45,7 +47,8 @@ button { font:inherit; font-weight:600; padding:.5rem 1rem; border-radius:.6rem;
          color:#1b1b1f; cursor:pointer; }
 button:disabled { opacity:.45; cursor:not-allowed; }
 button:focus-visible { outline:3px solid #9fd3ff; outline-offset:2px; }
-kbd { font:inherit; font-size:.75em; border:1px solid currentColor; border-radius:.25em; padding:0 .3em; margin-left:.35em; }
+kbd { font:inherit; font-size:.75em; border:1px solid currentColor; border-radius:.25em;
+  padding:0 .3em; margin-left:.35em; }
 aside section { background:#143d27; border-radius:.8rem; padding:.6rem .8rem; }
 aside h2 { font-size:1rem; margin:0 0 .4rem; }
 #log { list-style:none; margin:0; padding:0; max-height:28rem; overflow-y:auto; font-size:.85rem; }
@@ -68,7 +71,8 @@ _BODY = """
     </div>
     <div class="controls">
       <button id="first" type="button" aria-label="First" aria-keyshortcuts="Home">First<kbd>Home</kbd></button>
-      <button id="previous" type="button" aria-label="Previous" aria-keyshortcuts="ArrowLeft">Previous<kbd>&larr;</kbd></button>
+      <button id="previous" type="button"
+        aria-label="Previous" aria-keyshortcuts="ArrowLeft">Previous<kbd>&larr;</kbd></button>
       <button id="next" type="button" aria-label="Next" aria-keyshortcuts="ArrowRight">Next<kbd>&rarr;</kbd></button>
       <button id="last" type="button" aria-label="Last" aria-keyshortcuts="End">Last<kbd>End</kbd></button>
       <span id="counter"></span>
@@ -116,7 +120,8 @@ function draw() {
   $("top-text").textContent = step.top_text || "No top play.";
   const top = $("top-cards"); top.replaceChildren();
   for (const c of step.top) top.append(face(c));
-  $("next-text").textContent = step.verdict ? "" : step.next_text + (step.multiplier > 1 ? " Multiplier x" + step.multiplier + "." : "");
+  $("next-text").textContent = step.verdict ? "" :
+    step.next_text + (step.multiplier > 1 ? " Multiplier x" + step.multiplier + "." : "");
   const log = $("log"); log.replaceChildren();
   let first = at;
   while (first > 0 && steps[first - 1].hand_no === step.hand_no && !steps[first - 1].verdict) first--;

@@ -17,8 +17,10 @@ answer the bot, seeing only its :class:`~p2p_sasaki.sasaki.hand.SeatView`,
    candidate with the best mean score for its seat (the same samples for every
    candidate: differences between candidates are not drowned by the luck of a deal).
 
-The budget is counted in rollouts, never in seconds, so a seed gives the same
-choice on any machine. A decision with one legal answer is never searched
+The budget is counted in rollouts, so a seed gives the same choice on any machine;
+at a paced table the bot is also given ``seconds`` and a ``clock`` (a share of the
+decision's delay, :class:`p2p_sasaki.protocol.net.asking.BotPlayer`) and stops sampling when they run out,
+so its answer is ready before it is due whatever the position. A decision with one legal answer is never searched
 (:func:`p2p_sasaki.sasaki.bots.play` does not even ask), nor one where a single play goes
 out. Many-answer turns keep a few representative candidates (:func:`candidates`).
 
@@ -33,7 +35,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from random import Random
 
 from p2p_sasaki.cards import Card, CardSet
@@ -446,7 +448,11 @@ class SearchBot:
         self.options = options
         self.last_rollouts = 0  # rollouts spent on the last decision (for benchmarks)
 
-    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+    def choose(self, view: SeatView, legal: Sequence[Action], seconds: float | None = None,
+               clock: Callable[[], float] | None = None) -> Action:
+        """The answer for ``view``: the rollout budget, cut short once ``seconds`` have passed
+        on ``clock`` when both are given (a table's pacing: it answers before its delay; the
+        engine has no clock of its own)."""
         self.last_rollouts = 0
         if len(legal) == 1:
             return legal[0]
@@ -462,7 +468,7 @@ class SearchBot:
         if len(choices) == 1:
             return choices[0]
         choice, self.last_rollouts = best_answer(SasakiSearch(options), view, view.seat, choices,
-                                                 self.rng, self.rollouts)
+                                                 self.rng, self.rollouts, seconds, clock)
         return choice
 
 

@@ -35,7 +35,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from random import Random
 
 from p2p_sasaki.cards import Card, Suit
@@ -381,7 +381,11 @@ class SearchBot:
         self.rollouts = rollouts
         self.last_rollouts = 0  # rollouts spent on the last decision (for benchmarks)
 
-    def choose(self, view: Deal, legal: Sequence[Action]) -> Action:
+    def choose(self, view: Deal, legal: Sequence[Action], seconds: float | None = None,
+               clock: Callable[[], float] | None = None) -> Action:
+        """The answer for ``view``: the rollout budget, cut short once ``seconds`` have passed
+        on ``clock`` when both are given (a table's pacing: it answers before its delay; the
+        engine has no clock of its own)."""
         self.last_rollouts = 0
         seat = view.decision.seat
         assert seat is not None
@@ -390,5 +394,5 @@ class SearchBot:
         if view.decision.kind not in _SEARCHED:
             return heuristic_action(view, seat, legal)
         choice, self.last_rollouts = best_answer(SaskuSearch(), view, seat, list(legal), self.rng,
-                                                 self.rollouts)
+                                                 self.rollouts, seconds, clock)
         return choice

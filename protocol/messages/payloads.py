@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Union
+from typing import ClassVar
 
 from p2p_sasaki.protocol.crypto import DLEQ_BYTES, SHUFFLE_ARGUMENT_ELEMENTS, ShuffleArgument, shuffle_argument_scalars
 from p2p_sasaki.protocol.hidden_rules import ClauseProof
@@ -307,8 +307,9 @@ class Leave(_Payload):
     FIELDS = ()
 
 
-Payload = Union[DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal,
-                Genesis, SeatCommit, SeatNonce, TableAction, Abandon, Leave, HandOver, HandOverTaken, HandOverUnsealed]
+Payload = (DeckCommit | DeckNonce | ShuffleHop | ShuffleProof | StripRound | CardOpen | KeyReveal
+           | Genesis | SeatCommit | SeatNonce | TableAction | Abandon | Leave | HandOver | HandOverTaken
+           | HandOverUnsealed)
 
 PAYLOAD_TYPES: dict[str, type[_Payload]] = {
     cls.TYPE: cls for cls in (DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal,

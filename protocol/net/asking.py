@@ -6,21 +6,23 @@ optionally, what to do when the table has waited past its stall deadline (a
 
 from __future__ import annotations
 
+import functools
+import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import trio
 
 __all__ = ["Turn", "Player", "BotPlayer", "Stalled", "CannotAbandon", "PlayerLeft", "player_left", "bot_stall_choice",
-           "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
+           "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT", "THINK_SHARE", "think_budget"]
 
 WAIT, ABANDON, END, BOT = "wait", "abandon", "end", "bot"
 STALL_CHOICES = (WAIT, ABANDON, END, BOT)
 """The choices at the stall deadline (docs/usage.md, "When a player stops answering"): keep
-waiting (asked again one stall deadline later, even when an awaited seat left), abandon the hand (the match goes on with the
-next hand), end the match (abandon the hand, no further hands), or go on with a bot in the
-seat (only when :attr:`Stalled.bot_seat`: end this table like "end", then the present seats
-agree on a ``replace-seat`` table, protocol/net/botseat.py)."""
+waiting (asked again one stall deadline later, even when an awaited seat left), abandon the
+hand (the match goes on with the next hand), end the match (abandon the hand, no further
+hands), or go on with a bot in the seat (only when :attr:`Stalled.bot_seat`: end this table
+like "end", then the present seats agree on a ``replace-seat`` table, protocol/net/botseat.py)."""
 
 
 class PlayerLeft(Exception):
@@ -102,11 +104,14 @@ class BotPlayer:
     A bot that sets ``thinks = True`` (the search bot: up to seconds of CPU) is asked
     in a worker thread, so its thinking never blocks this peer's network loop; a
     cancelled decision waits for the thread to return (the search's budget bounds it).
-    ``paced_turns``: the driver also holds its turn plays until the table's turn delay
-    (its thinking time depends on its hand); a person's turn plays go out when made.
+    At a paced table such a bot is given ``choose(view, legal, seconds=..., clock=...)``: what is
+    left of :data:`THINK_SHARE` of the decision's delay, so its answer is ready strictly
+    before it is due (docs/protocol.md, "Window pacing"); with no delay, its rollouts only.
+    ``is_bot``: the driver never declines for it at a window's due time (a person who has
+    not decided by then has declined); its answers are held to their due time like a person's.
     """
 
-    paced_turns = True
+    is_bot = True
 
     def __init__(self, bot: Any, delay: float = 0.0) -> None:
         self.bot = bot
@@ -116,7 +121,11 @@ class BotPlayer:
         if self.delay:
             await trio.sleep(self.delay)
         if getattr(self.bot, "thinks", False):
-            return await trio.to_thread.run_sync(self.bot.choose, turn.view, turn.legal)
+            seconds = think_budget(turn, trio.current_time())
+            if seconds is None:
+                return await trio.to_thread.run_sync(self.bot.choose, turn.view, turn.legal)
+            return await trio.to_thread.run_sync(functools.partial(self.bot.choose, turn.view, turn.legal,
+                                                                   seconds=seconds, clock=time.monotonic))
         return self.bot.choose(turn.view, turn.legal)
 
     async def stalled(self, stall: Stalled) -> str:
@@ -124,6 +133,27 @@ class BotPlayer:
         next hand), and ends the match when an awaited seat signed a leave notice or was
         already abandoned in an earlier hand (it did not come back)."""
         return bot_stall_choice(stall)
+
+
+THINK_SHARE = 0.6
+"""A thinking bot's answer is due at the decision's open + delay; it thinks until open +
+THINK_SHARE x delay at most (the rest is margin for a loaded machine and the thread)."""
+
+
+def think_budget(turn: Turn, now: float) -> float | None:
+    """Seconds a thinking bot may spend on ``turn`` from ``now``: strictly below what is left
+    of the decision's delay (0 when that share is spent: one sample, then the best so far);
+    None when the decision has no delay (a fast table: no time to hide, the rollouts decide).
+
+    >>> think_budget(Turn(0, None, None, (), opened=10.0, delay=1.0), now=10.1)
+    0.5
+    >>> think_budget(Turn(0, None, None, (), opened=10.0, delay=0.0), now=10.1) is None
+    True
+    """
+    if turn.delay <= 0:
+        return None
+    opened = turn.opened if turn.opened is not None else now
+    return round(max(0.0, opened + THINK_SHARE * turn.delay - now), 6)
 
 
 def bot_stall_choice(stall: Stalled) -> str:

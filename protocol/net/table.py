@@ -30,14 +30,15 @@ The loop (one task owns the session; nothing else touches it):
 4. when ``session.pending_for_me`` is set, the player is asked (in its own task,
    with a snapshot of the view and the legal actions); its answer goes to
    ``session.act``;
-5. fair windows (docs/protocol.md, "Window pacing"): one scheduler, in trio time. An
-   answer to a window (and a :class:`BotPlayer`'s turn play) is held until the
-   decision's open time + the table's delay for its kind (``config.pace``), then given
-   to ``session.act``; a later answer is acted on when it comes. The opening slot's
-   answer, which the session signs by itself, is held as a frame by :class:`Pacer`
-   until the same time. Frames leave in signing order. :class:`WindowOpened` reports
-   each paced decision; the player's :class:`Turn` carries its ``opened`` and ``delay``
-   (the presenter's countdown).
+5. the shot clock (docs/protocol.md, "Window pacing"): one scheduler, in trio time. My
+   answer to a decision is given to ``session.act`` when the player gives it (signed and
+   saved at once), and its envelope is held by :class:`Pacer` until the decision's open
+   time + the table's delay for its kind (``config.pace``): exactly then for a window,
+   no earlier for a turn; the opening slot's answer, which the session signs by itself,
+   likewise. A person (a player without ``is_bot``) who has not answered a window by then
+   has declined: the driver acts the game's decline at that time. My frames leave in
+   signing order, relays at once. :class:`WindowOpened` reports each paced decision; the
+   player's :class:`Turn` carries its ``opened`` and ``delay`` (the presenter's countdown).
 
 Transport reliability
 ---------------------
@@ -91,10 +92,11 @@ deadline (while a present seat is awaited, never before since + its answer deadl
 every awaited seat signed a leave notice (``left``; the session's
 :class:`~p2p_sasaki.protocol.events.SeatLeft`), the driver reports :class:`Stalled` and asks
 the player (``Player.stalled``, in its own task, cancelled if the seat answers meanwhile).
-The question never stops my own answer: one already given (held to its window's due time)
-is still sent after I sign an abandon of the slot. ``"wait"`` asks again one deadline later
-(also when the seat left); ``"abandon"`` signs the session's abandon of the slot
-(docs/protocol.md, "Abandon"), the match then goes on with the next hand; if it cannot be
+The question never stops my own answer: one already given was signed when given, and goes
+out at its due time, before an abandon of the slot I sign after it (my frames keep their
+order). ``"wait"`` asks again one deadline later (also when the seat left); ``"abandon"``
+signs the session's abandon of the slot (docs/protocol.md, "Abandon"), the match then goes
+on with the next hand; if it cannot be
 signed (two of four seats awaited together: no majority) the driver reports
 :class:`CannotAbandon` with the session's sentence why and what can be done, and waits as for
 ``"wait"``; ``"end"``
@@ -129,6 +131,7 @@ What is persisted, and what a crash loses
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -178,8 +181,9 @@ from p2p_sasaki.protocol.session import (
 )
 from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record
 
-__all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Links", "Connected", "WindowOpened", "Pacer", "TableResult", "TranscriptWriter",
-           "SentLog", "run_table", "Stalled", "CannotAbandon", "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
+__all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Links", "Connected", "WindowOpened", "Pacer", "TableResult",
+           "TranscriptWriter", "SentLog", "run_table", "DriverOptions", "ConfigCodec", "Stalled", "CannotAbandon",
+           "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
 
 
 @dataclass(frozen=True)
@@ -256,34 +260,51 @@ def _default_session_factory(identity: Identity, roster: TableRoster, config: Ta
     return TableSession(identity, roster.keys, roster.table_id, config, roster_names=roster.names)
 
 
+ConfigCodec = tuple[Callable[[TableRoster, Any], bytes], Callable[[TableRoster, bytes], Any]]
+"""(encode, decode) of the creator's table options frame, each given the roster."""
+
+
+@dataclass(frozen=True)
+class DriverOptions:
+    """How :func:`run_table` runs a table: every field but the player and the transcript
+    path, each with its default (what each means: :func:`run_table`)."""
+
+    listeners: Sequence[trio.SocketListener] | None = None
+    on_event: Callable[[Any, Any], None] | None = None
+    session_factory: Callable[[Identity, TableRoster, TableConfig], TableSession] | None = None
+    mesh_options: dict[str, Any] | None = None
+    connect_timeout: float = 60.0
+    linger: float = 1.5
+    config_codec: ConfigCodec | None = None
+    stall_after: float = 3.0
+    on_mesh: Callable[[Transport], None] | None = None
+    transport: Transport | None = None
+    step_in_thread: bool = True
+    resend: bool = True
+    proof_pool: ProofPool | None = None
+    store: TableStore | None = None
+    resume: bool = False
+    entropy: Entropy = system_entropy
+    crash_point: Callable[[str, list[bytes]], Awaitable[None]] | None = None
+    transport_running: bool = False
+    early_frames: Sequence[tuple[bytes, bytes]] = ()
+
+
 async def run_table(
     identity: Identity,
     roster: TableRoster,
     config: Any,
+    options: DriverOptions | None = None,
     *,
     player: Player,
     transcript_path: Path | None,
-    listeners: Sequence[trio.SocketListener] | None = None,
-    on_event: Callable[[Any, Any], None] | None = None,
-    session_factory: Callable[[Identity, TableRoster, TableConfig], TableSession] | None = None,
-    mesh_options: dict[str, Any] | None = None,
-    connect_timeout: float = 60.0,
-    linger: float = 1.5,
-    config_codec: tuple[Callable[[TableRoster, Any], bytes], Callable[[TableRoster, bytes], Any]] | None = None,
-    stall_after: float = 3.0,
-    on_mesh: Callable[[Transport], None] | None = None,
-    transport: Transport | None = None,
-    step_in_thread: bool = True,
-    resend: bool = True,
-    proof_pool: ProofPool | None = None,
-    store: TableStore | None = None,
-    resume: bool = False,
-    entropy: Entropy = system_entropy,
-    crash_point: Callable[[str, list[bytes]], Awaitable[None]] | None = None,
-    transport_running: bool = False,
-    early_frames: Sequence[tuple[bytes, bytes]] = (),
+    **keywords: Any,
 ) -> TableResult:
     """Play the whole match of ``roster`` as ``identity``; return when it is over.
+
+    ``options``: a :class:`DriverOptions`; ``keywords`` set its fields too (over ``options``:
+    ``run_table(..., DriverOptions(transport=t), step_in_thread=False)``), as the callers
+    that name them one by one do. A keyword that is no field raises ``TypeError``.
 
     ``on_event(event, session)`` is called for every session event (after its
     record, if any, is on disk) and for the driver's :class:`Waiting` /
@@ -324,6 +345,13 @@ async def run_table(
     caller closes it): a follow-on table (protocol/followon.py) plays over the same links.
     ``early_frames``: (peer, frame) that arrived for this table before it started.
     """
+    run = dataclasses.replace(options or DriverOptions(), **keywords)
+    listeners, on_event, session_factory = run.listeners, run.on_event, run.session_factory
+    mesh_options, connect_timeout, linger = run.mesh_options, run.connect_timeout, run.linger
+    config_codec, stall_after, on_mesh = run.config_codec, run.stall_after, run.on_mesh
+    transport, step_in_thread, resend = run.transport, run.step_in_thread, run.resend
+    proof_pool, store, resume, entropy = run.proof_pool, run.store, run.resume, run.entropy
+    crash_point, transport_running, early_frames = run.crash_point, run.transport_running, run.early_frames
     notify = on_event or (lambda event, session: None)
     if resume and (store is None or transcript_path is None):
         raise ValueError("a resume needs the table's store and its transcript path")
@@ -414,8 +442,7 @@ async def run_table(
     return result
 
 
-async def _agree_config(mesh: Transport, roster: TableRoster, identity: Identity, config: Any,
-                        codec: tuple[Callable[[TableRoster, Any], bytes], Callable[[TableRoster, bytes], Any]],
+async def _agree_config(mesh: Transport, roster: TableRoster, identity: Identity, config: Any, codec: ConfigCodec,
                         early: list[tuple[bytes, bytes]], log: SentLog) -> Any:
     """The creator sends the table options as the table's transcript header (its own
     bytes, no prefix: a header is not an envelope); the joiners take them from it."""
@@ -490,9 +517,12 @@ class _Driver:
         self.last_progress = trio.current_time()
         self.stall_wait = stall_after
         self.pacer = Pacer(pace)
-        self.paced_turns = bool(getattr(player, "paced_turns", False))
+        self.person = not getattr(player, "is_bot", False)
         self.opened: dict[object, tuple[float, float]] = {}   # decision key -> (opened, due)
-        self.held: list[tuple[float, object, Any]] = []        # (due, decision key, action)
+        self.closing: tuple[object, float, Any] | None = None  # a person's window: (key, due, its decline)
+        self.due: dict[tuple[int, int], float] = {}  # (hand, slot) I answered -> when my envelope may go out
+        self.mark = trio.current_time()    # before the session call being handled (see _entered)
+        self.entered: tuple[tuple[int, int], float] = ((-1, -1), self.mark)   # the session's slot, since when
         self.mine: set[bytes] = set()      # my signed envelopes saved, not yet sent (the Pacer may hold them)
         self.store = store
         self.entropy = entropy
@@ -591,23 +621,48 @@ class _Driver:
                     self.result.blame = event
             self.notify(event, session)
         now = trio.current_time()
-        openings = {s.envelope: s for s in signed if s.kind is SignedKind.OPENING}
-        for frame in outgoing:   # saved above; the Pacer may hold a frame, never re-signs it
-            opening = openings.get(frame)
-            self.pacer.hold(frame, now if opening is None else self._opening_due(opening, now))
+        self._entered()
+        due = {s.envelope: self._due_of(s, now) for s in signed}
+        for frame in outgoing:   # saved above; the Pacer may hold a frame of mine, never re-signs it
+            if frame in due:
+                self.pacer.hold(frame, due[frame])   # mine: in signing order, none before its due time
+            else:
+                self.pacer.relay(frame)              # another seat's, relayed: at once
         await self._release()
         if events or outgoing:
             self._progress()
         self._report_waiting()
 
-    def _opening_due(self, opening: Signed, now: float) -> float:
-        """The session signs one answer by itself: the opening slot's (``lead`` or
-        ``decline``), as it enters that slot, so ``now`` is when that slot opened. Every
-        other frame is due now: my answers to decisions were held before ``act``, the rest
-        are deck messages and relays of other seats' frames."""
-        delay = self.pacer.pace.delay(OPENING_PACE)
-        self.notify(WindowOpened(opening.hand, opening.slot, OPENING_PACE, now, delay), self.session)
-        return now + delay
+    def _entered(self) -> None:
+        """Note when the session entered its current slot: the time before the session call
+        that moved it there (``mark``), so the work that call did (an opening's proof, the
+        records' fsync) is not counted in a decision's open time."""
+        where = (self.session.hand_no, self.session.slot)
+        if where != self.entered[0]:
+            self.entered = (where, self.mark)
+
+    def _opened_at(self, hand: int, slot: int, now: float) -> float:
+        """When the decision of (hand, slot) opened for the shot clock: when my session entered
+        that slot, and never before my own frames still held go out (the others enter it only
+        once they have them)."""
+        since = self.entered[1] if self.entered[0] == (hand, slot) else now
+        return max(since, self.pacer.last_held())
+
+    def _due_of(self, signed: Signed, now: float) -> float:
+        """When one envelope I just signed may go out. An answer to a decision of mine is due
+        at its open time + the kind's delay (``due``, set when my player answered); the opening
+        slot's answer (``lead`` or ``decline``), which the session signs by itself as it enters
+        that slot, likewise. Everything else (deck messages, key reveals, abandons, leave
+        notices) is due now, behind my held frames."""
+        due = self.due.pop((signed.hand, signed.slot), None)
+        if due is not None:
+            return due
+        if signed.kind is SignedKind.OPENING:
+            delay = self.pacer.pace.delay(OPENING_PACE)
+            at = self._opened_at(signed.hand, signed.slot, now)
+            self.notify(WindowOpened(signed.hand, signed.slot, OPENING_PACE, at, delay), self.session)
+            return at + delay
+        return now
 
     async def _release(self) -> None:
         """Send the Pacer's due frames (each saved in :meth:`_flush` when it was signed)."""
@@ -766,25 +821,48 @@ class _Driver:
                 self.asking = None
             return
         key = self._decision_key()
-        if any(k == key for _, k, _ in self.held):
-            return                                  # answered; held until the window's due time
         if self.asking is not None:
             if self.asking[0] == key:
                 return
             self.asking[1].cancel()
-        now = trio.current_time()
+        now = self._opened_at(session.hand_no, session.slot, trio.current_time())
         kind = session.game.pace_kind(pending)
         slot = session.pending_slot
-        paced = (slot is not None and slot.kind is SlotKind.WINDOW) or self.paced_turns
-        delay = self.pacer.pace.delay(kind) if paced else 0.0
+        delay = self.pacer.pace.delay(kind)
         self.opened = {key: (now, now + delay)}
-        if paced:
-            self.notify(WindowOpened(session.hand_no, session.slot, kind, now, delay), session)
+        self.closing = None
+        window = slot is not None and slot.kind is SlotKind.WINDOW
+        declining = getattr(session.game, "decline", None) if window else None
+        decline = declining(tuple(session.legal_actions)) if declining is not None else None
+        if self.person and delay > 0 and decline is not None:
+            self.closing = (key, now + delay, decline)   # W is a person's deadline: undecided then, declined
+        self.notify(WindowOpened(session.hand_no, session.slot, kind, now, delay), session)
         turn = Turn(session.my_seat, pending, session.view, tuple(session.legal_actions), now, delay,
                     self.pacer.pace.answer_deadline, session.rule_answer)
         scope = trio.CancelScope()
         self.asking = (key, scope)
         nursery.start_soon(self._ask, key, turn, scope)
+
+    def _close_window(self) -> bool:
+        """A person's window at its due time with no answer given: declined (W is the person's
+        deadline, so the decline goes out at open + W like any answer; a claim cannot be late).
+        Returns True if it acted."""
+        if self.closing is None:
+            return False
+        key, due, decline = self.closing
+        if key != self._decision_key():
+            self.closing = None            # answered (or the decision went away)
+            return False
+        if trio.current_time() < due:
+            return False
+        self.closing = None
+        if self.asking is not None and self.asking[0] == key:
+            self.asking[1].cancel()
+            self.asking = None
+        self.answers = [(k, a) for k, a in self.answers if k != key]   # a claim after W is too late
+        self.due[(self.session.hand_no, self.session.slot)] = due
+        self.session.act(decline)
+        return True
 
     async def resume(self, nursery: trio.Nursery, linger: float, restored: Any) -> None:
         """Go on from a restored session (protocol/restore.py): write the records its replay
@@ -859,6 +937,7 @@ class _Driver:
             await self._flush()
             while not session.finished:
                 progressed = False
+                self.mark = trio.current_time()
                 inbox, self.inbox = self.inbox, []
                 for peer, frame in inbox:
                     session.receive(frame, peer)
@@ -872,23 +951,21 @@ class _Driver:
                 for key, action in answers:
                     if self.asking is not None and self.asking[0] == key:
                         self.asking = None
-                    if key == self._decision_key():
-                        due = self.opened.get(key, (0.0, float("-inf")))[1]
-                        self.held.append((due, key, action))   # released at the window's due time
-                held, self.held = self.held, []
-                for due, key, action in held:
                     if key != self._decision_key():
                         continue                   # the decision went away (the table stopped)
-                    if due > trio.current_time():
-                        self.held.append((due, key, action))
-                        continue
+                    # Signed and saved now, its envelope held by the Pacer until the decision's due
+                    # time: the signing's cost (a play's openings) is not seen in when it goes out.
+                    self.due[(session.hand_no, session.slot)] = self.opened.get(key, (0.0, float("-inf")))[1]
                     session.act(action)  # IllegalActionError: a bug of the player; let it surface
+                    progressed = True
+                if self._close_window():
                     progressed = True
                 await self._flush()
                 if session.finished:
                     break
                 self._maybe_ask(players)
                 self._maybe_choose(players)
+                self.mark = trio.current_time()
                 if await self._step():
                     self._progress()   # our own proof work: not a stall
                     await self._flush()
@@ -898,8 +975,8 @@ class _Driver:
                 if progressed or self.inbox or self.answers or self.choices or self.leaving is not None:
                     continue
                 self.wake = trio.Event()
-                with trio.move_on_at(min(self._stall_deadline(), self.pacer.next_due(), self._stall_due(),
-                                         *(due for due, _, _ in self.held))):
+                closes = self.closing[1] if self.closing is not None else float("inf")
+                with trio.move_on_at(min(self._stall_deadline(), self.pacer.next_due(), self._stall_due(), closes)):
                     await self.wake.wait()
                 await self._release()
             if self.asking is not None:

@@ -1,6 +1,6 @@
-"""The command line's glue for a bot in the empty seat (cli/botseat.py, ``play_match(...,
-replaced=...)``), in virtual time on the in-memory network: the agreement itself is tested
-beside the driver, tests/net/test_bot_seat.py."""
+"""The command line's glue for a bot in the empty seat (cli/botseat.py, cli/matches.py's host,
+with protocol/net/match.py's ``play_match(..., replaced=...)``), in virtual time on the
+in-memory network: the agreement itself is tested beside the driver, tests/net/test_bot_seat.py."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.cli.main import main
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import BOT, END, BotPlayer, Stalled, run_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
@@ -29,16 +29,17 @@ class Person(BotPlayer):
 
 async def test_the_cli_glue_writes_the_new_table_and_the_bots_transcript_which_audit_as_linked(
         autojump_clock, tmp_path, capsys, monkeypatch):
-    """cli/botseat.py and ``play_match(..., replaced=...)``: stores, files on disk, the bot's copy."""
+    """cli/botseat.py, the command line's host and ``play_match(..., replaced=...)``: stores, files on
+    disk, the bot's copy."""
     import argparse
     import functools
 
-    from p2p_sasaki.cli import common
     from p2p_sasaki.cli.botseat import agree_bot_seat
-    from p2p_sasaki.cli.common import play_match
-    from p2p_sasaki.protocol.net import botseat
+    from p2p_sasaki.cli.matches import CommandLineHost
+    from p2p_sasaki.protocol.net import botseat, match
+    from p2p_sasaki.protocol.net.match import MatchOptions, play_match
 
-    for module in (common, botseat):   # virtual time: the crypto on the trio thread
+    for module in (match, botseat):   # virtual time: the crypto on the trio thread
         monkeypatch.setattr(module, "run_table", functools.partial(run_table, step_in_thread=False))
 
     network = MemoryNetwork(KEYS)
@@ -47,6 +48,9 @@ async def test_the_cli_glue_writes_the_new_table_and_the_bots_transcript_which_a
     def args(n: int) -> argparse.Namespace:
         return argparse.Namespace(data_dir=tmp_path / f"data{n}", transcript=str(tmp_path / f"peer{n}.sasaki"),
                                   deal_seed=7, proof_workers=0, connect_timeout=60.0, quiet=True, bot=False)
+
+    def options(n: int) -> MatchOptions:
+        return MatchOptions(data_dir=tmp_path / f"data{n}", transcript=tmp_path / f"peer{n}.sasaki", deal_seed=7)
 
     async def run(n: int) -> None:
         transport = network.transport(KEYS[n])
@@ -61,12 +65,13 @@ async def test_the_cli_glue_writes_the_new_table_and_the_bots_transcript_which_a
                                     crash_point=killer(network, scope))
             else:
                 player = Person(HeuristicBot(random.Random(n)))
-                old = await play_match(args(n), IDENTITIES[n], ROSTER, transport, CONFIG if n == 0 else None, player,
-                                       None)
+                host = CommandLineHost(args(n), player, None)
+                old = await play_match(IDENTITIES[n], ROSTER, transport, CONFIG if n == 0 else None, player, host,
+                                       options(n))
                 agreed = await agree_bot_seat(args(n), IDENTITIES[n], ROSTER, transport, old, player, None)
                 assert agreed is not None and agreed.roster is not None
-                new = await play_match(args(n), IDENTITIES[n], agreed.roster, transport, agreed.config, player, None,
-                                       None, match_no=2, replaced=agreed)
+                new = await play_match(IDENTITIES[n], agreed.roster, transport, agreed.config, player, host,
+                                       options(n), None, match_no=2, replaced=agreed)
                 files[n] = (old.transcript, new.transcript, agreed.bot is not None)
             transport.close()
             links.cancel_scope.cancel()

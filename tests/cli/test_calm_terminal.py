@@ -29,7 +29,7 @@ def identities(directory: Path) -> None:
 def spawn_demo(directory: Path, timeout: str = "3") -> pexpect.spawn:
     identities(directory)
     return pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", "demo", "--human", "--hands", "1", "--seed", "5",
-                                          "--deal-seed", str(CHATA_SEED),
+                                          "--fast", "--deal-seed", str(CHATA_SEED),
                                           "--timeout", timeout, "--dir", str(directory)],
                          cwd=str(ROOT), env=env(), encoding="utf-8", timeout=120)
 

@@ -195,7 +195,7 @@ DEMO_INTERRUPTED = "sasaki: interrupted; nothing more was sent; the demo ends he
 
 def human_demo(tmp_path: Path, hands: int = 1) -> pexpect.spawn:
     child = pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", "demo", "--human", "--hands", str(hands),
-                                           "--no-proofs", "--seed", "3", "--timeout", "60", "--dir", "rel"],
+                                           "--no-proofs", "--fast", "--seed", "3", "--timeout", "60", "--dir", "rel"],
                           cwd=str(tmp_path), env=env(), encoding="utf-8", timeout=120)
     child.logfile_read = _Tee()
     return child

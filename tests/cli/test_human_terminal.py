@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 
 def play_as_human(tmp_path, timeout: float = 180) -> str:
     child = pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", "demo", "--human", "--hands", "1", "--seed", "2",
-                                           "--timeout", "3", "--dir", str(tmp_path)],
+                                           "--fast", "--timeout", "3", "--dir", str(tmp_path)],
                           cwd=str(ROOT), env=env(), encoding="utf-8", timeout=timeout)
     log: list[str] = []
     child.logfile_read = _Tee(log)

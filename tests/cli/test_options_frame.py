@@ -5,9 +5,9 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.protocol.messages import VERSION, MessageError, TranscriptHeader, VersionMismatchError
 from p2p_sasaki.protocol.net.identity import TableMember, TableRoster
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.sasaki_game import SasakiGame
 from p2p_sasaki.protocol.session import TableConfig, TableSession
 from p2p_sasaki.sasaki.options import TableOptions

@@ -101,3 +101,29 @@ def test_a_negative_number_of_seconds_is_a_usage_error_not_a_traceback(capsys):
         assert stop.value.code == 2
         err = capsys.readouterr().err
         assert "must be 0 or more seconds, not -" in err and "Traceback" not in err, argv
+
+
+def test_fast_where_a_person_sits_is_refused_in_one_sentence(tmp_path, capsys):
+    """Issue 18: ``--fast`` (every delay 0) is for a table of bots only; ``host`` without
+    ``--bot`` refuses it before anything starts (no data directory is made)."""
+    from p2p_sasaki.cli.common import FAST_WITH_A_PERSON
+
+    directory = tmp_path / "data"
+    assert main(["host", "--fast", "--no-mdns", "--data-dir", str(directory)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"sasaki: {FAST_WITH_A_PERSON}.\n"
+    assert err.startswith("sasaki: --fast is for a table of bots only") and not directory.exists()
+
+
+def test_fast_signs_every_delay_zero():
+    import argparse
+
+    from p2p_sasaki.cli.common import pace_from_args
+    from p2p_sasaki.protocol.sasaki_game import sasaki_pace
+
+    args = argparse.Namespace(fast=True, window=4.0, claim_window=3.0, bot_turn=1.0, answer_deadline=None,
+                              timeout=30.0, stall=120.0)
+    assert pace_from_args(args) == sasaki_pace(0, 0, 0) and pace_from_args(args).delays == ()
+    args.fast = False
+    assert pace_from_args(args) == sasaki_pace() and dict(sasaki_pace().delays) == {
+        "run": 4000, "expose": 4000, "stop": 4000, "lead": 4000, "chata": 3000, "kkojda": 3000, "turn": 1000}

@@ -234,9 +234,18 @@ async def test_a_decline_only_window_without_delay_declines_at_once(monkeypatch,
 async def test_a_claimable_window_takes_the_typed_answer(monkeypatch, autojump_clock):
     turn, _ = _window_turn(claimable=True, delay=1.5)
     start = trio.current_time()
-    action, end, lines = await _decide(monkeypatch, turn, [(start + 4.0, "n")])
-    assert action == Decline(turn.seat) and end == start + 4.0   # a person who thinks longer: when answered
-    assert lines[0].endswith("[y/N] (declines in 30 s)")
+    action, end, lines = await _decide(monkeypatch, turn, [(start + 1.0, "n")])
+    assert action == Decline(turn.seat) and end == start + 1.0   # given when typed (the driver holds it to D)
+    assert lines[0].endswith("[y/N] (declines in 1.5 s)")        # the window's delay is the person's deadline
+
+
+async def test_a_person_undecided_at_the_windows_delay_has_declined(monkeypatch, autojump_clock):
+    """Issue 18: W is a person's deadline in a paced window (not the table's answer deadline):
+    a claim typed after it is too late."""
+    turn, _ = _window_turn(claimable=True, delay=1.5)
+    start = trio.current_time()
+    action, end, lines = await _decide(monkeypatch, turn, [(start + 4.0, "y")])
+    assert action == Decline(turn.seat) and end == start + 1.5
 
 
 async def test_the_stall_choice_is_typed_at_the_terminal(monkeypatch, autojump_clock):

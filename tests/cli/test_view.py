@@ -22,7 +22,7 @@ from p2p_sasaki.protocol.table_audit import export_records
 from tests.cli.peers import ROOT, env
 from tests.cli.web_player import CHROMIUM, DOCS
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("full_proof_demo")]  # its one run, on one worker
+pytestmark = pytest.mark.slow   # xdist group "processes-2" (tests/conftest.py), with the demo's other users
 
 LINE = re.compile(r"S(\d) (\w+)(?: (.*))?")
 VERBS = {"play": ("leads", "plays"), "pass": ("passes",), "chata": ("chata!",), "kkojda": ("kkojda!",),

@@ -63,7 +63,7 @@ def start_demo(directory: Path, deal_seed: int, timeout: float = 120, hands: int
         key.chmod(0o600)
     process = subprocess.Popen(
         [sys.executable, "-P", "-m", "p2p_sasaki", "demo", "--human", "--web", "--no-browser", "--hands", str(hands),
-         "--seed", "5", "--deal-seed", str(deal_seed), "--timeout", "120", "--name", "Mina",
+         "--fast", "--seed", "5", "--deal-seed", str(deal_seed), "--timeout", "120", "--name", "Mina",
          "--web-linger", "120", "--dir", str(directory)],
         cwd=ROOT, env=env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True)

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.protocol.config import Pace
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import decode_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.persist import TableStore
 from p2p_sasaki.protocol.net.table import (
@@ -41,6 +41,8 @@ from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table
 from p2p_sasaki.protocol.transcript import encode_record, frame_records
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
+
+pytestmark = pytest.mark.usefixtures("no_fsync")   # in-process drivers: no disk waits (tests/conftest.py)
 
 STALL = 90.0
 PACE = Pace((), 1_000, round(STALL * 1000))
@@ -291,12 +293,12 @@ async def test_a_present_peer_killed_after_signing_its_abandon_resumes_and_the_a
 
 
 class Person(BotPlayer):
-    """A person for the driver (its turn plays are not paced like a bot's) who answers at once
+    """A person for the driver (not ``is_bot``: undecided at a window's due time, it declines) who answers at once
     and chooses from ``choices`` at the stall questions (the last one from then on);
     ``slow``: at its first turn where it may lead or answer with a single, it thinks that many
     seconds and plays a single; ``quits``: it types ``quit`` at its first stall question."""
 
-    paced_turns = False
+    is_bot = False
 
     def __init__(self, bot: Any, choices: tuple[str, ...] = (ABANDON,), slow: float = 0.0,
                  quits: bool = False) -> None:

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.cli.main import main
 from p2p_sasaki.protocol.chain import table_id_of
 from p2p_sasaki.protocol.config import Pace
@@ -26,6 +25,7 @@ from p2p_sasaki.protocol.followon import REPLACE_SEAT, link_of
 from p2p_sasaki.protocol.messages import TranscriptHeader, decode_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.botseat import ReplaceSeat, agree_replace_seat, play_replaced_seat, runner_of
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import BOT, END, BotPlayer, Stalled, TableResult, run_table
 from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT, SasakiGame
@@ -35,6 +35,8 @@ from p2p_sasaki.protocol.transcript import frame_records
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.hand import Pass
 from p2p_sasaki.sasaki.options import TableOptions
+
+pytestmark = pytest.mark.usefixtures("no_fsync")   # in-process drivers: no disk waits (tests/conftest.py)
 
 STALL = 60.0
 PACE = Pace((), 1_000, round(STALL * 1000))

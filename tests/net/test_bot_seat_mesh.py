@@ -12,12 +12,11 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.cli.botseat import mesh_roster
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.protocol.config import Pace
 from p2p_sasaki.protocol.messages import decode_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.botseat import agree_replace_seat, play_replaced_seat
+from p2p_sasaki.protocol.net.match import decode_config, encode_config, mesh_roster
 from p2p_sasaki.protocol.net.mesh import Backoff, Mesh
 from p2p_sasaki.protocol.net.table import BOT, BotPlayer, TableResult, run_table
 from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT, SasakiGame

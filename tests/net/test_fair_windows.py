@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.protocol.config import Pace
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import MessageError, TableAction, decode_envelope, verify_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, WindowOpened, run_table
 from p2p_sasaki.protocol.sasaki_game import PACE_KINDS, SasakiGame
@@ -27,6 +27,8 @@ from p2p_sasaki.protocol.session import Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
+
+pytestmark = pytest.mark.usefixtures("no_fsync")   # in-process drivers: no disk waits (tests/conftest.py)
 
 # Distinct delays per kind (ms), so that a wrong kind shows: run, expose, stop, chata, kkojda, lead, turn.
 PACE = Pace(tuple(zip(PACE_KINDS, (1000, 1100, 1200, 1500, 1600, 900, 700), strict=True)), 30_000, 120_000)
@@ -86,7 +88,7 @@ async def play(seed: int) -> tuple[list[Stamped], list[list[WindowOpened]], list
             IDENTITIES[n], ROSTER, CONFIG if n == 0 else None,
             player=BotPlayer(HeuristicBot(random.Random(seed * 10 + n))), transcript_path=None,
             on_event=on_event(n), linger=1.0, config_codec=(encode_config, decode_config),
-            session_factory=factory(n), transport=transports[n], step_in_thread=False)  # type: ignore[arg-type]
+            session_factory=factory(n), transport=transports[n], step_in_thread=False)
 
     with trio.fail_after(36000):
         async with trio.open_nursery() as nursery:
@@ -146,7 +148,7 @@ def test_pace_options_round_trip_through_the_signed_header() -> None:
 
     header = header_of(bytes(32), KEYS, TableConfig(CONFIG.game, pace=FAIR_PACE))
     assert header.pace == tuple(PaceDelay(k, ms)
-                                for k, ms in zip(PACE_KINDS, (1000, 1000, 1000, 1500, 1500, 1000, 1000),
+                                for k, ms in zip(PACE_KINDS, (4000, 4000, 4000, 3000, 3000, 4000, 1000),
                                                         strict=True))
     assert (header.answer_ms, header.stall_ms) == (30_000, 120_000)
     assert config_of(TranscriptHeader.decode(header.encode())).pace == FAIR_PACE

@@ -139,7 +139,7 @@ async def test_wrong_nameplate_is_not_an_attempt():
     assert not [e for e in table.events if isinstance(e, WrongCodeTried)]
 
 
-async def test_code_is_burnt_after_three_wrong_codes():
+async def test_code_is_burnt_after_three_wrong_codes(autojump_clock):
     table = Table()
     waiting = Identity.generate()
     outcome: list[Exception] = []
@@ -222,7 +222,7 @@ async def test_a_joiner_racing_for_the_last_seat_is_told_the_table_is_full():
     assert admitted == ["fast"]         # the one refused was never told it had a seat
 
 
-async def test_a_joiner_who_leaves_early_frees_its_seat():
+async def test_a_joiner_who_leaves_early_frees_its_seat(autojump_clock):
     table = Table(seats=3)
     rosters: list[TableRoster] = []
 

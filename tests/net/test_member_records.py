@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.discovery import keep_member_records
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.net.mesh import Backoff, Mesh
 from p2p_sasaki.protocol.net.persist import TableStore
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table

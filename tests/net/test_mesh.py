@@ -272,10 +272,12 @@ async def test_a_peer_of_another_version_is_refused_with_one_sentence():
         assert mesh.statistics().refused == 1
 
 
-async def test_a_peer_restarted_on_a_new_address_is_found_again():
+async def test_a_peer_restarted_on_a_new_address_is_found_again(autojump_clock):
     """The member with the greatest key (dialed by everyone at its roster address) comes back
     on a new port with ``dial_all``: it dials the others, who accept its key from the new
-    address; frames flow both ways and nobody dials it again meanwhile."""
+    address; frames flow both ways and nobody dials it again meanwhile. In virtual time (the
+    sockets are real, on loopback, in this one process): the backoff periods during which
+    nothing may change pass without a real wait."""
     identities, roster, listeners = await make_table(4)
     moved = identities[3]
     for listener in listeners[3]:
@@ -298,10 +300,10 @@ async def test_a_peer_restarted_on_a_new_address_is_found_again():
         assert all(p.connections == 1 for p in resumed.statistics().peers.values())
 
 
-async def test_two_peers_dialing_each_other_at_once_both_keep_the_lower_keys_connection():
+async def test_two_peers_dialing_each_other_at_once_both_keep_the_lower_keys_connection(autojump_clock):
     """Both members dial (``dial_all``, as a resumed peer does) at the same moment, three
     times over: whichever connection authenticates first, both ends end up on the one the
-    lower key dialed, and it stays (no flapping between the two)."""
+    lower key dialed, and it stays (no flapping between the two). In virtual time, as above."""
     for _ in range(3):
         identities, roster, listeners = await make_table(2)
         low, high = identities

@@ -10,15 +10,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 import trio
 
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.protocol.chain import table_id_of
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.followon import FollowOn, link_of
 from p2p_sasaki.protocol.messages import TranscriptHeader
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net.followon import FollowOnOutcome, agree_follow_on
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
 from p2p_sasaki.protocol.sasaki_game import SasakiGame
@@ -26,6 +27,8 @@ from p2p_sasaki.protocol.session import Record, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.options import TableOptions
+
+pytestmark = pytest.mark.usefixtures("no_fsync")   # in-process drivers: no disk waits (tests/conftest.py)
 
 CONFIG = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False)
 IDENTITIES = [Identity.generate(SeededEntropy(b"next match peer %d" % n)) for n in range(4)]

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.events import DecisionPending
 from p2p_sasaki.protocol.messages import decode_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.persist import TableStore, unfinished_tables
 from p2p_sasaki.protocol.net.table import BotPlayer, TableResult, run_table
@@ -40,6 +40,8 @@ from p2p_sasaki.protocol.transcript import frame_records
 from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.hand import DecisionKind
 from p2p_sasaki.sasaki.options import TableOptions
+
+pytestmark = pytest.mark.usefixtures("no_fsync")   # in-process drivers: no disk waits (tests/conftest.py)
 
 LINGER = 10.0
 CONFIG = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False)

@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 import trio
 
-from p2p_sasaki.cli.common import TableConfig, decode_config, encode_config
+from p2p_sasaki.protocol.config import TableConfig
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
 from p2p_sasaki.protocol.net import disk as disk_module
 from p2p_sasaki.protocol.net import table as table_module
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.net.table import BotPlayer, run_table
 from p2p_sasaki.protocol.sasaki_game import SasakiGame
 from p2p_sasaki.protocol.table_audit import audit_table

@@ -20,10 +20,10 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.cli.common import decode_config, encode_config
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import MessageError, decode_envelope, verify_envelope
 from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net.match import decode_config, encode_config
 from p2p_sasaki.protocol.net.memory import LinkConditions, MemoryNetwork
 from p2p_sasaki.protocol.net.table import BotPlayer, Links, TableResult, Waiting, run_table
 from p2p_sasaki.protocol.sasaki_game import SasakiGame

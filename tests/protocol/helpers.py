@@ -79,6 +79,12 @@ class Table:
                 if not self.wire:
                     return
 
+    def hand(self, seat: int) -> tuple[int, ...]:
+        """The cards dealt to ``seat`` (its session's hand, which it knows once dealt)."""
+        hand = self.sessions[seat].hand
+        assert hand is not None, f"seat {seat} has no hand yet"
+        return hand
+
     def start(self) -> None:
         for s, session in enumerate(self.sessions):
             self.post(s, session.start())

@@ -44,6 +44,12 @@ def during_the_deal(body) -> bool:
     return body.hand == 1 and body.type == "deck/shuffle"
 
 
+def seat_of(net: Net, peer: int) -> int:
+    seat = net.peers[peer].my_seat
+    assert seat is not None
+    return seat
+
+
 def present(net: Net, victim: int) -> list[int]:
     return [i for i in range(net.n) if i != victim]
 
@@ -138,13 +144,16 @@ def _stuck(seed: int = 3) -> tuple[Net, int, list[int]]:
     net = Net(seed=seed, config=ONE, tamper=Silence(1, after_the_strips))
     net.start()
     net.run()
-    return net, net.peers[1].my_seat, present(net, 1)
+    seat = net.peers[1].my_seat
+    assert seat is not None
+    return net, seat, present(net, 1)
 
 
 def test_a_forged_abandon_or_one_with_a_wrong_prev_is_rejected_with_one_sentence_and_blames_nobody():
     net, seat, others = _stuck()
     target = net.peers[others[0]]
     signer = net.peers[others[1]]
+    assert signer.my_seat is not None
     unit_slot = target.slot
     # forged: the body names a present seat as sender, signed with another key
     forged = sign_envelope(Body(target.table_id, 1, unit_slot, signer.my_seat, target.chain, Abandon((seat,))),
@@ -165,6 +174,7 @@ def test_a_forged_abandon_or_one_with_a_wrong_prev_is_rejected_with_one_sentence
 def test_two_different_abandons_of_one_slot_by_one_seat_are_equivocation_named_on_signed_evidence():
     net, seat, others = _stuck()
     cheat = net.peers[others[0]]
+    assert cheat.my_seat is not None
     first = sign_envelope(Body(cheat.table_id, 1, cheat.slot, cheat.my_seat, cheat.chain, Abandon((seat,))),
                           net.keys[others[0]])
     second = sign_envelope(Body(cheat.table_id, 1, cheat.slot, cheat.my_seat, cheat.chain, Abandon((seat,), True)),
@@ -235,6 +245,7 @@ def test_a_refuser_that_also_withholds_its_key_is_named_by_the_complement_everyw
 
     net = Net(seed=6, config=ONE, tamper=withhold)
     card = net.peers[0].game.opening_card()
+    assert card is not None
     for i, peer in enumerate(net.peers):
         original = peer._begin_game
 
@@ -413,6 +424,7 @@ def test_a_refuser_with_an_accomplice_that_withholds_its_second_key_reveal_is_st
 
     net = Net(seed=6, config=ONE, tamper=withhold)
     card = net.peers[0].game.opening_card()
+    assert card is not None
     for i, peer in enumerate(net.peers):
         original = peer._begin_game
 
@@ -456,7 +468,7 @@ def test_an_abandon_that_cannot_reach_its_majority_says_why_and_what_can_be_done
     net = Net(seed=3, config=ONE, tamper=two_silent)
     net.start()
     net.run()
-    silent = tuple(sorted(net.peers[i].my_seat for i in (1, 2)))
+    silent = tuple(sorted(seat_of(net, i) for i in (1, 2)))
     for i in (0, 3):
         peer = net.peers[i]
         assert peer.waiting_for == silent
@@ -472,7 +484,8 @@ def test_a_seat_that_answered_and_was_voted_out_by_three_says_so_in_its_own_audi
     three signatures (docs/protocol.md, "What a colluding majority can do"), but the expelled
     seat's own transcript records its signed answer after their abandon, and its audit says it
     answered and was voted out, not that it left."""
-    victim, window = 1, []
+    victim = 1
+    window: list[int] = []
 
     def voted_out(sender, envelope):
         body = decode_envelope(envelope).body
@@ -499,6 +512,7 @@ def test_a_seat_that_answered_and_was_voted_out_by_three_says_so_in_its_own_audi
     assert f"S{seat} answered hand 1 slot {event.slot} and was voted out by" in event.reason
     audit = audit_table(net.transcript(victim))
     assert audit.blame is None and audit.forfeits == (seat,)
+    assert audit.note is not None
     assert "answered" in audit.note and "voted out" in audit.note and " left" not in audit.note
     for i in others:   # the colluders' own transcripts hold no answer of it: they say it left
         (theirs,) = net.of_type(i, HandAbandoned)

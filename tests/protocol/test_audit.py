@@ -20,10 +20,16 @@ from tests.protocol.helpers import TABLE, Table, payload_of, resign
 FAST: dict[str, Any] = dict(n_cards=12)
 
 
+def dealt_hand(table: Table, seat: int) -> tuple[int, ...]:
+    hand = table.sessions[seat].hand
+    assert hand is not None, f"seat {seat} has no hand yet"
+    return hand
+
+
 def finished(**options) -> Table:
     table = Table(**FAST, **options)
     table.start()
-    table.post(0, table.sessions[0].open_card(table.sessions[0].hand[1]))
+    table.post(0, table.sessions[0].open_card(dealt_hand(table, 0)[1]))
     table.run()
     for seat in range(4):
         table.post(seat, table.sessions[seat].reveal_key())
@@ -34,7 +40,7 @@ def finished(**options) -> Table:
 @cache
 def honest_transcript() -> tuple[tuple[bytes, ...], tuple[tuple[int, ...], ...], tuple[bytes, ...]]:
     table = finished()
-    return tuple(table.sent), tuple(table.sessions[s].hand for s in range(4)), tuple(k.public_key for k in table.keys)
+    return tuple(table.sent), tuple(dealt_hand(table, s) for s in range(4)), tuple(k.public_key for k in table.keys)
 
 
 def run_audit(envelopes, **options) -> AuditResult:
@@ -58,7 +64,7 @@ def test_audit_accepts_any_logging_order():
 def test_audit_of_a_session_transcript_matches():
     table = finished()
     for seat in range(4):
-        assert run_audit(table.sessions[seat].transcript).hands == tuple(table.sessions[s].hand for s in range(4))
+        assert run_audit(table.sessions[seat].transcript).hands == tuple(dealt_hand(table, s) for s in range(4))
 
 
 def test_missing_key_blames_the_silent_seat():
@@ -83,7 +89,7 @@ def test_tampered_strip_names_the_cheater():
 
 def test_bad_shuffle_with_proofs_off_is_named_by_the_key_reveal():
     ghost = crypto.hash_to_group(b"p2p-sasaki/v1/test", b"ghost")
-    done = []
+    done: list[int] = []
 
     def tamper(seat, envelope):
         payload = payload_of(envelope)
@@ -130,6 +136,7 @@ def test_resigned_random_tampering_is_blamed_on_its_signer(data):
         item = data.draw(st.integers(0, len(items) - 1))
         return (*items[:item], flip(items[item]), *items[item + 1 :])
 
+    new_value: ShuffleArgument | tuple[bytes, ...] | bytes
     if isinstance(value, ShuffleArgument):  # tamper one element or one scalar of the argument
         part = data.draw(st.sampled_from(["elements", "scalars"]))
         new_value = dataclasses.replace(value, **{part: flip_one(getattr(value, part))})

@@ -40,7 +40,7 @@ def types_sent(table: Table) -> list[tuple[int, str]]:
 
 def cheat(seat: int, kind: type, change):
     """A tamper hook: seat re-signs its first message of ``kind`` after ``change``."""
-    done = []
+    done: list[object] = []
 
     def tamper(sender: int, envelope: bytes):
         payload = payload_of(envelope)
@@ -77,7 +77,7 @@ def test_four_peers_deal_48_cards_with_full_proofs():
         dealt = table.of_type(seat, HandDealt)
         assert len(dealt) == 1 and dealt[0].seat == seat
         assert dealt[0].positions == tuple(range(seat, 48, 4))
-        assert len(dealt[0].cards) == 12 and table.sessions[seat].hand == dealt[0].cards
+        assert len(dealt[0].cards) == 12 and table.hand(seat) == dealt[0].cards
         verified = table.of_type(seat, ShuffleVerified)
         assert [e.hop for e in verified] != [] and len(verified) == 4
         assert table.violations(seat) == []
@@ -88,7 +88,7 @@ def test_four_peers_deal_48_cards_with_full_proofs():
         for event in table.events[seat]:
             if isinstance(event, HandDealt):
                 assert set(event.cards) == hands[seat]
-        assert set(table.sessions[seat].hand) == hands[seat]
+        assert set(table.hand(seat)) == hands[seat]
 
 
 def test_a_seeded_hand_is_byte_identical():
@@ -135,7 +135,7 @@ def test_proofs_off_deals_without_proof_messages():
     table = Table(proofs=False, n_cards=48)
     table.start()
     assert ShuffleProof.TYPE not in {t for _, t in types_sent(table)}
-    cards = [c for s in range(4) for c in table.sessions[s].hand]
+    cards = [c for s in range(4) for c in table.hand(s)]
     assert sorted(cards) == list(range(48))
 
 
@@ -143,7 +143,7 @@ def test_proofs_off_deals_without_proof_messages():
 def test_other_table_sizes(n, n_cards):
     table = Table(n=n, n_cards=n_cards)
     table.start()
-    hands = [table.sessions[s].hand for s in range(n)]
+    hands = [table.hand(s) for s in range(n)]
     assert [len(h) for h in hands] == [len(range(s, n_cards, n)) for s in range(n)]
     assert sorted(c for h in hands for c in h) == list(range(n_cards))
 
@@ -158,7 +158,7 @@ def test_observer_verifies_the_deal_without_a_hand():
 def test_open_and_key_reveal():
     table = Table(**FAST)
     table.start()
-    card = table.sessions[1].hand[2]
+    card = table.hand(1)[2]
     table.post(1, table.sessions[1].open_card(card))
     table.run()
     for seat in range(4):
@@ -166,11 +166,11 @@ def test_open_and_key_reveal():
     with pytest.raises(DeckUsageError):
         table.sessions[1].open_card(card)
     with pytest.raises(DeckUsageError):
-        table.sessions[1].open_card(table.sessions[2].hand[0])
+        table.sessions[1].open_card(table.hand(2)[0])
     for seat in range(4):
         table.post(seat, table.sessions[seat].reveal_key())
     table.run()
-    hands = tuple(table.sessions[s].hand for s in range(4))
+    hands = tuple(table.hand(s) for s in range(4))
     for seat in range(4):
         assert len(table.of_type(seat, KeyRevealed)) == 4
         assert table.of_type(seat, HandRevealed) == [HandRevealed(hands)]
@@ -297,7 +297,7 @@ def _dealt_table(**options) -> Table:
 
 def test_opening_a_position_dealt_to_someone_else():
     table = _dealt_table()
-    honest = table.sessions[1].open_card(table.sessions[1].hand[0])[0]
+    honest = table.sessions[1].open_card(table.hand(1)[0])[0]
     forged = resign(honest, table.keys[1], payload=CardOpen(0, payload_of(honest).card, payload_of(honest).proof))
     table.post(1, [forged])
     table.run()
@@ -308,8 +308,8 @@ def test_opening_a_position_dealt_to_someone_else():
 def test_opening_a_card_that_is_not_at_that_position():
     table = _dealt_table()
     session = table.sessions[1]
-    honest = session.open_card(session.hand[0])[0]
-    not_mine = table.sessions[0].hand[0]
+    honest = session.open_card(table.hand(1)[0])[0]
+    not_mine = table.hand(0)[0]
     forged = resign(honest, table.keys[1], payload=CardOpen(1, not_mine, payload_of(honest).proof))
     table.post(1, [forged])
     table.run()
@@ -319,7 +319,7 @@ def test_opening_a_card_that_is_not_at_that_position():
 
 def test_opening_the_same_position_twice():
     table = _dealt_table()
-    envelope = table.sessions[2].open_card(table.sessions[2].hand[1])[0]
+    envelope = table.sessions[2].open_card(table.hand(2)[1])[0]
     again = resign(envelope, table.keys[2], slot=decode_envelope(envelope).body.slot + 1)
     table.post(2, [envelope, again])
     table.run()
@@ -391,7 +391,10 @@ def test_hands_from_keys_reads_the_deal_without_changing_the_session():
     table = Table(seed=b"keys-early", proofs=False, observer=True)
     table.start()
     observer = table.observer
-    keys = {seat: s._x for seat, s in enumerate(table.sessions)}
+    keys: dict[int, int] = {}
+    for seat, s in enumerate(table.sessions):
+        assert s._x is not None
+        keys[seat] = s._x
     dealt = observer.hands_from_keys(keys)
     assert dealt == tuple(s.hand for s in table.sessions)
     assert observer.hands is None  # nothing revealed yet
@@ -423,8 +426,8 @@ def test_an_open_seat_shows_its_hand_to_every_seat_in_the_slot_after_the_strips(
     # the show is sent after every shuffle proof and every strip: its values are the card points
     sent = types_sent(table)
     assert table.sent.index(show) > max(i for i, (_, t) in enumerate(sent) if t == ShuffleProof.TYPE)
-    assert body.payload.values == tuple(table.sessions[0]._cards[c] for c in table.sessions[1].hand)
-    expected = HandShown(1, table.sessions[1].hand, (1, 5, 9))
+    assert body.payload.values == tuple(table.sessions[0]._cards[c] for c in table.hand(1))
+    expected = HandShown(1, table.hand(1), (1, 5, 9))
     for seat in range(4):
         assert table.of_type(seat, HandShown) == [expected] and table.violations(seat) == []
         assert table.sessions[seat].shown_hands == {1: table.sessions[1].hand}

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 import pytest
 
 from p2p_sasaki.protocol.messages import Body, TableAction, decode_envelope, sign_envelope
-from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT, SasakiGame
+from p2p_sasaki.protocol.sasaki_game import LEAD_SLOT, SasakiGame, SasakiState
 from p2p_sasaki.protocol.session import (
     ActionApplied,
     Blame,
@@ -95,7 +95,11 @@ def decline_claims(session, rng):
 
 
 def by_seat(net: Net) -> dict[int, int]:
-    return {p.my_seat: i for i, p in enumerate(net.peers)}
+    seats: dict[int, int] = {}
+    for i, p in enumerate(net.peers):
+        assert p.my_seat is not None
+        seats[p.my_seat] = i
+    return seats
 
 
 def find_race(max_seed: int = 60):
@@ -109,6 +113,7 @@ def find_race(max_seed: int = 60):
             peer = net.peers[0]
             if peer.finished or peer.state is None:
                 break
+            assert isinstance(peer.state, SasakiState)
             d = peer.state.hand.decision
             if d.kind is DecisionKind.CHATA:
                 seats = by_seat(net)
@@ -156,11 +161,13 @@ def deliver_in_orders(base: Net, own: list[dict[int, object]], orders: Iterable[
     """For every order of ``orders``, every peer: a copy of the fork's peer that acted as it
     did receives the others' messages in that order. Yields each order's events per peer.
 
-    Each peer acts once, on one copy of the table; each order then copies that one peer (its
-    session alone, with the events of its acting still pending), not the whole table."""
+    Each peer acts once, on a copy of its own session (the sessions share nothing but the keys
+    and the scoring table); each order then copies that one acted peer (with the events of its
+    acting still pending), never the whole table."""
     acted = []
+    shared = {id(k): k for k in [*base.keys, DEFAULT_SCORING]}
     for index in range(4):
-        peer = fork(base).peers[index]
+        peer = copy.deepcopy(base.peers[index], dict(shared))   # that peer alone, not the whole table
         seat = peer.my_seat
         mine = set()
         for slot_answers in own:
@@ -168,7 +175,6 @@ def deliver_in_orders(base: Net, own: list[dict[int, object]], orders: Iterable[
                 peer.act(slot_answers[seat] or Decline(seat))
                 mine.update(peer.take_outgoing())
         acted.append((peer, mine))
-    shared = {id(k): k for k in [*base.keys, DEFAULT_SCORING]}
     for messages in orders:
         events = []
         for original, mine in acted:
@@ -233,7 +239,7 @@ def test_a_kkojda_follows_the_chata_in_every_order(race):
 
 def test_equivocation_is_named_by_every_honest_peer_with_both_messages():
     cheater_index = 2
-    target = {}
+    target: dict[str, int | None] = {}
 
     def tamper(sender, envelope):
         body = decode_envelope(envelope).body
@@ -365,6 +371,7 @@ def test_a_refused_lead_is_settled_by_the_keys_and_names_the_holder_everywhere()
 
     net = Net(seed=6, config=FAST)
     card = net.peers[0].game.opening_card()
+    assert card is not None
     for peer in net.peers:
         original = peer._begin_game
 
@@ -403,6 +410,7 @@ def test_a_refused_lead_whose_holder_withholds_its_key_leaves_the_table_waiting_
 
     net = Net(seed=6, config=FAST, tamper=withhold)
     card = net.peers[0].game.opening_card()
+    assert card is not None
     for i, peer in enumerate(net.peers):
         original = peer._begin_game
 
@@ -452,6 +460,7 @@ def test_a_refused_expose_is_settled_by_the_keys_and_names_the_holder_everywhere
 
     net = Net(seed=1, config=FAST, bot=bot)
     card = net.peers[0].game.opening_card()
+    assert card is not None
     for peer in net.peers:
         original = peer._make_state
 

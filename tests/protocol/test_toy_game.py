@@ -7,7 +7,7 @@ import contextlib
 
 import pytest
 
-from p2p_sasaki.protocol.config import GAMES
+from p2p_sasaki.protocol.config import GAMES, GameFactory
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
 from p2p_sasaki.protocol.deck import DeckSession
@@ -21,7 +21,7 @@ from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, frame_records, read_tr
 from tests.protocol.table_helpers import TABLE_ID, Net, identities
 from tests.protocol.toy_game import N_CARDS, NAME, SEATS, Give, HighCardGame
 
-TOY_GAMES = {**GAMES, NAME: HighCardGame.from_options_bytes}
+TOY_GAMES: dict[str, GameFactory] = {**GAMES, NAME: HighCardGame.from_options_bytes}
 
 
 def toy_config(hands: int = 1, **changes) -> TableConfig:
@@ -94,6 +94,7 @@ def test_a_toy_card_the_seat_was_not_dealt_is_blamed_on_it_as_data():
             return
         # play someone else's unplayed card, with my own (wrong) opening proof
         seat = session.my_seat
+        assert seat is not None
         mine = {a.card for a in legal}
         other = next(c for c in range(N_CARDS) if c not in mine and not session.state.played >> c & 1
                      and c != 0)
@@ -355,6 +356,7 @@ def test_a_giver_that_hands_over_a_card_the_rules_forbid_is_named_by_its_receive
             slot = session.pending_slot
             mine = session.view[0] if session.view is not None else None
             if slot is not None and slot.receiver is not None and mine is not None and mine >> (N_CARDS - 1) & 1:
+                assert session.my_seat is not None
                 cheats.append(session.my_seat)   # the forbidden card, sealed and signed as an honest one would be
                 session._sign(session.hand_no, session.slot, session.source.hand_over(N_CARDS - 1, slot.receiver))
                 session._advance()

@@ -185,7 +185,7 @@ class HighCardGame:
     seats = SEATS
     n_cards = N_CARDS
     teams: tuple[tuple[int, ...], ...] = ()
-    pace_kinds = ("bid", OPENING_PACE, TURN_PACE)
+    pace_kinds: tuple[str, ...] = ("bid", OPENING_PACE, TURN_PACE)
     seating = Seating.DRAW
 
     def __init__(self, seating: Seating = Seating.DRAW, swap: bool = False) -> None:
@@ -224,6 +224,16 @@ class HighCardGame:
     def pace_kind(self, decision: Any) -> str:
         return "bid" if decision[0] == "bid" else TURN_PACE
 
+    def open_bot_answer(self, state: Any, seat: int, seed: bytes) -> Bid | PlayCard:
+        """An open bot's answer: one of ``seat``'s legal answers, chosen by the seed (the
+        chain hash before the slot), so every peer and the audit compute the same one."""
+        legal = state.legal_actions(seat)
+        return legal[int.from_bytes(seed, "big") % len(legal)]
+
+    def decline(self, legal: Sequence[Any]) -> Any | None:
+        """None: every bid is a claim (the toy's window has no answer that claims nothing)."""
+        return None
+
     def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
         return tuple(sum(column) for column in zip(carried, *scores, strict=True))
 
@@ -236,7 +246,8 @@ class HighCardGame:
     def illegal(self, reason: str, seat: int | None) -> Exception:
         return ToyIllegal(reason)
 
-    def new_state(self, hands: Sequence[int | None], opener: int | None, context: HandContext) -> HighCardState:
+    def new_state(self, hands: Sequence[int | None], opener: int | None, context: HandContext,
+                  peer: int | None = None, open_seats: frozenset[int] = frozenset()) -> HighCardState:
         if len(hands) != SEATS or opener is None:
             raise ValueError("three seats and an opener")
         known = [h for h in hands if h is not None]
