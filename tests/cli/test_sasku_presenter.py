@@ -41,4 +41,5 @@ def test_a_sasku_deal_is_told_in_public_facts_and_points():
         "  Match: S0+S2 3, S1+S3 1 (to 4)."]
     assert p.phase is Phase.HAND_OVER and p.totals == (3, 1, 3, 1)
     assert told(p, MatchEnded((4, 1, 4, 1))) == ["The match is over: S0+S2 win 4 to 1."]
-    assert p.phase is Phase.MATCH_OVER
+    phase: Phase = p.phase
+    assert phase is Phase.MATCH_OVER
