@@ -815,7 +815,7 @@ class Presenter:
         """``Your side: red (partner unknown)``, ``... red, with S2``, ``... black``, ``... red,
         alone against three``: once this seat can know it (its dealt cards, then what is shown)."""
         view = self.view
-        if view is None or self.you is None or not self.person:
+        if not isinstance(view, SeatView) or self.you is None or not self.person:   # (Sasku has fixed pairs)
             return ""
         mine = [str(c) for c in view.dealt if str(c) in ("TH", "TD")]
         if len(mine) == 2:

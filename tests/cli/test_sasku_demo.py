@@ -92,3 +92,37 @@ def test_export_gives_records_that_replay_and_the_oracle_accept_with_the_same_po
         assert [result["points"][s % 2] for s in range(4)] == scores
         assert replay_json(text) == result     # the repo's independent oracle, the same object
     assert given >= 1
+
+
+def test_a_person_who_joins_a_sasku_table_leaves_it_in_one_sentence_and_the_bots_settle_it(tmp_path):
+    """The terminal does not show Sasku yet: a person who joined a Sasku table by its code is
+    told so at their first decision and leaves (a signed leave notice, exit status 1); the
+    bots end the match with the forfeit (the other pair scores 6), and the transcript audits."""
+    import time
+
+    ready = tmp_path / "address"
+    host = subprocess.Popen(
+        [sys.executable, "-P", "-m", "p2p_sasaki", "host", "--new", "--game", "sasku", "--target", "2", "--bot",
+         "--bots", "2", "--bot-kind", "heuristic", "--fast", "--no-proofs", "--no-mdns", "--interface", "127.0.0.1",
+         "--data-dir", str(tmp_path / "host"), "--code", "7-purple-sausage", "--ready-file", str(ready),
+         "--transcript", str(tmp_path / "host.sasaki")],
+        cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists():
+            assert host.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        joined = cli("join", "7-purple-sausage", "--new", "--address", ready.read_text().strip(), "--interface",
+                     "127.0.0.1", "--data-dir", str(tmp_path / "person"), "--name", "Mina")
+        out, _ = host.communicate(timeout=120)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    assert joined.returncode == 1, joined.stdout + joined.stderr
+    assert "This table plays Sasku, which a person cannot play at the terminal or the page yet" in joined.stdout
+    assert "Traceback" not in joined.stdout + joined.stderr
+    assert host.returncode == 0, out
+    assert "Mina left during hand 1" not in out and "forfeits it; nobody is blamed" in out
+    audit = json.loads(cli("audit", "--json", str(tmp_path / "host.sasaki")).stdout)
+    assert audit["ok"] and sorted(audit["totals"]) == [0, 0, 6, 6]
