@@ -218,8 +218,9 @@ def add_peer_options(parser: argparse.ArgumentParser) -> None:
                        help="how long you have to claim a run, Stop, chata or kkojda before it declines "
                             "(default 30)")
     group.add_argument("--proof-workers", type=int, default=default_proof_workers(), metavar="N",
-                       help="processes that make and check the shuffle proofs side by side (default: one "
-                            "per core when the machine has several, else 0: in this process)")
+                       help="processes that make and check the shuffle proofs side by side (default: "
+                            f"${PROOF_WORKERS_ENV} where it is set, else one per core when the machine has "
+                            "several, else 0: in this process)")
     group.add_argument("--heartbeat", type=heartbeat_seconds, default=5.0, metavar="SECONDS",
                        help="a player from whom nothing arrives for this long (every peer sends a "
                             "keep-alive each second) is shown offline; so are you, when nothing arrives "
@@ -245,8 +246,16 @@ def add_name_option(group: Any) -> None:
                             "kept in DATA_DIR/name ('sasaki name' shows and changes that one)")
 
 
+PROOF_WORKERS_ENV = "SASAKI_PROOF_WORKERS"
+
+
 def default_proof_workers() -> int:
-    """One proof worker per core on a machine with several cores; none on a single core."""
+    """``--proof-workers``' default: the whole number in the environment variable
+    SASAKI_PROOF_WORKERS where it is set (0: prove in this process), else one proof worker per
+    core on a machine with several cores and none on a single core."""
+    value = os.environ.get(PROOF_WORKERS_ENV, "").strip()
+    if value.isdigit():
+        return int(value)
     cores = os.cpu_count() or 1
     return cores if cores > 1 else 0
 

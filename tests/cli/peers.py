@@ -12,7 +12,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def env() -> dict[str, str]:
-    return dict(os.environ, PYTHONUNBUFFERED="1")
+    """A ``sasaki`` process's environment: unbuffered, and its proofs made in its own process
+    (each proof worker is an interpreter start, about 0.5 s of CPU, in every peer of every
+    test: the pool has its own tests, and test_table_processes runs a creator with two)."""
+    return dict(os.environ, PYTHONUNBUFFERED="1", SASAKI_PROOF_WORKERS="0")
 
 
 def sasaki(*argv: str, **kwargs) -> subprocess.Popen:

@@ -58,7 +58,8 @@ def audit(path) -> dict:
 
 
 def test_four_processes_play_a_two_hand_match_and_every_transcript_audits(tmp_path):
-    results, transcripts = play_match(tmp_path, mdns=False, hands=2)
+    """The creator proves on two worker processes (the others' environment says 0)."""
+    results, transcripts = play_match(tmp_path, mdns=False, hands=2, extra=("--proof-workers", "2"))
     host_out = results[0][1]
     assert "Table code: " in host_out and "Hand 2 is over" in host_out
     assert len({p.read_bytes() for p in transcripts}) == 1  # the same canonical records everywhere

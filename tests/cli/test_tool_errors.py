@@ -127,3 +127,24 @@ def test_fast_signs_every_delay_zero():
     args.fast = False
     assert pace_from_args(args) == sasaki_pace() and dict(sasaki_pace().delays) == {
         "run": 4000, "expose": 4000, "stop": 4000, "lead": 4000, "chata": 3000, "kkojda": 3000, "turn": 1000}
+
+
+def test_the_proof_workers_default_comes_from_the_environment_where_it_is_set(monkeypatch):
+    """SASAKI_PROOF_WORKERS sets --proof-workers' default (a whole number); unset or not a
+    number, one worker per core on a machine with several (here: two cores), else none."""
+    import os
+
+    from p2p_sasaki.cli.common import PROOF_WORKERS_ENV, default_proof_workers
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setenv(PROOF_WORKERS_ENV, "0")
+    assert default_proof_workers() == 0
+    monkeypatch.setenv(PROOF_WORKERS_ENV, "3")
+    assert default_proof_workers() == 3
+    for value in ("", "two", "-1"):
+        monkeypatch.setenv(PROOF_WORKERS_ENV, value)
+        assert default_proof_workers() == 2
+    monkeypatch.delenv(PROOF_WORKERS_ENV)
+    assert default_proof_workers() == 2
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    assert default_proof_workers() == 0
