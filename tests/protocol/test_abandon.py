@@ -573,6 +573,7 @@ def test_an_accomplice_that_reveals_its_key_but_never_signs_the_key_slots_abando
 
     net = Net(seed=6, config=ONE, tamper=withhold)
     card = net.peers[0].game.opening_card()
+    assert card is not None
     for i, peer in enumerate(net.peers):
         original = peer._begin_game
 
