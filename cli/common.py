@@ -376,7 +376,8 @@ def lan_address() -> str:
 class GameBot:
     """A bot for whichever game the table plays (a joiner learns it from the creator's
     options): Sasaki's bot of ``kind``, or Sasku's (p2p_sasaki.sasku.bots, behind the
-    adapter's TableBot) once it is shown a Sasku deal."""
+    adapter's TableBot) once it is shown a Sasku deal. A search bot ``thinks``: the driver
+    gives it a time budget (``seconds`` on ``clock``), passed on to the game's bot."""
 
     def __init__(self, kind: str, seed: int, level: int = DEFAULT_LEVEL) -> None:
         self.kind, self.seed, self.level = kind, seed, level
@@ -384,7 +385,8 @@ class GameBot:
         self._sasaki: Any = None
         self._sasku: Any = None
 
-    def choose(self, view: Any, legal: Any) -> Any:
+    def bot_for(self, view: Any) -> Any:
+        """The game's own bot for ``view`` (a Sasku deal, else a Sasaki seat view), made once."""
         from p2p_sasaki.sasku.deal import Deal
 
         if isinstance(view, Deal):
@@ -393,10 +395,13 @@ class GameBot:
                 from p2p_sasaki.sasku.bots import make_bot as make_sasku_bot
 
                 self._sasku = TableBot(make_sasku_bot(self.kind, random.Random(self.seed), self.level))
-            return self._sasku.choose(view, legal)
+            return self._sasku
         if self._sasaki is None:
             self._sasaki = make_bot(self.kind, random.Random(self.seed), self.level)
-        return self._sasaki.choose(view, legal)
+        return self._sasaki
+
+    def choose(self, view: Any, legal: Any, **budget: Any) -> Any:
+        return self.bot_for(view).choose(view, legal, **budget)
 
 
 def make_player(args: argparse.Namespace) -> Any:

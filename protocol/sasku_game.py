@@ -306,19 +306,21 @@ class TableBot:
     """An engine bot (p2p_sasaki.sasku.bots: ``choose(view, legal)``) at the table: the
     adapter's own steps are shown to it as the engine's (the public ``give`` as the engine's
     ``Give`` of the bidding turn); a forced answer (the give's hand-over, the give-back) is
-    made without asking it."""
+    made without asking it. A thinking bot (the search bot) gets the table's time budget,
+    ``seconds`` on ``clock``, where one is given."""
 
     def __init__(self, bot: Any) -> None:
         self.bot = bot
+        self.thinks = getattr(bot, "thinks", False)
 
-    def choose(self, view: Deal, legal: Sequence[Any]) -> Any:
+    def choose(self, view: Deal, legal: Sequence[Any], **budget: Any) -> Any:
         if len(legal) == 1:
             return legal[0]
         calls = [action for action in legal if isinstance(action, GiveCall)]
         if calls:
-            choice = self.bot.choose(view, legal_actions(view))
+            choice = self.bot.choose(view, legal_actions(view), **budget)
             return calls[0] if isinstance(choice, Give) else choice
-        return self.bot.choose(view, legal)
+        return self.bot.choose(view, legal, **budget)
 
 
 class SaskuGame:

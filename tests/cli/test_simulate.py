@@ -146,8 +146,32 @@ def test_bot_kind_and_level_choose_the_table_bot():
     parser = build_parser()
     player = make_player(parser.parse_args(["join", "7-a-b", "--bot", "--seed", "1",
                                             "--bot-kind", "search", "--level", "1"]))
-    assert isinstance(player.bot, SearchBot) and player.bot.rollouts == 10
+    bot = player.bot.bot_for(None)   # the bot of a Sasaki seat (a joiner plays the creator's game)
+    assert isinstance(bot, SearchBot) and bot.rollouts == 10 and player.bot.thinks
     player = make_player(parser.parse_args(["join", "7-a-b", "--bot", "--seed", "1"]))
-    assert isinstance(player.bot, HeuristicBot)  # --bot alone: the quick heuristic bot
+    assert isinstance(player.bot.bot_for(None), HeuristicBot)  # --bot alone: the quick heuristic bot
+    assert not player.bot.thinks
     args = parser.parse_args(["host", "--bots", "3"])
     assert args.bot_kind is None and args.level == 4  # host --bots: search (cli/host.py)
+
+
+def test_a_thinking_table_bot_passes_the_tables_time_budget_to_the_games_bot():
+    """The driver gives a search bot ``seconds`` on ``clock`` at a paced table (asking.py);
+    the command line's bot for either game hands them on, and a quick bot is asked without."""
+    import time
+
+    from p2p_sasaki.cli.common import GameBot
+
+    class Recorder:
+        def __init__(self):
+            self.calls = []
+
+        def choose(self, view, legal, **budget):
+            self.calls.append(budget)
+            return legal[0]
+
+    bot = GameBot("search", 1, 1)
+    bot._sasaki = recorder = Recorder()
+    assert bot.choose(None, ["a", "b"], seconds=0.5, clock=time.monotonic) == "a"
+    assert bot.choose(None, ["a", "b"]) == "a"
+    assert recorder.calls == [{"seconds": 0.5, "clock": time.monotonic}, {}]
