@@ -464,16 +464,12 @@ class Presenter:
             self.changed()
 
     def _notes(self, event: Any, session: Any) -> list[Note]:
-        game = getattr(getattr(session, "config", None), "game", None)
-        if getattr(game, "name", None) == "sasku":   # Sasku's own lines (cli/sasku_text.py)
-            from p2p_sasaki.cli.sasku_text import sasku_notes
-
-            sasku = sasku_notes(self, event, session)
-            if sasku is not None:
-                lines, phase = sasku
-                if phase is not None:
-                    self.phase = Phase[phase]
-                return [Note(text, NoteKind(kind)) for text, kind in lines]
+        own = self.part.notes(self, event, session)   # the game's own lines (Sasku: cli/sasku_text.py)
+        if own is not None:
+            lines, phase = own
+            if phase is not None:
+                self.phase = Phase[phase]
+            return [Note(text, NoteKind(kind)) for text, kind in lines]
         match event:
             case Links(offline=offline):
                 self.links_down = tuple(offline)   # the page marks them; the terminal tells waits only

@@ -34,6 +34,13 @@ class GamePart(Protocol):
     def action_for_text(self, presenter: Any, turn: Any, text: str) -> Any:
         """A typed answer as an action, or the presenter's Refusal."""
 
+    def notes(self, presenter: Any, event: Any, session: Any) -> Any:
+        """The game's own lines for ``event`` as ((text, note kind) pairs, the phase's name or
+        None), or None: told as any table's."""
+
+    def prompt_lines(self, prompt: Any) -> list[str] | None:
+        """The terminal's lines for ``prompt``; None: the terminal's own (Sasaki's)."""
+
 
 def part_for(game: Any) -> Any:
     """The part of ``game`` (a protocol Game, or its name): Sasaki's when unknown."""

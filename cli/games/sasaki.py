@@ -25,6 +25,9 @@ class SasakiPart:
     def action_for_text(self, presenter: Any, turn: Any, text: str) -> None:
         return None
 
+    def notes(self, presenter: Any, event: Any, session: Any) -> None:
+        return None   # every event told by the presenter itself
+
     def prompt_lines(self, prompt: Any) -> None:
         return None   # the terminal's own (cli/tui.py prompt_lines)
 

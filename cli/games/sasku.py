@@ -205,6 +205,13 @@ class SaskuPart:
 
     # -- words and the snapshot ---------------------------------------------------------
 
+    def notes(self, presenter: Any, event: Any, session: Any) -> Any:
+        """A deal's public facts, its points and the race (cli/sasku_text.py); None: an event
+        told as any table's."""
+        from p2p_sasaki.cli.sasku_text import sasku_notes
+
+        return sasku_notes(presenter, event, session)
+
     def prompt_lines(self, prompt: Any) -> list[str]:
         return prompt_lines(prompt)
 
