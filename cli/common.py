@@ -42,10 +42,9 @@ log = logging.getLogger(__name__)
 
 def config_from_args(args: argparse.Namespace) -> Any:
     if getattr(args, "game", "sasaki") == "sasku":
-        if not getattr(args, "bot", False):
-            raise SystemExit("sasaki: a person cannot play Sasku at the table yet (the terminal and the page know "
-                             "only Sasaki): create a Sasku table for bots with --bot (and --bots 3), or watch "
-                             "'sasaki demo --game sasku'")
+        if not getattr(args, "bot", False) and getattr(args, "web", False):
+            raise SystemExit("sasaki: the page does not show Sasku yet: play a Sasku table at the terminal "
+                             "(leave --web out), or create one for bots with --bot")
         return TableConfig(hands=args.hands or SASKU_HANDS, game=sasku_game_from_args(args), proofs=not args.no_proofs,
                            pace=sasku_pace_from_args(args))
     lead = str(resolve_lead_card(args.lead, datetime.datetime.now().hour))

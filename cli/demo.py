@@ -75,9 +75,9 @@ def _env() -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.game == "sasku" and args.human:
-        print("sasaki demo: --human plays Sasaki only for now (the terminal and the page do not show Sasku "
-              "yet); 'sasaki demo --game sasku' lets four bots play it.", file=sys.stderr)
+    if args.game == "sasku" and args.human and args.web:
+        print("sasaki demo: the page does not show Sasku yet: 'sasaki demo --game sasku --human' plays it "
+              "at the terminal.", file=sys.stderr)
         return 2
     if args.local:
         if args.game != "sasaki":

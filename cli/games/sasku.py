@@ -248,10 +248,11 @@ class SaskuPart:
             trump = None if view.trump is None else _suit_word(view.trump)
             cards, tricks = view.card_points, view.tricks
             if view.declarer is not None:
-                contract = (f"{presenter.label(view.declarer)} ({self.pair_label(presenter, view.declarer % 2)}) "
-                            f"plays {view.high_bid}" if view.high_bid else
-                            f"{presenter.label(view.declarer)} declares") + (
-                    f", trump {trump}" if trump else "") + (", diamonds" if view.diamonds else "")
+                who = presenter.label(view.declarer)
+                contract = (f"{who} ({self.pair_label(presenter, view.declarer % 2)}) plays {view.high_bid}"
+                            if view.high_bid else f"{who} declares")
+                contract += f", trump {trump}" if trump else ""
+                contract += ", diamonds" if view.diamonds and trump != "diamonds" else ""
             elif view.high_bidder is not None:
                 contract = f"{presenter.label(view.high_bidder)} bids {view.high_bid}"
         pairs = tuple(PairScore(self.pair_label(presenter, p), TEAMS[p], you is not None and you % 2 == p,
