@@ -787,7 +787,7 @@ class Presenter:
         if self.part.name != "sasaki":
             return self.part.side_text(self)   # type: ignore[no-any-return]
         view = self.view
-        if view is None or self.you is None or not self.person:
+        if not isinstance(view, SeatView) or self.you is None or not self.person:   # (Sasku has fixed pairs)
             return ""
         mine = [str(c) for c in view.dealt if str(c) in ("TH", "TD")]
         if len(mine) == 2:
