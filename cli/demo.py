@@ -75,10 +75,6 @@ def _env() -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.game == "sasku" and args.human and args.web:
-        print("sasaki demo: the page does not show Sasku yet: 'sasaki demo --game sasku --human' plays it "
-              "at the terminal.", file=sys.stderr)
-        return 2
     if args.local:
         if args.game != "sasaki":
             print("sasaki demo: --local plays Sasaki only (drop --local for Sasku over the real protocol).",

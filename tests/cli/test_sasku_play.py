@@ -206,3 +206,14 @@ def test_the_terminal_shows_the_contract_the_trick_the_hand_and_the_race():
     assert first[4].startswith("Your turn: play a card") and first[5].startswith("  Cards you can choose: ")
     assert first[6] == "  (Type the card to play, like QH; 'help' for help)"
     print("\n".join(first))
+
+
+def test_the_server_serves_sasku_s_page_to_a_sasku_presenter_and_sasaki_s_unchanged():
+    from p2p_sasaki.cli.web.page import page
+    from p2p_sasaki.cli.web.sasku_page import sasku_page
+    from p2p_sasaki.cli.web.server import WebTable
+
+    assert WebTable(Presenter()).page() == page()
+    sasku = WebTable(Presenter(game=GAME)).page()
+    assert sasku == sasku_page() and "<title>Sasku table</title>" in sasku and "innerHTML" not in sasku
+    assert '"Play" : "Return"' in sasku and ">Close table</button>" in sasku
