@@ -159,6 +159,11 @@ class SasakiState:
     def __init__(self, hand: Hand) -> None:
         self.hand = hand
 
+    def __deepcopy__(self, memo: dict[int, object]) -> SasakiState:
+        """An independent copy (the engine's :meth:`Hand.copy`; the session keeps one to
+        return to a slot it was voted out of)."""
+        return SasakiState(self.hand.copy())
+
     def slot(self) -> Slot | None:
         d: Decision = self.hand.decision
         if d.kind is DecisionKind.OVER:

@@ -147,6 +147,27 @@ class _Stop(Exception):
 
 
 @dataclass(frozen=True)
+class _Kept:
+    """The last game slot this peer completed with its own answer in it (any, for the audit's
+    observer), kept until the next slot completes: the state before it, should a complete
+    abandon of that slot name this seat silent (the others never got its answer; docs/protocol.md,
+    "Answered and voted out": the seat returns to the slot)."""
+
+    hand: int
+    slot: int
+    prev: bytes
+    seats: tuple[int, ...]
+    phase: Phase
+    state: GameState | None
+    opened: int
+    opener: int | None
+    played: int
+    handing: tuple[int, int, HandOver] | None
+    give_due: _GiveDue | None
+    settle: tuple[int, list[Any] | None] | None
+
+
+@dataclass(frozen=True)
 class _GiveDue:
     """A give's proof, verified once the hand-over in the next slot names the position."""
 
@@ -239,6 +260,8 @@ class TableSession:
         # whose own answer of it is recorded (they answered and were voted out)
         self._abandoned_unit: tuple[int, bytes, tuple[int, ...], tuple[int, ...]] | None = None
         self._voted_out: set[int] = set()
+        self._alone: _Kept | None = None          # the last slot, if one seat completed it alone
+        self._parked: list[SignedMessage] = []     # the others' next slot, before their abandon of it is in
         self.abandoned_hands: list[HandAbandoned] = []
 
     @property
@@ -686,6 +709,8 @@ class TableSession:
         # the chain first: a message that does not fit the agreed chain says nothing about the
         # game state it was signed in (in a file: a record before it was altered or removed)
         if body.prev != self.chain:
+            if self._park(message):
+                return
             self._forked(body.hand)
             if self._was_absent(body.sender, body.hand):
                 return   # its own fork (rule 3 at its end): dropped, not blamed
@@ -732,6 +757,8 @@ class TableSession:
     def _complete(self) -> bool:
         """Complete the current slot if every expected message is in. Returns True if it did."""
         if self.hand_no >= 1 and self.phase is not Phase.DONE:
+            if self._return_voted_out():
+                return True
             if self._complete_abandon():
                 return True
             if self._i_abandoned() and not self._overtaken():
@@ -751,6 +778,7 @@ class TableSession:
                                                                or self.source.final_deal() is None):
             return False
         got, slot = self._got, self.slot
+        self._alone = self._alone_before(slot)
         after = self._outcome(got)
         self._close(slot, got)
         self._got = {}
@@ -838,7 +866,7 @@ class TableSession:
         self._settle = None
         self.abandons.start_hand()
         self._hand_keys = {}
-        self._abandoned_unit, self._voted_out = None, set()
+        self._abandoned_unit, self._voted_out, self._alone, self._parked = None, set(), None, []
         assert self.seat_keys is not None
         self.source = self.dealer.hand(HandSetup(
             self.my_seat, self.game.seats, self.game.n_cards, self.identity, self.seat_keys, self.table_id,
@@ -1222,6 +1250,8 @@ class TableSession:
         (it was cut off while the others abandoned): this peer's chain forked; it stops, naming
         nobody."""
         if self.my_seat is not None and self.abandons.cut_off(hand, slot, self.my_seat, self._unit()):
+            if self._rewind_of((hand, slot)) is not None:
+                return   # my own turn, voted out: _complete returns to it
             raise _Stop(None, slot, f"the other seats abandoned hand {hand} slot {slot} while this seat was "
                         "cut off; this seat's table has gone on without it", BlameBasis.ABANDONED, hand)
 
@@ -1293,6 +1323,70 @@ class TableSession:
             return
         self._voted_out.add(body.sender)
         self._events.append(Record(encode_record(KIND_ENVELOPE, message.raw)))
+
+    def _alone_before(self, slot: int) -> _Kept | None:
+        """The state before a game slot (the opening or a decision) with my answer in it (any,
+        for the audit's observer), kept until the next slot completes."""
+        seats = self._expected()
+        if self.phase not in (Phase.OPENING, Phase.PLAY) or (
+                self.identity is not None and self.my_seat not in seats):
+            return None
+        return _Kept(self.hand_no, slot, self.chain, seats, self.phase, copy.deepcopy(self.state), self._opened,
+                     self._opener, len(self._slots_played), self._handing, self._give_due, self._settle)
+
+    def _rewind_of(self, unit: tuple[int, int]) -> _Kept | None:
+        """The kept slot, if ``unit`` is it and this peer is still in the slot right after it
+        (nothing else completed since)."""
+        alone = self._alone
+        if alone is None or (alone.hand, alone.slot) != unit or self._unit() != (alone.hand, alone.slot + 1):
+            return None
+        return alone
+
+    def _names_silent(self, alone: _Kept) -> bool:
+        """Some abandon of the kept slot names this seat (the observer: any of its seats) silent."""
+        named = {self.my_seat} if self.my_seat is not None else set(alone.seats)
+        return any(isinstance(m.body.payload, Abandon) and named & set(m.body.payload.silent)
+                   for m in self.abandons.signed.get((alone.hand, alone.slot), {}).values())
+
+    def _park(self, message: SignedMessage) -> bool:
+        """A message of the slot after the kept one that does not fit my chain while an abandon
+        of the kept slot names its seat silent: the others' next slot, chained on their abandon,
+        here before the whole abandon is; held until then (rule 3 otherwise)."""
+        body = message.body
+        alone = self._rewind_of((body.hand, body.slot - 1))
+        if alone is None or not self._names_silent(alone):
+            return False
+        self._parked.append(message)
+        return True
+
+    def _return_voted_out(self) -> bool:
+        """Answered and voted out on its own turn (docs/protocol.md): a complete abandon of the
+        kept slot, on its prev, names the seat that answered it alone silent. Its answer stays
+        recorded; the peer returns to the slot (chain, state) and closes it as abandoned, its
+        records right after that answer."""
+        alone = self._alone
+        if alone is None or self._rewind_of((alone.hand, alone.slot)) is None:
+            return False
+        unit = (alone.hand, alone.slot)
+        if not self._names_silent(alone):
+            return False
+        waits_on = frozenset(alone.seats) - self._absent
+        rejected, complete = self.abandons.complete(unit, alone.prev, waits_on, lambda _: True)
+        for sender, reason in rejected:
+            self._events.append(AbandonRejected(sender, reason))
+        if complete is None or (self.my_seat is not None and self.my_seat not in complete[0]):
+            return False
+        silent, signers = complete
+        self.chain, self.slot, self.phase, self.state = alone.prev, alone.slot, alone.phase, alone.state
+        self._opened, self._opener, self._handing = alone.opened, alone.opener, alone.handing
+        self._give_due, self._settle = alone.give_due, alone.settle
+        del self._slots_played[alone.played:], self._hashes[alone.played:]
+        self._got, self._alone = {}, None
+        self._voted_out.update(silent)
+        self._pending.extend(self._parked)
+        self._parked = []
+        self._close_abandoned(unit, signers, silent)
+        return True
 
     def _gone(self, names: str) -> str:
         """Who is absent from the hand, in the verdict's words."""

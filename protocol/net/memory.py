@@ -23,7 +23,8 @@ How a link behaves (it mirrors the TCP :class:`~p2p_sasaki.protocol.net.mesh.Mes
   each change is seen at once by both ends (``is_connected``, ``wait_connected``...);
 - each direction of a link has a send queue (``queue_size`` frames); while the link is
   down, frames wait there and go out when it is back up;
-- a frame taken from the queue is *on the wire*: after ``latency`` seconds (plus a delay
+- a frame taken from the queue is *on the wire*: after ``latency`` seconds (the
+  conditions', or the direction's own: :meth:`MemoryNetwork.set_latency`; plus a delay
   for a held-back frame) it is put in the receiver's ``received`` channel. When the link
   goes down, every frame on the wire is lost, as a frame being written when a TCP
   connection breaks is;
@@ -172,9 +173,20 @@ class MemoryNetwork:
         for (a, b), direction in self._directions.items():
             self._links[frozenset((a, b))].directions.append(direction)
         self._offline: set[bytes] = set()
+        self._latency: dict[tuple[bytes, bytes], float] = {}
         self._order = itertools.count()
         self._changed = trio.Event()
         self._transports = {key: MemoryTransport(self, key, receive_buffer, queue_size) for key in keys}
+
+    def set_latency(self, source: bytes, target: bytes, seconds: float) -> None:
+        """Every frame from ``source`` to ``target`` (from now on) spends ``seconds`` on the wire
+        instead of the conditions' ``latency`` (one slow link; no seeded draw changes)."""
+        if (source, target) not in self._directions or not 0 <= seconds < math.inf:
+            raise ValueError("a latency is set on a link between two members, finite and not negative")
+        self._latency[(source, target)] = seconds
+
+    def _latency_of(self, direction: _Direction) -> float:
+        return self._latency.get((direction.source, direction.target), self.conditions.latency)
 
     def transport(self, key: bytes) -> MemoryTransport:
         """The endpoint of the member ``key`` (the same object every time, until :meth:`restart`)."""
@@ -311,7 +323,7 @@ class MemoryNetwork:
         direction.bytes_sent += HEADER_SIZE + len(frame)
         if not link.up:   # it broke while the frame was being taken (or the lose rule broke it)
             return
-        due = trio.current_time() + conditions.latency + delay
+        due = trio.current_time() + self._latency_of(direction) + delay
         for _ in range(copies):
             heapq.heappush(direction.wire, (due, next(self._order), link.epoch, frame))
         direction.arrived.set()
@@ -357,7 +369,7 @@ class MemoryNetwork:
         while True:
             await trio.sleep(keepalive_interval(self.heartbeat))
             if link.up and not link.unplugged:
-                due = trio.current_time() + self.conditions.latency
+                due = trio.current_time() + self._latency_of(direction)
                 heapq.heappush(direction.wire, (due, next(self._order), link.epoch, b""))
                 direction.arrived.set()
 

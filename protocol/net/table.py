@@ -87,8 +87,10 @@ Abandon and leaving
 While the session waits for other seats, :class:`Waiting` carries since when (``since``, trio
 time: the clock restarts whenever the hand, the slot or the awaited seats change) and when
 the stall deadline falls (``deadline`` = since + the table's signed ``stall_ms``). At the
-deadline (while a present seat is awaited, never before since + its answer deadline +
-``ANSWER_GRACE``: a person still allowed to think is never called silent), or at once when
+deadline (while a present seat is awaited, never before its answer deadline +
+``ANSWER_GRACE`` counted from when it could enter the slot: ``since``, or later when my own
+answer that completed the previous slot is still held by the shot clock; a person still
+allowed to think is never called silent), or at once when
 every awaited seat signed a leave notice (``left``; the session's
 :class:`~p2p_sasaki.protocol.events.SeatLeft`), the driver reports :class:`Stalled` and asks
 the player (``Player.stalled``, in its own task, cancelled if the seat answers meanwhile).
@@ -508,6 +510,7 @@ class _Driver:
         self.links: tuple[int, ...] = ()           # the members reported without a live link (Links)
         self.wait_key: tuple[Any, ...] = ()
         self.wait_since = trio.current_time()
+        self.wait_opened = float("-inf")           # my own frames still held when the wait began go out then
         self.stall_asked = False
         self.kept_waiting = False                  # my player chose "keep waiting" (or could not abandon)
         self.choosing: trio.CancelScope | None = None
@@ -686,6 +689,7 @@ class _Driver:
         wait_key = (session.hand_no, session.slot, waiting)
         if wait_key != self.wait_key:     # a new wait: its clock starts now, its choices are asked anew
             self.wait_key, self.wait_since, self.stall_asked = wait_key, trio.current_time(), False
+            self.wait_opened = self.pacer.last_held()   # the awaited seats enter the slot only then
             self.kept_waiting = False
             if self.choosing is not None:
                 self.choosing.cancel()
@@ -714,8 +718,11 @@ class _Driver:
         if not present and not self.kept_waiting:
             return float("-inf")          # every seat we wait for left: no need to wait for the deadline
         pace = self.pacer.pace
-        if present:   # never before a present seat's answer deadline is surely over
-            return self.wait_since + max(pace.stall_deadline, pace.answer_deadline + ANSWER_GRACE)
+        if present:   # never before a present seat's answer deadline is surely over, counted from
+            # when it could enter the slot (my own answer that completed the previous one held
+            # by the shot clock until then)
+            opened = max(self.wait_since, self.wait_opened)
+            return max(self.wait_since + pace.stall_deadline, opened + pace.answer_deadline + ANSWER_GRACE)
         return self.wait_since + pace.stall_deadline
 
     def _maybe_choose(self, nursery: trio.Nursery) -> None:

@@ -382,3 +382,105 @@ async def test_keep_waiting_after_a_quit_waits_one_deadline(autojump_clock):
     asked = table.players[0].asked   # type: ignore[attr-defined]
     (first, _), (second, _) = table.of(0, Stalled)
     assert len(asked) == 2 and asked[0].left and second == first + STALL
+
+
+class SlowPerson(Person):
+    """A person who thinks ``slow`` seconds at its first turn after the opening slot (any
+    turn: a play or a pass) that it enters after the others (``sent_at()``: when its own last
+    answer went out; one that went out less than ``LATENCY`` ago, the previous slot's last,
+    lets it enter this slot before the others get it), then answers as its bot would."""
+
+    def __init__(self, bot: Any, slow: float, sent_at: Any) -> None:
+        super().__init__(bot, slow=slow)
+        self.sent_at = sent_at
+
+    async def decide(self, turn: Turn) -> Any:
+        from p2p_sasaki.sasaki.hand import DecisionKind
+        if (self.slow and turn.decision.kind is DecisionKind.TURN and len(turn.view.history) >= 1
+                and trio.current_time() - self.sent_at() >= LATENCY):
+            await trio.sleep(self.slow)
+            self.slow = 0.0
+        return await BotPlayer.decide(self, turn)
+
+
+LATENCY = 1.5   # each frame of the slow person's, on the wire
+
+
+async def slow_person_table(think: float) -> tuple[Table, list[Any]]:
+    """Three bots and a person (peer ``VICTIM``) whose frames spend 1.5 s on each of its
+    links (MemoryNetwork.set_latency): at its first turn with a single it thinks ``think``
+    seconds. The answer and stall deadlines are both 10 s (the stall deadline is at least the
+    answer deadline)."""
+    from p2p_sasaki.protocol.net.pacing import WindowOpened
+    from p2p_sasaki.protocol.sasaki_game import sasaki_pace
+    pace = sasaki_pace(window=4.0, claim=3.0, turn=1.0, answer=10.0, stall=10.0)
+    cfg = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3S")), proofs=False, pace=pace)
+    table = Table()
+    network = MemoryNetwork(KEYS)
+    for n in range(4):
+        if n != VICTIM:
+            network.set_latency(KEYS[VICTIM], KEYS[n], LATENCY)
+    players: list[Any] = [Chooser(HeuristicBot(random.Random(n)), []) for n in range(4)]
+
+    def sent_at() -> float:
+        now = trio.current_time()    # the current decision's own WindowOpened is due later
+        return max((e.at + e.delay for _, e in table.of(VICTIM, WindowOpened) if e.at + e.delay <= now),
+                   default=float("-inf"))
+
+    players[VICTIM] = SlowPerson(HeuristicBot(random.Random(VICTIM)), think, sent_at)
+
+    def on_event(n: int) -> Any:
+        def event(ev: Any, session: Any) -> None:
+            table.events[n].append((trio.current_time(), ev))
+            if isinstance(ev, Record):
+                table.records[n].append(ev.data)
+            if session is not None and getattr(session, "my_seat", None) is not None:
+                table.seats[n] = session.my_seat
+        return event
+
+    async def peer(n: int) -> None:
+        table.results[n] = await run_table(
+            IDENTITIES[n], ROSTER, cfg if n == 0 else None, player=players[n], transcript_path=None,
+            on_event=on_event(n), linger=5.0, config_codec=(encode_config, decode_config),
+            transport=network.transport(KEYS[n]), step_in_thread=False,
+            entropy=SeededEntropy(b"slow person %d" % n))
+
+    with trio.fail_after(600):    # virtual time: a hang is a TooSlowError
+        async with trio.open_nursery() as nursery:
+            for n in range(4):
+                nursery.start_soon(peer, n)
+    return table, players
+
+
+async def test_bots_never_abandon_a_present_person_still_inside_its_answer_deadline(autojump_clock):
+    """Issue 18 ("No hang, ever"): a present person thinks 9.5 s on a turn (inside its 10 s
+    answer deadline) and its play spends 1.5 s on the wire, so it reaches the bots at 11 s,
+    after both the stall and the answer deadline (10 s). The bots wait (the stall
+    question is due at the answer deadline + ANSWER_GRACE, 12 s): nobody is asked, nothing is
+    abandoned, the hand is played out and the four transcripts are identical and complete."""
+    table, players = await slow_person_table(9.5)
+    assert players[VICTIM].slow == 0.0                      # it did think 9.5 s on a turn
+    for n in range(4):
+        assert table.of(n, Stalled) == [] and table.of(n, HandAbandoned) == [], (n, table.of(n, Stalled))
+    assert all(r is not None and not isinstance(r, BaseException) for r in table.results)
+    transcripts = {b"".join(records) for records in table.records}
+    assert len(transcripts) == 1
+    audit = audit_table(transcripts.pop())
+    assert audit.status is AuditStatus.COMPLETE and audit.blame is None and audit.forfeits == (None,)
+
+
+async def test_without_the_grace_the_bots_abandon_the_slow_person_at_its_answer_deadline(
+        autojump_clock, monkeypatch):
+    """The test above without the rule (ANSWER_GRACE = 0: the behaviour issue 18 found, "a bot
+    abandons for a present but slow person at the answer deadline"): the bots are asked at
+    10 s, abandon the person before its play arrives, and the hand is its forfeit."""
+    from p2p_sasaki.protocol.net import table as driver
+    monkeypatch.setattr(driver, "ANSWER_GRACE", 0.0)
+    table, players = await slow_person_table(9.5)
+    assert players[VICTIM].slow == 0.0
+    seat = table.seats[VICTIM]
+    for n in PRESENT:
+        (_, stall), *_ = table.of(n, Stalled)
+        assert stall.seats == (seat,)
+        (_, event), = table.of(n, HandAbandoned)
+        assert event.forfeit == seat

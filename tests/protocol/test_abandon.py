@@ -291,19 +291,56 @@ def test_a_complete_hand_keeps_its_score_when_the_next_is_abandoned():
 
 
 @pytest.mark.parametrize("seed", [3, 9])   # 9: the others' next slot reaches it before their whole abandon
-def test_a_seat_cut_off_after_completing_its_own_turn_stops_naming_nobody(seed):
-    """Rule 3: the silent seat completed its turn slot by itself (its play never left); the
-    others abandon that slot naming it. It stops with nobody named, never blaming the honest
-    seats whose next messages no longer fit its chain."""
+def test_a_seat_voted_out_after_completing_its_own_turn_says_it_answered_and_was_voted_out(seed):
+    """Finding 7 of issue 18 on the expelled seat's own turn: it completed its turn slot by
+    itself (its play never left); the others abandon that slot naming it silent. It does not
+    stop as cut off: it returns to the slot's prev, records their abandon after its own answer
+    (docs/protocol.md, "Answered and voted out"), follows their KEYS slot, and its own
+    transcript audits complete with a note that it answered and was voted out, not that it
+    left. The others' transcripts are unchanged (they say it left)."""
     net = Net(seed=seed, config=ONE, tamper=Silence(1, after_the_strips))
     net.start()
     net.run()
     victim = net.peers[1]
+    seat = seat_of(net, 1)
     assert victim.slot == net.peers[0].slot + 1        # it went on alone
+    slot = net.peers[0].slot
     abandon_all(net, present(net, 1))
-    assert victim.blame is not None and victim.blame.seat is None and victim.blame.basis is BlameBasis.ABANDONED
-    assert "while this seat was cut off" in victim.blame.reason
+    assert victim.blame is None and victim.finished
     assert all(net.peers[i].blame is None and net.of_type(i, HandAbandoned) for i in present(net, 1))
+    (event,) = net.of_type(1, HandAbandoned)
+    assert (event.slot, event.left, event.forfeit) == (slot, (seat,), seat)
+    assert event.reason.startswith(f"S{seat} answered hand 1 slot {slot} and was voted out by ")
+    assert "it forfeits the hand" in event.reason and " left" not in event.reason
+    theirs = net.of_type(0, HandAbandoned)[0]
+    assert "left during hand 1" in theirs.reason
+    assert net.of_type(1, MatchEnded)[-1].totals == net.of_type(0, MatchEnded)[-1].totals
+    audit = audit_table(net.transcript(1))
+    assert audit.status is AuditStatus.COMPLETE and audit.blame is None and audit.forfeits == (seat,)
+    assert audit.note is not None and f"S{seat} answered hand 1 slot {slot} and was voted out" in audit.note
+    assert " left" not in audit.note
+    assert len({net.transcript(i) for i in present(net, 1)}) == 1
+
+
+def test_a_seat_voted_out_of_its_own_turn_that_it_completed_alone_says_so_too():
+    """The same on a turn (the slot waits for the victim alone): its play completes the slot
+    at once on its own peer and never reaches the others, who abandon the turn naming it."""
+    def own_turn(body) -> bool:
+        return (body.hand == 1 and body.slot > LEAD_SLOT and body.type == "table/action"
+                and body.payload.verb in ("play", "pass"))
+
+    net = Net(seed=3, config=ONE, tamper=Silence(2, own_turn))
+    net.start()
+    net.run()
+    victim, seat = net.peers[2], seat_of(net, 2)
+    slot = net.peers[0].slot
+    assert net.peers[0].waiting_for == (seat,) and victim.slot == slot + 1    # its turn, completed alone
+    abandon_all(net, present(net, 2))
+    assert victim.blame is None and victim.finished
+    (event,) = net.of_type(2, HandAbandoned)
+    assert event.reason.startswith(f"S{seat} answered hand 1 slot {slot} and was voted out by ")
+    audit = audit_table(net.transcript(2))
+    assert audit.status is AuditStatus.COMPLETE and audit.forfeits == (seat,) and "voted out" in (audit.note or "")
 
 
 def test_vector_abandoned_table_digest():
@@ -518,3 +555,50 @@ def test_a_seat_that_answered_and_was_voted_out_by_three_says_so_in_its_own_audi
         (theirs,) = net.of_type(i, HandAbandoned)
         assert "left during hand 1" in theirs.reason
     assert len({net.transcript(i) for i in others}) == 1
+
+
+def test_an_accomplice_that_reveals_its_key_but_never_signs_the_key_slots_abandon_keeps_the_table_waiting():
+    """The limit docs/protocol.md states ("Not settled"): the opening card's holder declines
+    and withholds its key; an accomplice reveals its key in that KEYS slot but never signs
+    its abandon. The two honest seats' abandon cannot complete (the accomplice's signature is
+    missing) and naming the accomplice too has no majority: the table waits for the refuser,
+    nobody is blamed, and nothing of the KEYS slot is recorded."""
+    holder_index: dict[str, int] = {}
+
+    def withhold(sender, envelope):
+        body = decode_envelope(envelope).body
+        if "i" in holder_index and sender == holder_index["i"] and body.type == "deck/key":
+            return []
+        return None
+
+    net = Net(seed=6, config=ONE, tamper=withhold)
+    card = net.peers[0].game.opening_card()
+    assert card is not None
+    for i, peer in enumerate(net.peers):
+        original = peer._begin_game
+
+        def refusing(peer=peer, original=original, i=i):
+            mine = peer._my_cards
+            if mine is not None and mine >> card & 1:
+                holder_index["i"] = i
+                peer._my_cards = mine & ~(1 << card)
+            original()
+            peer._my_cards = mine
+
+        peer._begin_game = refusing
+    net.start()
+    net.run()
+    refuser = holder_index["i"]
+    holder = seat_of(net, refuser)
+    accomplice = (refuser + 1) % 4
+    honest = [i for i in range(4) if i not in (refuser, accomplice)]
+    before = {i: net.transcript(i) for i in honest}
+    for i in honest:
+        assert net.peers[i].waiting_for == (holder,)     # the accomplice's key is in
+        assert net.peers[i].abandon()
+    net.run()
+    for i in honest:
+        peer = net.peers[i]
+        assert peer.blame is None and not peer.finished and peer.waiting_for == (holder,)
+        assert net.of_type(i, HandAbandoned) == [] and net.transcript(i) == before[i]
+        assert not peer.abandon()                         # it signed its one abandon of the slot
