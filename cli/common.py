@@ -42,10 +42,6 @@ log = logging.getLogger(__name__)
 
 def config_from_args(args: argparse.Namespace) -> Any:
     if getattr(args, "game", "sasaki") == "sasku":
-        if not getattr(args, "bot", False):
-            raise SystemExit("sasaki: a person cannot play Sasku at the table yet (the terminal and the page know "
-                             "only Sasaki): create a Sasku table for bots with --bot (and --bots 3), or watch "
-                             "'sasaki demo --game sasku'")
         return TableConfig(hands=args.hands or SASKU_HANDS, game=sasku_game_from_args(args), proofs=not args.no_proofs,
                            pace=sasku_pace_from_args(args))
     lead = str(resolve_lead_card(args.lead, datetime.datetime.now().hour))
@@ -408,9 +404,13 @@ def make_player(args: argparse.Namespace) -> Any:
     if args.bot:
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
         return BotPlayer(GameBot(args.bot_kind or "heuristic", seed, args.level))
+    from p2p_sasaki.cli.presenter import Presenter
     from p2p_sasaki.cli.tui import HumanPlayer
 
-    return HumanPlayer(timeout=args.timeout, wait_delay=WAIT_DELAY)
+    # The creator's game from the start (a page opened before the seats shows that game's page);
+    # a joiner's presenter learns the creator's game with the table's first event.
+    presenter = Presenter(timeout=args.timeout, game=getattr(args, "game", None))
+    return HumanPlayer(timeout=args.timeout, presenter=presenter, wait_delay=WAIT_DELAY)
 
 
 WAIT_DELAY = 2.0   # seconds: a person's terminal tells only the waits that last (tui.Narrator)

@@ -75,10 +75,6 @@ def _env() -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.game == "sasku" and args.human:
-        print("sasaki demo: --human plays Sasaki only for now (the terminal and the page do not show Sasku "
-              "yet); 'sasaki demo --game sasku' lets four bots play it.", file=sys.stderr)
-        return 2
     if args.local:
         if args.game != "sasaki":
             print("sasaki demo: --local plays Sasaki only (drop --local for Sasku over the real protocol).",

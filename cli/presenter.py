@@ -31,6 +31,8 @@ from typing import Any
 import trio
 
 from p2p_sasaki.cards import Card, CardNotationError, CardSet
+from p2p_sasaki.cli.games import part_for
+from p2p_sasaki.cli.prompts import Choice, ChoiceGroup, Note, NoteKind, Prompt, Refusal
 from p2p_sasaki.cli.render import action_text
 from p2p_sasaki.protocol.events import (
     AbandonRejected,
@@ -135,6 +137,10 @@ _AWAITED = {DecisionKind.TURN: "to play", DecisionKind.RUN: "to answer the run w
             DecisionKind.KKOJDA: "to answer the kkojda chance", DecisionKind.EXPOSE: "to show a red ten",
             DecisionKind.OVER: "to finish the hand (the end-of-hand key check)"}
 
+_GAME_AWAITED = {"bid": "is to bid", "answer": "is to take or refuse a picture", "return": "is to hand a card back",
+                 "trump": "is to name the trump", "play": "is to play"}   # a Sasku decision, in the status line
+_GAME_AWAITED_TO = {kind: "to" + text[2:] for kind, text in _GAME_AWAITED.items()}   # ... in the waiting line
+
 RULES_HELP = """\
 Sasaki in short: 48 cards (no 2s), 12 each, ranks 3 (low) to A (high); suits never rank.
 Get rid of your cards: the order you go out in scores the hand.
@@ -184,24 +190,6 @@ OPEN_HAND = "Bot's hand, open to all"   # a bot in an empty seat plays with its 
 OFFLINE_TEXT = ("You are offline: no connection to any other player (check your network); "
                 "reconnecting, and the table goes on when you are back ...")
 
-class NoteKind(Enum):
-    INFO = "info"
-    PLAY = "play"
-    OUT = "out"
-    WAIT = "wait"
-    SCORE = "score"
-    ALERT = "alert"
-    PROGRESS = "progress"  # the deal's one line, refilled as it goes (a terminal rewrites it in place)
-
-
-@dataclass(frozen=True)
-class Note:
-    """One line worth telling the person."""
-
-    text: str
-    kind: NoteKind = NoteKind.INFO
-
-
 @dataclass(frozen=True)
 class SeatState:
     seat: int
@@ -222,36 +210,6 @@ class TopPlay:
     label: str
     cards: tuple[str, ...]
     combo: str
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One legal answer, suit variants folded: ``variants`` holds the cards of each."""
-
-    key: str                # "c1", "c2", ... "pass", "decline"
-    label: str              # "pair of 9", "Pass", "Chata with 4C 4S"
-    variants: tuple[tuple[str, ...], ...] = ()
-
-
-@dataclass(frozen=True)
-class ChoiceGroup:
-    title: str
-    choices: tuple[Choice, ...]
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """The decision the person is asked now."""
-
-    id: int
-    kind: str                      # DecisionKind value: "turn", "run", "stop", "chata", "kkojda", "expose"
-    question: str
-    groups: tuple[ChoiceGroup, ...]   # at a turn: the plays by kind; in a window: the claims
-    can_pass: bool
-    can_decline: bool
-    seconds: float | None           # the window's time to answer, None at a turn
-    deadline: float | None          # trio.current_time() when it declines
-    playable: tuple[str, ...] = ()  # cards that are part of some legal play
 
 
 @dataclass(frozen=True)
@@ -370,13 +328,7 @@ class TableView:
     side: str = ""                           # "Your side: red (partner unknown)", once you can know it
     hand_result: HandResult | None = None    # the last hand's result, until the next deal's cards
     direction: str = TURN_DIRECTION          # which way play goes: the next seat sits on your right
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """An answer that was not taken, and why (shown to the person)."""
-
-    reason: str
+    game: Any = None                         # the game's own part (cli/games): Sasku's SaskuTable; None for Sasaki
 
 
 @dataclass
@@ -399,8 +351,10 @@ class Presenter:
 
     LOG = 40
 
-    def __init__(self, timeout: float = 30.0, hands: int | None = None, person: bool = True) -> None:
+    def __init__(self, timeout: float = 30.0, hands: int | None = None, person: bool = True,
+                 game: Any = None) -> None:
         self.timeout = timeout
+        self.part: Any = part_for(game)   # the game's own part (cli/games): seats, cards, prompts, words
         self.hands = hands
         self.person = person          # a person sits at this seat ("you"); False: a bot's log
         self.session: Any = None      # the driver's session, read for who is awaited right now
@@ -484,6 +438,9 @@ class Presenter:
         """Follow one driver/session event; the notes it is worth."""
         if session is not None:
             self.session = session
+            game = getattr(getattr(session, "config", None), "game", None)
+            if game is not None and getattr(game, "name", None) != self.part.name:
+                self.part = part_for(game)
         notes = self._notes(event, session)
         if session is not None and getattr(session, "view", None) is not None:
             self.view = session.view
@@ -507,16 +464,12 @@ class Presenter:
             self.changed()
 
     def _notes(self, event: Any, session: Any) -> list[Note]:
-        game = getattr(getattr(session, "config", None), "game", None)
-        if getattr(game, "name", None) == "sasku":   # Sasku's own lines (cli/sasku_text.py)
-            from p2p_sasaki.cli.sasku_text import sasku_notes
-
-            sasku = sasku_notes(self, event, session)
-            if sasku is not None:
-                lines, phase = sasku
-                if phase is not None:
-                    self.phase = Phase[phase]
-                return [Note(text, NoteKind(kind)) for text, kind in lines]
+        own = self.part.notes(self, event, session)   # the game's own lines (Sasku: cli/sasku_text.py)
+        if own is not None:
+            lines, phase = own
+            if phase is not None:
+                self.phase = Phase[phase]
+            return [Note(text, NoteKind(kind)) for text, kind in lines]
         match event:
             case Links(offline=offline):
                 self.links_down = tuple(offline)   # the page marks them; the terminal tells waits only
@@ -563,7 +516,7 @@ class Presenter:
                 hand_no += self.hand_offset
                 self.hand_no, self.phase, self.progress = hand_no, Phase.DEALING, None
                 self.deal_steps = {}
-                self.sizes, self.finish, self.view = [CARDS_PER_SEAT] * SEATS, [], None
+                self.sizes, self.finish, self.view = [self.part.cards_per_seat] * self.part.seats, [], None
                 self.awaited, self.last_wait, self.open_hands = frozenset(), None, {}
                 of = f" of {self.hands}" if self.hands else ""
                 return [Note(f"Hand {hand_no}{of}: shuffling and dealing (every peer shuffles, with proofs) ...")]
@@ -723,7 +676,8 @@ class Presenter:
             view = view if view is not None else self.view
             what = "to shuffle and deal"
             if self.phase is Phase.PLAYING and view is not None:
-                what = _AWAITED.get(view.decision.kind, "")
+                what = _AWAITED.get(view.decision.kind, "") or _GAME_AWAITED_TO.get(
+                    str(getattr(view.decision.kind, "value", "")), "")
             elif self.phase in (Phase.HAND_OVER, Phase.MATCH_OVER):
                 what = "to finish the hand"
             line = f"Waiting for {names} {what} ...".replace("  ", " ")
@@ -755,7 +709,8 @@ class Presenter:
         if waiting is None or self.phase in (Phase.MATCH_OVER, Phase.STOPPED):
             waiting = tuple(sorted(self.awaited))
         if self.phase is Phase.PLAYING and self.view is not None:   # only those the game asks now
-            waiting = tuple(s for s in waiting if s in self.view.decision.seats)
+            asked = self.view.decision.seats if self.part.name == "sasaki" else self.part.awaited(self.view)
+            waiting = tuple(s for s in waiting if s in asked)
         return tuple(s for s in waiting if s != self.you)
 
     def status(self) -> str:
@@ -776,6 +731,8 @@ class Presenter:
                 return "Your turn: lead anything." if lead else "Your turn: beat the top play, or pass."
             if prompt.kind == "stall":
                 return "Your choice: the table waits for a player who does not answer."
+            if self.part.name != "sasaki":
+                return self.part.status(self, prompt.kind)   # type: ignore[no-any-return]
             name = _CLAIM_NAMES.get(DecisionKind(prompt.kind), prompt.kind)
             if not prompt.groups:
                 return f"{name} window: you have nothing to claim; it closes by itself."
@@ -797,6 +754,8 @@ class Presenter:
         if view is None:
             return ""
         kind = view.decision.kind
+        if self.part.name != "sasaki":
+            return self._game_status(view, awaited)
         if kind is DecisionKind.OVER:
             return f"Hand {self.hand_no} is over."
         others = frozenset(s for s in awaited if s != self.you)
@@ -808,12 +767,25 @@ class Presenter:
             return "Your turn." if seat == self.you else f"{self.label(seat)} is to play."
         return f"{_CLAIM_NAMES.get(kind, kind.value)} window."
 
+    def _game_status(self, view: Any, awaited: Sequence[int]) -> str:
+        """The status line of a game with its own part while nobody asks you."""
+        seat = view.decision.seat
+        if seat is None:
+            return f"Hand {self.hand_no} is over."
+        others = frozenset(s for s in awaited if s != self.you)
+        if others:
+            offline = tuple(sorted(set(self.offline) | set(self.links_down)))
+            return self.waiting_text(others, tuple(s for s in offline if s in others), self.session)
+        return f"{self.label(seat)} {_GAME_AWAITED.get(str(view.decision.kind.value), 'is to answer')}."
+
     def _names(self, seats: Sequence[int]) -> str:
         return ", ".join(self.label(s) + (" (no connection)" if s in self.offline else "") for s in seats)
 
     def side_text(self) -> str:
         """``Your side: red (partner unknown)``, ``... red, with S2``, ``... black``, ``... red,
         alone against three``: once this seat can know it (its dealt cards, then what is shown)."""
+        if self.part.name != "sasaki":
+            return self.part.side_text(self)   # type: ignore[no-any-return]
         view = self.view
         if not isinstance(view, SeatView) or self.you is None or not self.person:   # (Sasku has fixed pairs)
             return ""
@@ -945,6 +917,8 @@ class Presenter:
     # -- the snapshot --------------------------------------------------------------------
 
     def table(self) -> TableView:
+        if self.part.name != "sasaki":
+            return self._game_table()
         view = self.view
         passed: list[int] = passed_since_last_play(view) if view is not None else []
         awaited = set(self.awaiting()) if self._open is None or self._open.prompt.kind != "turn" else set()
@@ -978,10 +952,39 @@ class Presenter:
                          self.match_no, self.label(self.you) if self.you is not None else "",
                          self.status(), self.side_text(), self.result)
 
+    def _game_table(self) -> TableView:
+        """The snapshot of a game with its own part (Sasku): the seats as any table's, the
+        game's own values in ``game`` (cli/games)."""
+        part = self.part
+        view: Any = self.view   # the game's own view (Sasku's Deal)
+        awaited = set(self.awaiting()) if self._open is None else set()
+        seats = []
+        for seat in range(part.seats):
+            size = view.hand_size(seat) if view is not None else (self.sizes[seat] if self.you is not None else 0)
+            passed = view is not None and seat in view.passed
+            seats.append(SeatState(seat, "You" if seat == self.you else self.label(seat), seat == self.you, size,
+                                   passed, (), None, seat in awaited, seat in self.offline or seat in self.links_down))
+        game = part.table(self)
+        best = max(self.totals)
+        sheet = ScoreSheet(tuple(self.rows), self.totals, self.you,
+                           tuple(s for s, v in enumerate(self.totals) if v == best) if self.rows else (),
+                           self.phase is Phase.MATCH_OVER)
+        return TableView(self.version, self.phase, self.hand_no, self.hands, self.you,
+                         tuple(seats) if self.you is not None else (), None, (game.hand,) if game.hand else (),
+                         1, self.progress, self.waiting_for_how_long(),
+                         self._open.prompt if self._open is not None else None, sheet, tuple(self.log),
+                         self.verdict, self.transcript is not None,
+                         self.winner_text() if self.phase is Phase.MATCH_OVER else None, self.next_offer,
+                         self.match_no, self.label(self.you) if self.you is not None else "",
+                         self.status(), self.side_text(), self.result, game=game)
+
     # -- the desk: prompts and answers ---------------------------------------------------
 
     def prompt_for(self, turn: Turn) -> tuple[Prompt, dict[str, Action]]:
         """The prompt for ``turn`` and the action behind each choice key."""
+        own = self.part.prompt(self, turn)
+        if own is not None:
+            return own   # type: ignore[no-any-return]
         self._prompts += 1
         legal = tuple(turn.legal)
         kind = turn.decision.kind
@@ -1054,6 +1057,8 @@ class Presenter:
 
     def forced(self, turn: Turn) -> tuple[Action, Note | None] | None:
         """The only answer when the person has no choice, and what to tell (None: nothing)."""
+        if self.part.name != "sasaki":
+            return self.part.forced(self, turn)   # type: ignore[no-any-return]
         legal = list(turn.legal)
         if len(legal) != 1:
             return None
@@ -1140,6 +1145,8 @@ class Presenter:
         return action
 
     def action_for_cards(self, turn: Turn, text: str) -> Action | Refusal:
+        if self.part.name != "sasaki":
+            return self.part.action_for_text(self, turn, text)   # type: ignore[no-any-return]
         try:
             cards = CardSet.parse(text.upper().replace(",", " "))
         except CardNotationError as error:

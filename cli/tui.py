@@ -38,16 +38,12 @@ from p2p_sasaki.cli.presenter import (
 from p2p_sasaki.protocol.net.table import PlayerLeft, Stalled, Turn
 
 __all__ = ["Narrator", "HumanPlayer", "InputEnded", "LeftTable", "say", "grouped", "passed_since_last_play",
-           "table_lines", "prompt_lines"]
+           "table_lines", "prompt_lines", "game_lines"]
 
 
 class InputEnded(Exception):
     """The terminal's input ended at a prompt (Ctrl-D): the person walked away; the command
     exits with status 130 like an interrupt, without sending anything."""
-
-
-SASKU_NOT_YET = ("This table plays Sasku, which a person cannot play at the terminal or the page yet; you leave "
-                 "the table (the others are told at once). Bots can: 'sasaki demo --game sasku'.")
 
 
 class LeftTable(PlayerLeft):
@@ -166,6 +162,23 @@ def table_lines(table: TableView) -> list[str]:
     for seat in table.seats:
         if seat.open_cards:
             lines.append(f"{OPEN_HAND} ({seat.label}): {' '.join(seat.open_cards)}")
+    return lines
+
+
+def game_lines(table: TableView) -> list[str]:
+    """The table of a game with its own part (Sasku): the contract and trump, the trick in
+    the middle, your hand, each pair's points and the race to the target."""
+    game = table.game
+    if game is None:
+        return []
+    lines = []
+    if game.contract:
+        lines.append(f"Contract: {game.contract}." if game.trump is None or "trump" in game.contract
+                     else f"Contract: {game.contract}, trump {game.trump}.")
+    lines.append("Trick: " + (", ".join(f"{label} {card}" for _, label, card in game.trick) or "(empty)") + ".")
+    lines.append("Your hand: " + (" ".join(game.hand) or "(none)"))
+    lines.append("Pairs: " + "; ".join(f"{p.label}{' (yours)' if p.yours else ''} {p.card_points} card points, "
+                                       f"{p.tricks} tricks" for p in game.pairs) + f". Match: {game.race}.")
     return lines
 
 
@@ -290,13 +303,18 @@ class HumanPlayer:
         return self._reader
 
     async def decide(self, turn: Turn) -> Any:
-        if type(turn.view).__module__ == "p2p_sasaki.sasku.deal":   # a Sasku table (joined by code)
-            say(SASKU_NOT_YET)
-            raise LeftTable(SASKU_NOT_YET)
         opened = self.presenter.open(turn)
         if not isinstance(opened, Prompt):
             return opened
         self.reader.discard()       # keys typed while others thought are not answers
+        if self.presenter.part.name != "sasaki":   # a game with its own part (cli/games): its lines
+            for line in game_lines(self.presenter.table()) + self.presenter.part.prompt_lines(opened):
+                say(line)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._typed_game, opened)
+                action = await self.presenter.wait(opened)
+                nursery.cancel_scope.cancel()
+            return action
         if opened.kind == "turn":
             for line in table_lines(self.presenter.table()):
                 say(line)
@@ -350,6 +368,33 @@ class HumanPlayer:
                 say(again)
                 continue
             self.presenter.answer(prompt.id, key=key)
+            return
+
+    async def _typed_game(self, prompt: Prompt) -> None:
+        """Read lines until one answers ``prompt`` of a game with its own part: the part reads
+        the words (cli/games; Sasku: ``bid 6``, ``pass``, ``take``, ``trump h``, ``QH``)."""
+        while True:
+            line = await self.reader.line()
+            if line is None:
+                if _is_terminal():
+                    raise InputEnded("the input ended")
+                await trio.sleep_forever()   # no terminal: a page may still answer
+                return
+            text = line.strip()
+            lower = text.lower()
+            if not text:
+                continue
+            if lower in ("help", "?", "h"):
+                for help_line in self.presenter.part.prompt_lines(prompt):
+                    say(help_line)
+                continue
+            if lower in ("quit", "exit"):
+                await self._confirm_quit()
+                continue
+            result = self.presenter.answer(prompt.id, cards=text)
+            if isinstance(result, Refusal):
+                say(f"Illegal: {result.reason}.")
+                continue
             return
 
     async def _typed(self, prompt: Prompt) -> None:

@@ -222,6 +222,10 @@ class WebTable(PageServer):
         presenter.pages += 1
 
     def page(self) -> str:
+        if self.presenter.part.name == "sasku":   # the game's own page (Sasaki's is unchanged)
+            from p2p_sasaki.cli.web.sasku_page import sasku_page
+
+            return sasku_page()
         return page()
 
     def _on_change(self) -> None:

@@ -94,10 +94,10 @@ def test_export_gives_records_that_replay_and_the_oracle_accept_with_the_same_po
     assert given >= 1
 
 
-def test_a_person_who_joins_a_sasku_table_leaves_it_in_one_sentence_and_the_bots_settle_it(tmp_path):
-    """The terminal does not show Sasku yet: a person who joined a Sasku table by its code is
-    told so at their first decision and leaves (a signed leave notice, exit status 1); the
-    bots end the match with the forfeit (the other pair scores 6), and the transcript audits."""
+def test_a_person_who_quits_a_sasku_table_leaves_it_and_the_bots_settle_it(tmp_path):
+    """A person who joined a Sasku table by its code is shown their first decision and types
+    ``quit``: they leave (a signed leave notice, exit status 1); the bots end the match with
+    the forfeit (the other pair scores 6), and the transcript audits."""
     import time
 
     ready = tmp_path / "address"
@@ -112,15 +112,29 @@ def test_a_person_who_joins_a_sasku_table_leaves_it_in_one_sentence_and_the_bots
         while not ready.exists():
             assert host.poll() is None and time.monotonic() < deadline
             time.sleep(0.1)
-        joined = cli("join", "7-purple-sausage", "--new", "--address", ready.read_text().strip(), "--interface",
-                     "127.0.0.1", "--data-dir", str(tmp_path / "person"), "--name", "Mina")
+        person = subprocess.Popen(
+            [sys.executable, "-P", "-m", "p2p_sasaki", "join", "7-purple-sausage", "--new", "--address",
+             ready.read_text().strip(), "--interface", "127.0.0.1", "--data-dir", str(tmp_path / "person"),
+             "--name", "Mina"], cwd=ROOT, env=env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, bufsize=1)
+        assert person.stdin is not None and person.stdout is not None
+        seen = []
+        for line in person.stdout:          # typed once the first decision is asked (earlier lines are dropped)
+            seen.append(line)
+            if line.startswith("  (Type"):
+                person.stdin.write("quit\ny\n")
+                person.stdin.flush()
+                break
+        rest, _ = person.communicate(timeout=120)
+        joined = subprocess.CompletedProcess(person.args, person.returncode, "".join(seen) + rest, "")
         out, _ = host.communicate(timeout=120)
     finally:
-        if host.poll() is None:
-            host.kill()
-            host.wait()
+        for process in [host] + ([person] if "person" in locals() else []):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
     assert joined.returncode == 1, joined.stdout + joined.stderr
-    assert "This table plays Sasku, which a person cannot play at the terminal or the page yet" in joined.stdout
+    assert "(Type" in joined.stdout and "You leave the table." in joined.stdout   # asked a Sasku decision
     assert "Traceback" not in joined.stdout + joined.stderr
     assert host.returncode == 0, out
     assert "Mina left during hand 1" not in out and "forfeits it; nobody is blamed" in out

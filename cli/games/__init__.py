@@ -1,0 +1,54 @@
+"""Each game's part of what a person is shown (the presenter, cli/presenter.py, asks it).
+
+The presenter is the table-generic part: connections, the deal's progress, waits and stall
+questions, the score sheet, the status line, the desk where prompts are answered. What is a
+game's own it asks the game's part, chosen by the game's name (``Game.name``,
+protocol/game.py): how many seats and cards, the pairs, how cards are named and sorted,
+the prompt of a decision and its legal choices, how a typed answer reads, the notes of a
+deal and its result, the game's part of the snapshot a page draws.
+
+A third game plugs in with a module here whose part has the attributes and methods of
+:class:`GamePart`, and a line in :func:`part_for`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+__all__ = ["GamePart", "part_for"]
+
+
+class GamePart(Protocol):
+    name: str
+    seats: int
+    cards_per_seat: int
+    teams: tuple[tuple[int, ...], ...] | None   # fixed pairs; None: sides found during the hand
+
+    def prompt(self, presenter: Any, turn: Any) -> tuple[Any, dict[str, Any]] | None:
+        """The prompt for ``turn`` and the action behind each choice key; None: the
+        presenter's own (Sasaki's)."""
+
+    def forced(self, presenter: Any, turn: Any) -> tuple[Any, Any] | None:
+        """The only answer when the person has no choice, and the note to tell (or None)."""
+
+    def action_for_text(self, presenter: Any, turn: Any, text: str) -> Any:
+        """A typed answer as an action, or the presenter's Refusal."""
+
+    def notes(self, presenter: Any, event: Any, session: Any) -> Any:
+        """The game's own lines for ``event`` as ((text, note kind) pairs, the phase's name or
+        None), or None: told as any table's."""
+
+    def prompt_lines(self, prompt: Any) -> list[str] | None:
+        """The terminal's lines for ``prompt``; None: the terminal's own (Sasaki's)."""
+
+
+def part_for(game: Any) -> Any:
+    """The part of ``game`` (a protocol Game, or its name): Sasaki's when unknown."""
+    name = game if isinstance(game, str) else getattr(game, "name", "sasaki")
+    if name == "sasku":
+        from p2p_sasaki.cli.games.sasku import SaskuPart
+
+        return SaskuPart(getattr(game, "options", None))
+    from p2p_sasaki.cli.games.sasaki import SASAKI
+
+    return SASAKI

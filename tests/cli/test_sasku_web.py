@@ -1,0 +1,99 @@
+"""A person plays a whole Sasku match on the page by clicking (Playwright, Debian's
+Chromium): ``sasaki demo --game sasku --human --web --fast --target 4``. Every decision by
+its accessible button: ``Pass`` (else the lowest ``Bid N``), ``Take``, ``Trump hearts``, a
+card button like ``QH`` (only the legal ones enabled) then ``Play`` or ``Return``; ``Close
+table`` at the end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from tests.cli.peers import ROOT, env
+from tests.cli.web_player import CHROMIUM, Demo
+
+pytestmark = pytest.mark.slow
+
+
+def start(directory: Path) -> Demo:
+    import re
+
+    process = subprocess.Popen(
+        [sys.executable, "-P", "-m", "p2p_sasaki", "demo", "--game", "sasku", "--human", "--web", "--no-browser",
+         "--fast", "--target", "4", "--timeout", "120", "--name", "Mina", "--web-linger", "120", "--dir",
+         str(directory)], cwd=ROOT, env=env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    output: list[str] = []
+    url: list[str] = []
+    found = threading.Event()
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            output.append(line)
+            match = re.search(r"Your table in the browser: (\S+)", line)
+            if match:
+                url.append(match.group(1))
+                found.set()
+        found.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    found.wait(120)
+    if not url:
+        process.kill()
+        raise AssertionError("no page address printed:\n" + "".join(output))
+    return Demo(process, url[0], output, reader)
+
+
+def test_a_person_plays_a_sasku_match_by_clicking(tmp_path: Path) -> None:
+    assert Path(CHROMIUM).exists(), "install Debian's chromium (apt-get install -y chromium)"
+    demo = start(tmp_path / "demo")
+    clicked: list[str] = []
+    disabled_seen = 0   # card buttons shown disabled at a card decision (not choosable now)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM)
+            page = browser.new_page()
+            page.goto(demo.url)
+            assert page.title() == "Sasku table"
+            while True:
+                page.wait_for_selector("#choices button, #hand button:enabled, #leave:not([hidden])",
+                                       timeout=120000)
+                if page.is_visible("#leave"):
+                    break
+                names = [b.inner_text() for b in page.query_selector_all("#choices button")]
+                if names:
+                    pick = next((n for n in ("Pass", "Take", "Trump hearts") if n in names), names[0])
+                    page.get_by_role("button", name=pick, exact=True).click()
+                    clicked.append(pick)
+                else:
+                    card = page.query_selector("#hand button:enabled")
+                    assert card is not None
+                    disabled_seen += len(page.query_selector_all("#hand button:disabled"))
+                    name = card.inner_text()
+                    card.click()
+                    act = page.wait_for_selector("#act button", timeout=10000)
+                    assert act is not None
+                    verb = act.inner_text()
+                    assert verb in ("Play", "Return")
+                    page.get_by_role("button", name=verb, exact=True).click()
+                    clicked.append(f"{verb} {name}")
+                page.wait_for_timeout(50)   # the answer's new snapshot (no timing asserted)
+            page.get_by_role("button", name="Close table", exact=True).click()
+            browser.close()
+        code = demo.finish()
+    finally:
+        if demo.process.poll() is None:
+            demo.process.kill()
+    text = "".join(demo.output)
+    assert code == 0, text[-3000:]
+    assert any(c.startswith("Play ") for c in clicked) and ("Pass" in clicked or any(c.startswith("Bid ")
+                                                                                     for c in clicked))
+    assert disabled_seen > 0   # following suit: some cards of the hand were not choosable
+    assert "Audit: all four transcripts verify and agree" in text
