@@ -63,9 +63,33 @@ EXIT_USAGE = 2
 EXIT_NOT_LINKED = 6
 
 
-def _hand_entry(hand: Any, forfeit: int | None) -> Any:
+def _mask(cards: Any) -> int:
+    if isinstance(cards, CardSet):
+        return int(cards.mask)
+    if isinstance(cards, int):
+        return cards
+    return sum(1 << int(index) for index in cards)
+
+
+def _card_names(audit: Any) -> Any:
+    """How the audited game names a seat's dealt cards (deck card indices): Sasaki's deck card
+    is its card; Sasku's 36 are named by the game (protocol/sasku_game.py: 6C .. AS)."""
+    header = getattr(audit, "header", None)
+    if header is not None and getattr(header, "game", "sasaki") != "sasaki":
+        from p2p_sasaki.protocol.config import config_of
+
+        try:
+            game = config_of(header).game
+        except (KeyError, ValueError):
+            game = None
+        if game is not None:
+            return lambda cards: game.cards_name(_mask(cards))
+    return lambda cards: str(_cards(cards))
+
+
+def _hand_entry(hand: Any, forfeit: int | None, name: Any = None) -> Any:
     """A hand's entry: its seats' dealt cards; a forfeited hand's is an object with them and the seat."""
-    cards = [str(_cards(c)) for c in hand]
+    cards = [(name or (lambda c: str(_cards(c))))(c) for c in hand]
     return cards if forfeit is None else {"cards": cards, "forfeit": forfeit}
 
 
@@ -76,7 +100,7 @@ def as_json(audit: Any) -> dict[str, Any]:
     return {
         "ok": bool(audit.ok),
         "complete": bool(getattr(audit, "complete", True)),
-        "hands": [_hand_entry(hand, forfeit) for hand, forfeit in
+        "hands": [_hand_entry(hand, forfeit, _card_names(audit)) for hand, forfeit in
                   zip(audit.hands, tuple(getattr(audit, "forfeits", ())) + (None,) * len(audit.hands), strict=False)],
         "scores": [list(s) for s in audit.scores],
         "totals": list(audit.totals),

@@ -41,8 +41,15 @@ log = logging.getLogger(__name__)
 
 
 def config_from_args(args: argparse.Namespace) -> Any:
+    if getattr(args, "game", "sasaki") == "sasku":
+        if not getattr(args, "bot", False):
+            raise SystemExit("sasaki: a person cannot play Sasku at the table yet (the terminal and the page know "
+                             "only Sasaki): create a Sasku table for bots with --bot (and --bots 3), or watch "
+                             "'sasaki demo --game sasku'")
+        return TableConfig(hands=args.hands or SASKU_HANDS, game=sasku_game_from_args(args), proofs=not args.no_proofs,
+                           pace=sasku_pace_from_args(args))
     lead = str(resolve_lead_card(args.lead, datetime.datetime.now().hour))
-    return TableConfig(hands=args.hands,
+    return TableConfig(hands=args.hands or 2,
                        game=SasakiGame(TableOptions(lead_card=lead, lead_must_contain_3=args.lead_must_contain_3,
                                             running=args.running)),
                        proofs=not args.no_proofs, pace=pace_from_args(args))
@@ -59,6 +66,34 @@ def pace_from_args(args: argparse.Namespace) -> Pace:
                            answer=max(answer, window, claim, turn), stall=args.stall)
     except ValueError as exc:
         raise SystemExit(f"sasaki: {exc}") from exc
+
+
+def sasku_game_from_args(args: argparse.Namespace) -> Any:
+    """Sasku's game with ``--target`` and ``--min-bid`` (docs/rules-sasku.md)."""
+    from p2p_sasaki.protocol.sasku_game import SaskuGame
+    from p2p_sasaki.sasku.options import SaskuOptions
+
+    try:
+        return SaskuGame(SaskuOptions(min_bid=args.min_bid, target=args.target))
+    except ValueError as exc:
+        raise SystemExit(f"sasaki: {exc}") from exc
+
+
+def sasku_pace_from_args(args: argparse.Namespace) -> Pace:
+    """Sasku's pacing (protocol/sasku_game.py): ``--window`` for the auction's decisions
+    (bid, take or refuse, return, trump), ``--bot-turn`` for a card to the trick."""
+    from p2p_sasaki.protocol.sasku_game import sasku_pace
+
+    answer = args.answer_deadline if args.answer_deadline is not None else getattr(args, "timeout", 30.0)
+    bid, turn = (0.0, 0.0) if getattr(args, "fast", False) else (args.window, args.bot_turn)
+    try:
+        return sasku_pace(bid=bid, turn=turn, answer=max(answer, bid, turn), stall=args.stall)
+    except ValueError as exc:
+        raise SystemExit(f"sasaki: {exc}") from exc
+
+
+SASKU_HANDS = 60
+"""A Sasku match ends when a pair reaches the target; ``--hands`` is only a cap (this default)."""
 
 
 FAST_WITH_A_PERSON = ("--fast is for a table of bots only (a person's answers would then leave as soon as "
@@ -104,7 +139,16 @@ def heartbeat_seconds(text: str) -> float:
 def add_table_options(parser: argparse.ArgumentParser, creating_only: bool = False) -> None:
     note = " (only when you create the table)" if creating_only else ""
     group = parser.add_argument_group("table options" + note)
-    group.add_argument("--hands", type=positive, default=2, metavar="N", help="hands in the match (default 2)")
+    group.add_argument("--game", choices=("sasaki", "sasku"), default="sasaki",
+                       help="the game: sasaki (44A, the default) or sasku (four players in two pairs, "
+                            "docs/rules-sasku.md); joiners get the creator's")
+    group.add_argument("--hands", type=positive, default=None, metavar="N",
+                       help=f"hands in the match (default 2; sasku: a cap, default {SASKU_HANDS}, the match "
+                            "ends when a pair reaches --target)")
+    group.add_argument("--target", type=positive, default=12, metavar="N",
+                       help="sasku: the game points that win the match (default 12)")
+    group.add_argument("--min-bid", type=positive, default=5, metavar="N",
+                       help="sasku: the smallest bid (default 5)")
     group.add_argument("--lead", choices=LEAD_CARDS, default="auto",
                        help="the opening 3: 3H, 3S, or auto = 3H from 06:00 to 18:00 by the creator's clock, "
                             "else 3S (default auto)")
@@ -329,10 +373,36 @@ def lan_address() -> str:
     return addresses[0] if addresses else "127.0.0.1"
 
 
+class GameBot:
+    """A bot for whichever game the table plays (a joiner learns it from the creator's
+    options): Sasaki's bot of ``kind``, or Sasku's (p2p_sasaki.sasku.bots, behind the
+    adapter's TableBot) once it is shown a Sasku deal."""
+
+    def __init__(self, kind: str, seed: int, level: int = DEFAULT_LEVEL) -> None:
+        self.kind, self.seed, self.level = kind, seed, level
+        self.thinks = kind == "search"
+        self._sasaki: Any = None
+        self._sasku: Any = None
+
+    def choose(self, view: Any, legal: Any) -> Any:
+        from p2p_sasaki.sasku.deal import Deal
+
+        if isinstance(view, Deal):
+            if self._sasku is None:
+                from p2p_sasaki.protocol.sasku_game import TableBot
+                from p2p_sasaki.sasku.bots import make_bot as make_sasku_bot
+
+                self._sasku = TableBot(make_sasku_bot(self.kind, random.Random(self.seed), self.level))
+            return self._sasku.choose(view, legal)
+        if self._sasaki is None:
+            self._sasaki = make_bot(self.kind, random.Random(self.seed), self.level)
+        return self._sasaki.choose(view, legal)
+
+
 def make_player(args: argparse.Namespace) -> Any:
     if args.bot:
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
-        return BotPlayer(make_bot(args.bot_kind or "heuristic", random.Random(seed), args.level))
+        return BotPlayer(GameBot(args.bot_kind or "heuristic", seed, args.level))
     from p2p_sasaki.cli.tui import HumanPlayer
 
     return HumanPlayer(timeout=args.timeout, wait_delay=WAIT_DELAY)

@@ -23,7 +23,7 @@ from typing import Any
 
 from p2p_sasaki.cli import demo_local
 from p2p_sasaki.cli.commands import COMMANDS
-from p2p_sasaki.cli.common import add_web_options, positive, say_error, seconds
+from p2p_sasaki.cli.common import SASKU_HANDS, add_web_options, positive, say_error, seconds
 from p2p_sasaki.cli.simulate import add_seat_options
 from p2p_sasaki.protocol.net import TableCode
 
@@ -35,7 +35,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     "table, three join it with its code), let bots play a match with the full "
                     "protocol (mental-poker deal with proofs, signed messages), print it play by "
                     "play, then audit every peer's transcript. --human: you play one seat here.")
-    parser.add_argument("--hands", type=positive, default=1, metavar="N", help="hands to play (default 1)")
+    parser.add_argument("--game", choices=("sasaki", "sasku"), default="sasaki",
+                        help="the game: sasaki (the default) or sasku (two pairs race to --target game points)")
+    parser.add_argument("--target", type=positive, default=None, metavar="N",
+                        help="sasku: the game points that win the match (default 12; with --fast 4)")
+    parser.add_argument("--hands", type=positive, default=None, metavar="N",
+                        help="hands to play (default 1; sasku: a cap, the match ends at the target)")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the bots' choices (the deal is the peers' joint randomness; "
                              "with --local, the seed of the deal too)")
@@ -57,7 +62,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--fast", action="store_true",
                         help="every delay 0 (the shot clock off); the default without --human, where only "
                              "bots sit; with --human, the people's shot clock (4 s windows, 3 s chata and "
-                             "kkojda, 1 s turns) unless --fast is given")
+                             "kkojda, 1 s turns) unless --fast is given; --game sasku: also no shuffle "
+                             "proofs (the strips, openings and key check still catch every cheat), and a match "
+                             "to 4 unless --target")
     parser.add_argument("--fair-windows", action="store_true",
                         help="without --human: the people's shot clock anyway, as 'sasaki host' paces a table")
     parser.set_defaults(func=run)
@@ -68,18 +75,37 @@ def _env() -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.game == "sasku" and args.human:
+        print("sasaki demo: --human plays Sasaki only for now (the terminal and the page do not show Sasku "
+              "yet); 'sasaki demo --game sasku' lets four bots play it.", file=sys.stderr)
+        return 2
     if args.local:
+        if args.game != "sasaki":
+            print("sasaki demo: --local plays Sasaki only (drop --local for Sasku over the real protocol).",
+                  file=sys.stderr)
+            return 2
+        args.hands = args.hands or 1
         return demo_local.run(args)
     started = time.monotonic()
     directory = (args.dir or Path(tempfile.mkdtemp(prefix="sasaki-demo-"))).resolve()
     directory.mkdir(parents=True, exist_ok=True)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(3), "big")
+    if args.game == "sasku" and args.seed is None and not args.human:
+        seed = SASKU_DEMO_SEED
     code = TableCode.generate()
     ready = directory / "host.address"
     ready.unlink(missing_ok=True)
     ready.with_suffix(".seats").unlink(missing_ok=True)
-    common = ["--interface", "127.0.0.1", "--hands", str(args.hands), "--lead", args.lead]
-    extra = ["--no-proofs"] if args.no_proofs else []
+    sasku = args.game == "sasku"
+    hands = args.hands or (SASKU_HANDS if sasku else 1)
+    common = ["--interface", "127.0.0.1", "--hands", str(hands), "--lead", args.lead]
+    if sasku:
+        if args.deal_seed is None and not args.human:   # a seeded match: the same deals every run
+            args.deal_seed = seed if args.seed is not None else SASKU_DEMO_SEED
+            _seed_identities(directory, args.deal_seed)
+        target = args.target or (4 if args.fast else 12)
+        common += ["--game", "sasku", "--target", str(target)]
+    extra = ["--no-proofs"] if args.no_proofs or (sasku and args.fast) else []
     if demo_is_fast(args):   # (the flag's zeros: 'host --fast' is refused where a person sits)
         extra += ["--window", "0", "--claim-window", "0", "--bot-turn", "0"]
     py = [sys.executable, "-P", "-m", "p2p_sasaki"]
@@ -152,7 +178,38 @@ def run(args: argparse.Namespace) -> int:
         if len(matches) > 1:
             print(f"Match {number}:", flush=True)
         status = max(status, audit_all(files, codes, stopped=left))
+        if args.game == "sasku" and status == 0 and not left:
+            hand_overs(files[0])
     return codes[0] if left else status
+
+
+def hand_overs(transcript: Path) -> None:
+    """Say how many picture givings the audited Sasku match held (from its records: the
+    audit replayed each hand-over with the hand's revealed keys)."""
+    from p2p_sasaki.protocol.table_audit import export_records
+
+    records = export_records(transcript.read_bytes())
+    gives = [line for record in records for line in record.splitlines() if " give " in line]
+    deals = [n for n, record in enumerate(records, 1) if any(" give " in line for line in record.splitlines())]
+    where = f" (deal {', '.join(map(str, deals))})" if deals else ""
+    print(f"Picture givings audited: {len(gives)}{where}; every hand-over was checked against the revealed keys.")
+
+
+SASKU_DEMO_SEED = 2
+"""``sasaki demo --game sasku``'s default seed (bots and deals): its match deals a picture giving."""
+
+
+def _seed_identities(directory: Path, seed: int) -> None:
+    """Fixed identity keys for the four peers (from ``seed``), so that with the deal seed the
+    match repeats: the session's randomness is a function of the seed and the identity."""
+    import hashlib
+
+    for i in range(4):
+        folder = directory / f"peer{i}"
+        folder.mkdir(parents=True, exist_ok=True)
+        key = folder / "identity.key"
+        key.unlink(missing_ok=True)
+        key.write_bytes(hashlib.sha256(f"sasaki demo identity {seed} {i}".encode()).digest())
 
 
 def demo_is_fast(args: argparse.Namespace) -> bool:

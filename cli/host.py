@@ -164,7 +164,8 @@ async def _advertise_unique(stack: AsyncExitStack, args: argparse.Namespace, cod
         attempt = AsyncExitStack()
         try:
             ad = await attempt.enter_async_context(
-                advertise_table(code.nameplate, port, interfaces=interfaces(args), creator=name))
+                advertise_table(code.nameplate, port, interfaces=interfaces(args), creator=name,
+                                game=getattr(args, "game", "sasaki")))
             if getattr(args, "keep_number", False):   # sasaki play has no such option
                 break
             mine = ad.name

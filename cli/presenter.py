@@ -507,6 +507,16 @@ class Presenter:
             self.changed()
 
     def _notes(self, event: Any, session: Any) -> list[Note]:
+        game = getattr(getattr(session, "config", None), "game", None)
+        if getattr(game, "name", None) == "sasku":   # Sasku's own lines (cli/sasku_text.py)
+            from p2p_sasaki.cli.sasku_text import sasku_notes
+
+            sasku = sasku_notes(self, event, session)
+            if sasku is not None:
+                lines, phase = sasku
+                if phase is not None:
+                    self.phase = Phase[phase]
+                return [Note(text, NoteKind(kind)) for text, kind in lines]
         match event:
             case Links(offline=offline):
                 self.links_down = tuple(offline)   # the page marks them; the terminal tells waits only
@@ -805,7 +815,7 @@ class Presenter:
         """``Your side: red (partner unknown)``, ``... red, with S2``, ``... black``, ``... red,
         alone against three``: once this seat can know it (its dealt cards, then what is shown)."""
         view = self.view
-        if view is None or self.you is None or not self.person:
+        if not isinstance(view, SeatView) or self.you is None or not self.person:   # (Sasku has fixed pairs)
             return ""
         mine = [str(c) for c in view.dealt if str(c) in ("TH", "TD")]
         if len(mine) == 2:

@@ -22,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="browse only on the interface with this IPv4 address (default: all)")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON list instead: per table its name, nameplate, seats_taken, "
-                             "port, addresses, version, creator (a name or null) and full")
+                             "port, addresses, version, creator (a name or null), full and game (sasaki or "
+                             "sasku)")
     parser.set_defaults(func=run)
 
 
@@ -32,13 +33,15 @@ async def browse(args: argparse.Namespace) -> list[TableAd]:
 
 def table_line(ad: TableAd) -> str:
     """One line per table: ``table 19 by Mina: 2 of 4 seats taken, at 10.0.0.5:40123``
+    (a Sasku table: ``table 19 by Mina (Sasku): ...``; a Sasaki table names no game)
     (``full`` instead of the seats once it is full or started). The creator's name is a
     hint: one that is not a valid name (say, with control characters) never gets here."""
     addresses = ", ".join(f"{a}:{ad.port}" for a in ad.addresses)
     note = "" if ad.version == PROTOCOL_VERSION else f" (protocol v{ad.version}: not joinable)"
     by = f" by {ad.creator}" if ad.creator else ""
+    game = "" if ad.game == "sasaki" else f" ({ad.game.capitalize()})"
     seats = "full" if ad.full else f"{ad.seats_taken} of 4 seats taken"
-    return f"table {ad.nameplate}{by}: {seats}, at {addresses}{note}"
+    return f"table {ad.nameplate}{by}{game}: {seats}, at {addresses}{note}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps([{"name": a.name, "nameplate": a.nameplate, "seats_taken": a.seats_taken,
                                "port": a.port, "addresses": list(a.addresses), "version": a.version,
-                               "creator": a.creator, "full": a.full}
+                               "creator": a.creator, "full": a.full, "game": a.game}
                               for a in ads]))
         elif not ads:
             print(f"No table seen within {args.timeout:g} s. Create one with 'sasaki host', or, if "

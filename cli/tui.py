@@ -46,6 +46,10 @@ class InputEnded(Exception):
     exits with status 130 like an interrupt, without sending anything."""
 
 
+SASKU_NOT_YET = ("This table plays Sasku, which a person cannot play at the terminal or the page yet; you leave "
+                 "the table (the others are told at once). Bots can: 'sasaki demo --game sasku'.")
+
+
 class LeftTable(PlayerLeft):
     """The person typed ``quit`` and confirmed it: the driver sends a leave notice first."""
 
@@ -286,6 +290,9 @@ class HumanPlayer:
         return self._reader
 
     async def decide(self, turn: Turn) -> Any:
+        if type(turn.view).__module__ == "p2p_sasaki.sasku.deal":   # a Sasku table (joined by code)
+            say(SASKU_NOT_YET)
+            raise LeftTable(SASKU_NOT_YET)
         opened = self.presenter.open(turn)
         if not isinstance(opened, Prompt):
             return opened

@@ -9,6 +9,7 @@ with small TXT hints only::
     p=40123      the join port (also in the SRV record)
     m=Mina       the creator's name (protocol/messages/names.py ``name_problem``; absent: none)
     f=1          the table is full or its match has started (absent, or 0: seats are open)
+    g=sasku      the table's game (protocol/game.py GAMES; absent: sasaki)
 
 Each seated member advertises a *member record* (``_sasaki-member._tcp.local.``) for
 as long as it plays, named ``<table id, first 12 hex digits>-<key, first 12 hex>``,
@@ -84,16 +85,21 @@ class TableAd:
     """The creator's name (TXT ``m``), None when absent or not a valid name."""
     full: bool = False
     """The table is full or its match has started (TXT ``f=1``)."""
+    game: str = "sasaki"
+    """The table's game (TXT ``g``; absent or malformed: sasaki)."""
 
     def __str__(self) -> str:
         where = ", ".join(f"{a}:{self.port}" for a in self.addresses) or f"port {self.port}"
         return f"table {self.nameplate} ({self.seats_taken}/4 seats) at {where}"
 
 
-def _txt(nameplate: str, seats_taken: int, port: int, creator: str = "", full: bool = False) -> dict[str, str]:
+def _txt(nameplate: str, seats_taken: int, port: int, creator: str = "", full: bool = False,
+         game: str = "sasaki") -> dict[str, str]:
     txt = {"v": str(PROTOCOL_VERSION), "n": nameplate, "s": str(seats_taken), "p": str(port)}
     if creator:
         txt["m"] = creator
+    if game != "sasaki":
+        txt["g"] = game
     if full:
         txt["f"] = "1"
     return txt
@@ -115,7 +121,11 @@ def _parse(info: ServiceInfo) -> TableAd | None:
     creator = props.get("m")
     if creator is not None and name_problem(creator) is not None:
         creator = None   # a hint only: a malformed name is dropped, never shown
-    return TableAd(instance, nameplate, seats, info.port or 0, addresses, version, creator, props.get("f") == "1")
+    game = props.get("g", "sasaki")
+    if not (game.isascii() and game.isalpha() and game.islower() and len(game) <= 16):
+        game = "sasaki"   # a hint only: a malformed game is dropped
+    return TableAd(instance, nameplate, seats, info.port or 0, addresses, version, creator, props.get("f") == "1",
+                   game)
 
 
 def _local_ipv4_addresses() -> list[str]:
@@ -150,11 +160,13 @@ async def _open_zeroconf(interfaces: Interfaces) -> AsyncIterator[Zeroconf]:
 class Advertisement:
     """A registered table; :meth:`update` changes its seats-taken and full hints."""
 
-    def __init__(self, zc: Zeroconf, info: ServiceInfo, nameplate: str, creator: str = "") -> None:
+    def __init__(self, zc: Zeroconf, info: ServiceInfo, nameplate: str, creator: str = "",
+                 game: str = "sasaki") -> None:
         self._zc = zc
         self._info = info
         self.nameplate = nameplate
         self.creator = creator
+        self.game = game
 
     @property
     def name(self) -> str:
@@ -173,7 +185,7 @@ class Advertisement:
             SERVICE_TYPE,
             self._info.name,
             port=self._info.port,
-            properties=_txt(self.nameplate, seats_taken, self.port, self.creator, full),
+            properties=_txt(self.nameplate, seats_taken, self.port, self.creator, full, self.game),
             server=self._info.server,
             parsed_addresses=self._info.parsed_addresses(),
         )
@@ -190,9 +202,11 @@ async def advertise_table(
     seats_taken: int = 1,
     addresses: Sequence[str] | None = None,
     creator: str = "",
+    game: str = "sasaki",
 ) -> AsyncIterator[Advertisement]:
     """Advertise a table whose join port is ``port`` for the duration of the block
-    (``creator``: the creator's name for the ``m`` hint; "" leaves it out).
+    (``creator``: the creator's name for the ``m`` hint; "" leaves it out; ``game``: the
+    ``g`` hint, left out for sasaki).
 
     Registration probes the network first (about 1.6 s). ``addresses`` default to
     the bound interfaces' addresses (or every non-loopback IPv4 address with
@@ -207,13 +221,13 @@ async def advertise_table(
         SERVICE_TYPE,
         f"{instance}.{SERVICE_TYPE}",
         port=port,
-        properties=_txt(nameplate, seats_taken, port, creator),
+        properties=_txt(nameplate, seats_taken, port, creator, game=game),
         server=f"sasaki-{instance}.local.",
         parsed_addresses=list(addresses),
     )
     async with _open_zeroconf(interfaces) as zc:
         await trio.to_thread.run_sync(functools.partial(zc.register_service, info, allow_name_change=True))
-        advertisement = Advertisement(zc, info, nameplate, creator)
+        advertisement = Advertisement(zc, info, nameplate, creator, game)
         log.info("advertising %s on port %d", advertisement.name, port)
         try:
             yield advertisement

@@ -47,7 +47,8 @@ def test_hosted_table_is_listed_refuses_a_wrong_code_and_is_joined_by_three_comm
     [table] = json.loads(report["tables_json"]["stdout"])
     assert table["nameplate"] == nameplate and table["name"].startswith(f"{nameplate}-")
     assert table == {"name": table["name"], "nameplate": nameplate, "seats_taken": 1, "port": int(port),
-                     "addresses": ["127.0.0.1"], "version": PROTOCOL_VERSION, "creator": None, "full": False}
+                     "addresses": ["127.0.0.1"], "version": PROTOCOL_VERSION, "creator": None, "full": False,
+                     "game": "sasaki"}
     assert report["tables_text"]["rc"] == 0
     assert report["tables_text"]["stdout"] == f"table {nameplate}: 1 of 4 seats taken, at 127.0.0.1:{port}\n"
 

@@ -31,3 +31,19 @@ def test_a_malformed_creator_name_is_dropped_not_shown():
     assert ad is not None and ad.creator is None
     ad = _parse(record(dict(_txt("19", 2, 4000), m="x" * 30)))
     assert ad is not None and ad.creator is None
+
+
+def test_the_game_travels_as_a_hint_and_tables_names_it():
+    """``g`` names a table's game (absent: sasaki); ``sasaki tables`` and ``play`` show a Sasku
+    table's; a malformed one is dropped (the table reads as Sasaki's, the join tells the truth)."""
+    from p2p_sasaki.cli.tables import table_line
+
+    assert "g" not in _txt("19", 1, 4000) and _txt("19", 1, 4000, game="sasku")["g"] == "sasku"
+    ad = _parse(record(_txt("19", 2, 4000, "Mina", game="sasku")))
+    assert ad is not None and ad.game == "sasku"
+    assert table_line(ad) == "table 19 by Mina (Sasku): 2 of 4 seats taken, at 10.0.0.5:4000"
+    ad = _parse(record(_txt("19", 2, 4000)))
+    assert ad is not None and ad.game == "sasaki"
+    assert table_line(ad) == "table 19: 2 of 4 seats taken, at 10.0.0.5:4000"
+    ad = _parse(record(dict(_txt("19", 2, 4000), g="Sas\x1b[2J")))
+    assert ad is not None and ad.game == "sasaki"
