@@ -15,13 +15,22 @@ from p2p_sasaki.protocol.game import Game
 from p2p_sasaki.protocol.messages import OpenBot, PaceDelay, TranscriptHeader
 from p2p_sasaki.protocol.pace import NO_PACE, Pace
 from p2p_sasaki.protocol.sasaki_game import SASAKI, SasakiGame
-from p2p_sasaki.protocol.sasku_game import SASKU, SaskuGame
 
 __all__ = ["Pace", "NO_PACE", "TableConfig", "GAMES", "GameFactory", "game_of", "dealer_of", "header_of", "config_of"]
 
 # The games known by the header's name: name -> the game from its options bytes.
 GameFactory = Callable[[bytes], Game]
-GAMES: Mapping[str, GameFactory] = {SASAKI: SasakiGame.from_options_bytes, SASKU: SaskuGame.from_options_bytes}
+
+
+def _sasku(options: bytes) -> Game:
+    # Imported when a header names Sasku: a Sasaki table's processes never load Sasku's
+    # engine, bots and adapter (about a twentieth of a command's start-up).
+    from p2p_sasaki.protocol.sasku_game import SaskuGame
+
+    return SaskuGame.from_options_bytes(options)
+
+
+GAMES: Mapping[str, GameFactory] = {SASAKI: SasakiGame.from_options_bytes, "sasku": _sasku}
 
 
 @dataclass(frozen=True)

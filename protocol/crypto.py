@@ -792,9 +792,9 @@ from cryptography.exceptions import InvalidTag as _InvalidTag  # noqa: E402
 from cryptography.hazmat.primitives import hashes as _hashes  # noqa: E402
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305 as _ChaCha20Poly1305  # noqa: E402
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF as _HKDF  # noqa: E402
-from spake2 import SPAKE2_A as _SPAKE2_A  # noqa: E402
-from spake2 import SPAKE2_B as _SPAKE2_B  # noqa: E402
-from spake2.spake2 import SPAKEError as _SPAKEError  # noqa: E402
+
+# spake2 is imported by :class:`Pake`, not here: only a join runs SPAKE2, and a process that
+# never joins or seats anyone (resume, the audit, a replay) need not load its group tables.
 
 
 class SealError(ValueError):
@@ -857,13 +857,17 @@ class Pake:
     """
 
     def __init__(self, password: bytes, table_id: bytes, joiner: bool, entropy: Entropy = system_entropy) -> None:
+        from spake2 import SPAKE2_A, SPAKE2_B
+
         id_a, id_b = join_pake_ids(table_id)
-        side = _SPAKE2_A if joiner else _SPAKE2_B
+        side = SPAKE2_A if joiner else SPAKE2_B
         self._run = side(password, idA=id_a, idB=id_b, entropy_f=entropy)
         self.message: bytes = self._run.start()
 
     def finish(self, theirs: bytes) -> bytes:
+        from spake2.spake2 import SPAKEError
+
         try:
             return bytes(self._run.finish(theirs))
-        except (_SPAKEError, ValueError, AssertionError) as exc:
+        except (SPAKEError, ValueError, AssertionError) as exc:
             raise PakeError(f"a malformed SPAKE2 message ({exc or type(exc).__name__})") from None

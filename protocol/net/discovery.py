@@ -49,14 +49,17 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-import ifaddr
 import trio
-from zeroconf import InterfaceChoice, IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
 
 from p2p_sasaki.protocol.messages import name_problem
 from p2p_sasaki.protocol.net.identity import PROTOCOL_VERSION
 
+# zeroconf (with asyncio and ifaddr) is imported by the functions that advertise or browse,
+# not here: most commands import this module for its names (TableAd, ALL_INTERFACES) and a
+# table without mDNS (--no-mdns, a known address) never starts zeroconf.
 if TYPE_CHECKING:
+    from zeroconf import ServiceInfo, ServiceStateChange, Zeroconf
+
     from p2p_sasaki.protocol.net.mesh import Mesh
 
 log = logging.getLogger(__name__)
@@ -111,6 +114,8 @@ def _parse(info: ServiceInfo) -> TableAd | None:
     except (KeyError, ValueError):
         log.info("ignoring %s: malformed TXT hints %r", info.name, props)
         return None
+    from zeroconf import IPVersion
+
     instance = info.name.removesuffix("." + SERVICE_TYPE)
     addresses = tuple(info.parsed_addresses(IPVersion.V4Only))
     creator = props.get("m")
@@ -124,6 +129,8 @@ def _parse(info: ServiceInfo) -> TableAd | None:
 
 
 def _local_ipv4_addresses() -> list[str]:
+    import ifaddr
+
     found = [
         ip.ip
         for adapter in ifaddr.get_adapters()
@@ -135,6 +142,8 @@ def _local_ipv4_addresses() -> list[str]:
 
 @asynccontextmanager
 async def _open_zeroconf(interfaces: Interfaces) -> AsyncIterator[Zeroconf]:
+    from zeroconf import InterfaceChoice, IPVersion, Zeroconf
+
     if isinstance(interfaces, str) and interfaces != ALL_INTERFACES:
         raise ValueError(f"interfaces must be a list of addresses or {ALL_INTERFACES!r}, not {interfaces!r}")
     choice = InterfaceChoice.All if interfaces == ALL_INTERFACES else list(interfaces)
@@ -170,6 +179,8 @@ class Advertisement:
 
     async def update(self, seats_taken: int, full: bool = False) -> None:
         """Say ``seats_taken``; ``full``: the table takes nobody any more (full or started)."""
+        from zeroconf import ServiceInfo
+
         info = ServiceInfo(
             SERVICE_TYPE,
             self._info.name,
@@ -203,6 +214,8 @@ async def advertise_table(
     """
     if addresses is None:
         addresses = _local_ipv4_addresses() if interfaces == ALL_INTERFACES else list(interfaces)
+    from zeroconf import ServiceInfo
+
     instance = f"{nameplate}-{secrets.token_hex(3)}"
     info = ServiceInfo(
         SERVICE_TYPE,
@@ -256,6 +269,8 @@ async def browse_tables(
 async def _browse(zc: Zeroconf, service_type: str) -> AsyncIterator[tuple[str, ServiceInfo | None]]:
     """``(name, info)`` for each service of ``service_type`` seen or updated, resolved;
     ``(name, None)`` when one goes away. Runs until the caller stops iterating."""
+    from zeroconf import ServiceBrowser, ServiceStateChange
+
     token = trio.lowlevel.current_trio_token()
     changes_send, changes = trio.open_memory_channel[tuple[ServiceStateChange, str]](math.inf)
 
@@ -301,6 +316,8 @@ class MemberAd:
 
 def _member_info(table_id: bytes, key: bytes, port: int, addresses: Sequence[str], name: str | None = None
                  ) -> ServiceInfo:
+    from zeroconf import ServiceInfo
+
     instance = f"{table_id.hex()[:12]}-{key.hex()[:12]}"
     return ServiceInfo(
         MEMBER_SERVICE_TYPE,
@@ -313,6 +330,8 @@ def _member_info(table_id: bytes, key: bytes, port: int, addresses: Sequence[str
 
 
 def _parse_member(info: ServiceInfo) -> MemberAd | None:
+    from zeroconf import IPVersion
+
     props = {k: v for k, v in info.decoded_properties.items() if v is not None}
     try:
         ad = MemberAd(bytes.fromhex(props["t"]), bytes.fromhex(props["k"]), int(props["p"]),

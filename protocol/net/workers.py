@@ -27,19 +27,23 @@ on Windows) and ends the worker when the peer is gone, SIGKILL included.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ProcessPoolExecutor
 from types import TracebackType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 
 from p2p_sasaki.protocol.deck import DeckJob, JobResult, run_job
+
+# multiprocessing and concurrent.futures are imported where a pool starts (and in its
+# workers), not here: a peer proving in its own process (--proof-workers 0) never loads them.
+if TYPE_CHECKING:
+    import multiprocessing.process
+    from concurrent.futures import Future
 
 
 class JobSource(Protocol):
@@ -57,6 +61,8 @@ def _start_worker() -> None:
     worker must not die with a traceback of its own on the player's screen. And a worker
     whose peer died without closing the pool (SIGKILL, a crash) must not run on: the
     executor's queues cannot tell, since the worker holds both ends of them."""
+    import multiprocessing
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
     if parent is not None:
@@ -112,6 +118,9 @@ class ProofPool:
     """Worker processes for deck jobs: ``workers`` defaults to every core of the machine."""
 
     def __init__(self, workers: int | None = None) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         self.workers = workers or os.cpu_count() or 1
         self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_start_worker)
