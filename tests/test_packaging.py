@@ -69,3 +69,17 @@ def test_ruff_waives_no_rule_per_file() -> None:
     """Every ruff rule holds in every folder: a line that must stay long says so itself (noqa)."""
     lint = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]["lint"]
     assert "per-file-ignores" not in lint
+
+
+def test_every_package_folder_is_installed() -> None:
+    """pyproject.toml lists every folder with an __init__.py under its installed name (a
+    missing one installs without its modules: an editable install hides that, a fresh
+    ``pip install .`` does not), and nothing else."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {installed: Path(folder) for installed, folder in project["package-dir"].items()}
+    found = set()
+    for installed, folder in folders.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(ROOT / folder).parts
+            found.add(".".join((installed, *parts)))
+    assert sorted(project["packages"]) == sorted(found)
