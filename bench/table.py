@@ -166,8 +166,9 @@ def _peer_process(n: int, spec: dict, sock: socket.socket, conn) -> None:
         conn.close()
 
 
-def play_table(spec: dict, mode: str) -> list[dict]:
-    """Four peers on 127.0.0.1 (listeners opened here, so the roster knows their ports)."""
+def loopback_listeners(spec: dict) -> list[socket.socket]:
+    """Four listening sockets on 127.0.0.1, opened here so that ``spec["roster"]`` (set
+    from ``spec["table_id"]`` and ``spec["identities"]``) knows their ports."""
     socks = []
     for _ in range(4):
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -177,7 +178,41 @@ def play_table(spec: dict, mode: str) -> list[dict]:
         socks.append(sock)
     spec["roster"] = TableRoster(spec["table_id"], tuple(
         TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], MEMBER_NONCE)
-        for i, s in zip(spec["identities"], socks, strict=False)))
+        for i, s in zip(spec["identities"], socks, strict=True)))
+    return socks
+
+
+def run_forked(peer_process: Callable[..., None], spec: dict, socks: list[socket.socket]) -> list[dict]:
+    """Each of the four peers in a forked process, ``peer_process(n, spec, sock, conn)``,
+    which sends one dict on ``conn`` (with an "error" key where it failed); their dicts in
+    seat order, or SystemExit naming every peer that failed."""
+    context = multiprocessing.get_context("fork")
+    pipes, processes = [], []
+    for n in range(4):
+        receive, send = context.Pipe(duplex=False)
+        process = context.Process(target=peer_process, args=(n, spec, socks[n], send), daemon=True)
+        process.start()
+        send.close()
+        pipes.append(receive)
+        processes.append(process)
+    for sock in socks:
+        sock.close()
+    results = []
+    for n, (pipe, process) in enumerate(zip(pipes, processes, strict=True)):
+        try:
+            results.append(pipe.recv())
+        except EOFError:
+            results.append({"error": f"peer {n} died (exit code {process.exitcode})"})
+        process.join(timeout=30)
+    errors = [r["error"] for r in results if "error" in r]
+    if errors:
+        raise SystemExit("a peer failed: " + "; ".join(errors))
+    return results
+
+
+def play_table(spec: dict, mode: str) -> list[dict]:
+    """Four peers on 127.0.0.1, as tasks of this process or as forked processes."""
+    socks = loopback_listeners(spec)
     if mode == "tasks":
         results: list[dict] = [{}] * 4
 
@@ -192,28 +227,7 @@ def play_table(spec: dict, mode: str) -> list[dict]:
 
         trio.run(main)
         return results
-    context = multiprocessing.get_context("fork")
-    pipes, processes = [], []
-    for n in range(4):
-        receive, send = context.Pipe(duplex=False)
-        process = context.Process(target=_peer_process, args=(n, spec, socks[n], send), daemon=True)
-        process.start()
-        send.close()
-        pipes.append(receive)
-        processes.append(process)
-    for sock in socks:
-        sock.close()
-    results = []
-    for n, (pipe, process) in enumerate(zip(pipes, processes, strict=False)):
-        try:
-            results.append(pipe.recv())
-        except EOFError:
-            results.append({"error": f"peer {n} died (exit code {process.exitcode})"})
-        process.join(timeout=30)
-    errors = [r["error"] for r in results if "error" in r]
-    if errors:
-        raise SystemExit("a peer failed: " + "; ".join(errors))
-    return results
+    return run_forked(_peer_process, spec, socks)
 
 
 # ---------------------------------------------------------------------------------------

@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import multiprocessing
 import socket
 import statistics
 import sys
@@ -50,10 +49,12 @@ from typing import Any
 
 import trio
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench.table, run as a script
+from bench.table import loopback_listeners, run_forked  # noqa: E402
 from p2p_sasaki.cli.presenter import Presenter, Prompt
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.messages import MessageError, TableAction, decode_envelope
-from p2p_sasaki.protocol.net import Identity, TableMember, TableRoster
+from p2p_sasaki.protocol.net import Identity, TableRoster
 from p2p_sasaki.protocol.net.table import BotPlayer, Turn, WindowOpened, run_table
 from p2p_sasaki.protocol.sasaki_game import CLAIM_SECONDS, TURN_SECONDS, WINDOW_SECONDS, SasakiGame, sasaki_pace
 from p2p_sasaki.protocol.session import TableConfig, TableSession
@@ -61,7 +62,6 @@ from p2p_sasaki.sasaki.bots import make_bot
 from p2p_sasaki.sasaki.hand import DecisionKind, Decline, Pass
 from p2p_sasaki.sasaki.options import TableOptions
 
-MEMBER_NONCE = bytes(range(200, 232))
 SEATS = ("person", "heuristic", "search", "random")   # by roster index (the seats are drawn)
 TARGET_MS = 20.0
 
@@ -273,37 +273,7 @@ def _peer_process(n: int, spec: dict, sock: socket.socket, conn: Any) -> None:
 
 
 def play_table(spec: dict) -> list[dict]:
-    socks = []
-    for _ in range(4):
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        sock.listen(16)
-        socks.append(sock)
-    spec["roster"] = TableRoster(spec["table_id"], tuple(
-        TableMember(i.public_key, "127.0.0.1", s.getsockname()[1], MEMBER_NONCE)
-        for i, s in zip(spec["identities"], socks, strict=True)))
-    context = multiprocessing.get_context("fork")
-    pipes, processes = [], []
-    for n in range(4):
-        receive, send = context.Pipe(duplex=False)
-        process = context.Process(target=_peer_process, args=(n, spec, socks[n], send), daemon=True)
-        process.start()
-        send.close()
-        pipes.append(receive)
-        processes.append(process)
-    for sock in socks:
-        sock.close()
-    results = []
-    for n, (pipe, process) in enumerate(zip(pipes, processes, strict=True)):
-        try:
-            results.append(pipe.recv())
-        except EOFError:
-            results.append({"error": f"peer {n} died (exit code {process.exitcode})"})
-        process.join(timeout=30)
-    errors = [r["error"] for r in results if "error" in r]
-    if errors:
-        raise SystemExit("a peer failed: " + "; ".join(errors))
+    results = run_forked(_peer_process, spec, loopback_listeners(spec))
     if not all(r["finished"] for r in results) or len({tuple(r["totals"]) for r in results}) != 1:
         raise SystemExit("the match did not finish alike at every peer")
     return results
