@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench.deal, run as a script
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # bench.deal (after the installed package)
 
 from bench.deal import MULTS, clock, ed25519_unit, ristretto_mult  # noqa: E402 (counts Group.mul)
 from p2p_sasaki.cards import mask_indices  # noqa: E402

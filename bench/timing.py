@@ -49,7 +49,7 @@ from typing import Any
 
 import trio
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench.table, run as a script
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # bench.table (after the installed package)
 from bench.table import loopback_listeners, run_forked  # noqa: E402
 from p2p_sasaki.cli.presenter import Presenter, Prompt
 from p2p_sasaki.protocol.crypto import SeededEntropy
