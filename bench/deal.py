@@ -18,13 +18,22 @@ Prints, as medians over several runs (CPU time, so a shared machine disturbs it 
     receiver unseals and signs its receipt), the busiest seat's multiplications, the bytes
     of the two envelopes, and the key reveal's check of it.
 
+With ``--sasku``: a Sasku deal as a real table deals it (four TableSessions with SaskuGame: 36
+cards, four seats, shuffle arguments and hidden-card proofs on; bench/sasku_deal.py's seats and
+bots, the whole deal played) in the same replay, beside the deck's 36-card figure of the same
+run (interleaved run by run), both in this run's unit, and their ratio (target, issue 19: no
+slower); each hand-over of its picture giving (give, return: the giver seals, every seat checks,
+the receiver's receipt; a give's also checks the give's hidden-card proof) from the giver's act
+to every seat applying it (target: at most 0.02 s); the bytes of the deal's transcript (target:
+at most 100 KB).
+
 With ``--open-seat S`` seat S is an open seat (a bot in an empty seat, docs/protocol.md
 "Replace seat"): it shows its hand (the public strip round n), and a seat counts as dealt
 once it holds its cards and has verified the show; ``--compare-open`` prints the deal
 with and without it side by side (what an open bot adds per deal).
 
 Usage: python bench/deal.py [--runs 3] [--cards 48] [--seats 4] [--cores 1 2] [--no-growth] [--open-seat S]
-       [--compare-open] [--hand-over]
+       [--compare-open] [--hand-over] [--sasku]
 """
 
 from __future__ import annotations
@@ -33,11 +42,14 @@ import argparse
 import ctypes
 import functools
 import heapq
+import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import cast
+from pathlib import Path
+from typing import Any, cast
 
 from rbcl import _sodium as _libsodium  # the unit only: libsodium's Ed25519 multiply (no PyNaCl needed)
 
@@ -45,7 +57,14 @@ from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.audit import audit_hand
 from p2p_sasaki.protocol.crypto import G, IdentityKey, SeededEntropy
 from p2p_sasaki.protocol.deck import DeckJob, DeckSession, HandDealt, HandShown, JobResult, Violation, run_job
+from p2p_sasaki.protocol.events import ActionApplied, Dealt, HandStarted, Record
 from p2p_sasaki.protocol.messages import Body, HandOver, HandOverTaken, sign_envelope
+from p2p_sasaki.protocol.sasku_game import N_CARDS as SASKU_CARDS
+from p2p_sasaki.protocol.sasku_game import HandOverDecision
+from p2p_sasaki.sasku.deal import Bid as SaskuBid
+
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # bench.sasku_deal (after the installed package)
+from bench import sasku_deal  # noqa: E402
 
 clock = time.thread_time  # CPU time of this thread: robust to a shared, noisy machine
 
@@ -87,7 +106,7 @@ def ristretto_mult() -> float:
 class Seat:
     """One seat's timelines in the replay: its session's own thread and its cores."""
 
-    session: DeckSession
+    session: Any   # a DeckSession, or a TableSession (a Sasku deal at a table)
     cores: list[float]
     main_free: float = 0.0
     inbox: list[tuple[float, int, bytes, int]] = field(default_factory=list)
@@ -142,18 +161,17 @@ def measure_hand_over(sessions: list[DeckSession], keys: list[IdentityKey]) -> t
     return seal + max(checks) + unseal, max(mults), sum(len(e) for e in envelopes)
 
 
-def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
-             shown: frozenset[int] = frozenset(), hand_over: bool = False) -> HandFigures:
-    entropy = SeededEntropy(b"keys" + seed)
-    keys = [IdentityKey.generate(entropy) for _ in range(n)]
-    public = [k.public_key for k in keys]
-    seats = [
-        Seat(DeckSession(s, n, n_cards, keys[s], public, bytes(32), 1, rng=SeededEntropy(seed + bytes([s])),
-                         proofs=proofs, shown=shown), [0.0] * cores)
-        for s in range(n)
-    ]
+def replay(seats: list[Seat], start: Callable[[int], object], deliver: Callable[[int, bytes, int], object],
+           on_events: Callable[[int, float, float, list[object]], None],
+           idle: Callable[[], list[tuple[int, Callable[[], object]]]] | None = None) -> list[bytes]:
+    """The discrete-event replay (the module docstring's critical path) of any seat sessions
+    with ``take_outgoing``, ``take_jobs``, ``finish_job`` and ``take_events`` (a DeckSession,
+    a TableSession): ``start(i)`` starts seat i, ``deliver(i, envelope, sender)`` hands it one
+    envelope; ``on_events(i, begin, end, events)`` sees each call's events with when it began and ended;
+    ``idle()``, asked when nothing is left to do, gives (seat, action) pairs to run on those
+    seats' timelines (a bot's answer), or none to stop. Returns every envelope sent."""
+    n = len(seats)
     order = 0
-    sent_bytes = 0
     sent: list[bytes] = []
 
     def measure(seat: Seat, action: Callable[[], object]) -> tuple[object, float]:
@@ -165,12 +183,11 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
         seat.cpu += spent
         return value, spent
 
-    def after_main(index: int, end: float, returned: object) -> None:
-        nonlocal order, sent_bytes
+    def after_main(index: int, begin: float, end: float, returned: object) -> None:
+        nonlocal order
         seat = seats[index]
         outgoing = (returned if isinstance(returned, list) else []) + seat.session.take_outgoing()
         for envelope in outgoing:
-            sent_bytes += len(envelope)
             sent.append(envelope)
             for other in range(n):
                 if other != index:
@@ -179,21 +196,15 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
         for job in seat.session.take_jobs():
             order += 1
             heapq.heappush(seat.jobs, (end, order, job))
-        for event in seat.session.take_events():
-            if isinstance(event, Violation):
-                raise SystemExit(f"unexpected violation: {event}")
-            if isinstance(event, HandDealt) and not shown:
-                seat.dealt_at = end
-            if isinstance(event, HandShown) and event.seat in shown and len(seat.session.shown_hands) == len(shown):
-                seat.dealt_at = end       # an open seat's show verified (after its own deal: it follows it)
+        on_events(index, begin, end, seat.session.take_events())
 
     def core(seat: Seat) -> int:
         return min(range(len(seat.cores)), key=seat.cores.__getitem__)
 
     for index, seat in enumerate(seats):
-        returned, spent = measure(seat, seat.session.start)
+        returned, spent = measure(seat, functools.partial(start, index))
         seat.main_free = seat.cores[0] = spent
-        after_main(index, spent, returned)
+        after_main(index, 0.0, spent, returned)
     while True:
         choices = []  # (start time, kind: 0 result, 1 message, 2 job, seat)
         for index, seat in enumerate(seats):
@@ -205,25 +216,62 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
             if seat.jobs:
                 choices.append((max(seat.jobs[0][0], free), 2, index))
         if not choices:
-            break
-        start, kind, index = min(choices)
+            acts = idle() if idle is not None else []
+            if not acts:
+                break
+            for index, act in acts:   # a bot answers at once, when its seat's own thread is free
+                seat = seats[index]
+                c = core(seat)
+                begin = max(seat.main_free, seat.cores[c])
+                returned, spent = measure(seat, act)
+                seat.main_free = seat.cores[c] = begin + spent
+                after_main(index, begin, begin + spent, returned)
+            continue
+        begin, kind, index = min(choices)
         seat = seats[index]
         c = core(seat)
         if kind == 2:  # a proof job on a free core, beside the session's own work
             _, _, job = heapq.heappop(seat.jobs)
             result, spent = measure(seat, functools.partial(run_job, job))
-            seat.cores[c] = start + spent
+            seat.cores[c] = begin + spent
             order += 1
-            heapq.heappush(seat.results, (start + spent, order, job, cast(JobResult, result)))
+            heapq.heappush(seat.results, (begin + spent, order, job, cast(JobResult, result)))
             continue
         if kind == 0:
             _, _, job, result = heapq.heappop(seat.results)
             returned, spent = measure(seat, functools.partial(seat.session.finish_job, job, result))
         else:
             _, _, envelope, sender = heapq.heappop(seat.inbox)
-            returned, spent = measure(seat, functools.partial(seat.session.receive, envelope, from_seat=sender))
-        seat.main_free = seat.cores[c] = start + spent
-        after_main(index, start + spent, returned)
+            returned, spent = measure(seat, functools.partial(deliver, index, envelope, sender))
+        seat.main_free = seat.cores[c] = begin + spent
+        after_main(index, begin, begin + spent, returned)
+    return sent
+
+
+def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
+             shown: frozenset[int] = frozenset(), hand_over: bool = False) -> HandFigures:
+    entropy = SeededEntropy(b"keys" + seed)
+    keys = [IdentityKey.generate(entropy) for _ in range(n)]
+    public = [k.public_key for k in keys]
+    seats = [
+        Seat(DeckSession(s, n, n_cards, keys[s], public, bytes(32), 1, rng=SeededEntropy(seed + bytes([s])),
+                         proofs=proofs, shown=shown), [0.0] * cores)
+        for s in range(n)
+    ]
+
+    def on_events(index: int, begin: float, end: float, events: list[object]) -> None:
+        seat = seats[index]
+        for event in events:
+            if isinstance(event, Violation):
+                raise SystemExit(f"unexpected violation: {event}")
+            if isinstance(event, HandDealt) and not shown:
+                seat.dealt_at = end
+            if isinstance(event, HandShown) and event.seat in shown and len(seat.session.shown_hands) == len(shown):
+                seat.dealt_at = end       # an open seat's show verified (after its own deal: it follows it)
+
+    sent = replay(seats, lambda i: seats[i].session.start(),
+                  lambda i, envelope, sender: seats[i].session.receive(envelope, from_seat=sender), on_events)
+    sent_bytes = sum(len(e) for e in sent)
     if any(seat.dealt_at is None for seat in seats):
         raise SystemExit("the hand was not dealt")
     handed = (0.0, 0, 0)
@@ -255,6 +303,108 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
                        audit[True], audit[False], handed[0], handed[1], handed[2], revealed)
 
 
+@dataclass(frozen=True)
+class SaskuFigures:
+    """One Sasku deal at a table (four TableSessions, proofs on) in the replay."""
+
+    deal: float                   # the critical path from the first seat's hand start to the last seat dealt
+    transcript: int               # the bytes of the deal's transcript (header, seating, the deal, play, keys)
+    hand_overs: dict[str, tuple[float, ...]]  # by kind (give, return, give-back): each one's critical path,
+    #                                           the giver acts .. every seat applied it (the receipt in)
+    publics: tuple[float, ...]    # each public bid's: the bidder acts .. every seat applied it
+
+
+def run_sasku_deal(cores: int, seed: int) -> SaskuFigures:
+    """A whole Sasku deal as a real table deals and plays it (protocol/session.py with SaskuGame:
+    the deck of 36 cards, four seats, shuffle arguments and hidden-card proofs), the four peers
+    replayed like the deck's seats above, bots answering at once (bench/sasku_deal.py's)."""
+    keys, peers = sasku_deal.table_sessions(seed, proofs=True)
+    seats = [Seat(peer, [0.0] * cores) for peer in peers]
+    rng = random.Random(seed)
+    started: list[float] = []
+    records: list[bytes] = []
+    acted: list[tuple[str, float, set[int], list[float]]] = []   # (kind, begin, seats applied, their ends)
+
+    def on_events(index: int, begin: float, end: float, events: list[object]) -> None:
+        for event in events:
+            if isinstance(event, HandStarted) and event.hand_no == 1:
+                started.append(begin)
+            elif isinstance(event, Dealt):
+                seats[index].dealt_at = end
+            elif isinstance(event, Record) and index == 0:
+                records.append(event.data)
+            elif isinstance(event, ActionApplied) and acted and index not in acted[-1][2]:
+                acted[-1][2].add(index)
+                acted[-1][3].append(end)
+
+    def idle() -> list[tuple[int, Callable[[], object]]]:
+        acts: list[tuple[int, Callable[[], object]]] = []
+        for index, peer in enumerate(peers):
+            pending = peer.pending_for_me
+            if pending is None:
+                continue
+            choice = sasku_deal.choose(peer.legal_actions, rng)
+            kind = pending.kind if isinstance(pending, HandOverDecision) else \
+                "bid" if isinstance(choice, SaskuBid) else "other"
+
+            def act(peer: Any = peer, choice: Any = choice, kind: str = kind, index: int = index) -> None:
+                acted.append((kind, max(seats[index].main_free, min(seats[index].cores)), set(), []))
+                peer.act(choice)
+
+            acts.append((index, act))
+        return acts
+
+    replay(seats, lambda i: peers[i].start(),
+           lambda i, envelope, sender: peers[i].receive(envelope, keys[sender].public_key), on_events, idle)
+    if not all(peer.finished and peer.blame is None for peer in peers) or any(s.dealt_at is None for s in seats):
+        raise SystemExit(f"the Sasku deal of seed {seed} did not end cleanly: {[p.blame for p in peers]}")
+    spans = {kind: tuple(max(ends) - begin for k, begin, applied, ends in acted if k == kind and len(applied) == 4)
+             for kind in ("give", "return", "give-back", "bid")}
+    return SaskuFigures(max(s.dealt_at for s in seats if s.dealt_at is not None) - min(started),
+                        sum(len(r) for r in records), {k: v for k, v in spans.items() if k != "bid"}, spans["bid"])
+
+
+SASKU_SEED = 5   # bench/sasku_deal.py's seeds 5 and 6 each deal a picture giving (a give and its return)
+
+
+def sasku_summary(results: list[SaskuFigures]) -> dict[str, Any]:
+    publics = [t for r in results for t in r.publics]
+    hand_overs = {kind: [t for r in results for t in r.hand_overs[kind]] for kind in ("give", "return", "give-back")}
+    return {"deal": statistics.median(r.deal for r in results),
+            "transcript": statistics.median(r.transcript for r in results),
+            "transcript_max": max(r.transcript for r in results),
+            "hand_overs": {kind: (len(ts), statistics.median(ts)) for kind, ts in hand_overs.items() if ts},
+            "public": statistics.median(publics) if publics else None}
+
+
+def compare_sasku(args: argparse.Namespace, unit: float) -> None:
+    """A Sasku deal at a table beside the deck's 36 cards at four seats, both in this run's unit."""
+    for cores in args.cores:
+        decks, tables = [], []
+        for r in range(args.runs):   # interleaved: a shared machine's slow spells fall on both alike
+            decks.append(run_hand(4, SASKU_CARDS, True, cores, bytes([r])).critical)
+            tables.append(run_sasku_deal(cores, SASKU_SEED + r))
+        deck = {"critical": statistics.median(decks)}
+        table = sasku_summary(tables)
+        ratio = table["deal"] / deck["critical"]
+        print(f"{cores} core(s) a seat: a Sasku deal at a table (36 cards, 4 seats, proofs on): "
+              f"critical path {table['deal']:.3f} s = {table['deal'] / unit:,.0f} units; the deck's 36 cards: "
+              f"{deck['critical']:.3f} s = {deck['critical'] / unit:,.0f} units; ratio {ratio:.2f} "
+              f"(target: no slower than the deck, ratio <= 1)")
+        for kind, (count, spent) in table["hand_overs"].items():
+            also = "; with the check of the give's hidden-card proof, made with 'give'" if kind == "give" else ""
+            print(f"  a hand-over at the table, {kind} (the giver seals, every seat checks and moves the position, "
+                  f"the receiver signs its receipt{also}; median of {count}): adds {spent:.4f} s = "
+                  f"{spent / unit:,.0f} units (target <= 0.02 s)")
+        if not table["hand_overs"]:
+            print("  no hand-over came up in these deals (more --runs)")
+        if table["public"] is not None:
+            print(f"  for scale, a public bid's slot (the bidder signs, every seat checks): {table['public']:.4f} s = "
+                  f"{table['public'] / unit:,.0f} units")
+        print(f"  the deal's transcript: {table['transcript']:,.0f} bytes (median; largest "
+              f"{table['transcript_max']:,}; target <= 100 KB = 102,400 bytes)")
+
+
 def summary(n: int, n_cards: int, proofs: bool, cores: int, runs: int,
             shown: frozenset[int] = frozenset(), hand_over: bool = False) -> dict[str, float]:
     results = [run_hand(n, n_cards, proofs, cores, bytes([r]), shown, hand_over) for r in range(runs)]
@@ -275,8 +425,12 @@ def main() -> None:
     parser.add_argument("--open-seat", type=int, default=None, help="this seat shows its hand (an open bot)")
     parser.add_argument("--compare-open", action="store_true",
                         help="only: the deal without and with an open seat (seat 1, or --open-seat)")
+    parser.add_argument("--sasku", action="store_true",
+                        help="only: a Sasku deal at a table beside the deck's 36 cards (4 seats, proofs on)")
     args = parser.parse_args()
     shown = frozenset() if args.open_seat is None else frozenset({args.open_seat})
+    if args.sasku:
+        args.seats, args.cards = 4, SASKU_CARDS
 
     for n_cards in {12, 24, 36, 48, 72, 96, args.cards}:  # one-time per process: the generators
         crypto.shuffle_generators(n_cards)
@@ -288,6 +442,9 @@ def main() -> None:
           f"'per seat' = the busiest seat" + (f"; seat {args.open_seat} is an open seat" if shown else "") + "\n")
     if args.compare_open:
         compare_open(args, shown or frozenset({1}), unit)
+        return
+    if args.sasku:
+        compare_sasku(args, unit)
         return
     if args.hand_over:
         s = summary(args.seats, args.cards, True, args.cores[0], args.runs, hand_over=True)

@@ -36,12 +36,18 @@ def choose(legal: list, rng: random.Random):
     return passes[0] if passes and rng.random() < 0.6 else rng.choice(legal)
 
 
-def one_deal(seed: int, proofs: bool) -> tuple[bytes, float]:
+def table_sessions(seed: int, proofs: bool) -> tuple[list[IdentityKey], list[TableSession]]:
+    """The four peers of a one-deal Sasku table (bench/deal.py deals with them too)."""
     entropy = SeededEntropy(b"sasku-bench-keys")
     keys = [IdentityKey.generate(entropy) for _ in range(4)]
     config = TableConfig(hands=1, game=SaskuGame(SaskuOptions(target=30)), proofs=proofs)
     peers = [TableSession(k, [x.public_key for x in keys], bytes(range(32)), config,
                           rng=SeededEntropy(b"bench%d-%d" % (i, seed))) for i, k in enumerate(keys)]
+    return keys, peers
+
+
+def one_deal(seed: int, proofs: bool) -> tuple[bytes, float]:
+    keys, peers = table_sessions(seed, proofs)
     rng, records = random.Random(seed), []
     start = time.process_time()
     for peer in peers:
