@@ -14,9 +14,13 @@ and waits; :meth:`Presenter.answer` is called by any view (the terminal, one or
 more browser tabs) and the first valid answer for a prompt wins; later answers for
 the same prompt are refused, so a peer never signs twice for one slot.
 
->>> from p2p_sasaki.sasaki.hand import Play
->>> Presenter().play_text(Play(2, CardSet.parse("9C 9H")), lead=False)
-'S2 plays 9C 9H (pair of 9)'
+The presenter knows no game: what is a game's own (its seats and cards, the prompt of a
+decision, the answers it makes without asking, typed answers, the notes of its plays and
+results, the status line, your side, the page's snapshot) it asks the game's part
+(cli/games/: Sasaki's and Sasku's), chosen by the table's game.
+
+>>> Presenter().label(2), Presenter(game="sasku").part.cards_per_seat
+('S2', 9)
 """
 
 from __future__ import annotations
@@ -30,23 +34,18 @@ from typing import Any
 
 import trio
 
-from p2p_sasaki.cards import Card, CardNotationError, CardSet
+from p2p_sasaki.cards import CardSet
 from p2p_sasaki.cli.games import part_for
-from p2p_sasaki.cli.prompts import Choice, ChoiceGroup, Note, NoteKind, Prompt, Refusal
-from p2p_sasaki.cli.render import action_text
+from p2p_sasaki.cli.prompts import OPEN_HAND, Choice, ChoiceGroup, Note, NoteKind, Prompt, Refusal, SeatState, TopPlay
 from p2p_sasaki.protocol.events import (
     AbandonRejected,
-    ActionApplied,
     Blame,
     DealProgress,
-    Dealt,
     HandAbandoned,
-    HandEnded,
     HandStarted,
     MatchEnded,
     Seated,
     SeatLeft,
-    Shown,
     VersionMismatch,
 )
 from p2p_sasaki.protocol.messages import default_name
@@ -63,31 +62,11 @@ from p2p_sasaki.protocol.net.table import (
     Turn,
     Waiting,
 )
-from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
-from p2p_sasaki.sasaki.combos import Kind, classify
-from p2p_sasaki.sasaki.hand import (
-    TURN_DIRECTION,
-    Action,
-    Chata,
-    DecisionKind,
-    Decline,
-    Expose,
-    Kkojda,
-    Pass,
-    Play,
-    Run,
-    SeatView,
-    Stop,
-)
-from p2p_sasaki.sasaki.scoring import DEFAULT_SCORING
 
 __all__ = ["NoteKind", "Note", "SeatState", "TopPlay", "Choice", "ChoiceGroup", "Prompt", "ScoreSheet",
-           "Progress", "Phase", "TableView", "Refusal", "Presenter", "grouped", "card_words",
-           "RULES_HELP", "COMMANDS_HELP", "HandResult", "ResultRow", "result_lines"]
+           "Progress", "Phase", "TableView", "Refusal", "Presenter", "OPEN_HAND", "OFFLINE_TEXT"]
 
-SEATS = 4
-CARDS_PER_SEAT = 12
-_PLACES = ("1st", "2nd", "3rd", "4th")
+SEATS = 4   # before a game is known (the deal line's default)
 _STEPS = {"hand-id": "agreeing on the hand", "shuffle": "shuffling", "proof": "checking the shuffle proofs",
           "deal": "dealing"}
 def deal_line(steps: Mapping[str, tuple[int, int]], seats: int = SEATS, width: int = 20) -> str:
@@ -111,19 +90,6 @@ def deal_line(steps: Mapping[str, tuple[int, int]], seats: int = SEATS, width: i
     return f"Dealing [{'#' * filled}{'.' * (width - filled)}] " + "; ".join(words)
 
 
-_KIND_GROUPS = {Kind.SINGLE: "Singles", Kind.PAIR: "Pairs", Kind.SEQUENCE: "Sequences", Kind.TRIPLET: "Triplets",
-                Kind.SASAKI: "Sasaki", Kind.FOUR: "Fours", Kind.PIG: "Pig"}
-_RANK_WORDS = ("three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")
-_SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
-_QUESTIONS = {
-    DecisionKind.RUN: "Run, showing {cards}?",
-    DecisionKind.STOP: "Call Stop (the hand counts four times)?",
-    DecisionKind.CHATA: "Chata with {cards} out of turn?",
-    DecisionKind.KKOJDA: "Kkojda with {cards}?",
-    DecisionKind.EXPOSE: "Show {cards}?",
-}
-_CLAIM_NAMES = {DecisionKind.RUN: "Run", DecisionKind.STOP: "Stop", DecisionKind.CHATA: "Chata",
-                DecisionKind.KKOJDA: "Kkojda", DecisionKind.EXPOSE: "Show"}
 def _duration(seconds: int) -> str:
     """``45 s``, ``2 min``, ``2 min 5 s``."""
     minutes, rest = divmod(seconds, 60)
@@ -132,85 +98,9 @@ def _duration(seconds: int) -> str:
     return f"{minutes} min" + (f" {rest} s" if rest else "")
 
 
-_AWAITED = {DecisionKind.TURN: "to play", DecisionKind.RUN: "to answer the run window",
-            DecisionKind.STOP: "to answer the Stop window", DecisionKind.CHATA: "to answer the chata chance",
-            DecisionKind.KKOJDA: "to answer the kkojda chance", DecisionKind.EXPOSE: "to show a red ten",
-            DecisionKind.OVER: "to finish the hand (the end-of-hand key check)"}
-
-_GAME_AWAITED = {"bid": "is to bid", "answer": "is to take or refuse a picture", "return": "is to hand a card back",
-                 "trump": "is to name the trump", "play": "is to play"}   # a Sasku decision, in the status line
-_GAME_AWAITED_TO = {kind: "to" + text[2:] for kind, text in _GAME_AWAITED.items()}   # ... in the waiting line
-
-RULES_HELP = """\
-Sasaki in short: 48 cards (no 2s), 12 each, ranks 3 (low) to A (high); suits never rank.
-Get rid of your cards: the order you go out in scores the hand.
-The round's leader plays anything; then each player in turn beats the top play or
-passes (and may still play later in the round). When everyone else has passed, the last
-player leads a new round.
-Ordinary plays (single, pair, sequence of 3+ ranks in a row) are beaten only by the same
-kind with as many cards and a higher rank: 9 9 beats 7 7; 5-6-7-8 beats 3-4-5-6 but not
-a 3-card sequence.
-Specials beat every ordinary play, and a higher special beats a lower one: a triplet,
-then a Sasaki (4 4 A), then four of a kind, then the Pig (TH TD). The Black Pig (TC TS)
-is a pair of tens that alone beats the Pig.
-Chata: after any single, whoever holds the other two of its rank may play them at once,
-out of turn; the fourth card of that rank may answer with a kkojda. Nothing beats it.
-Sides: the two red-ten holders (TH, TD) play against the other two, unknown at first.
-Run: before the first play, show your red ten; the hand counts double and your partner
-shows theirs. Stop: after a run, an opponent may call Stop; the hand counts four times."""
-"""The rules in short: the block marked "in-game help" in docs/rules.md, word for word
-(tests/cli/test_rules_help.py checks it)."""
-
-COMMANDS_HELP = """\
-At your turn: a number from the list (it plays the suits shown first), cards like 9C 9H
-(any suits you hold), or 'pass'.
-In a window (run, Stop, chata, kkojda): y or a number to claim, n or Enter to decline.
-'help' shows this at any prompt; 'quit' leaves the table (asks first)."""
-
-
-def card_words(card: Card) -> str:
-    """``ten of hearts`` for TH."""
-    return f"{_RANK_WORDS[int(card.rank)]} of {_SUIT_WORDS[int(card.suit)]}"
-
-
-def grouped(cards: CardSet) -> str:
-    """``3H 3S | 5C | TD TH``: sorted, one group per rank."""
-    return " | ".join(" ".join(group) for group in rank_groups(cards)) or "(none)"
-
-
-def rank_groups(cards: CardSet) -> tuple[tuple[str, ...], ...]:
-    groups: dict[int, list[str]] = {}
-    for card in cards:
-        groups.setdefault(int(card.rank), []).append(str(card))
-    return tuple(tuple(group) for _, group in sorted(groups.items()))
-
-
 NEXT_MATCH_QUESTION = "Next match with the same four?"
-OPEN_HAND = "Bot's hand, open to all"   # a bot in an empty seat plays with its cards shown (docs/usage.md)
 OFFLINE_TEXT = ("You are offline: no connection to any other player (check your network); "
                 "reconnecting, and the table goes on when you are back ...")
-
-@dataclass(frozen=True)
-class SeatState:
-    seat: int
-    label: str              # "You" or "S2" (a name once the roster carries one)
-    you: bool
-    cards_left: int
-    passed: bool            # passed since the current top play
-    red_tens: tuple[str, ...]
-    place: int | None       # 1-4 once out
-    awaited: bool
-    offline: bool
-    open_cards: tuple[str, ...] = ()   # a bot in an empty seat: its cards now ("Bot's hand, open to all")
-
-
-@dataclass(frozen=True)
-class TopPlay:
-    seat: int
-    label: str
-    cards: tuple[str, ...]
-    combo: str
-
 
 @dataclass(frozen=True)
 class NextMatch:
@@ -229,59 +119,6 @@ class ScoreSheet:
     you: int | None
     winners: tuple[int, ...]                        # leaders of the totals (the winners once over)
     final: bool
-
-
-@dataclass(frozen=True)
-class ResultRow:
-    """One seat's line of a hand's result, in finishing order."""
-
-    seat: int
-    label: str                    # "S2 Bot 3", or "you (S1 Mina)"
-    place: int                    # 1-4
-    side: str                     # "red" or "black"
-    score: int
-    reason: str                   # why: "red side 1st and 3rd: +1 each, x1"
-    remaining: tuple[str, ...]    # the cards the last player still held (shown to all)
-
-
-@dataclass(frozen=True)
-class HandResult:
-    """A finished hand as the result dialog shows it (kept until the next deal's cards)."""
-
-    hand_no: int
-    rows: tuple[ResultRow, ...]
-    multiplier: int
-    why_multiplier: str           # "nobody ran", "S1 ran", "S1 ran and S2 called Stop"
-    totals: tuple[int, ...]       # match totals after the hand, by seat
-    totals_text: str              # "S0 Bot 4 +1, you (S1 Mina) -1, ..."
-
-    @property
-    def title(self) -> str:
-        return f"Hand {self.hand_no} result"
-
-
-def result_lines(result: HandResult) -> list[str]:
-    """The result block for a terminal (the page's dialog shows the same values).
-
-    >>> rows = (ResultRow(0, "S0", 1, "red", 2, "red side 1st and 2nd: +2 each, x1", ()),
-    ...         ResultRow(3, "S3", 2, "red", 2, "red side 1st and 2nd: +2 each, x1", ()),
-    ...         ResultRow(1, "you (S1)", 3, "black", -2, "black side: red's +2 turned round, x1", ()),
-    ...         ResultRow(2, "S2", 4, "black", -2, "black side: red's +2 turned round, x1", ("5C", "9H")))
-    >>> for line in result_lines(HandResult(1, rows, 1, "nobody ran", (2, -2, -2, 2), "S0 +2")):
-    ...     print(line)
-    Hand 1 is over: multiplier x1 (nobody ran).
-      1st  S0, red: +2 (red side 1st and 2nd: +2 each, x1)
-      2nd  S3, red: +2 (red side 1st and 2nd: +2 each, x1)
-      3rd  you (S1), black: -2 (black side: red's +2 turned round, x1)
-      4th  S2, black: -2 (black side: red's +2 turned round, x1); still held 5C 9H
-    Match totals: S0 +2.
-    """
-    lines = [f"Hand {result.hand_no} is over: multiplier x{result.multiplier} ({result.why_multiplier})."]
-    for row in result.rows:
-        held = f"; still held {' '.join(row.remaining)}" if row.remaining else ""
-        lines.append(f"  {_PLACES[row.place - 1]}  {row.label}, {row.side}: {row.score:+d} ({row.reason}){held}")
-    lines.append(f"Match totals: {result.totals_text}.")
-    return lines
 
 
 @dataclass(frozen=True)
@@ -326,19 +163,21 @@ class TableView:
     you_label: str = ""                      # your seat as the others see it: "S1 Mina" (once seated)
     status: str = ""                         # whose turn or window it is: "Your turn: ..." (one line)
     side: str = ""                           # "Your side: red (partner unknown)", once you can know it
-    hand_result: HandResult | None = None    # the last hand's result, until the next deal's cards
-    direction: str = TURN_DIRECTION          # which way play goes: the next seat sits on your right
+    hand_result: Any = None                  # the last hand's result, until the next deal's cards (Sasaki's
+    #                                          HandResult, cli/games/sasaki.py)
+    direction: str = "counter-clockwise"     # which way play goes: the next seat sits on your right (the
+    #                                          game's part sets it)
     game: Any = None                         # the game's own part (cli/games): Sasku's SaskuTable; None for Sasaki
 
 
 @dataclass
 class _Open:
     prompt: Prompt
-    answers: dict[str, Any]            # an Action, or at a stall prompt one of STALL_CHOICES
-    legal: tuple[Action, ...]
+    answers: dict[str, Any]            # the game's action, or at a stall prompt one of STALL_CHOICES
+    legal: tuple[Any, ...]
     turn: Turn | None                  # None at a stall prompt
     done: trio.Event = field(default_factory=trio.Event)
-    action: Action | None = None
+    action: Any = None
 
 
 class Presenter:
@@ -358,7 +197,7 @@ class Presenter:
         self.hands = hands
         self.person = person          # a person sits at this seat ("you"); False: a bot's log
         self.session: Any = None      # the driver's session, read for who is awaited right now
-        self.result: HandResult | None = None
+        self.result: Any = None       # the last hand's result as the game's part shows it (Sasaki's HandResult)
         self.side = ""
         self.connected = False        # the mesh reached every other member (before the seats)
         self.links_down: tuple[int, ...] = ()   # seats with no live link now, awaited or not (Links)
@@ -372,8 +211,8 @@ class Presenter:
         self.version = 0
         self.phase = Phase.JOINING
         self.hand_no = 0
-        self.view: SeatView | None = None
-        self.sizes = [CARDS_PER_SEAT] * SEATS
+        self.view: Any = None         # the game's own view of my seat (Sasaki's SeatView, Sasku's Deal)
+        self.sizes = [self.part.cards_per_seat] * self.part.seats
         self.finish: list[int] = []
         self.deal_steps: dict[str, tuple[int, int]] = {}   # DealProgress step -> (done, total)
         self.progress: Progress | None = None
@@ -386,13 +225,12 @@ class Presenter:
         self.stall_at = 0.0           # ... and when the choices come (the stall deadline)
         self.gone: tuple[int, ...] = ()   # awaited seats that signed a leave notice
         self.rows: list[tuple[int, tuple[int, ...]]] = []
-        self.totals: tuple[int, ...] = (0,) * SEATS
+        self.totals: tuple[int, ...] = (0,) * self.part.seats
         self.log: list[Note] = []
         self.verdict: str | None = None
         self.transcript: Path | None = None
         self._open: _Open | None = None
         self._prompts = 0
-        self._forced_pass = False
         self.next_offer: NextMatch | None = None
         self.seat_keys: tuple[bytes, ...] = ()
         self.open_hands: dict[int, CardSet] = {}   # the open bots' hands as shown at this hand's deal
@@ -427,11 +265,6 @@ class Presenter:
     def scores_text(self, scores: Sequence[int]) -> str:
         return ", ".join(f"{self.who(s)} {v:+d}" for s, v in enumerate(scores))
 
-    def play_text(self, action: Action, lead: bool, went_out: bool = False) -> str:
-        """An action in words; yours as ``You pass``, ``You lead 9C 9H (pair of 9)``."""
-        you = self.who(action.seat) != self.label(action.seat)
-        return action_text(action, lead, went_out, who="You" if you else self.label(action.seat), you=you)
-
     # -- events --------------------------------------------------------------------------
 
     def event(self, event: Any, session: Any) -> list[Note]:
@@ -464,7 +297,7 @@ class Presenter:
             self.changed()
 
     def _notes(self, event: Any, session: Any) -> list[Note]:
-        own = self.part.notes(self, event, session)   # the game's own lines (Sasku: cli/sasku_text.py)
+        own = self.part.notes(self, event, session)   # the game's own lines (cli/games/, cli/sasku_text.py)
         if own is not None:
             lines, phase = own
             if phase is not None:
@@ -524,32 +357,6 @@ class Presenter:
                 self.progress = Progress(_STEPS.get(step, step), done, total)
                 self.deal_steps[step] = (done, total)
                 return [Note(deal_line(self.deal_steps), NoteKind.PROGRESS)]
-            case Shown(seat=seat, cards=cards):
-                self.open_hands[seat] = cards
-                return [Note(f"{OPEN_HAND}: {self.label(seat)} holds {grouped(cards)}")]
-            case Dealt(cards=cards):
-                self.phase, self.progress, self.result = Phase.PLAYING, None, None
-                # The deal's line ends full on every peer (some progress reports may be missed).
-                n = self.deal_steps.get("shuffle", self.deal_steps.get("proof", (0, SEATS)))[1]
-                line = deal_line({"hand-id": (1, 1), "shuffle": (n, n), "proof": (n, n), "deal": (1, 1)}, n)
-                told = self.deal_steps and deal_line(self.deal_steps, n) != line
-                full = [Note(line, NoteKind.PROGRESS)] if told else []
-                self.deal_steps = {}
-                whose = "Your" if self.person or self.you is None else f"{self.label(self.you)}'s"   # a bot's log
-                return full + [Note(f"{whose} cards: {grouped(cards)}")]
-            case ActionApplied(action=action, lead=lead):
-                if action.seat in self.awaited:      # it answered: the table no longer waits for it
-                    self.awaited = self.awaited - {action.seat}
-                    self.waiting = self.waiting_text(self.awaited, self.offline, session)
-                return self._applied(action, lead)
-            case HandEnded(hand_no=hand_no, outcome=SasakiOutcome() as outcome, scores=scores, totals=totals):
-                hand_no += self.hand_offset
-                self.phase = Phase.HAND_OVER
-                self.awaited, self.waiting = frozenset(), ""
-                self.rows.append((hand_no, tuple(scores)))
-                self.totals = tuple(totals)
-                self.result = self.hand_result(hand_no, outcome, scores, totals)
-                return [Note(line, NoteKind.SCORE) for line in result_lines(self.result)]
             case MatchEnded(totals=totals):
                 self.phase, self.totals = Phase.MATCH_OVER, tuple(totals)
                 self.awaited, self.offline, self.waiting = frozenset(), (), ""
@@ -624,29 +431,28 @@ class Presenter:
     def winner_text(self) -> str:
         best = max(self.totals)
         winners = [s for s, v in enumerate(self.totals) if v == best]
-        if len(winners) == SEATS:
+        if len(winners) == self.part.seats:
             return f"The match is over: a draw, everyone {best:+d}."
         names = " and ".join(self.who(s) for s in winners)
         verb = "win" if len(winners) > 1 or winners[0] == self.you else "wins"
         mine = f" You: {self.totals[self.you]:+d}." if self.you is not None and self.you not in winners else ""
         return f"The match is over: {names} {verb} with {best:+d}.{mine}"
 
-    def _applied(self, action: Action, lead: bool) -> list[Note]:
-        if isinstance(action, Decline):
-            return []
-        if isinstance(action, Pass) and action.seat == self.you and self._forced_pass:
-            self._forced_pass = False
-            return []
-        notes = [Note(self.play_text(action, lead), NoteKind.PLAY)]
-        if isinstance(action, (Play, Chata, Kkojda)):
-            self.sizes[action.seat] -= len(action.cards)
-            if self.sizes[action.seat] <= 0 and action.seat not in self.finish:
-                self.finish.append(action.seat)
-                place = len(self.finish)
-                you = action.seat == self.you and self.person      # "You go out", like "You play"
-                notes.append(Note(f"{'You go' if you else self.who(action.seat) + ' goes'} out "
-                                  f"({_PLACES[place - 1]}).", NoteKind.OUT))
-        return notes
+    def dealt_progress(self) -> list[Note]:
+        """The cards are dealt: the deal's line ends full on every peer (some progress reports
+        may be missed), told once more when the last one told was not full."""
+        self.progress = None
+        n = self.deal_steps.get("shuffle", self.deal_steps.get("proof", (0, self.part.seats)))[1]
+        line = deal_line({"hand-id": (1, 1), "shuffle": (n, n), "proof": (n, n), "deal": (1, 1)}, n)
+        told = self.deal_steps and deal_line(self.deal_steps, n) != line
+        self.deal_steps = {}
+        return [Note(line, NoteKind.PROGRESS)] if told else []
+
+    def answered(self, seat: int, session: Any) -> None:
+        """``seat`` answered: the table no longer waits for it."""
+        if seat in self.awaited:
+            self.awaited = self.awaited - {seat}
+            self.waiting = self.waiting_text(self.awaited, self.offline, session)
 
     def _waiting(self, awaited: frozenset[int], offline: tuple[int, ...], session: Any) -> list[Note]:
         if self.phase is Phase.MATCH_OVER:
@@ -676,8 +482,7 @@ class Presenter:
             view = view if view is not None else self.view
             what = "to shuffle and deal"
             if self.phase is Phase.PLAYING and view is not None:
-                what = _AWAITED.get(view.decision.kind, "") or _GAME_AWAITED_TO.get(
-                    str(getattr(view.decision.kind, "value", "")), "")
+                what = self.part.awaited_text(view)
             elif self.phase in (Phase.HAND_OVER, Phase.MATCH_OVER):
                 what = "to finish the hand"
             line = f"Waiting for {names} {what} ...".replace("  ", " ")
@@ -709,7 +514,7 @@ class Presenter:
         if waiting is None or self.phase in (Phase.MATCH_OVER, Phase.STOPPED):
             waiting = tuple(sorted(self.awaited))
         if self.phase is Phase.PLAYING and self.view is not None:   # only those the game asks now
-            asked = self.view.decision.seats if self.part.name == "sasaki" else self.part.awaited(self.view)
+            asked = self.part.awaited(self.view)
             waiting = tuple(s for s in waiting if s in asked)
         return tuple(s for s in waiting if s != self.you)
 
@@ -725,18 +530,9 @@ class Presenter:
             return OFFLINE_TEXT
         opened = self._open
         if opened is not None:
-            prompt = opened.prompt
-            if prompt.kind == "turn":
-                lead = opened.turn is not None and opened.turn.view.top is None
-                return "Your turn: lead anything." if lead else "Your turn: beat the top play, or pass."
-            if prompt.kind == "stall":
+            if opened.prompt.kind == "stall":
                 return "Your choice: the table waits for a player who does not answer."
-            if self.part.name != "sasaki":
-                return self.part.status(self, prompt.kind)   # type: ignore[no-any-return]
-            name = _CLAIM_NAMES.get(DecisionKind(prompt.kind), prompt.kind)
-            if not prompt.groups:
-                return f"{name} window: you have nothing to claim; it closes by itself."
-            return f"Your {name.lower()} chance: claim it or decline."
+            return str(self.part.status(self, opened.prompt.kind))
         if self.phase is Phase.MATCH_OVER:
             return self.winner_text()
         if self.phase is Phase.STOPPED:
@@ -753,99 +549,15 @@ class Presenter:
         view = self.view
         if view is None:
             return ""
-        kind = view.decision.kind
-        if self.part.name != "sasaki":
-            return self._game_status(view, awaited)
-        if kind is DecisionKind.OVER:
-            return f"Hand {self.hand_no} is over."
-        others = frozenset(s for s in awaited if s != self.you)
-        if others:   # the same words as the terminal's waiting line
-            offline = tuple(sorted(set(self.offline) | set(self.links_down)))
-            return self.waiting_text(others, tuple(s for s in offline if s in others), self.session)
-        if kind is DecisionKind.TURN:
-            seat = view.decision.seats[0]
-            return "Your turn." if seat == self.you else f"{self.label(seat)} is to play."
-        return f"{_CLAIM_NAMES.get(kind, kind.value)} window."
-
-    def _game_status(self, view: Any, awaited: Sequence[int]) -> str:
-        """The status line of a game with its own part while nobody asks you."""
-        seat = view.decision.seat
-        if seat is None:
-            return f"Hand {self.hand_no} is over."
-        others = frozenset(s for s in awaited if s != self.you)
-        if others:
-            offline = tuple(sorted(set(self.offline) | set(self.links_down)))
-            return self.waiting_text(others, tuple(s for s in offline if s in others), self.session)
-        return f"{self.label(seat)} {_GAME_AWAITED.get(str(view.decision.kind.value), 'is to answer')}."
+        return str(self.part.view_status(self, view, awaited))
 
     def _names(self, seats: Sequence[int]) -> str:
         return ", ".join(self.label(s) + (" (no connection)" if s in self.offline else "") for s in seats)
 
     def side_text(self) -> str:
-        """``Your side: red (partner unknown)``, ``... red, with S2``, ``... black``, ``... red,
-        alone against three``: once this seat can know it (its dealt cards, then what is shown)."""
-        if self.part.name != "sasaki":
-            return self.part.side_text(self)   # type: ignore[no-any-return]
-        view = self.view
-        if not isinstance(view, SeatView) or self.you is None or not self.person:   # (Sasku has fixed pairs)
-            return ""
-        mine = [str(c) for c in view.dealt if str(c) in ("TH", "TD")]
-        if len(mine) == 2:
-            return "Your side: red, alone against three (you hold both red tens)"
-        red = set(view.red) if view.red else set()
-        if view.teams is not None:
-            red = set(view.teams[0])
-        if mine:
-            partner = sorted(red - {self.you})
-            return f"Your side: red, with {self.label(partner[0])}" if partner else "Your side: red (partner unknown)"
-        if len(red) == 2 or view.teams is not None:
-            partners = [self.label(s) for s in range(SEATS) if s not in red and s != self.you]
-            return "Your side: black, with " + " and ".join(partners) if partners else "Your side: black"
-        return "Your side: black"
-
-    def run_risk(self, cards: CardSet) -> str:
-        """What a run puts at stake, for the run question (the scoring table times two)."""
-        table = DEFAULT_SCORING
-        if len(cards) == 2:
-            best, worst = table.one_vs_three[1][0] * 2, table.one_vs_three[4][0] * 2
-            return (f"You would play alone against three, and the hand counts double (x4 if an opponent "
-                    f"calls Stop): 1st wins you {best:+d}, last loses {worst:+d}.")
-        values = table.two_vs_two.values()
-        return (f"The hand counts double (x4 if an opponent calls Stop); your partner shows the other red "
-                f"ten: your side wins up to {max(values) * 2:+d} each, or loses up to {min(values) * 2:+d}.")
-
-    def hand_result(self, hand_no: int, outcome: SasakiOutcome, scores: Sequence[int],
-                    totals: Sequence[int]) -> HandResult:
-        """The result of a finished hand, each score with its reason (docs/rules.md, Scoring)."""
-        finish, red, m = tuple(outcome.finish), set(outcome.red), outcome.multiplier
-        place = {seat: i + 1 for i, seat in enumerate(finish)}
-        reasons: dict[int, str] = {}
-        if len(red) == 1:
-            (lone,) = red
-            mine, theirs = DEFAULT_SCORING.one_vs_three[place[lone]]
-            for seat in range(SEATS):
-                reasons[seat] = (f"alone against three, {_PLACES[place[lone] - 1]}: {mine:+d}, x{m}" if seat == lone
-                                 else f"against the lone red {self.label(lone)} ({_PLACES[place[lone] - 1]}): "
-                                      f"{theirs:+d}, x{m}")
-        else:
-            a, b = sorted(place[s] for s in red)
-            value = DEFAULT_SCORING.two_vs_two.get((a, b), 0)
-            for seat in range(SEATS):
-                reasons[seat] = (f"red side {_PLACES[a - 1]} and {_PLACES[b - 1]}: {value:+d} each, x{m}"
-                                 if seat in red else f"black side: red's {value:+d} turned round, x{m}")
-        rows = tuple(ResultRow(seat, self.who(seat), i + 1,
-                               "red" if seat in red else "black", scores[seat], reasons[seat],
-                               tuple(outcome.remaining) if i == SEATS - 1 else ())
-                     for i, seat in enumerate(finish))
-        history = self.view.history if self.view is not None else ()
-        runners = [self.label(a.seat) for a in history if isinstance(a, Run)]
-        stops = [self.label(a.seat) for a in history if isinstance(a, Stop)]
-        why = "nobody ran"
-        if runners:
-            why = f"{' and '.join(runners)} ran" + (f", {' and '.join(stops)} called Stop" if stops else "")
-        elif m > 1:
-            why = "a run" + (" and a Stop" if m > 2 else "")
-        return HandResult(hand_no, rows, m, why, tuple(totals), self.scores_text(totals))
+        """Your side or pair in one line (the game's part: Sasaki's ``Your side: red, with S2``,
+        Sasku's ``Your pair: S1+S3``), once this seat can know it; empty before."""
+        return str(self.part.side_text(self))
 
     def finished(self, verdict: str, transcript: Path | None) -> None:
         """The end-of-match audit verdict and the transcript (the page offers it for download)."""
@@ -900,9 +612,9 @@ class Presenter:
             self.match_no += 1
         self.next_offer = None
         self.phase, self.hand_no, self.view, self.progress = Phase.JOINING, 0, None, None
-        self.sizes, self.finish, self.deal_steps = [CARDS_PER_SEAT] * SEATS, [], {}
+        self.sizes, self.finish, self.deal_steps = [self.part.cards_per_seat] * self.part.seats, [], {}
         self.awaited, self.offline, self.last_wait, self.waiting = frozenset(), (), None, ""
-        self.rows, self.totals = [], tuple(carried) or (0,) * SEATS
+        self.rows, self.totals = [], tuple(carried) or (0,) * self.part.seats
         self.verdict, self.transcript, self._open = None, None, None
         self.tell(Note("The match goes on at a fresh table, with a bot in the empty seat: the same seats, the "
                        f"totals carried over. {OPEN_HAND}: its cards are shown to everyone at each deal, and "
@@ -917,164 +629,41 @@ class Presenter:
     # -- the snapshot --------------------------------------------------------------------
 
     def table(self) -> TableView:
-        if self.part.name != "sasaki":
-            return self._game_table()
-        view = self.view
-        passed: list[int] = passed_since_last_play(view) if view is not None else []
-        awaited = set(self.awaiting()) if self._open is None or self._open.prompt.kind != "turn" else set()
-        seats = []
-        session = self.session
-        views = session.open_views() if session is not None and hasattr(session, "open_views") else {}
-        shown = {**self.open_hands, **{seat: v.cards for seat, v in views.items()}}   # the cards it has left
-        for seat in range(SEATS):
-            size = view.hand_sizes[seat] if view is not None else (self.sizes[seat] if self.you is not None else 0)
-            finish = view.finish if view is not None else tuple(self.finish)
-            tens = tuple(str(c) for c in view.shown[seat] if str(c) in ("TH", "TD")) if view is not None else ()
-            seats.append(SeatState(seat, "You" if seat == self.you else self.label(seat), seat == self.you, size,
-                                   seat in passed, tens, finish.index(seat) + 1 if seat in finish else None,
-                                   seat in awaited, seat in self.offline or seat in self.links_down,
-                                   tuple(str(c) for c in shown[seat]) if seat in shown else ()))
-        top = None
-        if view is not None and view.top is not None and view.top_seat is not None:
-            top = TopPlay(view.top_seat, self.who(view.top_seat), tuple(str(c) for c in view.top_cards),
-                          str(view.top))
-        best = max(self.totals)
-        sheet = ScoreSheet(tuple(self.rows), self.totals, self.you,
-                           tuple(s for s, v in enumerate(self.totals) if v == best) if self.rows else (),
-                           self.phase is Phase.MATCH_OVER)
-        return TableView(self.version, self.phase, self.hand_no, self.hands, self.you,
-                         tuple(seats) if self.you is not None else (), top,
-                         rank_groups(view.cards) if view is not None else (),
-                         view.multiplier if view is not None else 1, self.progress, self.waiting_for_how_long(),
-                         self._open.prompt if self._open is not None else None, sheet, tuple(self.log),
-                         self.verdict, self.transcript is not None,
-                         self.winner_text() if self.phase is Phase.MATCH_OVER else None, self.next_offer,
-                         self.match_no, self.label(self.you) if self.you is not None else "",
-                         self.status(), self.side_text(), self.result)
+        """The snapshot a page draws: the game's part makes it (with :meth:`table_view`)."""
+        view: TableView = self.part.snapshot(self)
+        return view
 
-    def _game_table(self) -> TableView:
-        """The snapshot of a game with its own part (Sasku): the seats as any table's, the
-        game's own values in ``game`` (cli/games)."""
-        part = self.part
-        view: Any = self.view   # the game's own view (Sasku's Deal)
-        awaited = set(self.awaiting()) if self._open is None else set()
-        seats = []
-        for seat in range(part.seats):
-            size = view.hand_size(seat) if view is not None else (self.sizes[seat] if self.you is not None else 0)
-            passed = view is not None and seat in view.passed
-            seats.append(SeatState(seat, "You" if seat == self.you else self.label(seat), seat == self.you, size,
-                                   passed, (), None, seat in awaited, seat in self.offline or seat in self.links_down))
-        game = part.table(self)
+    def table_view(self, seats: Sequence[SeatState], top: TopPlay | None, hand: tuple[tuple[str, ...], ...],
+                   multiplier: int, **game: Any) -> TableView:
+        """A snapshot with the game's ``seats``, ``top`` play, ``hand`` (its groups) and
+        ``multiplier``, and any game's values: the phase, the waits, the prompt, the score sheet,
+        the log, the status line, your side; ``game``: the rest of TableView's fields (the hand
+        result, the direction, the game's own part)."""
         best = max(self.totals)
         sheet = ScoreSheet(tuple(self.rows), self.totals, self.you,
                            tuple(s for s, v in enumerate(self.totals) if v == best) if self.rows else (),
                            self.phase is Phase.MATCH_OVER)
         return TableView(self.version, self.phase, self.hand_no, self.hands, self.you,
-                         tuple(seats) if self.you is not None else (), None, (game.hand,) if game.hand else (),
-                         1, self.progress, self.waiting_for_how_long(),
-                         self._open.prompt if self._open is not None else None, sheet, tuple(self.log),
-                         self.verdict, self.transcript is not None,
+                         tuple(seats) if self.you is not None else (), top, hand, multiplier, self.progress,
+                         self.waiting_for_how_long(), self._open.prompt if self._open is not None else None, sheet,
+                         tuple(self.log), self.verdict, self.transcript is not None,
                          self.winner_text() if self.phase is Phase.MATCH_OVER else None, self.next_offer,
                          self.match_no, self.label(self.you) if self.you is not None else "",
-                         self.status(), self.side_text(), self.result, game=game)
+                         self.status(), self.side_text(), **game)
 
     # -- the desk: prompts and answers ---------------------------------------------------
 
-    def prompt_for(self, turn: Turn) -> tuple[Prompt, dict[str, Action]]:
-        """The prompt for ``turn`` and the action behind each choice key."""
-        own = self.part.prompt(self, turn)
-        if own is not None:
-            return own   # type: ignore[no-any-return]
-        self._prompts += 1
-        legal = tuple(turn.legal)
-        kind = turn.decision.kind
-        answers: dict[str, Action] = {}
-        pass_ = next((a for a in legal if isinstance(a, Pass)), None)
-        decline = next((a for a in legal if isinstance(a, Decline)), None)
-        if pass_ is not None:
-            answers["pass"] = pass_
-        if decline is not None:
-            answers["decline"] = decline
-        groups: list[ChoiceGroup] = []
-        playable: set[str] = set()
-        number = 0
-        if kind is DecisionKind.TURN:
-            # Folded by (kind, label), then numbered kind by kind in the order of _KIND_GROUPS and,
-            # within a kind, low to high (shorter sequences first): the numbers of a kind run on.
-            folded: dict[tuple[str, str], list[Action]] = {}
-            order: dict[tuple[str, str], tuple[int, int, int]] = {}
-            for action in legal:
-                if isinstance(action, Pass):
-                    continue
-                if isinstance(action, Run):
-                    key = ("Run", f"run, showing {action.cards}")
-                    order[key] = (len(_KIND_GROUPS), 0, 0)
-                else:
-                    combo = classify(action.cards.mask)
-                    assert combo is not None, "a legal play is a combination"
-                    key = (_KIND_GROUPS[combo.kind], str(combo))
-                    order[key] = (int(combo.kind), combo.length, int(combo.rank))
-                folded.setdefault(key, []).append(action)
-            by_title: dict[str, list[Choice]] = {}
-            for key in sorted(folded, key=order.__getitem__):
-                (title, label), actions = key, folded[key]
-                number += 1
-                answers[f"c{number}"] = actions[0]
-                for action in actions:
-                    playable.update(str(c) for c in action.cards)
-                by_title.setdefault(title, []).append(
-                    Choice(f"c{number}", label, tuple(tuple(str(c) for c in a.cards) for a in actions)))
-            groups = [ChoiceGroup(title, tuple(choices)) for title, choices in by_title.items()]
-            question = "Your turn: lead anything." if turn.view.top is None else \
-                f"Your turn: beat {turn.view.top_cards} ({turn.view.top}) by {self.who(turn.view.top_seat)}, or pass."
-            seconds = None
-        else:
-            claims = []
-            for action in legal:
-                if isinstance(action, (Run, Stop, Chata, Kkojda, Expose)):
-                    number += 1
-                    cards = getattr(action, "cards", CardSet())
-                    text = _QUESTIONS[kind].format(cards=cards, s="s" if len(cards) > 1 else "")
-                    if kind is DecisionKind.RUN:
-                        text += " " + self.run_risk(cards)
-                    answers[f"c{number}"] = action
-                    claims.append(Choice(f"c{number}", text, (tuple(str(c) for c in cards),)))
-            groups = [ChoiceGroup(_CLAIM_NAMES.get(kind, kind.value), tuple(claims))] if claims else []
-            question = claims[0].label if len(claims) == 1 else f"{_CLAIM_NAMES.get(kind, kind.value)}?"
-            # A paced window's answer goes out at open + turn.delay, and that is your deadline too:
-            # undecided then, you decline (the driver declines for you at that very time). With no
-            # delay (a table of bots), the table's answer deadline.
-            seconds = (turn.delay if turn.delay > 0 else turn.answer_deadline if turn.answer_deadline is not None
-                       else self.timeout) if decline is not None else None
-            if not claims:   # a fair window: it stays open for everyone, then declines
-                question = f"{_CLAIM_NAMES.get(kind, kind.value)} window open: you have nothing to claim."
-        deadline = None
-        if seconds is not None:
-            deadline = (turn.opened if turn.opened is not None else trio.current_time()) + seconds
-        prompt = Prompt(self._prompts, kind.value, question, tuple(groups), pass_ is not None,
-                        decline is not None, seconds, deadline, tuple(sorted(playable)))
+    def prompt_for(self, turn: Turn) -> tuple[Prompt, dict[str, Any]]:
+        """The prompt for ``turn`` and the action behind each choice key (the game's part)."""
+        prompt, answers = self.part.prompt(self, turn)
         return prompt, answers
 
-    def forced(self, turn: Turn) -> tuple[Action, Note | None] | None:
+    def forced(self, turn: Turn) -> tuple[Any, Note | None] | None:
         """The only answer when the person has no choice, and what to tell (None: nothing)."""
-        if self.part.name != "sasaki":
-            return self.part.forced(self, turn)   # type: ignore[no-any-return]
-        legal = list(turn.legal)
-        if len(legal) != 1:
-            return None
-        action = legal[0]
-        if isinstance(action, Pass):
-            self._forced_pass = True     # its ActionApplied is not told again
-            return action, Note(f"You pass: nothing you hold beats {turn.view.top_cards}.", NoteKind.PLAY)
-        if isinstance(action, Decline):
-            # A fair window (its answers go out after turn.delay): shown open that long, as for
-            # a seat that can claim, then declined; with no delay, declined at once.
-            return None if turn.delay > 0 else (action, None)
-        if isinstance(action, Expose):
-            return action, Note(f"Your partner ran: you show {action.cards} too.", NoteKind.PLAY)
-        return None
+        forced: tuple[Any, Note | None] | None = self.part.forced(self, turn)
+        return forced
 
-    def open(self, turn: Turn) -> Prompt | Action:
+    def open(self, turn: Turn) -> Any:
         """Open the prompt for ``turn`` (every view shows it), or, when the person has no
         choice, the only answer (told as a note when it is worth telling)."""
         forced = self.forced(turn)
@@ -1110,11 +699,11 @@ class Presenter:
                 self._open = None
             self.changed()
 
-    async def ask(self, turn: Turn) -> Action:
+    async def ask(self, turn: Turn) -> Any:
         """:meth:`open` then :meth:`wait`: the answer for ``turn`` from any view."""
         opened = self.open(turn)
         if isinstance(opened, Prompt):
-            action: Action = await self.wait(opened)
+            action = await self.wait(opened)
             return action
         return opened
 
@@ -1131,7 +720,7 @@ class Presenter:
         if cards is not None and opened.turn is None:
             return Refusal("choose keep waiting, abandon, end or a bot")
         if cards is not None and opened.turn is not None:
-            action: Action | Refusal = self.action_for_cards(opened.turn, cards)
+            action: Any = self.action_for_cards(opened.turn, cards)
         elif key is not None and key in opened.answers:
             action = opened.answers[key]
         elif key == "pass":
@@ -1144,52 +733,9 @@ class Presenter:
         opened.done.set()
         return action
 
-    def action_for_cards(self, turn: Turn, text: str) -> Action | Refusal:
-        if self.part.name != "sasaki":
-            return self.part.action_for_text(self, turn, text)   # type: ignore[no-any-return]
-        try:
-            cards = CardSet.parse(text.upper().replace(",", " "))
-        except CardNotationError as error:
-            return Refusal(str(error))
-        # A play before a run with the same cards (with running at any turn, TH may be either).
-        found = next((a for a in turn.legal if isinstance(a, Play) and a.cards == cards), None) or \
-            next((a for a in turn.legal if not isinstance(a, (Pass, Decline)) and getattr(a, "cards", None) == cards),
-                 None)
-        if found is not None:
-            return found
-        return Refusal(why_illegal(cards, turn, self))
-
-
-def why_illegal(cards: CardSet, turn: Turn, presenter: Presenter | None = None) -> str:
-    """One line: why ``cards`` is not a legal play at ``turn``."""
-    mine = turn.view.cards
-    if not cards:
-        return "choose some cards first"
-    if turn.decision.kind is not DecisionKind.TURN:
-        return "it is not your turn to play cards; answer the question or decline"
-    missing = cards - mine
-    if missing:
-        return f"you do not hold {missing}"
-    if classify(cards.mask, mine.mask) is None:
-        return f"{cards} is not a combination (single, pair, triplet, four, sequence, Pig)"
-    if turn.view.top is not None:
-        who = presenter.who(turn.view.top_seat) if presenter is not None else f"S{turn.view.top_seat}"
-        return f"{cards} does not beat {turn.view.top_cards} (played by {who})"
-    return f"{cards} is not a legal play now"
-
-
-def passed_since_last_play(view: Any) -> list[int]:
-    """Seats that passed since the current top play was made (engine's public history);
-    none when there is no top play (a new round)."""
-    if view.top is None:
-        return []
-    passed: list[int] = []
-    for action in reversed(view.history):
-        if isinstance(action, (Play, Chata, Kkojda)):
-            break
-        if isinstance(action, Pass) and action.seat not in passed:
-            passed.append(action.seat)
-    return sorted(passed)
+    def action_for_cards(self, turn: Turn, text: str) -> Any:
+        """A typed answer as the game's action, or a :class:`Refusal` (the game's part reads it)."""
+        return self.part.action_for_text(self, turn, text)
 
 
 def member_label(presenter: Presenter | None, key: bytes) -> str:

@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-__all__ = ["NoteKind", "Note", "Choice", "ChoiceGroup", "Prompt", "Refusal"]
+__all__ = ["NoteKind", "Note", "Choice", "ChoiceGroup", "Prompt", "Refusal", "SeatState", "TopPlay", "OPEN_HAND"]
+
+OPEN_HAND = "Bot's hand, open to all"   # a bot in an empty seat plays with its cards shown (docs/usage.md)
 
 
 class NoteKind(Enum):
@@ -63,3 +65,25 @@ class Refusal:
     """An answer that was not taken, and why (shown to the person)."""
 
     reason: str
+
+
+@dataclass(frozen=True)
+class SeatState:
+    seat: int
+    label: str              # "You" or "S2" (a name once the roster carries one)
+    you: bool
+    cards_left: int
+    passed: bool            # passed since the current top play
+    red_tens: tuple[str, ...]
+    place: int | None       # 1-4 once out
+    awaited: bool
+    offline: bool
+    open_cards: tuple[str, ...] = ()   # a bot in an empty seat: its cards now ("Bot's hand, open to all")
+
+
+@dataclass(frozen=True)
+class TopPlay:
+    seat: int
+    label: str
+    cards: tuple[str, ...]
+    combo: str

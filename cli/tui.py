@@ -20,10 +20,9 @@ from typing import Any
 
 import trio
 
+from p2p_sasaki.cli.games.sasaki import COMMANDS_HELP, RULES_HELP, grouped, passed_since_last_play
 from p2p_sasaki.cli.presenter import (
-    COMMANDS_HELP,
     OPEN_HAND,
-    RULES_HELP,
     Choice,
     ChoiceGroup,
     Note,
@@ -32,8 +31,6 @@ from p2p_sasaki.cli.presenter import (
     Prompt,
     Refusal,
     TableView,
-    grouped,
-    passed_since_last_play,
 )
 from p2p_sasaki.protocol.net.table import PlayerLeft, Stalled, Turn
 

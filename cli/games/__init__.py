@@ -4,8 +4,9 @@ The presenter is the table-generic part: connections, the deal's progress, waits
 questions, the score sheet, the status line, the desk where prompts are answered. What is a
 game's own it asks the game's part, chosen by the game's name (``Game.name``,
 protocol/game.py): how many seats and cards, the pairs, how cards are named and sorted,
-the prompt of a decision and its legal choices, how a typed answer reads, the notes of a
-deal and its result, the game's part of the snapshot a page draws.
+the prompt of a decision and its legal choices, the answers it makes without asking, how a
+typed answer reads, the notes of its plays, a deal and its result, the status line, your
+side, and the snapshot a page draws. The presenter has no game of its own.
 
 A third game plugs in with a module here whose part has the attributes and methods of
 :class:`GamePart`, and a line in :func:`part_for`.
@@ -24,9 +25,8 @@ class GamePart(Protocol):
     cards_per_seat: int
     teams: tuple[tuple[int, ...], ...] | None   # fixed pairs; None: sides found during the hand
 
-    def prompt(self, presenter: Any, turn: Any) -> tuple[Any, dict[str, Any]] | None:
-        """The prompt for ``turn`` and the action behind each choice key; None: the
-        presenter's own (Sasaki's)."""
+    def prompt(self, presenter: Any, turn: Any) -> tuple[Any, dict[str, Any]]:
+        """The prompt for ``turn`` and the action behind each choice key."""
 
     def forced(self, presenter: Any, turn: Any) -> tuple[Any, Any] | None:
         """The only answer when the person has no choice, and the note to tell (or None)."""
@@ -40,6 +40,24 @@ class GamePart(Protocol):
 
     def prompt_lines(self, prompt: Any) -> list[str] | None:
         """The terminal's lines for ``prompt``; None: the terminal's own (Sasaki's)."""
+
+    def awaited(self, view: Any) -> tuple[int, ...]:
+        """The seats the game asks now."""
+
+    def awaited_text(self, view: Any) -> str:
+        """What the table waits for them to do, for the waiting line (``to play``)."""
+
+    def status(self, presenter: Any, kind: str) -> str:
+        """The status line while a prompt of ``kind`` of yours is open."""
+
+    def view_status(self, presenter: Any, view: Any, awaited: Any) -> str:
+        """The status line while nobody asks you."""
+
+    def side_text(self, presenter: Any) -> str:
+        """Your side or pair in one line, once you can know it; empty before."""
+
+    def snapshot(self, presenter: Any) -> Any:
+        """The page's snapshot (cli/presenter.py TableView, made with ``presenter.table_view``)."""
 
 
 def part_for(game: Any) -> Any:

@@ -23,11 +23,12 @@ picture's way back have one answer each: they are made without asking, and told.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from p2p_sasaki.cards import Card, CardNotationError, CardSet, Suit
-from p2p_sasaki.cli.prompts import Choice, ChoiceGroup, Note, NoteKind, Prompt, Refusal
+from p2p_sasaki.cli.prompts import Choice, ChoiceGroup, Note, NoteKind, Prompt, Refusal, SeatState
 from p2p_sasaki.protocol.sasku_game import TEAMS, GiveBack, GiveCall, HandOverDecision
 from p2p_sasaki.sasku.deal import Bid, Diamonds, Give, Pass, Play, Refuse, Return, Take, TrumpCall
 
@@ -46,6 +47,9 @@ _QUESTIONS = {
 }
 _STATUS = {"bid": "Your bid.", "answer": "Take or refuse your partner's picture.", "trump": "Name the trump.",
            "play": "Your turn: play a card.", "return": "Choose the card to hand back."}
+_AWAITED = {"bid": "is to bid", "answer": "is to take or refuse a picture", "return": "is to hand a card back",
+            "trump": "is to name the trump", "play": "is to play"}   # a decision, in the status line
+_AWAITED_TO = {kind: "to" + text[2:] for kind, text in _AWAITED.items()}   # ... in the waiting line
 _TYPED = {
     "bid": "Type: bid N (or N), pass, diamonds, give",
     "answer": "Type: take or refuse",
@@ -230,6 +234,38 @@ class SaskuPart:
     def awaited(self, view: Any) -> tuple[int, ...]:
         seat = view.decision.seat
         return () if seat is None else (seat,)
+
+    def awaited_text(self, view: Any) -> str:
+        """What the table waits for the awaited seat to do (the waiting line: "to bid")."""
+        return _AWAITED_TO.get(str(getattr(view.decision.kind, "value", "")), "")
+
+    def view_status(self, presenter: Any, view: Any, awaited: Sequence[int]) -> str:
+        """The status line while nobody asks you."""
+        seat = view.decision.seat
+        if seat is None:
+            return f"Hand {presenter.hand_no} is over."
+        others = frozenset(s for s in awaited if s != presenter.you)
+        if others:
+            offline = tuple(sorted(set(presenter.offline) | set(presenter.links_down)))
+            return str(presenter.waiting_text(others, tuple(s for s in offline if s in others), presenter.session))
+        return f"{presenter.label(seat)} {_AWAITED.get(str(view.decision.kind.value), 'is to answer')}."
+
+    def snapshot(self, presenter: Any) -> Any:
+        """The snapshot (cli/presenter.py TableView): the seats as any table's, Sasku's own
+        values in ``game`` (:meth:`table`)."""
+        view = presenter.view
+        awaited = set(presenter.awaiting()) if presenter._open is None else set()
+        seats = []
+        for seat in range(self.seats):
+            size = view.hand_size(seat) if view is not None else \
+                (presenter.sizes[seat] if presenter.you is not None else 0)
+            passed = view is not None and seat in view.passed
+            seats.append(SeatState(seat, "You" if seat == presenter.you else presenter.label(seat),
+                                   seat == presenter.you, size, passed, (), None, seat in awaited,
+                                   seat in presenter.offline or seat in presenter.links_down))
+        game = self.table(presenter)
+        return presenter.table_view(seats, None, (game.hand,) if game.hand else (), 1, hand_result=presenter.result,
+                                    game=game)
 
     def table(self, presenter: Any) -> SaskuTable:
         view = presenter.view

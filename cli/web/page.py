@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import json
 
-from p2p_sasaki.cli.presenter import RULES_HELP
+from p2p_sasaki.cli.games.sasaki import RULES_HELP
 from p2p_sasaki.cli.web.cards import back, faces
 
 __all__ = ["page"]

@@ -9,7 +9,8 @@ import trio
 import trio.testing
 
 from p2p_sasaki.cards import CardSet
-from p2p_sasaki.cli.presenter import NoteKind, Phase, Presenter, Refusal, card_words
+from p2p_sasaki.cli.games.sasaki import card_words
+from p2p_sasaki.cli.presenter import NoteKind, Phase, Presenter, Refusal
 from p2p_sasaki.protocol.events import DealProgress, HandAbandoned
 from p2p_sasaki.protocol.net.table import BOT, Connected, Stalled, Turn, Waiting
 from p2p_sasaki.protocol.sasaki_game import SasakiOutcome

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from p2p_sasaki.cli.presenter import RULES_HELP
+from p2p_sasaki.cli.games.sasaki import RULES_HELP
 from tests.cli.peers import ROOT
 
 RULES = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
