@@ -85,7 +85,7 @@ async def play(clock: Any) -> tuple[list[Stamped], list[list[WindowOpened]], lis
                 if isinstance(payload, HandOver) and payload.to == session.my_seat:
                     clock.jump(CHECKING)     # the receiver's work on the card, before its receipt goes out
 
-            session.receive = checking   # type: ignore[method-assign]
+            session.receive = checking
             return session
         return make
 
