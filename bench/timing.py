@@ -23,13 +23,22 @@ that could claim (a legal answer other than decline: they hold the cards) agains
 could not; in the Stop window, where everyone may Stop, those that did against those that
 did not; the lead, its holder against the others; on a turn,
 free choices (``n_claim``) against forced ones (``n_noclaim``: pass was the only answer).
-A group is listed only when both sides came up. ``p``: two-sided Mann-Whitney U test of the
+With ``--game sasku`` every decision is one seat's, paced by its kind (bid, answer, return,
+trump, turn: protocol/sasku_game.py ``PACE_KINDS``; the give's hand-over is paced as a bid and
+a refused picture's way back as a return, both forced): each kind splits into free choices
+(more than one legal answer) against forced ones (one: the hand-over, a play with one legal
+card, a return of the one card that is not a picture), and ``bid:give`` splits the bidding
+turns by whether the seat's cards let it give a picture; there the scripted person gives
+whenever it may and refuses half the pictures it is given (so every kind comes up), its
+reaction time drawn as for a turn. A group is listed only when both sides came up; every
+answer is also listed by kind, both sides together (``paced``), as the take-or-refuse and
+the trump call are always free. ``p``: two-sided Mann-Whitney U test of the
 two sides (exact distribution for small samples without ties, else the normal approximation
 with tie and continuity corrections; written here, no scipy). Target: over at least 6 hands
 per group, no p below 0.01 / (number of groups) and no difference of medians above 20 ms.
 
-Usage: python bench/timing.py [--hands 8] [--scale 0.2] [--seed 1] [--proofs] [--json]
-       python bench/timing.py --quick [--json]       (2 hands at 0.1 x the clock: a smoke run)
+Usage: python bench/timing.py [--game sasaki|sasku] [--hands 8] [--scale 0.2] [--seed 1] [--proofs] [--json]
+       python bench/timing.py --quick [--game sasku] [--json]   (2 hands at 0.1 x the clock: a smoke run)
 """
 
 from __future__ import annotations
@@ -53,16 +62,22 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))  # bench.table (aft
 from bench.table import loopback_listeners, run_forked  # noqa: E402
 from p2p_sasaki.cli.presenter import Presenter, Prompt
 from p2p_sasaki.protocol.crypto import SeededEntropy
-from p2p_sasaki.protocol.messages import MessageError, TableAction, decode_envelope
+from p2p_sasaki.protocol.messages import HandOver, MessageError, TableAction, decode_envelope
 from p2p_sasaki.protocol.net import Identity, TableRoster
 from p2p_sasaki.protocol.net.table import BotPlayer, Turn, WindowOpened, run_table
 from p2p_sasaki.protocol.sasaki_game import CLAIM_SECONDS, TURN_SECONDS, WINDOW_SECONDS, SasakiGame, sasaki_pace
+from p2p_sasaki.protocol.sasku_game import FAIR_PACE as SASKU_PACE
+from p2p_sasaki.protocol.sasku_game import GiveCall, SaskuGame, TableBot, sasku_pace
 from p2p_sasaki.protocol.session import TableConfig, TableSession
 from p2p_sasaki.sasaki.bots import make_bot
 from p2p_sasaki.sasaki.hand import DecisionKind, Decline, Pass
 from p2p_sasaki.sasaki.options import TableOptions
+from p2p_sasaki.sasku.bots import make_bot as make_sasku_bot
+from p2p_sasaki.sasku.deal import Refuse, Take
+from p2p_sasaki.sasku.options import SaskuOptions
 
 SEATS = ("person", "heuristic", "search", "random")   # by roster index (the seats are drawn)
+GIVE_GROUP = "bid:give"   # Sasku's bidding turns again, split by whether the seat's cards let it give a picture
 TARGET_MS = 20.0
 
 
@@ -78,19 +93,22 @@ def clock() -> float:
 class ScriptedPerson:
     """A person at the real presenter: reaction times drawn independently of the cards."""
 
-    def __init__(self, seed: int) -> None:
-        self.presenter = Presenter(timeout=60.0)
+    def __init__(self, seed: int, game: str = "sasaki") -> None:
+        self.presenter = Presenter(timeout=60.0, game=game)
         self.rng = Random(f"person/{seed}")
-        self.bot = make_bot("heuristic", Random(f"person bot/{seed}"))
+        self.game = game
+        self.bot = make_player_bot(game, "heuristic", Random(f"person bot/{seed}"))
 
     async def decide(self, turn: Turn) -> Any:
         opened = self.presenter.open(turn)
         if not isinstance(opened, Prompt):
             return opened                    # forced: the presenter answers at once
         prompt = opened
-        is_turn = turn.decision.kind is DecisionKind.TURN
+        # Sasku has no windows: every decision is one seat's, paced like a turn
+        is_turn = self.game == "sasku" or turn.decision.kind is DecisionKind.TURN
         if is_turn:
-            choice = self.bot.choose(turn.view, turn.legal)
+            choice = self.sasku_choice(turn) if self.game == "sasku" else None
+            choice = choice if choice is not None else self.bot.choose(turn.view, turn.legal)
             after = self.rng.uniform(0.1, 0.9) * turn.delay
         else:
             claims = [a for a in turn.legal if not isinstance(a, Decline)]
@@ -101,7 +119,7 @@ class ScriptedPerson:
 
         async def answer() -> None:
             await trio.sleep_until(start + after)
-            self.presenter.answer(prompt.id, **_answer_of(self.presenter, choice, is_turn))
+            self.presenter.answer(prompt.id, **_answer_of(self.presenter, choice, is_turn and self.game == "sasaki"))
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(answer)
@@ -110,10 +128,27 @@ class ScriptedPerson:
         return action
 
 
-def _answer_of(presenter: Presenter, choice: Any, is_turn: bool) -> dict[str, str]:
-    if isinstance(choice, Pass):
+    def sasku_choice(self, turn: Turn) -> Any:
+        """At Sasku the person gives a picture whenever it may and refuses half the pictures it
+        is given, so that every kind of decision comes up (the give's hand-over, the answer, a
+        return and a refused picture's way back); None: the heuristic bot's choice."""
+        gives = [a for a in turn.legal if isinstance(a, GiveCall)]
+        if gives:
+            return gives[0]
+        answers = [a for a in turn.legal if isinstance(a, (Take, Refuse))]
+        return self.rng.choice(answers) if answers else None
+
+
+def make_player_bot(game: str, kind: str, rng: Random) -> Any:
+    """The engine bot of ``kind`` for ``game`` (Sasku's behind its adapter's TableBot)."""
+    return TableBot(make_sasku_bot(kind, rng)) if game == "sasku" else make_bot(kind, rng)
+
+
+def _answer_of(presenter: Presenter, choice: Any, sasaki_turn: bool) -> dict[str, str]:
+    """How a view answers ``choice``: a Sasaki play typed as its cards, anything else by its key."""
+    if isinstance(choice, Pass) and sasaki_turn:
         return {"key": "pass"}
-    if is_turn:
+    if sasaki_turn:
         return {"cards": " ".join(str(card) for card in choice.cards)}
     opened = presenter._open
     assert opened is not None
@@ -122,18 +157,24 @@ def _answer_of(presenter: Presenter, choice: Any, is_turn: bool) -> dict[str, st
 
 class Logged:
     """The seat's player, noting what it could do at each decision: (hand, slot) -> could
-    claim (a window: a legal answer other than decline; a turn: more than one legal answer)."""
+    claim (a window: a legal answer other than decline; a turn, and every Sasku decision: more
+    than one legal answer). ``gives``: a Sasku bidding turn -> whether the seat's cards let it
+    give a picture (it holds exactly one; its partner fewer than nine)."""
 
-    def __init__(self, inner: Any, log: dict[tuple[int, int], bool], where: Any) -> None:
-        self.inner, self.log, self.where = inner, log, where
+    def __init__(self, inner: Any, log: dict[tuple[int, int], bool], where: Any, game: str = "sasaki",
+                 gives: dict[tuple[int, int], bool] | None = None) -> None:
+        self.inner, self.log, self.where, self.game = inner, log, where, game
+        self.gives = gives if gives is not None else {}
         self.is_bot = getattr(inner, "is_bot", False)
 
     async def decide(self, turn: Turn) -> Any:
-        if turn.decision.kind is DecisionKind.TURN:
+        if self.game == "sasku" or turn.decision.kind is DecisionKind.TURN:
             free = len(turn.legal) > 1
         else:
             free = any(not isinstance(a, Decline) for a in turn.legal)
         self.log[self.where()] = free
+        if self.game == "sasku" and str(getattr(getattr(turn.decision, "kind", None), "value", "")) == "bid":
+            self.gives[self.where()] = any(isinstance(a, GiveCall) for a in turn.legal)
         return await self.inner.decide(turn)
 
     def __getattr__(self, name: str) -> Any:
@@ -176,7 +217,9 @@ async def play_peer(n: int, spec: dict, listener: trio.SocketListener) -> dict:
     opens: dict[tuple[int, int], float] = {}
     arrivals: list[tuple[float, bytes]] = []
     could: dict[tuple[int, int], bool] = {}
+    gives: dict[tuple[int, int], bool] = {}
     kinds: dict[tuple[int, int], str] = {}
+    game = spec["game"]
     state: dict[str, Any] = {}
 
     def factory(identity: Identity, roster: TableRoster, config: Any) -> TableSession:
@@ -206,9 +249,9 @@ async def play_peer(n: int, spec: dict, listener: trio.SocketListener) -> dict:
 
     inner: Any
     if who == "person":
-        inner = ScriptedPerson(spec["seed"] * 10 + n)
+        inner = ScriptedPerson(spec["seed"] * 10 + n, game)
     else:
-        inner = BotPlayer(make_bot(who, Random(f"bench/timing/{spec['seed']}/{n}")))
+        inner = BotPlayer(make_player_bot(game, who, Random(f"bench/timing/{spec['seed']}/{n}")))
     presenter = getattr(inner, "presenter", None)
 
     def on_event(event: Any, session: Any) -> None:
@@ -226,7 +269,7 @@ async def play_peer(n: int, spec: dict, listener: trio.SocketListener) -> dict:
     transcript = Path(spec["dir"]) / f"peer{n}.sasaki"
     with trio.fail_after(spec["timeout"]):
         result = await run_table(
-            spec["identities"][n], spec["roster"], spec["config"], player=Logged(inner, could, where),
+            spec["identities"][n], spec["roster"], spec["config"], player=Logged(inner, could, where, game, gives),
             transcript_path=transcript, listeners=[listener], on_event=on_event, session_factory=factory,
             on_mesh=on_mesh, linger=1.0)
     first: dict[tuple[int, int, int], tuple[float, str]] = {}
@@ -235,8 +278,9 @@ async def play_peer(n: int, spec: dict, listener: trio.SocketListener) -> dict:
             body = decode_envelope(frame).body
         except MessageError:
             continue
-        if isinstance(body.payload, TableAction) and body.hand >= 1:
-            first.setdefault((body.hand, body.slot, body.sender), (at, body.payload.verb))
+        if isinstance(body.payload, (TableAction, HandOver)) and body.hand >= 1:   # a game answer, or a hand-over
+            verb = body.payload.verb if isinstance(body.payload, TableAction) else "hand-over"
+            first.setdefault((body.hand, body.slot, body.sender), (at, verb))
     # A slot this peer's own answer opened (it signed at once, the Pacer held the frame) opens
     # for it, as for the others, only when that answer went out.
     mine_out: list[tuple[int, int, float]] = []
@@ -245,7 +289,7 @@ async def play_peer(n: int, spec: dict, listener: trio.SocketListener) -> dict:
             body = decode_envelope(frame).body
         except MessageError:
             continue
-        if isinstance(body.payload, TableAction) and body.sender == state["session"].my_seat:
+        if isinstance(body.payload, (TableAction, HandOver)) and body.sender == state["session"].my_seat:
             mine_out.append((body.hand, body.slot, at))
     for opened_slot, entered in list(opens.items()):
         before = [at for h, s, at in mine_out if (h, s) < opened_slot]
@@ -256,6 +300,7 @@ async def play_peer(n: int, spec: dict, listener: trio.SocketListener) -> dict:
             "opens": [[h, s, t] for (h, s), t in opens.items()],
             "arrivals": [[h, s, sender, at, verb] for (h, s, sender), (at, verb) in first.items()],
             "could": [[h, s, c] for (h, s), c in could.items()],
+            "gives": [[h, s, g] for (h, s), g in gives.items()],
             "kinds": [[h, s, k] for (h, s), k in kinds.items()],
             "transcript": str(transcript)}
 
@@ -335,14 +380,34 @@ def mann_whitney(a: Sequence[float], b: Sequence[float]) -> float:
 
 def groups(peers: list[dict]) -> list[dict]:
     """One row per (pacing kind, who) with both sides present."""
+    return [{"kind": kind, "who": who, "n_claim": len(yes), "n_noclaim": len(no),
+             "median_ms_claim": round(statistics.median(yes), 2),
+             "median_ms_noclaim": round(statistics.median(no), 2),
+             "p": mann_whitney(yes, no)}
+            for (kind, who), (yes, no) in sorted(answer_samples(peers).items()) if yes and no]
+
+
+def paced(peers: list[dict]) -> list[dict]:
+    """Every answer by (pacing kind, who), both sides together: its count and median delay
+    (the kinds that never have two sides, such as Sasku's take or refuse, are shown paced too)."""
+    return [{"kind": kind, "who": who, "n": len(yes) + len(no), "median_ms": round(statistics.median(yes + no), 2)}
+            for (kind, who), (yes, no) in sorted(answer_samples(peers).items()) if kind != GIVE_GROUP]
+
+
+def answer_samples(peers: list[dict]) -> dict[tuple[str, str], tuple[list[float], list[float]]]:
+    """(pacing kind, who) -> each answer's delay (ms, the median at the other peers), split
+    into the two sides (could claim, could not)."""
     seat_who = {p["seat"]: p["who"] for p in peers}
     kinds: dict[tuple[int, int], str] = {}
     could: dict[tuple[int, int, int], bool] = {}
+    gives: dict[tuple[int, int, int], bool] = {}
     for p in peers:
         for h, s, k in p["kinds"]:
             kinds.setdefault((h, s), k)
         for h, s, c in p["could"]:
             could[(h, s, p["seat"])] = c
+        for h, s, g in p.get("gives", ()):
+            gives[(h, s, p["seat"])] = g
     delays: dict[tuple[int, int, int], list[float]] = {}     # an answer -> its delay at each other peer
     sides: dict[tuple[int, int, int], bool] = {}
     for p in peers:
@@ -367,14 +432,10 @@ def groups(peers: list[dict]) -> list[dict]:
     for (h, s, sender), seen in delays.items():
         side = samples.setdefault((kinds[(h, s)], seat_who[sender]), ([], []))
         side[0 if sides[(h, s, sender)] else 1].append(statistics.median(seen))
-    rows = []
-    for (kind, who), (yes, no) in sorted(samples.items()):
-        if yes and no:
-            rows.append({"kind": kind, "who": who, "n_claim": len(yes), "n_noclaim": len(no),
-                         "median_ms_claim": round(statistics.median(yes), 2),
-                         "median_ms_noclaim": round(statistics.median(no), 2),
-                         "p": mann_whitney(yes, no)})
-    return rows
+        if (h, s, sender) in gives:   # a Sasku bidding turn: could its cards give a picture?
+            side = samples.setdefault((GIVE_GROUP, seat_who[sender]), ([], []))
+            side[0 if gives[(h, s, sender)] else 1].append(statistics.median(seen))
+    return samples
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -387,27 +448,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--proofs", action="store_true", help="deal with the shuffle arguments (slower)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds a peer may take (default 900)")
     parser.add_argument("--json", action="store_true", help="print the groups as JSON only")
+    parser.add_argument("--game", choices=("sasaki", "sasku"), default="sasaki",
+                        help="the game the table plays (default sasaki)")
     args = parser.parse_args(argv)
     if args.quick:
         args.hands, args.scale = min(args.hands, 2), 0.1
     if args.hands < 1 or not 0 < args.scale <= 1:
         parser.error("--hands must be at least 1 and --scale in (0, 1]")
-    pace = sasaki_pace(window=WINDOW_SECONDS * args.scale, claim=CLAIM_SECONDS * args.scale,
-                       turn=TURN_SECONDS * args.scale)
+    game: Any
+    if args.game == "sasku":   # every decision one seat's: the fair pace's bid and turn delays, scaled
+        fair = dict(SASKU_PACE.delays)
+        pace = sasku_pace(bid=fair["bid"] / 1000 * args.scale, turn=fair["turn"] / 1000 * args.scale,
+                          answer=SASKU_PACE.answer_deadline, stall=SASKU_PACE.stall_deadline)
+        game = SaskuGame(SaskuOptions(target=1000))   # the match runs its --hands deals
+    else:
+        pace = sasaki_pace(window=WINDOW_SECONDS * args.scale, claim=CLAIM_SECONDS * args.scale,
+                           turn=TURN_SECONDS * args.scale)
+        game = SasakiGame(TableOptions(lead_card="3H"))
     entropy = SeededEntropy(b"bench/timing/%d" % args.seed)
     identities = [Identity(entropy(32)) for _ in range(4)]
-    config = TableConfig(hands=args.hands, game=SasakiGame(TableOptions(lead_card="3H")), proofs=args.proofs,
-                         pace=pace)
+    config = TableConfig(hands=args.hands, game=game, proofs=args.proofs, pace=pace)
     began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="sasaki-timing-") as directory:
         spec = {"seed": args.seed, "identities": identities, "config": config, "dir": directory,
-                "timeout": args.timeout, "table_id": entropy(32)}
+                "timeout": args.timeout, "table_id": entropy(32), "game": args.game}
         peers = play_table(spec)
     rows = groups(peers)
     if args.json:
-        print(json.dumps({"groups": rows}))
+        print(json.dumps({"groups": rows, "paced": paced(peers)}))
         return 0
-    print(f"{args.hands} hand(s) over the TCP mesh on 127.0.0.1, seats {', '.join(SEATS)}; shot clock "
+    print(f"{args.game}: {args.hands} hand(s) over the TCP mesh on 127.0.0.1, seats {', '.join(SEATS)}; shot clock "
           f"{dict(pace.delays)} ms; {time.monotonic() - began:.0f} s")
     bound = 0.01 / max(1, len(rows))
     print(f"{'kind':8} {'who':10} {'n claim':>8} {'n no':>6} {'median claim':>13} {'median no':>10} {'p':>8}")
@@ -421,6 +491,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"target: every p >= {bound:.2g} (0.01 / {len(rows)} groups) and every median difference <= "
           f"{TARGET_MS:g} ms: smallest p {worst_p:.3g}, largest difference {worst_diff:.1f} ms: "
           f"{'met' if met else 'NOT met'}")
+    delays = dict(pace.delays)
+    print("every answer by kind (both sides together; the kind's delay beside it):")
+    for r in paced(peers):
+        print(f"  {r['kind']:8} {r['who']:10} n {r['n']:>4}  median {r['median_ms']:>7.1f} ms  "
+              f"(delay {delays.get(r['kind'], 0)} ms)")
     return 0
 
 

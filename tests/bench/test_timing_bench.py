@@ -1,5 +1,5 @@
 """bench/timing.py runs end to end in its quick mode (four peer processes over the TCP mesh,
-two hands at a tenth of the shot clock) and prints its groups as JSON.
+two hands at a tenth of the shot clock) and prints its groups as JSON, for Sasaki and for Sasku.
 
 No timing assertions: the figures depend on the machine (the bench itself states the target)."""
 
@@ -35,6 +35,30 @@ def test_the_quick_timing_bench_prints_every_group_with_both_medians():
         assert 0.0 <= group["p"] <= 1.0
     # turns come up in every hand, for every seat: free choices against forced passes
     assert {g["who"] for g in groups if g["kind"] == "turn"} == {"person", "heuristic", "search", "random"}
+
+
+SASKU_KINDS = ("bid", "answer", "return", "trump", "turn")
+
+
+def test_the_quick_timing_bench_covers_sasku_decisions():
+    """Sasku: every decision is one seat's, paced by its kind; the groups split free choices
+    from forced ones (and the bidding turns by whether the cards let the seat give); every
+    answer is listed by kind, paced, both sides together."""
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "timing.py"), "--quick", "--json", "--game", "sasku"],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    figures = json.loads(done.stdout)
+    for group in figures["groups"]:
+        assert set(group) == KEYS, group
+        assert group["kind"] in SASKU_KINDS + ("bid:give",)
+        assert group["n_claim"] >= 1 and group["n_noclaim"] >= 1 and 0.0 <= group["p"] <= 1.0
+    # plays come up in every deal for every seat: free plays against forced ones (one legal card)
+    assert {g["who"] for g in figures["groups"] if g["kind"] == "turn"} == {"person", "heuristic", "search", "random"}
+    paced = figures["paced"]
+    assert {row["kind"] for row in paced} <= set(SASKU_KINDS) and {"bid", "turn"} <= {row["kind"] for row in paced}
+    for row in paced:
+        assert set(row) == {"kind", "who", "n", "median_ms"} and row["n"] >= 1
+        assert isinstance(row["median_ms"], float)
 
 
 def test_the_mann_whitney_test_is_exact_for_small_samples():
