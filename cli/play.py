@@ -18,6 +18,7 @@ from p2p_sasaki.cli.common import (
     parse_code,
     read_line,
     refuse_fast_with_person,
+    refuse_pairs_for_sasaki,
     run_async,
     seconds,
 )
@@ -40,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    if refuse_fast_with_person(args):
+    if refuse_fast_with_person(args) or refuse_pairs_for_sasaki(args):
         return EXIT_USAGE
     async def main() -> int:
         saved = await pending_table(args)
