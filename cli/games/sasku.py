@@ -218,6 +218,12 @@ class SaskuPart:
     def status(self, presenter: Any, kind: str) -> str:
         return _STATUS.get(kind, "Your decision.")
 
+    def winner_text(self, presenter: Any) -> str:
+        """The status line at the match's end: the pairs, and whether yours won."""
+        from p2p_sasaki.cli.sasku_text import match_over_text
+
+        return match_over_text(presenter, presenter.totals, yours=presenter.person)
+
     def pair_label(self, presenter: Any, pair: int) -> str:
         return "+".join(presenter.label(s) for s in TEAMS[pair])
 
