@@ -105,16 +105,6 @@ def refuse_fast_with_person(args: argparse.Namespace) -> bool:
     return False
 
 
-def refuse_pairs_for_sasaki(args: argparse.Namespace) -> bool:
-    """Say that ``--pairs`` is Sasku's and return True when it is given for Sasaki."""
-    from p2p_sasaki.cli.pairs import PAIRS_WITH_SASAKI
-
-    if getattr(args, "pairs", None) is not None and getattr(args, "game", "sasaki") != "sasku":
-        say_error(PAIRS_WITH_SASAKI)
-        return True
-    return False
-
-
 # -- options ---------------------------------------------------------------------------
 
 def positive(text: str) -> int:
@@ -155,11 +145,6 @@ def add_table_options(parser: argparse.ArgumentParser, creating_only: bool = Fal
                        help="sasku: the game points that win the match (default 12)")
     group.add_argument("--min-bid", type=positive, default=5, metavar="N",
                        help="sasku: the smallest bid (default 5)")
-    from p2p_sasaki.cli.pairs import parse_pairs
-
-    group.add_argument("--pairs", type=parse_pairs, default=None, metavar="NAME+NAME",
-                       help="sasku: these two players (by their names) are partners and sit opposite, the "
-                            "other two the other pair (default: the seating draw decides the pairs)")
     group.add_argument("--lead", choices=LEAD_CARDS, default="auto",
                        help="the opening 3: 3H, 3S, or auto = 3H from 06:00 to 18:00 by the creator's clock, "
                             "else 3S (default auto)")

@@ -28,7 +28,6 @@ from p2p_sasaki.cli.common import (
     parse_code,
     prepare_directories,
     refuse_fast_with_person,
-    refuse_pairs_for_sasaki,
     report,
     run_async,
     say_error,
@@ -37,7 +36,14 @@ from p2p_sasaki.cli.common import (
 )
 from p2p_sasaki.cli.matches import play_roster
 from p2p_sasaki.cli.name import player_name
-from p2p_sasaki.cli.pairs import PairsError, check_known, seating_fits, with_pairs
+from p2p_sasaki.cli.pairs import (
+    PairsError,
+    add_pairs_option,
+    check_known,
+    refuse_pairs_for_sasaki,
+    seating_fits,
+    with_pairs,
+)
 from p2p_sasaki.cli.resume import pending_table, resume
 from p2p_sasaki.protocol.messages import default_name
 from p2p_sasaki.protocol.net import (
@@ -60,6 +66,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     "the LAN (mDNS), admit the three players who type the code (or fill seats with "
                     "--bots N), then play the match and write its signed transcript.")
     add_table_options(parser)
+    add_pairs_option(parser)
     add_peer_options(parser)
     parser.add_argument("--no-mdns", action="store_true",
                         help="do not advertise on the LAN: joiners must use --address HOST:PORT")

@@ -23,7 +23,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from p2p_sasaki.cli.common import CliError
+from p2p_sasaki.cli.common import CliError, say_error
 from p2p_sasaki.cli.name import clean_name
 from p2p_sasaki.protocol.messages import default_name
 from p2p_sasaki.protocol.net import TableMember
@@ -33,6 +33,21 @@ PAIRS_WITH_SASAKI = "--pairs is for --game sasku (Sasaki has no partners): add -
 
 class PairsError(CliError):
     """``--pairs`` names a player the table does not have (one sentence; exit status 2)."""
+
+
+def add_pairs_option(parser: argparse.ArgumentParser) -> None:
+    """``--pairs NAME+NAME`` (``sasaki host`` and ``play``, when creating a table)."""
+    parser.add_argument("--pairs", type=parse_pairs, default=None, metavar="NAME+NAME",
+                        help="sasku: these two players (by their names) are partners and sit opposite, the "
+                             "other two the other pair (default: the seating draw decides the pairs)")
+
+
+def refuse_pairs_for_sasaki(args: argparse.Namespace) -> bool:
+    """Say that ``--pairs`` is Sasku's and return True when it is given for Sasaki."""
+    if getattr(args, "pairs", None) is not None and getattr(args, "game", "sasaki") != "sasku":
+        say_error(PAIRS_WITH_SASAKI)
+        return True
+    return False
 
 
 def parse_pairs(text: str) -> tuple[str, str]:
@@ -107,14 +122,3 @@ def with_pairs(config: Any, members: Sequence[TableMember], names: tuple[str, st
         indices.append(present.index(name))
     low, high = sorted(indices)
     return dataclasses.replace(config, game=SaskuGame(config.game.options, pairs=(low, high)))
-
-
-def partners_text(game: Any, names: Sequence[str]) -> str | None:
-    """What a member is shown before it signs a table whose partners were chosen by name;
-    None when the draw decides them."""
-    pairs = getattr(game, "pairs", None)
-    if pairs is None or len(names) != 4:
-        return None
-    others = [names[i] for i in range(4) if i not in pairs]
-    return (f"Partners chosen by the creator: {names[pairs[0]]} and {names[pairs[1]]} sit opposite each other, "
-            f"against {others[0]} and {others[1]}; starting the table signs this seating.")

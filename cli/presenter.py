@@ -478,9 +478,8 @@ class Presenter:
                 self.links_down = tuple(offline)   # the page marks them; the terminal tells waits only
                 return []
             case OptionsAgreed(config=config, names=names):
-                from p2p_sasaki.cli.pairs import partners_text
-
-                text = partners_text(config.game, names)
+                partners = getattr(self.part, "partners_text", None)   # Sasku's chosen partners
+                text = partners(config.game, names) if partners is not None else None
                 return [] if text is None else [Note(text)]
             case Connected():
                 self.connected = True

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 import trio
 
+from p2p_sasaki.cli.games.sasku import partners_text
 from p2p_sasaki.cli.main import main
-from p2p_sasaki.cli.pairs import PairsError, check_known, partners_text, seating_fits, with_pairs
+from p2p_sasaki.cli.pairs import PairsError, check_known, seating_fits, with_pairs
 from p2p_sasaki.cli.presenter import Presenter
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.handshake import Admit, CodeConfirmed, JoinAdmissions, Refuse
