@@ -58,6 +58,7 @@ from p2p_sasaki.protocol.net.table import (
     CannotAbandon,
     Connected,
     Links,
+    OptionsAgreed,
     Stalled,
     Turn,
     Waiting,
@@ -274,6 +275,8 @@ class Presenter:
             game = getattr(getattr(session, "config", None), "game", None)
             if game is not None and getattr(game, "name", None) != self.part.name:
                 self.part = part_for(game)
+        elif isinstance(event, OptionsAgreed) and getattr(event.config.game, "name", None) != self.part.name:
+            self.part = part_for(event.config.game)     # a joiner learns the creator's game here
         notes = self._notes(event, session)
         if session is not None and getattr(session, "view", None) is not None:
             self.view = session.view
@@ -307,6 +310,9 @@ class Presenter:
             case Links(offline=offline):
                 self.links_down = tuple(offline)   # the page marks them; the terminal tells waits only
                 return []
+            case OptionsAgreed(config=config, names=names):
+                text = self.part.partners_text(config.game, names)   # Sasku's chosen partners
+                return [] if text is None else [Note(text)]
             case Connected():
                 self.connected = True
                 self.awaited, self.last_wait = frozenset(), None    # what is awaited now is told again
@@ -429,14 +435,8 @@ class Presenter:
         return str(choice)
 
     def winner_text(self) -> str:
-        best = max(self.totals)
-        winners = [s for s, v in enumerate(self.totals) if v == best]
-        if len(winners) == self.part.seats:
-            return f"The match is over: a draw, everyone {best:+d}."
-        names = " and ".join(self.who(s) for s in winners)
-        verb = "win" if len(winners) > 1 or winners[0] == self.you else "wins"
-        mine = f" You: {self.totals[self.you]:+d}." if self.you is not None and self.you not in winners else ""
-        return f"The match is over: {names} {verb} with {best:+d}.{mine}"
+        """The match's end in one line (the game's part: Sasaki's seats, Sasku's pairs)."""
+        return str(self.part.winner_text(self))
 
     def dealt_progress(self) -> list[Note]:
         """The cards are dealt: the deal's line ends full on every peer (some progress reports

@@ -56,6 +56,12 @@ class GamePart(Protocol):
     def side_text(self, presenter: Any) -> str:
         """Your side or pair in one line, once you can know it; empty before."""
 
+    def winner_text(self, presenter: Any) -> str:
+        """The match's end in one line."""
+
+    def partners_text(self, game: Any, names: Any) -> str | None:
+        """The partners the members chose when they sat down, in one line; None: none chose."""
+
     def snapshot(self, presenter: Any) -> Any:
         """The page's snapshot (cli/presenter.py TableView, made with ``presenter.table_view``)."""
 

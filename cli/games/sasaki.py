@@ -370,6 +370,22 @@ class SasakiPart:
 
     # -- the status line, your side, the snapshot ----------------------------------------
 
+    def winner_text(self, presenter: Any) -> str:
+        """The match's end: the seats with the best total, and yours when you are not among them."""
+        totals = presenter.totals
+        best = max(totals)
+        winners = [s for s, v in enumerate(totals) if v == best]
+        if len(winners) == SEATS:
+            return f"The match is over: a draw, everyone {best:+d}."
+        names = " and ".join(presenter.who(s) for s in winners)
+        verb = "win" if len(winners) > 1 or winners[0] == presenter.you else "wins"
+        you = presenter.you
+        mine = f" You: {totals[you]:+d}." if you is not None and you not in winners else ""
+        return f"The match is over: {names} {verb} with {best:+d}.{mine}"
+
+    def partners_text(self, game: Any, names: Sequence[str]) -> None:
+        return None   # sides are found during the hand: nobody chooses a partner
+
     def awaited(self, view: Any) -> tuple[int, ...]:
         return tuple(view.decision.seats)
 

@@ -49,7 +49,7 @@ _STATUS = {"bid": "Your bid.", "answer": "Take or refuse your partner's picture.
            "play": "Your turn: play a card.", "return": "Choose the card to hand back."}
 _AWAITED = {"bid": "is to bid", "answer": "is to take or refuse a picture", "return": "is to hand a card back",
             "trump": "is to name the trump", "play": "is to play"}   # a decision, in the status line
-_AWAITED_TO = {kind: "to" + text[2:] for kind, text in _AWAITED.items()}   # ... in the waiting line
+_AWAITED_TO = {kind: text.removeprefix("is ") for kind, text in _AWAITED.items()}   # ... in the waiting line
 _TYPED = {
     "bid": "Type: bid N (or N), pass, diamonds, give",
     "answer": "Type: take or refuse",
@@ -222,6 +222,15 @@ class SaskuPart:
     def status(self, presenter: Any, kind: str) -> str:
         return _STATUS.get(kind, "Your decision.")
 
+    def partners_text(self, game: Any, names: Sequence[str]) -> str | None:
+        return partners_text(game, names)
+
+    def winner_text(self, presenter: Any) -> str:
+        """The status line at the match's end: the pairs, and whether yours won."""
+        from p2p_sasaki.cli.sasku_text import match_over_text
+
+        return match_over_text(presenter, presenter.totals, yours=presenter.person)
+
     def pair_label(self, presenter: Any, pair: int) -> str:
         return "+".join(presenter.label(s) for s in TEAMS[pair])
 
@@ -296,6 +305,17 @@ class SaskuPart:
         race = ", ".join(f"{pair.label} {pair.game_points}" for pair in pairs) + (
             f" (to {self.target})" if self.target else "")
         return SaskuTable(hand, trick, trump, contract, pairs, self.target, race)
+
+
+def partners_text(game: Any, names: Sequence[str]) -> str | None:
+    """What a member is shown before it signs a table whose partners were chosen by name
+    (``sasaki host --pairs``, cli/pairs.py); None when the draw decides them."""
+    pairs = getattr(game, "pairs", None)
+    if pairs is None or len(names) != 4:
+        return None
+    others = [names[i] for i in range(4) if i not in pairs]
+    return (f"Partners chosen by the creator: {names[pairs[0]]} and {names[pairs[1]]} sit opposite each other, "
+            f"against {others[0]} and {others[1]}; starting the table signs this seating.")
 
 
 def prompt_lines(prompt: Any) -> list[str]:
