@@ -12,10 +12,12 @@ from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 from p2p_sasaki.cli.games.sasku import partners_text
+from p2p_sasaki.cli.host import choose_partners
 from p2p_sasaki.cli.main import main
-from p2p_sasaki.cli.pairs import PairsError, check_known, seating_fits, with_pairs
+from p2p_sasaki.cli.pairs import PairsError, WaitingRoomPairs, check_known, seating_fits, with_pairs
 from p2p_sasaki.cli.presenter import Presenter
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.handshake import Admit, CodeConfirmed, JoinAdmissions, Refuse
@@ -164,3 +166,49 @@ async def test_every_member_sees_the_chosen_partners_before_it_signs_and_all_fou
     tampered = audit_table(altered)
     assert (tampered.ok, str(tampered.status.value), tampered.blame.seat, tampered.blame.hand) == (
         False, "damaged", None, 0), tampered
+
+
+def _member(n: int, name: str) -> TableMember:
+    return TableMember(bytes([n]) * 32, "", 6000 + n, bytes([n]) * 32, name)
+
+
+def test_the_creator_chooses_partners_in_the_waiting_room_while_seats_allow_and_not_once_full():
+    room = WaitingRoomPairs(None, "Ana")
+    assert room.fits((_member(9, "Ana"), _member(1, "Bo")), 4) is None          # the draw: anyone sits
+    room.joined(_member(1, "Leo"))
+    room.joined(_member(2, "Bo"))
+    assert room.typed("partners Mina+Jun") == (
+        "--pairs Mina+Jun names Mina and Jun, who are not at this table (Ana, Leo, Bo and 1 player(s) to join).")
+    assert room.choice is None
+    assert room.typed("partners Leo+Jun") == "Partners chosen: Leo and Jun (their seats are kept for them)."
+    assert room.fits((_member(9, "Ana"), _member(1, "Leo"), _member(2, "Bo"), _member(3, "Kim")), 4) == (
+        "the creator keeps a seat for Jun, chosen as partners (--pairs Leo+Jun)")
+    room.left(_member(2, "Bo"))
+    assert room.names == ["Ana", "Leo"]
+    room.joined(_member(3, "Jun"))
+    room.joined(_member(4, "Kim"))
+    room.full()
+    assert room.typed("partners draw") == "The table is full: its seating is fixed." and room.choice == ("Leo", "Jun")
+
+
+async def test_what_the_creator_types_in_the_waiting_room_is_read_until_the_table_fills(capsys):
+    room = WaitingRoomPairs(None, "Ana")
+    send, receive = trio.open_memory_channel[str | None](10)
+
+    class Reader:
+        async def line(self) -> str | None:
+            return await receive.receive()
+
+    scope = trio.CancelScope()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(choose_partners, room, Reader(), scope)
+        for line in ("partners Mina+Jun\n", "\n", "partners Mina\n"):
+            await send.send(line)
+        await trio.testing.wait_all_tasks_blocked()
+        scope.cancel()                 # the table is full: the waiting room's reading ends
+    await send.send("a line for the table\n")
+    assert receive.receive_nowait() == "a line for the table\n"     # not taken by the waiting room
+    assert room.choice == ("Mina", "Jun")
+    assert capsys.readouterr().out.splitlines() == [
+        "Partners chosen: Mina and Jun (their seats are kept for them).",
+        "'Mina' is not two names joined by +, like Mina+Jun."]
