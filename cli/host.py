@@ -152,12 +152,18 @@ async def _host(args: argparse.Namespace, player: object) -> int:
                 if getattr(args, "game", "sasaki") == "sasku" and reader is not None and not (args.quiet or args.demo):
                     print(WAITING_ROOM_HINT, flush=True)
                     nursery.start_soon(choose_partners, room, reader, waiting)
+                    presenter = getattr(player, "presenter", None)
+                    if presenter is not None:      # the page's waiting room too
+                        presenter.partners_room = room
+                        presenter.changed()
 
                 def on_event(event: object) -> None:
                     if isinstance(event, MemberJoined):
                         room.joined(event.member)
                         if event.seats_taken >= 4:
                             room.full()      # the seating the last admission fitted is final
+                            if getattr(player, "presenter", None) is not None:
+                                player.presenter.changed()   # type: ignore[attr-defined]
                         print(f"{event.member} joined ({event.seats_taken} of 4 seats taken).", flush=True)
                         if args.ready_file:   # the demo admits its joiners one by one with a fixed deal
                             args.ready_file.with_suffix(".seats").write_text(str(event.seats_taken))
