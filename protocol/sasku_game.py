@@ -176,6 +176,7 @@ class SaskuState:
         self.calling: int | None = None        # a seat that said give and owes its hand-over
         self.giving_back: int | None = None    # a partner that refused and owes the picture back
         self.refused: Card | None = None       # that picture, where this peer knows it
+        self.broken: tuple[int, str, str] | None = None   # (seat, its action, why): a penalised rule break
 
     # -- who answers ----------------------------------------------------------------------
 
@@ -183,7 +184,7 @@ class SaskuState:
         if self.calling is not None:
             return self._hand_over("give", self.calling)
         if self.giving_back is not None:
-            return self._hand_over("give-back", self.giving_back)
+            return self._hand_over("give-back", self.giving_back, hands_back=True)
         d: Decision = self.deal.decision
         if d.seat is None:
             return None
@@ -192,9 +193,10 @@ class SaskuState:
         return Slot(SlotKind.TURN, (d.seat,), d)
 
     @staticmethod
-    def _hand_over(kind: str, seat: int) -> Slot:
+    def _hand_over(kind: str, seat: int, hands_back: bool = False) -> Slot:
         receiver = partner_of(seat)
-        return Slot(SlotKind.HAND_OVER, (seat,), HandOverDecision(kind, seat, receiver), receiver=receiver)
+        return Slot(SlotKind.HAND_OVER, (seat,), HandOverDecision(kind, seat, receiver), receiver=receiver,
+                    hands_back=hands_back)
 
     def legal_actions(self, seat: int) -> list[Any]:
         slot = self.slot()
@@ -212,9 +214,13 @@ class SaskuState:
     def claim(self, action: Any) -> HiddenClaim | None:
         """A play that does not follow proves the seat holds none of the cards that would have
         (a trump led: the 18 trumps; a plain card: its suit's six); a ``give`` proves that the
-        picture it hands over is its only one (docs/protocol.md, "Hidden-card rules at the table")."""
+        picture it hands over is its only one; a return (the card handed back after ``take``)
+        that it is not a picture (docs/protocol.md, "Hidden-card rules at the table"). A
+        give-back hands back the refused picture's own position (``Slot.hands_back``)."""
         if isinstance(action, GiveCall):
             return HiddenClaim("give", PICTURES >> _SHIFT)
+        if isinstance(action, Return):
+            return HiddenClaim("return", PICTURES >> _SHIFT)
         deal = self.deal
         if isinstance(action, Play) and deal.trick and deal.trump is not None:
             follow = follow_mask(deal.trick[0].index, int(deal.trump))
@@ -279,6 +285,11 @@ class SaskuState:
 
     # -- reading ------------------------------------------------------------------------
 
+    def penalise(self, answers: Sequence[Any], seat: int, reason: str) -> None:
+        """A rule broken with hidden cards that the key reveal found: the deal ends here and
+        the other pair scores 6 (docs/rules-sasku.md, "A rule broken with hidden cards")."""
+        self.broken = (seat, " ".join(str(a) for a in answers), reason)
+
     def state_hash(self) -> str:
         extra = repr((self.calling, self.giving_back)).encode()
         return hashlib.sha256(b"p2p-sasaki/sasku-table/v1\x00" + state_hash(self.deal).encode() + b"\x00"
@@ -292,6 +303,8 @@ class SaskuState:
         deal = self.deal
         trump = deal.trump
         points = deal.points or (0, 0)
+        if self.broken is not None:
+            points = (0, 6) if self.broken[0] % 2 == 0 else (6, 0)
         return SaskuOutcome(deal.declarer, None if trump is None else trump.symbol, deal.diamonds, deal.card_points,
                             deal.tricks, points)
 
@@ -299,7 +312,18 @@ class SaskuState:
         return self.deal if self.deal.viewer == seat else view(self.deal, seat)
 
     def record(self) -> str | None:
-        return write_record(self.deal) if self.deal.viewer is None else None
+        """The deal's record; a penalised deal's ends with the line that broke the rule, after a
+        comment that says so (so ``sasaki replay`` refuses that line, as the rules say of a
+        record: every rule break in it is an illegal line)."""
+        if self.deal.viewer is not None:
+            return None
+        text = write_record(self.deal)
+        if self.broken is not None:
+            seat, action, reason = self.broken
+            pair = "S0 and S2" if seat % 2 else "S1 and S3"
+            text += (f"# S{seat} broke a rule with hidden cards, found when the keys were revealed: {reason}; "
+                     f"its pair loses the deal, {pair} score 6\n{action}\n")
+        return text
 
 
 class TableBot:
@@ -447,6 +471,11 @@ class SaskuGame:
     def forfeit_scores(self, seat: int) -> tuple[int, ...]:
         """The other pair scores 6 (a karvane), the forfeiter's pair nothing (docs/rules-sasku.md)."""
         return tuple(0 if s % 2 == seat % 2 else 6 for s in range(SEATS))
+
+    def penalty_scores(self, seat: int) -> tuple[int, ...]:
+        """A rule broken with hidden cards found only at the key reveal: the offending seat's
+        pair loses the deal as in karvane, the other pair scores 6 (docs/rules-sasku.md)."""
+        return self.forfeit_scores(seat)
 
     def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:
         """A pair reached the target, or the table's cap on deals (``hands``) is played."""

@@ -16,8 +16,8 @@ from p2p_sasaki.cards import Card
 from p2p_sasaki.protocol.config import GAMES
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
-from p2p_sasaki.protocol.events import ActionApplied, BlameBasis
-from p2p_sasaki.protocol.messages import MessageError, RuleClause, TableAction, decode_envelope
+from p2p_sasaki.protocol.events import ActionApplied, BlameBasis, Penalty
+from p2p_sasaki.protocol.messages import HandOver, MessageError, RuleClause, TableAction, decode_envelope
 from p2p_sasaki.protocol.restore import RecordingEntropy, restore_session
 from p2p_sasaki.protocol.sasku_game import (
     SASKU,
@@ -110,9 +110,13 @@ def test_four_peers_play_a_sasku_match_over_the_deck_and_the_audit_agrees(seed):
     assert audit.scores == tuple(e.scores for e in net.of_type(0, HandEnded))
     messages = _messages(net)
     types = [m.body.type for m in messages]
-    assert types.count("deck/hand-over") == types.count("deck/hand-over-taken") > 0
+    assert types.count("deck/hand-over") == types.count("deck/hand-over-lock") == types.count(
+        "deck/hand-over-strip") > 0
     proven = {m.body.payload.verb for m in messages if isinstance(m.body.payload, TableAction) and m.body.payload.proof}
     assert proven == {"play", "give"}
+    # every return (the card back after a take) carries its proof, in its deck/hand-over
+    takes = sum(1 for m in messages if isinstance(m.body.payload, TableAction) and m.body.payload.verb == "take")
+    assert takes == sum(1 for m in messages if isinstance(m.body.payload, HandOver) and m.body.payload.proof)
     # the handed cards are known to the pair only: the other pair applies them hidden
     seats = {i: _seat_of(net, i) for i in range(SEATS)}
     for i in range(SEATS):
@@ -187,9 +191,13 @@ def _decision(session: TableSession) -> HandOverDecision | None:
     return pending if isinstance(pending, HandOverDecision) else None
 
 
-def test_a_partner_that_returns_a_picture_is_named_by_the_givers_unsealing():
-    """Only the giver sees the card returned to it: it unseals the hand-over, every peer sees
-    the picture, and the returning seat is named, never the giver."""
+@pytest.mark.parametrize("dealer", DEALERS)
+def test_a_partner_that_returns_a_picture_is_refused_or_named(dealer):
+    """The return owes a proof, in its hand-over, that the position it hands back holds no
+    picture (the position re-locked to it: here the picture it just took, a card it received
+    by hand-over). It cannot make one: every peer refuses the hand-over at once and names the
+    returning seat, never the giver. With the tests' dealer the deal is public to the dealer's
+    seed: every peer sees the card and names it at once too."""
 
     def cheat(session: TableSession) -> bool:
         decision = _decision(session)
@@ -200,10 +208,38 @@ def test_a_partner_that_returns_a_picture_is_named_by_the_givers_unsealing():
         _cheat_hand_over(session, pictures[0])   # it holds the picture it just took
         return True
 
-    net, cheats = _play_cheater(cheat)
+    net, cheats = _play_cheater(cheat, dealer=dealer)
     assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
-    assert all("not a picture" in b.reason for i in range(SEATS) for b in net.blames(i))
-    assert "deck/hand-over-unsealed" in [m.body.type for m in _messages(net)]
+    reason = "fails (return)" if dealer == "deck" else "not a picture"
+    assert all(reason in b.reason for i in range(SEATS) for b in net.blames(i))
+
+
+def test_a_give_back_of_another_card_is_named_by_every_peer():
+    """After a refuse the partner hands back the refused picture's own position (public: the
+    same card); any other position names it at once."""
+
+    def cheat(session: TableSession) -> bool:
+        decision = _decision(session)
+        if decision is None or decision.kind != "give-back":
+            return False
+        refused = [a.card for a in session.legal_actions if isinstance(a, GiveBack)]
+        mine = session.view.cards(session.my_seat).mask >> 12
+        other = next(c for c in range(36) if mine >> c & 1 and to_engine(c) not in refused)
+        _cheat_hand_over(session, other)
+        return True
+
+    net, cheats = _play_cheater(cheat, bot=refusing_bot)
+    assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
+    assert all("not the position" in b.reason for i in range(SEATS) for b in net.blames(i))
+
+
+def refusing_bot(session: TableSession, rng: random.Random) -> None:
+    """The giving bot that always refuses a picture."""
+    refuse = [a for a in session.legal_actions if type(a).__name__ == "Refuse"]
+    if refuse:
+        session.act(refuse[0])
+        return
+    giving_bot(session, rng)
 
 
 @pytest.mark.parametrize("dealer", DEALERS)
@@ -236,9 +272,43 @@ def test_vector_seeded_sasku_digest():
     assert lines[3:7] == ["S3 give", "S3 give", "S1 refuse", "S1 give-back"]
     transcript = net.transcript(0)
     assert (len(transcript), hashlib.sha256(transcript).hexdigest()) == (
-        43763, "9cc5d914c5dca14553d2feb1afaf62d4827730afc6c498d246278880009827d4")
+        44395, "c07cf8eb5c2c2d4e0d80ec7dcaf14db6975d16bbf7908d739274ea7f9ac2f28f")
     docs = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
-    assert "9cc5d914c5dca14553d2feb1afaf62d4827730afc6c498d246278880009827d4" in docs and "43763 bytes" in docs
+    assert "c07cf8eb5c2c2d4e0d80ec7dcaf14db6975d16bbf7908d739274ea7f9ac2f28f" in docs and "44395 bytes" in docs
+
+
+def assert_penalised(net: Net, cheat: int, why: str) -> None:
+    """A rule broken with hidden cards that only the key reveal's replay found: every peer
+    names the cheating seat in its hand's HandEnded, scores the deal as the rules' penalty (the
+    other pair 6, the cheat's pair 0), plays the match on (three deals) and blames nobody; the
+    audit is complete and names the same seat with the same scores; the export's record of
+    that deal ends with the line that broke the rule, after a comment that says so, and
+    ``sasaki replay`` refuses that line."""
+    from p2p_sasaki.protocol.table_audit import export_records
+    from p2p_sasaki.records import RecordError
+    from p2p_sasaki.sasku.records import replay
+
+    seat = cheat
+    row = tuple(0 if s % 2 == seat % 2 else 6 for s in range(SEATS))
+    assert_agreed(net)
+    ended = [net.of_type(i, HandEnded) for i in range(SEATS)]
+    assert all(len(e) == 3 for e in ended)   # the match went on after the penalised deal
+    (hand,) = [e for e in ended[0] if e.penalty is not None]
+    assert isinstance(hand.penalty, Penalty) and hand.penalty.seat == seat and why in hand.penalty.reason
+    assert hand.scores == row and hand.outcome.points == row[:2]
+    assert all([e.penalty for e in mine] == [e.penalty for e in ended[0]] for mine in ended)
+    audit = audit_table(net.transcript(0))
+    assert audit.ok and audit.complete and audit.totals == net.peers[0].totals
+    assert audit.scores == tuple(e.scores for e in ended[0])
+    assert [p for p in audit.penalties if p is not None] == [hand.penalty]
+    assert audit.note is not None and f"S{seat} broke a rule with hidden cards" in audit.note
+    record = export_records(net.transcript(0))[hand.hand_no - 1]
+    comment, line = record.splitlines()[-2:]
+    assert comment.startswith(f"# S{seat} broke a rule with hidden cards") and "score 6" in comment
+    assert line.startswith(f"S{seat} ")
+    with pytest.raises(RecordError) as refused:
+        replay(record)
+    assert refused.value.line == len(record.splitlines())
 
 
 def _blind(session: TableSession, hide: int) -> None:
@@ -277,7 +347,8 @@ def test_a_seat_that_does_not_follow_while_holding_the_suit_is_refused_or_named(
     """A renege. Over the deck the play owes a no-follow proof, which the cheater cannot make:
     every peer refuses the play at once and names it. With the tests' dealer (no locks, no
     proofs) nobody else sees the cards and every peer accepts the play; the replay of the
-    full deal at the hand's end names the seat. Never an honest one."""
+    full deal at the hand's end names the seat, and the rules' penalty scores the deal (the
+    other pair 6) and the match goes on (:func:`assert_penalised`). Never an honest seat."""
 
     def cheat(session: TableSession) -> bool:
         pending, deal = session.pending_for_me, session.view
@@ -297,9 +368,11 @@ def test_a_seat_that_does_not_follow_while_holding_the_suit_is_refused_or_named(
         return True
 
     net, cheats = _play_cheater(cheat, dealer=dealer)
-    assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
-    reason = "fails (no-follow)" if dealer == "deck" else "with the revealed deal"
-    assert all(reason in b.reason for i in range(SEATS) for b in net.blames(i))
+    if dealer == "deck":
+        assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
+        assert all("fails (no-follow)" in b.reason for i in range(SEATS) for b in net.blames(i))
+    else:
+        assert_penalised(net, cheats[0], " must ")
 
 
 @pytest.mark.parametrize("dealer", DEALERS)
@@ -340,9 +413,11 @@ def test_a_seat_that_gives_while_holding_two_pictures_is_refused_or_named(dealer
         giving_bot(session, rng)
 
     net, cheats = _play_cheater(cheat, bot=hand_over_bot, dealer=dealer)
-    assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
-    reason = "fails (give)" if dealer == "deck" else "exactly one picture"
-    assert all(reason in b.reason for i in range(SEATS) for b in net.blames(i))
+    if dealer == "deck":
+        assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
+        assert all("fails (give)" in b.reason for i in range(SEATS) for b in net.blames(i))
+    else:
+        assert_penalised(net, cheats[0], "exactly one picture")
 
 
 def test_the_proof_field_keeps_old_bytes_and_refuses_a_malformed_clause():
