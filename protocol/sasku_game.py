@@ -18,11 +18,13 @@ The picture giving runs through the card source's private hand-over (docs/protoc
     engine's refuse moves nothing, the deck's position map must move it home);
   - then the giver's bidding turn goes on.
 
-A handed card that breaks a rule only its receiver can see (a give that is not a picture, a
-return that is a picture, a give-back of another card) is refused by :meth:`SaskuState.apply`
-naming the seat that handed it, so the receiver unseals it and every peer names that seat.
-The rules only the hand's keys can check here (a renege; a give while holding a second
-picture) are named by the replay of the full deal at the key reveal.
+Every hidden rule is proven with its action over the deck (docs/protocol.md, "Hidden-card
+rules at the table"): a play that does not follow, a ``give`` (its picture is its only one)
+and a return (not a picture: :meth:`SaskuState.claim`), each over every position the seat
+holds, a handed one re-locked under its key; a give-back hands back the refused picture's own
+position (``Slot.hands_back``). What no proof covers (every rule with the tests' dealer) is
+found by the replay of the full deal at the key reveal and scored by the rules' penalty
+(:meth:`SaskuGame.penalty_scores`: the other pair scores 6; :meth:`SaskuState.penalise`).
 
 >>> game = SaskuGame(SaskuOptions(target=2))
 >>> game.card_name(0), game.card_name(35), game.hand_context(1)

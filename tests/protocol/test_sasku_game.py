@@ -245,7 +245,7 @@ def refusing_bot(session: TableSession, rng: random.Random) -> None:
 @pytest.mark.parametrize("dealer", DEALERS)
 def test_a_giver_that_hands_over_a_card_that_is_not_a_picture_is_named(dealer):
     """Over the deck its give's proof (made for its picture) fails for the position it hands
-    over; with the tests' dealer (no proofs) its partner sees the card and unseals."""
+    over; with the tests' dealer (no proofs) every peer sees the card at once."""
 
     def cheat(session: TableSession) -> bool:
         decision = _decision(session)
@@ -373,6 +373,43 @@ def test_a_seat_that_does_not_follow_while_holding_the_suit_is_refused_or_named(
         assert all("fails (no-follow)" in b.reason for i in range(SEATS) for b in net.blames(i))
     else:
         assert_penalised(net, cheats[0], " must ")
+
+
+def _received(session: TableSession) -> int:
+    """The deck cards (a mask) my seat holds because a hand-over gave them to it."""
+    deck = session.source.deck
+    me = session.my_seat
+    return sum(1 << card for k in range(36) if deck.dealt[k] != me and deck.holder(k) == me
+               and (card := deck.held_card(k)) is not None)
+
+
+def test_a_seat_that_does_not_follow_while_holding_a_received_card_of_the_suit_is_named():
+    """A renege hidden in a card the seat got by hand-over (seed 2: S0 took its partner's
+    picture and holds no other trump when a trump is led): the re-lock put that position under
+    S0's own key, so its no-follow proof covers it; S0 cannot make the proof and every peer
+    names it at once (before the re-lock the position stayed under the giver's lock, out of
+    the proof, and only the key reveal found it)."""
+
+    def cheat(session: TableSession) -> bool:
+        pending, deal = session.pending_for_me, session.view
+        if not isinstance(pending, Decision) or pending.kind is not DecisionKind.PLAY or not deal.trick:
+            return False
+        mine = deal.cards(session.my_seat).mask
+        legal = sum(1 << a.card.index for a in session.legal_actions)
+        off = mine & ~legal
+        if legal == mine or not off or legal & ~(_received(session) << 12):
+            return False   # only a received card follows
+        card = off & -off
+        _blind(session, legal)
+        deck_card = to_deck(Card.from_index(card.bit_length() - 1))
+        opening = session.source.prove_open(deck_card)
+        session._sign(session.hand_no, session.slot, TableAction("play", (deck_card,), (opening,) if opening else ()))
+        session._guarded(session._advance)
+        return True
+
+    net, cheats = _play_cheater(cheat, seeds=range(2, 3))
+    assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
+    assert all("fails (no-follow)" in b.reason for i in range(SEATS) for b in net.blames(i))
 
 
 @pytest.mark.parametrize("dealer", DEALERS)

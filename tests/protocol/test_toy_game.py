@@ -317,7 +317,7 @@ def test_a_giver_that_crashed_after_its_hand_over_resumes_without_signing_anythi
 def test_a_played_out_swap_hand_is_scored_when_a_seat_withholds_its_key(withholder):
     """The present seats abandon the KEYS slot; the withholder's dealt cards are the
     complement, and each hand-over's card is read from the keys that are out (its dealt
-    seat's, or its receiver's unsealing it): the hand is scored as the withholder scored it."""
+    seat's, or a key it was re-locked to): the hand is scored as the withholder scored it."""
     def withhold(sender, envelope):
         return [] if sender == withholder and decode_envelope(envelope).body.type == "deck/key" else None
 

@@ -12,8 +12,8 @@ With the option "swap" (``HighCardGame(swap=True)``), after the bids the leader 
 card of its choice privately to the next seat, and that seat hands one card (any, the one
 just received too) back: two HAND_OVER slots in the middle of the hand, each card known to
 the two seats only, until it is played (and proved like a dealt card). A hidden rule: the
-highest card (11) is never handed over; only the receiver can see a giver break it, and
-unseals the hand-over to show everyone.
+highest card (11) is never handed over; the giver proves it with its hand-over (a
+``return`` claim over the position it names), so a giver that breaks it is refused at once.
 """
 
 from __future__ import annotations
