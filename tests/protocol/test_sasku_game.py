@@ -302,6 +302,11 @@ def assert_penalised(net: Net, cheat: int, why: str) -> None:
     assert audit.scores == tuple(e.scores for e in ended[0])
     assert [p for p in audit.penalties if p is not None] == [hand.penalty]
     assert audit.note is not None and f"S{seat} broke a rule with hidden cards" in audit.note
+    from p2p_sasaki.cli.audit import as_json, describe
+
+    assert [p for p in as_json(audit)["penalties"] if p is not None] == [
+        {"hand": hand.hand_no, "seat": seat, "slot": hand.penalty.slot, "reason": hand.penalty.reason}]
+    assert describe(audit).startswith("OK: ") and f"S{seat} broke a rule with hidden cards" in describe(audit)
     record = export_records(net.transcript(0))[hand.hand_no - 1]
     comment, line = record.splitlines()[-2:]
     assert comment.startswith(f"# S{seat} broke a rule with hidden cards") and "score 6" in comment
