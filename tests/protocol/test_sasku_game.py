@@ -499,13 +499,14 @@ def test_an_action_that_carries_a_proof_it_does_not_owe_names_its_seat():
     assert all("proof it does not owe" in b.reason for i in range(SEATS) for b in net.blames(i))
 
 
-@pytest.mark.parametrize("verb", ["give", "play"])
-def test_a_seat_that_crashed_after_a_proven_action_resumes_without_signing_anything_new(verb):
+@pytest.mark.parametrize(("verb", "seed"), [("give", 2), ("play", 2), ("return", 0)])
+def test_a_seat_that_crashed_after_a_proven_action_resumes_without_signing_anything_new(verb, seed):
     """protocol/restore.py: a seat that signed an action with its hidden-card proof (a give, a
-    play that does not follow) and crashed is rebuilt from its saved entropy, envelopes and
-    transcript; the proof is made again from the same drawn bytes, byte for byte."""
-    net = Net(seed=2, config=sasku_config(hands=1, target=30), hostile=False, bot=giving_bot)
-    recorders = [RecordingEntropy(b"", SeededEntropy(b"peer%d-2" % i)) for i in range(SEATS)]
+    play that does not follow, a return's hand-over) and crashed is rebuilt from its saved
+    entropy, envelopes and transcript; the proof is made again from the same drawn bytes,
+    byte for byte."""
+    net = Net(seed=seed, config=sasku_config(hands=1, target=30), hostile=False, bot=giving_bot)
+    recorders = [RecordingEntropy(b"", SeededEntropy(b"peer%d-%d" % (i, seed))) for i in range(SEATS)]
     for peer, recorder in zip(net.peers, recorders, strict=True):
         peer._rng = recorder
     signed: list[list[bytes]] = [[] for _ in range(SEATS)]
@@ -519,6 +520,8 @@ def test_a_seat_that_crashed_after_a_proven_action_resumes_without_signing_anyth
                 signed[i].append(item.envelope)
                 payload = decode_envelope(item.envelope).body.payload
                 if isinstance(payload, TableAction) and payload.proof and payload.verb == verb:
+                    prover = i
+                if isinstance(payload, HandOver) and payload.proof and verb == "return":
                     prover = i
         if prover is not None:
             break
