@@ -228,6 +228,13 @@ class Game(Protocol):
         other pair scores 6, the forfeiter's pair nothing)."""
         ...
 
+    def objection(self, decision: Any) -> HiddenClaim | None:
+        """The rule a HAND_OVER ``decision``'s receiver proves, with its layer, when its own
+        hidden cards make the hand-over illegal (the giver cannot see them): Sasku's give to a
+        partner holding nine pictures, ``nine-pictures`` (its positions hold none of the
+        non-pictures); None: no such rule."""
+        ...
+
     def penalty_scores(self, seat: int) -> tuple[int, ...] | None:
         """The score row of a hand in which ``seat`` broke a rule on hidden cards that only the
         key reveal's replay of the full deal finds (Sasku: the other pair scores 6, and the

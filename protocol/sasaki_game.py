@@ -289,6 +289,9 @@ class SasakiGame:
     def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
         return match_totals([carried, *scores], SEATS)
 
+    def objection(self, decision: Any) -> None:
+        return None
+
     def penalty_scores(self, seat: int) -> None:
         """None: a rule broken with hidden cards that the key reveal finds stops a Sasaki table
         with the seat's blame (docs/rules.md)."""

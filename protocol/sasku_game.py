@@ -474,6 +474,14 @@ class SaskuGame:
         """The other pair scores 6 (a karvane), the forfeiter's pair nothing (docs/rules-sasku.md)."""
         return tuple(0 if s % 2 == seat % 2 else 6 for s in range(SEATS))
 
+    def objection(self, decision: Any) -> HiddenClaim | None:
+        """A give to a partner that holds nine pictures (the giver's rule break, which only the
+        partner sees): the partner proves, with its layer, that it holds none of the
+        non-pictures."""
+        if isinstance(decision, HandOverDecision) and decision.kind == "give":
+            return HiddenClaim("nine-pictures", ((1 << N_CARDS) - 1) & ~(PICTURES >> _SHIFT))
+        return None
+
     def penalty_scores(self, seat: int) -> tuple[int, ...]:
         """A rule broken with hidden cards found only at the key reveal: the offending seat's
         pair loses the deal as in karvane, the other pair scores 6 (docs/rules-sasku.md)."""

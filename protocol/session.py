@@ -101,6 +101,7 @@ from p2p_sasaki.protocol.hidden_rules import (
     return_card,
 )
 from p2p_sasaki.protocol.hidden_rules import give as hidden_give
+from p2p_sasaki.protocol.hidden_rules import nine_pictures as hidden_nine_pictures
 from p2p_sasaki.protocol.intake import Intake
 from p2p_sasaki.protocol.messages import (
     Abandon,
@@ -407,6 +408,8 @@ class TableSession:
             return hidden_give(given, [lock for lock in locks if lock.position != handed], cards, self.game.n_cards)
         if claim.rule == "no-follow":
             return no_follow(locks, cards)
+        if claim.rule == "nine-pictures":   # the receiver's objection: it holds none of ``cards``
+            return hidden_nine_pictures(locks, set(range(self.game.n_cards)) - set(cards), self.game.n_cards)
         if claim.rule == "return":
             returned = next((lock for lock in locks if lock.position == handed), None)
             if returned is None:
@@ -1157,9 +1160,34 @@ class TableSession:
             self._handing = (slot, giver, payload)
             self.slot, self.phase = slot + 1, Phase.RECEIPT
             if self.identity is not None and self.my_seat == receiver:
-                self._sign(self.hand_no, self.slot, self.source.relock())
+                lock = self.source.relock()
+                self._sign(self.hand_no, self.slot, HandOverLock(lock.value, lock.proof, self._objection(giver)))
 
         return after
+
+    def _objection(self, giver: int) -> tuple[RuleClause, ...]:
+        """As the receiver: the proof that my own hidden cards make this hand-over illegal
+        (the game's ``objection``), made only when they do (my view refuses the hand-over
+        whatever its card, naming the giver); else none."""
+        game_slot = self._game_slot()
+        assert game_slot is not None and self.source is not None and self.my_seat is not None
+        assert self.state is not None
+        claim = self.game.objection(game_slot.decision)
+        locks = self.source.rule_locks(self.my_seat)
+        if claim is None or not locks:
+            return ()
+        try:
+            copy.deepcopy(self.state).apply([self.game.handed(game_slot.decision, giver, None)])
+            return ()
+        except IllegalAnswer as exc:
+            if exc.seat != giver:
+                return ()
+        try:
+            proof = self.source.prove_rule(self.slot, self._prev_for(self.hand_no, self.slot),
+                                           self._statement(claim, locks, None))
+        except FalseStatement:
+            return ()   # my view refuses it for another reason: the key reveal's replay decides
+        return tuple(RuleClause.of(clause) for clause in proof.clauses)
 
     def _check_hand_over_claim(self, giver: int, message: SignedMessage, claim: HiddenClaim | None) -> None:
         """A hand-over's proof of the rule it owes (a return: the card is not a picture), over
@@ -1188,6 +1216,8 @@ class TableSession:
         reason = self.source.accept_relock(receiver, lock)
         if reason is not None:
             raise _Stop(receiver, slot, f"seat {receiver}'s hand-over lock: {reason}")
+        if lock.objection:
+            return self._objected(got[receiver], giver)
 
         def after() -> None:
             assert self.source is not None
@@ -1196,6 +1226,32 @@ class TableSession:
                 self._sign(self.hand_no, self.slot, self.source.strip_lock())
 
         return after
+
+    def _objected(self, message: SignedMessage, giver: int) -> Callable[[], None]:
+        """The receiver's objection (its proof that its own cards make the hand-over illegal):
+        a proof that verifies names the giver, one that does not (or is not owed) the
+        receiver; the lock is recorded first (it is the evidence)."""
+        assert self._handing is not None and self.source is not None
+        hand_over_slot = self._handing[0]
+        lock = message.body.payload
+        assert isinstance(lock, HandOverLock)
+        receiver, slot = message.body.sender, self.slot
+        game_slot = self._game_slot()
+        assert game_slot is not None
+        claim = self.game.objection(game_slot.decision)
+        locks = self.source.rule_locks(receiver) if claim is not None else None
+        if claim is None or locks is None:
+            raise _Stop(receiver, slot, f"seat {receiver}'s hand-over lock carries an objection it cannot owe")
+        self._verify_claim(receiver, slot, message.body.prev, claim, self._statement(claim, locks, None),
+                           lock.objection)
+        stop = _Stop(giver, hand_over_slot, f"seat {giver} handed a card to seat {receiver}, whose own cards forbid "
+                     f"it: seat {receiver} proves it holds none of {self.game.cards_name(claim.cards)} "
+                     f"({claim.rule})")
+
+        def stopped() -> None:   # after the lock is recorded: its proof is the evidence
+            raise stop
+
+        return stopped
 
     def _strip_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
         """The giver's strip (its DLEQ names it if wrong): the position is the receiver's lock

@@ -261,9 +261,14 @@ class HandOverLock(_Payload):
     proof (B_b -> B_b+1; V_k -> value)."""
 
     TYPE: ClassVar[str] = "deck/hand-over-lock"
-    FIELDS = (F("value", Bin(ELEMENT_BYTES)), F("proof", Bin(DLEQ_BYTES)))
+    FIELDS = (F("value", Bin(ELEMENT_BYTES)), F("proof", Bin(DLEQ_BYTES)),
+              F("objection", Array(_nested(RuleClause), MAX_RULE_CLAUSES), "hidden-rule clause proof",
+                optional=True))
     value: bytes
     proof: bytes
+    objection: tuple[RuleClause, ...] = ()
+    """The receiver's proof that its own cards make the hand-over illegal (the game's
+    ``objection``: Sasku's give to a partner holding nine pictures); left out when empty."""
 
 
 @dataclass(frozen=True)

@@ -589,3 +589,40 @@ def test_a_seat_silent_after_the_deal_forfeits_it_and_the_other_pair_scores_6():
     audit = audit_table(transcripts.pop())
     assert audit.ok and audit.complete and audit.blame is None
     assert audit.totals == row and audit.forfeits == (seat,)
+
+
+def test_a_give_to_a_partner_holding_nine_pictures_is_named_by_the_partners_proof(monkeypatch):
+    """Only the partner sees that it holds nine pictures (the giver's rule break, docs/rules-sasku.md):
+    with its layer on the given position it proves that its positions hold none of the
+    non-pictures (``nine-pictures``); every peer verifies it and names the giver, never the
+    partner. The deal is arranged by seat 0's shuffle (its hop's permutation; the other hops
+    keep the order): S2 holds the nine pictures JC..JS QC..QS KC, S0 one picture (KD)."""
+    from p2p_sasaki.protocol import crypto
+
+    order = [0] * 36
+    plain = iter([c for c in range(36) if c not in PICTURE_DECK_CARDS])
+    for seat, cards in ((0, [29, *range(8)]), (2, list(range(20, 29)))):
+        for k, card in zip(range(seat, 36, 4), cards, strict=True):
+            order[k] = card
+    rest = iter([30, 31, *(c for c in plain if c >= 8)])
+    for k in (k for k in range(36) if k % 4 in (1, 3)):
+        order[k] = next(rest)
+    assert sorted(order) == list(range(36))
+    honest, hops = crypto.random_permutation, []
+
+    def permutation(rng, n):
+        drawn = honest(rng, n)
+        if n != 36:
+            return drawn
+        hops.append(n)
+        return tuple(order) if len(hops) == 1 else tuple(range(36))
+
+    monkeypatch.setattr(crypto, "random_permutation", permutation)
+    net = Net(seed=0, config=sasku_config(hands=1, target=30), hostile=False, bot=giving_bot)
+    net.start()
+    net.run()
+    assert _blamed(net) == {(0, BlameBasis.SIGNED)}
+    assert all("(nine-pictures)" in b.reason and "seat 0 handed a card to seat 2" in b.reason
+               for i in range(SEATS) for b in net.blames(i))
+    (lock,) = [m.body.payload for m in _messages(net) if m.body.type == "deck/hand-over-lock"]
+    assert lock.objection   # the evidence, recorded

@@ -243,6 +243,9 @@ class HighCardGame:
     def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
         return tuple(sum(column) for column in zip(carried, *scores, strict=True))
 
+    def objection(self, decision: Any) -> None:
+        return None
+
     def penalty_scores(self, seat: int) -> None:
         return None
 
