@@ -1167,26 +1167,19 @@ class TableSession:
 
     def _objection(self, giver: int) -> tuple[RuleClause, ...]:
         """As the receiver: the proof that my own hidden cards make this hand-over illegal
-        (the game's ``objection``), made only when they do (my view refuses the hand-over
-        whatever its card, naming the giver); else none."""
+        (the game's ``objection`` claim), made exactly when the claim holds for my cards
+        (none of my hidden positions holds one of its cards); else none."""
         game_slot = self._game_slot()
         assert game_slot is not None and self.source is not None and self.my_seat is not None
-        assert self.state is not None
         claim = self.game.objection(game_slot.decision)
         locks = self.source.rule_locks(self.my_seat)
         if claim is None or not locks:
             return ()
-        try:
-            copy.deepcopy(self.state).apply([self.game.handed(game_slot.decision, giver, None)])
+        held = [self.source.held_card(lock.position) for lock in locks]
+        if any(card is None or claim.cards >> card & 1 for card in held):
             return ()
-        except IllegalAnswer as exc:
-            if exc.seat != giver:
-                return ()
-        try:
-            proof = self.source.prove_rule(self.slot, self._prev_for(self.hand_no, self.slot),
-                                           self._statement(claim, locks, None))
-        except FalseStatement:
-            return ()   # my view refuses it for another reason: the key reveal's replay decides
+        proof = self.source.prove_rule(self.slot, self._prev_for(self.hand_no, self.slot),
+                                       self._statement(claim, locks, None))
         return tuple(RuleClause.of(clause) for clause in proof.clauses)
 
     def _check_hand_over_claim(self, giver: int, message: SignedMessage, claim: HiddenClaim | None) -> None:
