@@ -1057,8 +1057,12 @@ class TableSession:
         peer = (exc.seat + 1) % self.game.seats
         hands: list[int | None] = [None] * self.game.seats
         hands[peer] = deal[peer]
+        for seat, cards in self.shown_hands.items():   # the open bots' hands: known to all
+            hands[seat] = cards
         try:
-            state = self.game.new_state(hands, self._opener, self.game.hand_context(self.hand_no))
+            context = self.game.hand_context(self.hand_no)
+            state = (self.game.new_state(hands, self._opener, context, peer=peer, open_seats=frozenset(self.open_seats))
+                     if self.open_seats else self.game.new_state(hands, self._opener, context))
             for k, (_, played) in enumerate(self._slots_played):
                 state.apply(self._decoded(state, played, peer))
                 if state.state_hash() != self._hashes[k]:
