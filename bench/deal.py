@@ -13,19 +13,19 @@ Prints, as medians over several runs (CPU time, so a shared machine disturbs it 
   - the audit of that hand's deck (audit_hand): from the keys, and verifying every argument;
   - how the deal grows with seats (2-8, 48 cards) and with cards (12-96, 4 seats);
   - with ``--hand-over``: what a private hand-over adds (docs/protocol.md, "Hand-over"):
-    after the deal seat 0 hands a card to seat 2 (its partner at four seats); the time on
-    the critical path (the giver seals, every seat checks and moves the position, the
-    receiver unseals and signs its receipt), the busiest seat's multiplications, the bytes
-    of the two envelopes, and the key reveal's check of it.
+    after the deal seat 0 hands a card to seat 2 (its partner at four seats) by the re-lock;
+    the time on the critical path (the giver names the position, the receiver adds its
+    layer, the giver strips its own, every seat checking each step's DLEQ), the busiest
+    seat's multiplications, the bytes of the three envelopes, and the key reveal's check.
 
 With ``--sasku``: a Sasku deal as a real table deals it (four TableSessions with SaskuGame: 36
 cards, four seats, shuffle arguments and hidden-card proofs on; bench/sasku_deal.py's seats and
 bots, the whole deal played) in the same replay, beside the deck's 36-card figure of the same
 run (interleaved run by run), both in this run's unit, and their ratio (target, issue 19: no
-slower); each hand-over of its picture giving (give, return: the giver seals, every seat checks,
-the receiver's receipt; a give's also checks the give's hidden-card proof) from the giver's act
-to every seat applying it (target: at most 0.02 s); the bytes of the deal's transcript (target:
-at most 100 KB).
+slower); each hand-over of its picture giving (give, return: the re-lock's three steps, every
+seat checking each; a give's also checks the give's hidden-card proof, a return its own proof)
+from the giver's act to every seat applying it (target: at most 0.02 s); the bytes of the
+deal's transcript (target: at most 100 KB).
 
 With ``--open-seat S`` seat S is an open seat (a bot in an empty seat, docs/protocol.md
 "Replace seat"): it shows its hand (the public strip round n), and a seat counts as dealt
@@ -58,7 +58,7 @@ from p2p_sasaki.protocol.audit import audit_hand
 from p2p_sasaki.protocol.crypto import G, IdentityKey, SeededEntropy
 from p2p_sasaki.protocol.deck import DeckJob, DeckSession, HandDealt, HandShown, JobResult, Violation, run_job
 from p2p_sasaki.protocol.events import ActionApplied, Dealt, HandStarted, Record
-from p2p_sasaki.protocol.messages import Body, HandOver, HandOverTaken, sign_envelope
+from p2p_sasaki.protocol.messages import Body, HandOver, HandOverLock, HandOverStrip, sign_envelope
 from p2p_sasaki.protocol.sasku_game import N_CARDS as SASKU_CARDS
 from p2p_sasaki.protocol.sasku_game import HandOverDecision
 from p2p_sasaki.sasku.deal import Bid as SaskuBid
@@ -127,14 +127,16 @@ class HandFigures:
     audit_args: float
     hand_over: float = 0.0           # seconds a hand-over adds to the critical path
     hand_over_mults: float = 0.0     # the busiest seat's multiplications for it
-    hand_over_bytes: float = 0.0     # its two envelopes (deck/hand-over, deck/hand-over-taken)
+    hand_over_bytes: float = 0.0     # its three envelopes (deck/hand-over, -lock, -strip)
     hand_over_audit: float = 0.0     # the key reveal's check of it, at one seat
 
 
 def measure_hand_over(sessions: list[DeckSession], keys: list[IdentityKey]) -> tuple[float, int, int]:
-    """Seat 0 hands its first card to seat 2 (seat 1 with two seats): (critical path seconds,
-    the busiest seat's multiplications, the bytes of the two signed envelopes). The seats
-    check in parallel: the path is the giver's sealing, the slowest check, the receipt."""
+    """Seat 0 hands its first card to seat 2 (seat 1 with two seats) by the re-lock: (critical
+    path seconds, the busiest seat's multiplications, the bytes of the three signed envelopes).
+    The seats check each step in parallel: the path is the naming and its slowest check, the
+    receiver's layer and the slowest check of it, the giver's strip and the slowest check of it
+    (the receiver's, which also reads the card)."""
     giver, to = 0, 2 % len(sessions)
     hand = sessions[giver].hand
     assert hand is not None
@@ -146,19 +148,30 @@ def measure_hand_over(sessions: list[DeckSession], keys: list[IdentityKey]) -> t
         mults[seat] += MULTS[0] - before
         return value, clock() - t0
 
-    made, seal = timed(giver, lambda: sessions[giver].hand_over(hand[0], to))
+    def everyone(accept: Callable[[DeckSession], str | None]) -> float:
+        checks = []
+        for seat, session in enumerate(sessions):
+            reason, spent = timed(seat, functools.partial(accept, session))
+            if reason is not None:
+                raise SystemExit(f"the hand-over was refused: {reason}")
+            checks.append(spent)
+        return max(checks)
+
+    made, name = timed(giver, lambda: sessions[giver].hand_over(hand[0], to))
     message = cast(HandOver, made)
-    checks = []
-    for seat, session in enumerate(sessions):
-        reason, spent = timed(seat, functools.partial(session.accept_hand_over, giver, message))
-        if reason is not None:
-            raise SystemExit(f"the hand-over was refused: {reason}")
-        checks.append(spent)
-    answered, unseal = timed(to, lambda: sessions[to].receipt(message.position))
-    receipt = cast(HandOverTaken, answered)
+    path = name + everyone(lambda session: session.accept_hand_over(giver, message))
+    made, spent = timed(to, sessions[to].relock)
+    lock = cast(HandOverLock, made)
+    path += spent + everyone(lambda session: session.accept_relock(to, lock))
+    made, spent = timed(giver, sessions[giver].strip_lock)
+    strip = cast(HandOverStrip, made)
+    path += spent + everyone(lambda session: session.accept_strip(giver, strip))
+    if sessions[to].held_card(message.position) != hand[0]:
+        raise SystemExit("the receiver did not read the handed card")
     envelopes = [sign_envelope(Body(bytes(32), 1, 20, giver, bytes(32), message), keys[giver]),
-                 sign_envelope(Body(bytes(32), 1, 21, to, bytes(32), receipt), keys[to])]
-    return seal + max(checks) + unseal, max(mults), sum(len(e) for e in envelopes)
+                 sign_envelope(Body(bytes(32), 1, 21, to, bytes(32), lock), keys[to]),
+                 sign_envelope(Body(bytes(32), 1, 22, giver, bytes(32), strip), keys[giver])]
+    return path, max(mults), sum(len(e) for e in envelopes)
 
 
 def replay(seats: list[Seat], start: Callable[[int], object], deliver: Callable[[int, bytes, int], object],
@@ -310,7 +323,7 @@ class SaskuFigures:
     deal: float                   # the critical path from the first seat's hand start to the last seat dealt
     transcript: int               # the bytes of the deal's transcript (header, seating, the deal, play, keys)
     hand_overs: dict[str, tuple[float, ...]]  # by kind (give, return, give-back): each one's critical path,
-    #                                           the giver acts .. every seat applied it (the receipt in)
+    #                                           the giver acts .. every seat applied it (the strip in)
     publics: tuple[float, ...]    # each public bid's: the bidder acts .. every seat applied it
 
 
@@ -392,10 +405,11 @@ def compare_sasku(args: argparse.Namespace, unit: float) -> None:
               f"{deck['critical']:.3f} s = {deck['critical'] / unit:,.0f} units; ratio {ratio:.2f} "
               f"(target: no slower than the deck, ratio <= 1)")
         for kind, (count, spent) in table["hand_overs"].items():
-            also = "; with the check of the give's hidden-card proof, made with 'give'" if kind == "give" else ""
-            print(f"  a hand-over at the table, {kind} (the giver seals, every seat checks and moves the position, "
-                  f"the receiver signs its receipt{also}; median of {count}): adds {spent:.4f} s = "
-                  f"{spent / unit:,.0f} units (target <= 0.02 s)")
+            also = {"give": "; with the check of the give's hidden-card proof, made with 'give'",
+                    "return": "; with its proof that the card is not a picture"}.get(kind, "")
+            print(f"  a hand-over at the table, {kind} (the re-lock: the giver names the position, the receiver "
+                  f"adds its layer, the giver strips its own, every seat checking each{also}; median of {count}): "
+                  f"adds {spent:.4f} s = {spent / unit:,.0f} units (target <= 0.02 s)")
         if not table["hand_overs"]:
             print("  no hand-over came up in these deals (more --runs)")
         if table["public"] is not None:
@@ -451,7 +465,8 @@ def main() -> None:
         print(f"a private hand-over (seat 0 to seat {2 % args.seats}, after the deal, proofs on): adds "
               f"{s['hand_over']:.4f} s = {s['hand_over'] / unit:,.0f} units to the critical path; "
               f"{s['hand_over_mults']:,.0f} mults at the busiest seat; {s['hand_over_bytes']:,.0f} bytes "
-              f"(deck/hand-over and deck/hand-over-taken envelopes); the key reveal at one seat (every key "
+              f"(deck/hand-over, deck/hand-over-lock and deck/hand-over-strip envelopes); the key reveal at one "
+              f"seat (every key "
               f"checked, the hand-over with them) {s['hand_over_audit']:.4f} s\n"
               f"  the deal of the same runs: critical path {s['critical']:.3f} s = {s['critical'] / unit:,.0f} "
               f"units; deck bytes per hand {s['bytes']:,.0f}")

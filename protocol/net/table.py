@@ -33,9 +33,7 @@ The loop (one task owns the session; nothing else touches it):
 5. the shot clock (docs/protocol.md, "Window pacing"): one scheduler, in trio time. My
    answer to a decision is given to ``session.act`` when the player gives it (signed and
    saved at once), and its envelope is held by :class:`Pacer` until the decision's open
-   time + the table's delay for its kind (``config.pace``; the open time: when my session
-   entered the slot, never before my own frames the others need to enter it went out):
-   exactly then for a window,
+   time + the table's delay for its kind (``config.pace``): exactly then for a window,
    no earlier for a turn; the opening slot's answer, which the session signs by itself,
    likewise. A person (a player without ``is_bot``) who has not answered a window by then
    has declined: the driver acts the game's decline at that time. My frames leave in
@@ -546,7 +544,6 @@ class _Driver:
         self.mark = trio.current_time()    # before the session call being handled (see _entered)
         self.entered: tuple[tuple[int, int], float] = ((-1, -1), self.mark)   # the session's slot, since when
         self.mine: set[bytes] = set()      # my signed envelopes saved, not yet sent (the Pacer may hold them)
-        self.mine_sent = float("-inf")     # when my own frames last went out
         self.store = store
         self.entropy = entropy
         self.on_disk: deque[bytes] = deque()
@@ -666,13 +663,10 @@ class _Driver:
 
     def _opened_at(self, hand: int, slot: int, now: float) -> float:
         """When the decision of (hand, slot) opened for the shot clock: when my session entered
-        that slot, and never before my own frames still held go out, nor before those the call
-        that entered it signed went out (the others enter it only once they have them: a
-        hand-over's receipt, signed as the receiver enters its answer, goes out after that
-        call's work, its records and its notes; counted from before the call, the answer
-        would follow the receipt by the delay less that work)."""
+        that slot, and never before my own frames still held go out (the others enter it only
+        once they have them)."""
         since = self.entered[1] if self.entered[0] == (hand, slot) else now
-        return max(since, self.pacer.last_held(), self.mine_sent)
+        return max(since, self.pacer.last_held())
 
     def _due_of(self, signed: Signed, now: float) -> float:
         """When one envelope I just signed may go out. An answer to a decision of mine is due
@@ -699,7 +693,6 @@ class _Driver:
         mine = [f for f in frames if f in self.mine]
         self.mine.difference_update(mine)
         if mine:
-            self.mine_sent = trio.current_time()
             await self._crash_point("sent", mine)
 
     def _report_waiting(self) -> None:
