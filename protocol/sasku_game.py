@@ -500,3 +500,21 @@ class SaskuGame:
         if decision.kind == "return":
             return Return(giver, engine)
         return GiveBack(giver, engine)
+
+
+# -- a duplicate tournament (protocol/net/tournament.py) reaches the engine's scoring here ----------
+
+
+def tournament_table_game(min_bid: int = 0) -> SaskuGame:
+    """The game of a tournament's table (``min_bid`` 0: the default options)."""
+    return SaskuGame(SaskuOptions(min_bid=min_bid) if min_bid else SaskuOptions())
+
+
+def duplicate_round_points(results: Sequence[tuple[int, int | None, int | None]]) -> tuple[tuple[Any, ...], ...]:
+    """Each table's seats' tournament points (exact fractions, S0..S3) for one round of a
+    duplicate tournament (p2p_sasaki/sasku/tournament.py ``score_round``); ``results``: per
+    table (N-S result, declaring line 0/1 or None, the seat that left or None)."""
+    from p2p_sasaki.sasku.tournament import Line, TableResult, score_round
+
+    tables = [TableResult(ns, None if line is None else Line(line), leaver) for ns, line, leaver in results]
+    return tuple(tuple(score.tournament_points) for score in score_round(tables))
