@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path, PurePath, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath  # noqa: F401 (PurePosixPath: the doctest)
 
 __all__ = ["ROSTER_FILE", "STANDINGS_FILE", "BOARD_FILE", "TournamentFolder", "parse_round_name", "parse_table_name"]
 
