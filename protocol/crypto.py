@@ -160,6 +160,10 @@ TAG_MESH_TRANSCRIPT = domain_tag("mesh/transcript")
 # a follow-on table (protocol/followon.py)
 TAG_FOLLOW_ON = domain_tag("follow-on")
 TAG_FOLLOW_ON_ANSWER = domain_tag("follow-on/answer")
+# the tournament (protocol/tournament.py)
+TAG_TOURNAMENT_ID = domain_tag("tournament-id")
+TAG_TOURNAMENT_ROSTER = domain_tag("tournament/roster")
+TAG_DRAW_COMMIT = domain_tag("tournament/draw-commit")
 # (p2p_sasaki/sasaki/hand.py, which may not import this module, hashes the engine's hidden
 # state with the fixed prefix b"p2p-sasaki/hand/v1\x00"; docs/protocol.md lists it.)
 
