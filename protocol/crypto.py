@@ -164,6 +164,8 @@ TAG_FOLLOW_ON_ANSWER = domain_tag("follow-on/answer")
 TAG_TOURNAMENT_ID = domain_tag("tournament-id")
 TAG_TOURNAMENT_ROSTER = domain_tag("tournament/roster")
 TAG_DRAW_COMMIT = domain_tag("tournament/draw-commit")
+TAG_TOURNAMENT_TABLE = domain_tag("tournament/table")      # a round's table id (protocol/net/tournament.py)
+TAG_TOURNAMENT_DONE = domain_tag("tournament/done")        # what a table's player signs as done
 # (p2p_sasaki/sasaki/hand.py, which may not import this module, hashes the engine's hidden
 # state with the fixed prefix b"p2p-sasaki/hand/v1\x00"; docs/protocol.md lists it.)
 

@@ -502,7 +502,8 @@ class SaskuGame:
         return GiveBack(giver, engine)
 
 
-# -- a duplicate tournament (protocol/net/tournament.py) reaches the engine's scoring here ----------
+
+# -- a duplicate tournament (protocol/net/tournament.py) reaches the engine's tournament here ------
 
 
 def tournament_table_game(min_bid: int = 0) -> SaskuGame:
@@ -510,11 +511,16 @@ def tournament_table_game(min_bid: int = 0) -> SaskuGame:
     return SaskuGame(SaskuOptions(min_bid=min_bid) if min_bid else SaskuOptions())
 
 
-def duplicate_round_points(results: Sequence[tuple[int, int | None, int | None]]) -> tuple[tuple[Any, ...], ...]:
-    """Each table's seats' tournament points (exact fractions, S0..S3) for one round of a
-    duplicate tournament (p2p_sasaki/sasku/tournament.py ``score_round``); ``results``: per
-    table (N-S result, declaring line 0/1 or None, the seat that left or None)."""
-    from p2p_sasaki.sasku.tournament import Line, TableResult, score_round
+def tournament_standings(names: Sequence[str], draw: Sequence[int]) -> Any:
+    """The standings before the first round (p2p_sasaki/sasku/tournament.py ``Standings``):
+    ``next_seating()``, ``with_round(seating, results)``, ``ranking()``, ``total(p)``, ``left``."""
+    from p2p_sasaki.sasku.tournament import Standings
 
-    tables = [TableResult(ns, None if line is None else Line(line), leaver) for ns, line, leaver in results]
-    return tuple(tuple(score.tournament_points) for score in score_round(tables))
+    return Standings(tuple(names), tuple(draw))
+
+
+def tournament_table_result(ns_result: int, declaring_line: int | None, leaver: int | None) -> Any:
+    """One table's deal for the standings (p2p_sasaki/sasku/tournament.py ``TableResult``)."""
+    from p2p_sasaki.sasku.tournament import Line, TableResult
+
+    return TableResult(ns_result, None if declaring_line is None else Line(declaring_line), leaver)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import trio
 import trio.testing
@@ -18,7 +19,6 @@ from p2p_sasaki.protocol.net.identity import Identity
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.tournament import (
     RoundScored,
-    Standings,
     TournamentLeft,
     TournamentOptions,
     run_tournament,
@@ -55,7 +55,7 @@ class Quitter:
 async def play(tmp_path: Path, players: int, rounds: int, quitter: tuple[int, int] | None = None):
     identities, roster = roster_of(players)
     network = MemoryNetwork(roster.keys)
-    results: dict[int, Standings | str] = {}
+    results: dict[int, Any] = {}
     events: dict[int, list] = {n: [] for n in range(players)}
 
     async def member(n: int) -> None:
@@ -72,7 +72,7 @@ async def play(tmp_path: Path, players: int, rounds: int, quitter: tuple[int, in
             return player
 
         options = TournamentOptions(rounds=rounds, directory=tmp_path / f"p{n + 1}", step_in_thread=False,
-                                    deal_seed=7, connect_timeout=30)
+                                    deal_seed=7, connect_timeout=30, invitation=bytes(range(32)))
         try:
             results[n] = await run_tournament(identities[n], roster, network.transport(roster.keys[n]), options,
                                               player=by_round, on_event=events[n].append)
@@ -87,6 +87,7 @@ async def play(tmp_path: Path, players: int, rounds: int, quitter: tuple[int, in
 
 
 def check_folder(folder: Path, rounds: int, tables: int) -> None:
+    """Rounds ``rounds`` (a number: 1..rounds) each hold ``tables`` transcripts that audit."""
     for round_no in range(1, rounds + 1):
         for table in range(1, tables + 1):
             audit = audit_table((folder / f"round-{round_no}" / f"table-{table}.sasaki").read_bytes())
@@ -98,11 +99,60 @@ def test_eight_players_two_tables(tmp_path):
         return await play(tmp_path, 8, 2)
 
     roster, results, events = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
-    standings = {n: r for n, r in results.items()}
-    first = standings[0]
-    assert isinstance(first, Standings)
-    assert all(s.points == first.points for s in standings.values())   # every member the same standings
-    assert sum(first.points) == Fraction(100) * 8 * 2 / 2   # each comparison's two lines share 100 a round
+    first = results[0]
+    assert all(r == first for r in results.values())   # every member the same standings
+    assert sum(first.total(p) for p in range(8)) == Fraction(50) * 8 * 2   # the two lines share 100 a comparison
     check_folder(tmp_path / "p1", 2, 2)
     scored = [e for e in events[0] if isinstance(e, RoundScored)]
     assert [e.round for e in scored] == [1, 2]
+
+
+def test_five_players_a_bye_each_round_rotating(tmp_path):
+    async def main():
+        return await play(tmp_path, 5, 3)
+
+    roster, results, events = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    final = results[0]
+    assert all(r == final for r in results.values())
+    byes = [record.seating.byes for record in final.rounds]
+    assert [len(b) for b in byes] == [1, 1, 1]
+    assert len({b[0] for b in byes}) == 3                       # nobody a second bye
+    for record in final.rounds:
+        (bye,) = record.seating.byes
+        assert record.points(bye) == 50 and record.entry(bye) == "bye:50"
+        assert len(record.seating.tables) == 1
+        # one table alone: every seat 50
+        assert all(record.points(p) == 50 for p in record.seating.tables[0])
+    check_folder(tmp_path / "p3", 3, 1)
+
+
+def test_nine_players_one_quits_in_round_two(tmp_path):
+    quitter = 4
+
+    async def main():
+        return await play(tmp_path, 9, 3, quitter=(quitter, 2))
+
+    roster, results, events = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert results[quitter] == "left"
+    stayers = [n for n in range(9) if n != quitter]
+    final = results[stayers[0]]
+    assert all(results[n] == final for n in stayers)
+    second = final.rounds[1]
+    place = second.seating.place(quitter)
+    assert place is not None                                      # it sat at a table in round 2
+    table, seat = place
+    assert second.results[table].leaver == seat
+    assert second.points(quitter) == 0 and second.entry(quitter) == "left:0"
+    others = [p for p in second.seating.tables[table] if p != quitter]
+    assert [second.points(p) for p in others] == [60, 60, 60]
+    # the leaver's table is left out of the comparisons: the other table counts alone (50 each)
+    (other,) = [t for t in range(2) if t != table]
+    assert all(second.points(p) == 50 for p in second.seating.tables[other])
+    third = final.rounds[2]
+    assert quitter not in third.seating.players and len(third.seating.tables) == 2 and not third.seating.byes
+    assert final.left == (quitter,)
+    folder = tmp_path / f"p{stayers[0] + 1}"
+    check_folder(folder, 1, 2)
+    check_folder(folder, 3, 2)
+    audit = audit_table((folder / "round-2" / f"table-{other + 1}.sasaki").read_bytes())
+    assert audit.ok
