@@ -160,6 +160,10 @@ TAG_MESH_TRANSCRIPT = domain_tag("mesh/transcript")
 # a follow-on table (protocol/followon.py)
 TAG_FOLLOW_ON = domain_tag("follow-on")
 TAG_FOLLOW_ON_ANSWER = domain_tag("follow-on/answer")
+# a tournament round's board (protocol/board.py)
+TAG_BOARD_ID = domain_tag("board/id")
+TAG_BOARD_HASH = domain_tag("board/hash")
+TAG_BOARD_OUTCOMES = domain_tag("board/outcomes")
 # (p2p_sasaki/sasaki/hand.py, which may not import this module, hashes the engine's hidden
 # state with the fixed prefix b"p2p-sasaki/hand/v1\x00"; docs/protocol.md lists it.)
 
