@@ -64,9 +64,15 @@ from typing import Any
 import trio
 
 from p2p_sasaki.protocol import crypto
+from p2p_sasaki.protocol.board import BoardDealt, BoardRevealed, BoardSession, board_id
+from p2p_sasaki.protocol.board import Seating as BoardSeating
+from p2p_sasaki.protocol.board import Violation as BoardViolation
 from p2p_sasaki.protocol.config import TableConfig
-from p2p_sasaki.protocol.crypto import TAG_TOURNAMENT_DONE, TAG_TOURNAMENT_TABLE, Entropy, system_entropy
+from p2p_sasaki.protocol.crypto import TAG_TOURNAMENT_TABLE, Entropy, system_entropy
+from p2p_sasaki.protocol.deck import run_job
+from p2p_sasaki.protocol.events import PlayOver
 from p2p_sasaki.protocol.messages import MessageError, TableRoster, describe_key
+from p2p_sasaki.protocol.messages.board import decode_board
 from p2p_sasaki.protocol.messages.tournament import (
     DrawCommit,
     DrawReveal,
@@ -80,13 +86,14 @@ from p2p_sasaki.protocol.messages.wire import pack, unpack_canonical
 from p2p_sasaki.protocol.net.asking import Player, player_left
 from p2p_sasaki.protocol.net.identity import Identity
 from p2p_sasaki.protocol.net.join import TableCode, host_table
-from p2p_sasaki.protocol.net.table import DriverOptions, TableResult, run_table
-from p2p_sasaki.protocol.net.tournament_links import CHANNEL_TOURNAMENT, TableLink, TournamentLinks
+from p2p_sasaki.protocol.net.table import DriverOptions, SessionCalls, run_table
+from p2p_sasaki.protocol.net.tournament_links import CHANNEL_BOARD, CHANNEL_TOURNAMENT, TableLink, TournamentLinks
 from p2p_sasaki.protocol.net.transport import Transport
 from p2p_sasaki.protocol.pace import NO_PACE, Pace
 from p2p_sasaki.protocol.session import TableSession
 from p2p_sasaki.protocol.tournament import RosterAgreement, TournamentError, draw_commitment, tournament_id_of
 from p2p_sasaki.protocol.tournament_files import TournamentFolder
+from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +107,6 @@ MIN_PLAYERS = 4
 MAX_PLAYERS = 16
 """The join roster names at most 16 members (protocol/messages: MAX_SEATS)."""
 OPTIONS = "tournament-options"
-DONE = "tournament-done"
 TRANSCRIPT = "tournament-transcript"
 OVER = "tournament-over"
 
@@ -214,22 +220,6 @@ def _options_of(message: Any, mine: TournamentOptions, rounds: int) -> Tournamen
     return dataclasses.replace(mine, rounds=rounds, min_bid=int(min_bid), proofs=bool(proofs), pace=pace)
 
 
-def _done_body(tournament_id: bytes, round_no: int, outcome: TableOutcome) -> bytes:
-    """What a table's player signs (Ed25519 over "p2p-sasaki/v2/tournament/done" + these bytes)."""
-    return pack([DONE, tournament_id, round_no, outcome.table, outcome.final, outcome.ns_result,
-                 -1 if outcome.declaring is None else outcome.declaring,
-                 -1 if outcome.leaver is None else outcome.leaver])
-
-
-def _outcome_of(body: Any) -> tuple[bytes, int, TableOutcome]:
-    _, tournament_id, round_no, table, final, ns, declaring, leaver = body
-    if not (-6 <= ns <= 6 and -1 <= declaring <= 1 and -1 <= leaver <= 3):
-        raise ValueError("a done out of range")
-    return bytes(tournament_id), int(round_no), TableOutcome(int(table), bytes(final), int(ns),
-                                                              None if declaring < 0 else int(declaring),
-                                                              None if leaver < 0 else int(leaver))
-
-
 # -- one member's whole tournament -------------------------------------------------------------
 
 
@@ -253,7 +243,8 @@ class _Member:
         self.signatures: list[RosterSignature] = []
         self.reveals: list[DrawReveal] = []
         self.options_message: Any = None
-        self.dones: dict[tuple[int, int], dict[int, tuple[TableOutcome, bytes]]] = {}
+        self.board_frames: list[tuple[bytes, bytes]] = []   # (board id, envelope) not yet taken by a board
+        self.board: _RoundBoard | None = None
         self.transcripts: dict[tuple[int, int], bytes] = {}
         self.left: set[int] = set()
         self.over: set[int] = set()
@@ -278,14 +269,6 @@ class _Member:
         if tag == OPTIONS:
             if sender == 0 and self.options_message is None:
                 self.options_message = message
-        elif tag == DONE:
-            body, signature = bytes(message[1]), bytes(message[2])
-            if not crypto.verify_signature(self.keys[sender], TAG_TOURNAMENT_DONE + body, signature):
-                raise ValueError("a done with a bad signature")
-            tournament_id, round_no, outcome = _outcome_of(unpack_canonical(body, "done"))
-            if tournament_id != self.tid:
-                raise ValueError("a done of another tournament")
-            self.dones.setdefault((round_no, outcome.table), {}).setdefault(sender, (outcome, data))
         elif tag == TRANSCRIPT:
             self.transcripts.setdefault((int(message[1]), int(message[2])), bytes(message[3]))
         elif tag == OVER:
@@ -369,6 +352,9 @@ class _Member:
             self._write(self.folder.roster, encode_tournament(agreement.file()))
         return roster, agreement.draw, _options_of(self.options_message, self.options, roster.rounds)
 
+    def label(self, index: int) -> str:
+        return self.join_roster.members[index].name or describe_key(self.keys[index])
+
     def _write(self, path: Any, data: bytes) -> None:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -376,77 +362,85 @@ class _Member:
         tmp.write_bytes(data)
         tmp.replace(path)
 
+    async def read_boards(self) -> None:
+        """The board channel: each envelope to the round's board, or kept for a later one."""
+        async for peer, data in self.links.board:
+            if peer not in self.keys:
+                continue
+            try:
+                board = decode_board(data).body.board
+            except MessageError as exc:
+                log.warning("dropped a board message from %s: %s", describe_key(peer), exc)
+                continue
+            current = self.board
+            if current is not None and board == current.session.board_id:
+                current.inbox.append(data)
+                current.wake()
+            else:
+                self.board_frames.append((board, data))
+
     # a round
 
-    async def play_round(self, round_no: int, seating: Any, options: TournamentOptions,
-                         player: Player) -> tuple[TableOutcome, ...]:
+    async def play_round(self, round_no: int, seating: Any, options: TournamentOptions, player: Player,
+                         entropy: Entropy) -> tuple[TableOutcome, ...]:
         mine = next((t for t, players in enumerate(seating.tables) if self.me in players), None)
         self.notify(RoundSeated(round_no, seating, mine))
-        quit_error: BaseException | None = None
-        if mine is not None:
-            players = seating.tables[mine]
-            try:
-                outcome, path = await self._play_table(round_no, mine, players, options, player)
-            except BaseException as error:
-                if player_left(error) is None:
-                    raise
-                quit_error = error
+        active = [p for p in range(len(self.keys)) if p not in self.left]
+        board = _RoundBoard(self, round_no, seating, active, options, entropy)
+        self.board = board
+        kept, self.board_frames = self.board_frames, []
+        for board_id_, data in kept:
+            if board_id_ == board.session.board_id:
+                board.inbox.append(data)
             else:
-                body = _done_body(self.tid, round_no, outcome)
-                frame = pack([DONE, body, self.identity.sign(TAG_TOURNAMENT_DONE + body)])
-                self.dones.setdefault((round_no, mine), {})[self.me] = (outcome, frame)
-                await self.send(frame)
-                # the table's first seat still in sends its transcript to everyone
-                first = next(p for s, p in enumerate(players) if s != outcome.leaver)
-                if first == self.me and path is not None and path.exists():
-                    await self.send(pack([TRANSCRIPT, round_no, mine, path.read_bytes()]))
+                self.board_frames.append((board_id_, data))
+        quit_error: BaseException | None = None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(board.run)
+            await board.dealt.wait()
+            if mine is not None:
+                try:
+                    await self._play_table(round_no, mine, seating.tables[mine], options, player, board)
+                except BaseException as error:
+                    if player_left(error) is None:
+                        raise
+                    quit_error = error
+                    nursery.cancel_scope.cancel()
+            if quit_error is None:
+                await board.revealed.wait()
+                nursery.cancel_scope.cancel()
         if quit_error is not None:
             raise TournamentLeft("you left the tournament") from quit_error
-        outcomes = await self._collect(round_no, seating)
+        outcomes = board.outcomes()
         for outcome in outcomes:
+            self.notify(TableFinished(round_no, outcome))
             if outcome.leaver is not None:
                 self.left.add(seating.tables[outcome.table][outcome.leaver])
+        if mine is not None and self.folder is not None:
+            path = Path(self.folder.table(round_no, mine + 1))
+            first = next(p for s, p in enumerate(seating.tables[mine]) if s != outcomes[mine].leaver)
+            if first == self.me and path.exists():   # the table's first seat still in sends its transcript
+                await self.send(pack([TRANSCRIPT, round_no, mine, path.read_bytes()]))
         if self.folder is not None:
+            self._write(self.folder.board(round_no), b"".join(encode_record(KIND_ENVELOPE, raw)
+                                                               for raw in board.session.transcript))
             others = [t for t in range(len(seating.tables)) if t != mine]
             await self.wait_for(lambda: all((round_no, t) in self.transcripts for t in others))
             for table in others:
                 self._write(self.folder.table(round_no, table + 1), self.transcripts[(round_no, table)])
-        return outcomes
-
-    async def _collect(self, round_no: int, seating: Any) -> tuple[TableOutcome, ...]:
-        """Every table's signed outcome: each of its players still in signed the same one
-        (a player that left signs nothing: the others name it)."""
-
-        def table_done(table: int) -> TableOutcome | None:
-            signed = self.dones.get((round_no, table), {})
-            players = seating.tables[table]
-            signed = {p: value for p, value in signed.items() if p in players}
-            outcomes = {outcome for outcome, _ in signed.values()}
-            if len(outcomes) > 1:
-                raise TournamentError(f"the players of table {table + 1} signed different results in round "
-                                      f"{round_no}: the tournament cannot be scored")
-            if not outcomes:
-                return None
-            (outcome,) = outcomes
-            needed = [p for s, p in enumerate(players) if s != outcome.leaver]
-            return outcome if all(p in signed for p in needed) else None
-
-        await self.wait_for(lambda: all(table_done(t) is not None for t in range(len(seating.tables))))
-        found = [table_done(t) for t in range(len(seating.tables))]
-        outcomes = tuple(outcome for outcome in found if outcome is not None)
-        for outcome in outcomes:
-            self.notify(TableFinished(round_no, outcome))
+        self.board = None
         return outcomes
 
     async def _play_table(self, round_no: int, table: int, players: Sequence[int], options: TournamentOptions,
-                          player: Player) -> tuple[TableOutcome, Path | None]:
+                          player: Player, board: _RoundBoard) -> None:
         from p2p_sasaki.protocol.sasku_game import tournament_table_game
 
         keys = [self.keys[p] for p in players]
         members = tuple(self.join_roster.members[p] for p in players)
         table_roster = TableRoster(table_id_of_round(self.tid, round_no, table, keys), members)
+        session_board = board.session
         config = TableConfig(tournament_table_game(options.min_bid), hands=1, proofs=options.proofs,
-                             pace=options.pace, seats=(0, 1, 2, 3))
+                             dealer=session_board.dealer_name, pace=options.pace, seats=(0, 1, 2, 3))
         link: TableLink = self.links.table(keys)
         entropy: Entropy = system_entropy
         if options.deal_seed is not None:
@@ -457,27 +451,121 @@ class _Member:
             path.parent.mkdir(parents=True, exist_ok=True)
 
         def session(identity: Identity, roster: TableRoster, config: TableConfig) -> TableSession:
-            return TableSession(identity, roster.keys, roster.table_id, config, entropy, roster_names=roster.names)
+            return TableSession(identity, roster.keys, roster.table_id, config, entropy, roster_names=roster.names,
+                                dealer=session_board.dealer(table))
 
+        calls = SessionCalls()
+        signed = False
+
+        def on_event(event: Any, table_session: Any) -> None:
+            nonlocal signed
+            if isinstance(event, PlayOver) and not signed:   # sign the table's end on the board
+                signed = True
+                outcome = table_session.state.outcome()
+                declaring = -1 if outcome.declarer is None else outcome.declarer % 2
+                board.sign_done(table, event.chain, (outcome.points[0] - outcome.points[1], declaring), ())
+
+        board.on_revealed.append(lambda: calls.call(lambda table_session: table_session.deal_ready()))
         driver = DriverOptions(transport=link, session_factory=session, connect_timeout=options.connect_timeout,
-                               step_in_thread=options.step_in_thread, linger=options.linger)
+                               step_in_thread=options.step_in_thread, linger=options.linger, on_event=on_event,
+                               session_calls=calls)
         result = await run_table(self.identity, table_roster, config, driver, player=player, transcript_path=path)
-        return _outcome(table, result), path
+        left = next((a.left for a in result.abandoned if a.left), ())
+        if not signed:   # the deal did not end in play: a player left (or went silent and was abandoned)
+            if not left:
+                raise TournamentError(f"table {table + 1} stopped without a result"
+                                      + (f": {result.blame}" if result.blame is not None else ""))
+            signed = True
+            board.sign_done(table, result.final_hash or b"", (0, -1), tuple(players[s] for s in left))
 
 
-def _outcome(table: int, result: TableResult) -> TableOutcome:
-    """What a table's player signs as done, from its match's result."""
-    final = result.final_hash or b""
-    for abandoned in result.abandoned:
-        if abandoned.left:
-            return TableOutcome(table, final, 0, None, abandoned.left[0])
-    if not result.hands:
-        raise TournamentError(f"table {table + 1} stopped without a result"
-                              + (f": {result.blame}" if result.blame is not None else ""))
-    outcome = result.hands[-1].outcome
-    ns = outcome.points[0] - outcome.points[1]
-    declaring = None if outcome.declarer is None else outcome.declarer % 2
-    return TableOutcome(table, final, ns, declaring)
+def _run_jobs(jobs: Sequence[Any]) -> list[Any]:
+    return [run_job(job) for job in jobs]
+
+
+class _RoundBoard:
+    """A round's board (protocol/board.py) run over the board channel: the messages of the
+    players still in, my proofs in a worker thread, my table's done, the reveal."""
+
+    def __init__(self, member: _Member, round_no: int, seating: Any, active: list[int], options: TournamentOptions,
+                 entropy: Entropy) -> None:
+        self.member = member
+        self.active = active
+        index = {p: i for i, p in enumerate(active)}   # board player numbers: the players still in
+        self.index = index
+        self.seating = BoardSeating(tuple(tuple(index[p] for p in table) for table in seating.tables),
+                                    tuple(index[p] for p in seating.byes))
+        keys = [member.keys[p] for p in active]
+        self.session = BoardSession(len(active), index[member.me], member.identity, keys,
+                                    board_id(member.tid, round_no, self.seating, keys), self.seating,
+                                    rng=entropy, proofs=options.proofs)
+        self.in_thread = options.step_in_thread
+        self.inbox: list[bytes] = []
+        self.todo: list[Callable[[], list[bytes]]] = []
+        self.dealt = trio.Event()
+        self.revealed = trio.Event()
+        self.on_revealed: list[Callable[[], None]] = []
+        self._wake = trio.Event()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def sign_done(self, table: int, chain: bytes, results: tuple[int, ...], leavers: tuple[int, ...]) -> None:
+        """Sign my table's done (``leavers``: roster indices) in the board's own task."""
+        board_leavers = tuple(self.index[p] for p in leavers)
+        self.todo.append(lambda: self.session.done(table, chain, results, board_leavers))
+        self.wake()
+
+    def outcomes(self) -> tuple[TableOutcome, ...]:
+        found = []
+        for table, players in enumerate(self.seating.tables):
+            outcome = self.session.outcome(table)
+            assert outcome is not None
+            leaver = None
+            if outcome.leavers:
+                leaver = players.index(outcome.leavers[0])
+            ns, declaring = outcome.results if leaver is None else (0, -1)
+            found.append(TableOutcome(table, outcome.chain, ns, None if declaring < 0 else declaring, leaver))
+        return tuple(found)
+
+    async def run(self) -> None:
+        board = self.session
+        out = board.start()
+        keys = [self.member.keys[p] for p in self.active if p != self.member.me]
+        while True:
+            inbox, self.inbox = self.inbox, []
+            for data in inbox:
+                board.receive(data)
+            todo, self.todo = self.todo, []
+            for action in todo:
+                out += action()
+            jobs = board.take_jobs()
+            if jobs:
+                if self.in_thread:
+                    results = await trio.to_thread.run_sync(_run_jobs, jobs, abandon_on_cancel=True)
+                else:
+                    results = [run_job(job) for job in jobs]
+                for job, result in zip(jobs, results, strict=True):
+                    board.finish_job(job, result)
+            out += board.take_outgoing()
+            for data in out:
+                await self.member.links.broadcast(CHANNEL_BOARD, data, keys)
+            out = []
+            for event in board.take_events():
+                if isinstance(event, BoardViolation) and (event.player is not None or event.step != "envelope"):
+                    who = "nobody can be named" if event.player is None else \
+                        f"player {self.member.label(self.active[event.player])} is at fault"
+                    raise TournamentError(f"the round's board failed at its {event.step} ({event.reason}); {who}")
+                if isinstance(event, BoardDealt):
+                    self.dealt.set()
+                elif isinstance(event, BoardRevealed):
+                    for call in self.on_revealed:
+                        call()
+                    self.revealed.set()
+            if jobs or self.inbox or self.todo:
+                continue
+            self._wake = trio.Event()
+            await self._wake.wait()
 
 
 async def run_tournament(identity: Identity, join_roster: TableRoster, transport: Transport,
@@ -524,6 +612,7 @@ async def _run(identity: Identity, join_roster: TableRoster, transport: Transpor
         raise TournamentError(f"{', '.join(missing)} never connected within {options.connect_timeout:g} s")
     member = _Member(identity, join_roster, links, options, notify)
     nursery.start_soon(member.read)
+    nursery.start_soon(member.read_boards)
     roster, draw, agreed = await member.agree(entropy)
     standings = tournament_standings(roster.names, draw)
     notify(RosterSigned(roster, standings))
@@ -531,7 +620,7 @@ async def _run(identity: Identity, join_roster: TableRoster, transport: Transpor
         if len(standings.active()) < MIN_PLAYERS:
             break
         seating = standings.next_seating()
-        outcomes = await member.play_round(round_no, seating, agreed, player(round_no))
+        outcomes = await member.play_round(round_no, seating, agreed, player(round_no), entropy)
         standings = standings.with_round(seating, [tournament_table_result(o.ns_result, o.declaring, o.leaver)
                                                    for o in outcomes])
         notify(RoundScored(round_no, seating, outcomes, standings))
@@ -540,4 +629,9 @@ async def _run(identity: Identity, join_roster: TableRoster, transport: Transpor
     await member.send(pack([OVER]))
     gone = set(standings.left)
     await member.wait_for(lambda: all(i in member.over for i in range(len(member.keys)) if i not in gone))
+    # my last frames (the others may still wait for my "over") leave before the links close
+    with trio.move_on_after(10):
+        while any(peer.queued for peer in transport.statistics().peers.values() if peer.connected):
+            await trio.sleep(0.05)
+    await trio.sleep(options.linger)
     return standings
