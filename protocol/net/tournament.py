@@ -98,8 +98,8 @@ from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record
 log = logging.getLogger(__name__)
 
 __all__ = ["TOURNAMENT_GAME", "MIN_PLAYERS", "MAX_PLAYERS", "TournamentOptions", "TableOutcome", "RosterSigned",
-           "RoundSeated", "TableFinished", "RoundScored", "TournamentLeft", "TournamentError", "host_tournament",
-           "run_tournament", "table_id_of_round"]
+           "RoundSeated", "RoundDealt", "TableFinished", "RoundScored", "TournamentLeft", "TournamentError",
+           "host_tournament", "run_tournament", "table_id_of_round"]
 
 TOURNAMENT_GAME = "sasku-tournament"
 """The mDNS ``g`` hint of a tournament's host (protocol/net/discovery.py)."""
@@ -166,6 +166,16 @@ class RoundSeated:
     seating: Any
     """p2p_sasaki/sasku/tournament.py ``Seating``: tables (players by seat), byes."""
     my_table: int | None
+
+
+@dataclass(frozen=True)
+class RoundDealt:
+    """The round's board is dealt: ``board`` my protocol/board.py session (its ``secrets()``:
+    my nonce, board key and permutation), ``cards`` my seat's cards (empty for a bye)."""
+
+    round: int
+    board: Any
+    cards: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -490,6 +500,7 @@ class _RoundBoard:
     def __init__(self, member: _Member, round_no: int, seating: Any, active: list[int], options: TournamentOptions,
                  entropy: Entropy) -> None:
         self.member = member
+        self.round_no = round_no
         self.active = active
         index = {p: i for i, p in enumerate(active)}   # board player numbers: the players still in
         self.index = index
@@ -557,6 +568,7 @@ class _RoundBoard:
                         f"player {self.member.label(self.active[event.player])} is at fault"
                     raise TournamentError(f"the round's board failed at its {event.step} ({event.reason}); {who}")
                 if isinstance(event, BoardDealt):
+                    self.member.notify(RoundDealt(self.round_no, board, event.cards))
                     self.dealt.set()
                 elif isinstance(event, BoardRevealed):
                     for call in self.on_revealed:

@@ -15,11 +15,13 @@ import trio.testing
 
 from p2p_sasaki.protocol.board import BOARD_DEALER_PREFIX, BoardSession, Violation, board_id
 from p2p_sasaki.protocol.board import Seating as BoardSeating
+from p2p_sasaki.protocol.deck import read_cards
 from p2p_sasaki.protocol.messages import TableMember, TableRoster, TranscriptHeader
 from p2p_sasaki.protocol.net.asking import BotPlayer, PlayerLeft
 from p2p_sasaki.protocol.net.identity import Identity
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
 from p2p_sasaki.protocol.net.tournament import (
+    RoundDealt,
     RoundScored,
     TournamentLeft,
     TournamentOptions,
@@ -89,7 +91,8 @@ async def play(tmp_path: Path, players: int, rounds: int, quitter: tuple[int, in
     return roster, results, events
 
 
-def check_folder(folder: Path, roster: TableRoster, standings: Any, rounds: tuple[int, ...]) -> None:
+def check_folder(folder: Path, roster: TableRoster, standings: Any, rounds: tuple[int, ...],
+                 events: dict[int, list] | None = None) -> None:
     """Each of ``rounds`` in the folder: its board (round-R/board.board) replayed by an
     observer is dealt and revealed with no violation, and every table transcript names that
     board as its dealer and ends in the hash its players signed done on the board."""
@@ -116,6 +119,8 @@ def check_folder(folder: Path, roster: TableRoster, standings: Any, rounds: tupl
             observer.run_pending()
         assert not [e for e in observer.take_events() if isinstance(e, Violation)]
         assert observer.dealt() and observer.revealed() is not None
+        if events is not None:
+            check_secrets(observer, round_no, active, events)
         for table in range(len(record.seating.tables)):
             header_records, problem = frame_records((folder / f"round-{round_no}" / f"table-{table + 1}.sasaki")
                                                     .read_bytes())
@@ -128,6 +133,25 @@ def check_folder(folder: Path, roster: TableRoster, standings: Any, rounds: tupl
                 assert outcome.results[0] == record.results[table].ns_result
 
 
+def check_secrets(observer: BoardSession, round_no: int, active: list[int], events: dict[int, list]) -> None:
+    """What each member held before the round's reveal (its board secrets and cards as the
+    board was dealt): its key reads its own seat's nine cards in its own chain, and no card in
+    any other player's chain (another table's seat, or the same seat at another table)."""
+    deal = observer.revealed()
+    assert deal is not None
+    card_index = {point: card for card, point in enumerate(observer.card_points)}
+    for number, player in enumerate(active):
+        (dealt,) = [e for e in events[player] if isinstance(e, RoundDealt) and e.round == round_no]
+        _, key, _ = dealt.board.secrets()
+        positions = observer.positions_of(number)
+        assert tuple(dealt.cards) == tuple(deal[k] for k in positions)
+        for other in range(len(active)):
+            if not observer.positions_of(other):
+                continue      # a bye owns no chain
+            read = [card for card in read_cards(key, observer.final_values(other), card_index) if card is not None]
+            assert read == ([deal[k] for k in positions] if other == number else [])
+
+
 def test_eight_players_two_tables(tmp_path):
     async def main():
         return await play(tmp_path, 8, 2)
@@ -136,7 +160,7 @@ def test_eight_players_two_tables(tmp_path):
     first = results[0]
     assert all(r == first for r in results.values())   # every member the same standings
     assert sum(first.total(p) for p in range(8)) == Fraction(50) * 8 * 2   # the two lines share 100 a comparison
-    check_folder(tmp_path / "p1", roster, first, (1, 2))
+    check_folder(tmp_path / "p1", roster, first, (1, 2), events)
     scored = [e for e in events[0] if isinstance(e, RoundScored)]
     assert [e.round for e in scored] == [1, 2]
 
@@ -157,7 +181,7 @@ def test_five_players_a_bye_each_round_rotating(tmp_path):
         assert len(record.seating.tables) == 1
         # one table alone: every seat 50
         assert all(record.points(p) == 50 for p in record.seating.tables[0])
-    check_folder(tmp_path / "p3", roster, final, (1, 2, 3))
+    check_folder(tmp_path / "p3", roster, final, (1, 2, 3), events)
 
 
 def test_nine_players_one_quits_in_round_two(tmp_path):
