@@ -5,11 +5,13 @@ table transcript audits; the standings come out of the signed results."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 
@@ -20,6 +22,7 @@ from p2p_sasaki.protocol.messages import TableMember, TableRoster, TranscriptHea
 from p2p_sasaki.protocol.net.asking import BotPlayer, PlayerLeft
 from p2p_sasaki.protocol.net.identity import Identity
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
+from p2p_sasaki.protocol.net.mesh import Mesh
 from p2p_sasaki.protocol.net.tournament import (
     RoundDealt,
     RoundScored,
@@ -31,6 +34,8 @@ from p2p_sasaki.protocol.sasku_game import TableBot
 from p2p_sasaki.protocol.tournament import read_tournament
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, frame_records
 from p2p_sasaki.sasku.bots import HeuristicBot
+
+pytestmark = pytest.mark.slow
 
 
 def roster_of(players: int) -> tuple[list[Identity], TableRoster]:
@@ -57,9 +62,18 @@ class Quitter:
         return await self.bot.stalled(stall)
 
 
-async def play(tmp_path: Path, players: int, rounds: int, quitter: tuple[int, int] | None = None):
+async def play(tmp_path: Path, players: int, rounds: int, quitter: tuple[int, int] | None = None,
+               tcp: bool = False):
+    """Every member in this process; the tournament mesh in memory (virtual time) or, with
+    ``tcp``, the real TCP mesh on 127.0.0.1."""
     identities, roster = roster_of(players)
     network = MemoryNetwork(roster.keys)
+    listeners = []
+    if tcp:
+        listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in range(players)]
+        members = tuple(dataclasses.replace(m, port=ls[0].socket.getsockname()[1])
+                        for m, ls in zip(roster.members, listeners, strict=True))
+        roster = dataclasses.replace(roster, members=members)
     results: dict[int, Any] = {}
     events: dict[int, list] = {n: [] for n in range(players)}
 
@@ -76,11 +90,19 @@ async def play(tmp_path: Path, players: int, rounds: int, quitter: tuple[int, in
                 quitting.round = round_no
             return player
 
-        options = TournamentOptions(rounds=rounds, directory=tmp_path / f"p{n + 1}", step_in_thread=False,
+        options = TournamentOptions(rounds=rounds, directory=tmp_path / f"p{n + 1}", step_in_thread=tcp,
                                     deal_seed=7, connect_timeout=30, invitation=bytes(range(32)))
         try:
-            results[n] = await run_tournament(identities[n], roster, network.transport(roster.keys[n]), options,
-                                              player=by_round, on_event=events[n].append)
+            if tcp:
+                async with trio.open_nursery() as links:
+                    mesh = Mesh(identities[n], roster)
+                    await links.start(mesh.run, listeners[n])
+                    results[n] = await run_tournament(identities[n], roster, mesh, options, player=by_round,
+                                                      on_event=events[n].append, transport_running=True)
+                    mesh.close()
+            else:
+                results[n] = await run_tournament(identities[n], roster, network.transport(roster.keys[n]), options,
+                                                  player=by_round, on_event=events[n].append)
         except TournamentLeft:
             results[n] = "left"
 
@@ -152,17 +174,19 @@ def check_secrets(observer: BoardSession, round_no: int, active: list[int], even
             assert read == ([deal[k] for k in positions] if other == number else [])
 
 
-def test_eight_players_two_tables(tmp_path):
+def test_eight_players_two_tables_four_rounds_over_tcp(tmp_path):
     async def main():
-        return await play(tmp_path, 8, 2)
+        return await play(tmp_path, 8, 4, tcp=True)
 
-    roster, results, events = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    roster, results, events = trio.run(main)
     first = results[0]
     assert all(r == first for r in results.values())   # every member the same standings
-    assert sum(first.total(p) for p in range(8)) == Fraction(50) * 8 * 2   # the two lines share 100 a comparison
-    check_folder(tmp_path / "p1", roster, first, (1, 2), events)
+    assert sum(first.total(p) for p in range(8)) == Fraction(50) * 8 * 4   # the two lines share 100 a comparison
+    for n in (0, 5):
+        check_folder(tmp_path / f"p{n + 1}", roster, first, (1, 2, 3, 4), events)
     scored = [e for e in events[0] if isinstance(e, RoundScored)]
-    assert [e.round for e in scored] == [1, 2]
+    assert [e.round for e in scored] == [1, 2, 3, 4]
+    assert [len(e.seating.tables) for e in scored] == [2, 2, 2, 2]
 
 
 def test_five_players_a_bye_each_round_rotating(tmp_path):
