@@ -248,7 +248,7 @@ def _compare_shown(files: TournamentFolder, standings: Standings, problems: list
 
 def _default_board_auditor() -> BoardAuditor:
     """The board's audit (protocol/board.py)."""
-    from p2p_sasaki.protocol.board import audit_board_round  # type: ignore[import-not-found,unused-ignore]
+    from p2p_sasaki.protocol.board import audit_board_round  # type: ignore[import-not-found,attr-defined,unused-ignore]
 
     auditor: BoardAuditor = audit_board_round
     return auditor

@@ -164,6 +164,10 @@ TAG_FOLLOW_ON_ANSWER = domain_tag("follow-on/answer")
 TAG_TOURNAMENT_ID = domain_tag("tournament-id")
 TAG_TOURNAMENT_ROSTER = domain_tag("tournament/roster")
 TAG_DRAW_COMMIT = domain_tag("tournament/draw-commit")
+# a tournament round's board (protocol/board.py)
+TAG_BOARD_ID = domain_tag("board/id")
+TAG_BOARD_HASH = domain_tag("board/hash")
+TAG_BOARD_OUTCOMES = domain_tag("board/outcomes")
 # (p2p_sasaki/sasaki/hand.py, which may not import this module, hashes the engine's hidden
 # state with the fixed prefix b"p2p-sasaki/hand/v1\x00"; docs/protocol.md lists it.)
 

@@ -208,6 +208,39 @@ def hop_permutation(
     return tuple(perm)
 
 
+def hop_problem(deck: Sequence[bytes], base: bytes, n_cards: int) -> str | None:
+    """Why a received hop's deck cannot be the next one (None: it can): the count, and every
+    element valid and distinct (the base included)."""
+    if len(deck) != n_cards:
+        return f"the deck has {len(deck)} cards, not {n_cards}"
+    try:
+        crypto.check_distinct_elements((*deck, base), "deck element")
+    except CryptoError as exc:
+        return str(exc)
+    return None
+
+
+def strip_layer(ctx: ProofContext, x: int, layer: tuple[bytes, bytes], inputs: Sequence[bytes],
+                entropy: Entropy) -> tuple[tuple[bytes, ...], bytes]:
+    """Strip the layer ``layer = (B, x*B)`` from ``inputs``: the values x^-1 * v and one
+    batched DLEQ proof that (B, x*B) and (values, inputs) share the exponent."""
+    x_inv = crypto.scalar_inverse(x)
+    values = tuple(G.mul(x_inv, value) for value in inputs)
+    return values, crypto.dleq_batch_prove(ctx, x, layer[0], layer[1], values, inputs, entropy)
+
+
+def strip_holds(ctx: ProofContext, layer: tuple[bytes, bytes], inputs: Sequence[bytes], values: Sequence[bytes],
+                proof: bytes) -> bool:
+    """Whether ``values`` are ``inputs`` with the layer ``layer`` stripped (:func:`strip_layer`)."""
+    return crypto.dleq_batch_verify(ctx, layer[0], layer[1], values, inputs, proof)
+
+
+def read_cards(x: int, values: Sequence[bytes], card_index: dict[bytes, int]) -> tuple[int | None, ...]:
+    """The cards under the last layer ``x`` (None where a value is no card point)."""
+    x_inv = crypto.scalar_inverse(x)
+    return tuple(card_index.get(G.mul(x_inv, value)) for value in values)
+
+
 # ---------------------------------------------------------------------------------------
 # Proof work as pure jobs
 # ---------------------------------------------------------------------------------------
@@ -267,6 +300,20 @@ def run_job(job: DeckJob) -> JobResult:
                 job.ctx, job.in_deck, job.in_base, job.out_deck, job.out_base, job.argument
             )
     raise TypeError(f"not a deck job: {job!r}")
+
+
+@dataclass(frozen=True)
+class DealtLayers:
+    """A deal made before the hand, elsewhere (a tournament round's board, protocol/board.py):
+    the hand's deck then has no slots of its own. ``layers[s]`` is seat s's layer ``(B, x*B)``
+    (the board layer of the player in the seat), ``final[k]`` position k's value under its
+    dealt seat's layer only, ``key`` my layer key (None: an observer)."""
+
+    hand_id: bytes
+    cards: tuple[bytes, ...]
+    layers: tuple[tuple[bytes, bytes], ...]
+    final: tuple[bytes, ...]
+    key: int | None = None
 
 
 # ---------------------------------------------------------------------------------------
@@ -366,6 +413,7 @@ class DeckSession:
         overlap_strips: bool = False,
         defer_shuffle_arguments: bool = False,
         shown: frozenset[int] = frozenset(),
+        dealt_layers: DealtLayers | None = None,
     ) -> None:
         if not 2 <= n <= MAX_SEATS or not n <= n_cards <= MAX_CARDS:
             raise ValueError(f"need 2..{MAX_SEATS} seats and n..{MAX_CARDS} cards")
@@ -434,6 +482,27 @@ class DeckSession:
         self._jobs_out: set[DeckJob] = set()  # handed out by take_jobs, not yet finished
         self._events: deque[Event] = deque()
         self._outbox: list[bytes] = []
+        self._dealt_layers: tuple[tuple[bytes, bytes], ...] | None = None
+        if dealt_layers is not None:
+            self._load_dealt(dealt_layers)
+
+    def _load_dealt(self, dealt: DealtLayers) -> None:
+        """Start from a deal made elsewhere: its card points, layers and final values; my
+        cards read with my key. No deck message belongs to this hand."""
+        if len(dealt.layers) != self.n or len(dealt.final) != self.n_cards or len(dealt.cards) != self.n_cards:
+            raise ValueError("a dealt hand needs one layer per seat and one value per card")
+        if (self.seat is None) != (dealt.key is None):
+            raise ValueError("a seat brings its layer key to a dealt hand, an observer none")
+        self._dealt_layers = dealt.layers
+        self.hand_id = dealt.hand_id
+        self._cards = dealt.cards
+        self._card_index = {point: c for c, point in enumerate(self._cards)}
+        self._final = dict(enumerate(dealt.final))
+        self._verified = set(range(self.n))
+        self._x = dealt.key
+        self._started = True
+        if self.seat is not None:
+            self._deal()
 
     # -- public API ----------------------------------------------------------------------
 
@@ -671,7 +740,7 @@ class DeckSession:
             raise DeckUsageError(f"card {card} is not in my hand")
         if position in self._received:   # handed to me: the giver's proof, under the dealt seat's layer
             return self._received[position]
-        base, next_base = self._decks[self.seat][1], self._decks[self.seat + 1][1]
+        base, next_base = self._layer(self.seat)
         proof = crypto.dleq_prove(
             self._ctx(f"open/{position}", self.seat), self._secret(), base, next_base,
             self._cards[card], self._final[position], self._rng,
@@ -699,7 +768,7 @@ class DeckSession:
         if len(self._final) != self.n_cards or not 0 <= position < self.n_cards:
             raise DeckUsageError("no such dealt position (yet)")
         seat = self.dealt[position]   # a handed position stays under its dealt seat's lock
-        return self._decks[seat][1], self._decks[seat + 1][1], self._final[position]
+        return (*self._layer(seat), self._final[position])
 
     @property
     def card_points(self) -> tuple[bytes, ...]:
@@ -720,7 +789,10 @@ class DeckSession:
     # -- the private hand-over (docs/protocol.md, "Hand-over") -----------------------------
 
     def _layer(self, seat: int) -> tuple[bytes, bytes]:
-        """Seat's layer key pair of this hand: (B_seat, B_seat+1 = x_seat * B_seat)."""
+        """Seat's layer key pair of this hand: (B_seat, B_seat+1 = x_seat * B_seat); for a deal
+        made on a board, the board layer of the player in the seat."""
+        if self._dealt_layers is not None:
+            return self._dealt_layers[seat]
         return self._decks[seat][1], self._decks[seat + 1][1]
 
     def hand_over(self, card: int, to: int) -> HandOver:
@@ -976,12 +1048,9 @@ class DeckSession:
         self._events.append(HandIdAgreed(self.hand_id))
 
     def _handle_hop(self, sender: int, hop: ShuffleHop) -> None:
-        if len(hop.deck) != self.n_cards:
-            raise _Reject("shuffle", f"the deck has {len(hop.deck)} cards, not {self.n_cards}")
-        try:
-            crypto.check_distinct_elements((*hop.deck, hop.base), "deck element")
-        except CryptoError as exc:
-            raise _Reject("shuffle", str(exc)) from exc
+        problem = hop_problem(hop.deck, hop.base, self.n_cards)
+        if problem is not None:
+            raise _Reject("shuffle", problem)
         self._decks.append((hop.deck, hop.base))
         self._events.append(ShuffleAccepted(sender))
 
@@ -1003,12 +1072,10 @@ class DeckSession:
         positions, inputs = self._strip_inputs(strip.round, sender)
         if len(strip.values) != len(positions):
             raise _Reject("strip", f"round {strip.round} needs {len(positions)} values, not {len(strip.values)}")
-        base, next_base = self._decks[sender][1], self._decks[sender + 1][1]
         # one batched DLEQ for the round's positions; it refuses any invalid element
         (proof,) = strip.proofs
-        if not crypto.dleq_batch_verify(
-            self._ctx(f"strip/{strip.round}", sender), base, next_base, strip.values, inputs, proof
-        ):
+        if not strip_holds(self._ctx(f"strip/{strip.round}", sender), self._layer(sender), inputs, strip.values,
+                           proof):
             raise _Reject("strip", f"seat {sender}'s strip round {strip.round} does not verify")
         self._record_strip(strip.round, sender, positions, strip.values)
 
@@ -1044,7 +1111,7 @@ class DeckSession:
     def _opening_holds(self, k: int, card: int, proof: bytes) -> bool:
         """The DLEQ proof shows card ``card`` at position ``k`` under its dealt seat's layer."""
         owner = self.dealt[k]
-        base, next_base = self._decks[owner][1], self._decks[owner + 1][1]
+        base, next_base = self._layer(owner)
         return card < self.n_cards and crypto.dleq_verify(
             self._ctx(f"open/{k}", owner), base, next_base, self._cards[card], self._final[k], proof)
 
@@ -1192,21 +1259,16 @@ class DeckSession:
     def _strip(self, round_: int) -> None:
         me, x = self._me(), self._secret()
         positions, inputs = self._strip_inputs(round_, me)
-        x_inv = crypto.scalar_inverse(x)
-        base, next_base = self._decks[me][1], self._decks[me + 1][1]
-        values = tuple(G.mul(x_inv, value) for value in inputs)
-        proof = crypto.dleq_batch_prove(self._ctx(f"strip/{round_}", me), x, base, next_base, values, inputs,
-                                        self._rng)
+        values, proof = strip_layer(self._ctx(f"strip/{round_}", me), x, self._layer(me), inputs, self._rng)
         self._send(StripRound(round_, values, (proof,)), self.layout.strip(round_))
         self._record_strip(round_, me, positions, values)
 
     def _deal(self) -> None:
         me = self._me()
         positions = self.positions_of(me)
-        x_inv = crypto.scalar_inverse(self._secret())
+        read = read_cards(self._secret(), [self._final[k] for k in positions], self._card_index)
         cards = []
-        for k in positions:
-            card = self._card_index.get(G.mul(x_inv, self._final[k]))
+        for k, card in zip(positions, read, strict=True):
             if card is None:
                 # Only possible with proofs off: some hop was not a permutation of cards.
                 self._violation(None, "deal", f"position {k} holds no card; reveal the keys to find the bad hop")
