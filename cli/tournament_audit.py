@@ -28,7 +28,7 @@ from p2p_sasaki.cli.standings import standings_json
 from p2p_sasaki.protocol.table_audit import AuditStatus, TableAudit
 from p2p_sasaki.protocol.tournament import TournamentError, VerifiedTournament, read_tournament
 from p2p_sasaki.protocol.tournament_files import TournamentFolder
-from p2p_sasaki.sasku.tournament import Line, Seating, Standings, TableResult, line_of
+from p2p_sasaki.sasku.tournament import Seating, Standings, TableResult
 
 __all__ = ["BoardVerdict", "BoardAuditor", "TableCheck", "TournamentAudit", "audit_tournament", "table_result",
            "tournament_json", "describe_tournament"]
@@ -71,14 +71,12 @@ def table_result(audit: TableAudit) -> TableResult | None:
     if audit.status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED) and left:
         # a seat that went silent (a forfeit, or a hand abandoned before anyone saw the
         # cards) has left the tournament: the leaving rule, not the table's forfeit score
-        return TableResult(0, None, leaver=left[0])
+        return TableResult.left(left[0])
     if audit.status is not AuditStatus.COMPLETE or not audit.scores:
         return None
-    scores = audit.scores[0]
+    scores = audit.scores[0]           # by seat: each seat its pair's game points
     outcome = getattr(audit.states[0], "outcome", None) if audit.states else None
-    declarer = outcome().declarer if outcome is not None else None
-    declaring: Line | None = None if declarer is None else line_of(declarer)
-    return TableResult(scores[0] - scores[1], declaring)
+    return TableResult.of_deal((scores[0], scores[1]), outcome().declarer if outcome is not None else None)
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,21 @@ class TableResult:
         if self.leaver is not None and self.leaver not in range(4):
             raise ValueError(f"the leaver is a seat 0..3, not {self.leaver}")
 
+    @classmethod
+    def of_deal(cls, points: Sequence[int], declarer: int | None) -> TableResult:
+        """A finished deal's result: ``points`` the game points each pair scored (N-S, E-W:
+        one of them 0; both for a pokk), ``declarer`` its seat (None: all passed).
+
+        >>> TableResult.of_deal((0, 2), 1), TableResult.of_deal((1, 0), None)
+        (TableResult(ns_result=-2, declaring_line=<Line.EW: 1>, leaver=None), TableResult(ns_result=1, declaring_line=None, leaver=None))
+        """  # noqa: E501 (a doctest's expected output is one line)
+        return cls(points[0] - points[1], None if declarer is None else line_of(declarer))
+
+    @classmethod
+    def left(cls, seat: int) -> TableResult:
+        """The result of a table the player at ``seat`` left: no result, out of the comparisons."""
+        return cls(0, None, leaver=seat)
+
     def result(self, line: Line) -> int:
         """The line's result at this table.
 
