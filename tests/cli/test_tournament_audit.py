@@ -11,16 +11,14 @@ everything but the board's own audit is exercised.
 from __future__ import annotations
 
 import json
-import random
 from fractions import Fraction
 from pathlib import Path
 
 from p2p_sasaki.cli.standings import standings_json
 from p2p_sasaki.cli.tournament_audit import BoardVerdict, audit_tournament, tournament_json
-from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy
+from p2p_sasaki.protocol.crypto import IdentityKey
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
 from p2p_sasaki.protocol.messages import TournamentFile, TournamentMember, TournamentRoster, encode_tournament
-from p2p_sasaki.protocol.session import TableSession
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table
 from p2p_sasaki.protocol.tournament import draw_commitment, read_tournament, sign_roster, tournament_id_of
 from p2p_sasaki.protocol.tournament_files import TournamentFolder
@@ -54,12 +52,8 @@ def play_table(keys: list[IdentityKey], names: tuple[str, ...], table_id: bytes,
     silent after the deal (its first action), abandoned by the other three."""
     config = sasku_config(hands=1, target=30, proofs=False, seats=(0, 1, 2, 3), dealer=dealer)
     silence = None if leaver is None else Silence(leaver, lambda body: body.hand == 1 and body.type == "table/action")
-    net = Net(seed=seed, config=config, hostile=False, bot=giving_bot, tamper=silence)
-    net.keys = keys
-    roster = [k.public_key for k in keys]
-    net.peers = [TableSession(keys[i], roster, table_id, config, rng=SeededEntropy(b"t%d-%d" % (i, seed)),
-                              roster_names=names) for i in range(4)]
-    net.bot_rng = random.Random(seed)
+    net = Net(seed=seed, config=config, hostile=False, bot=giving_bot, tamper=silence, keys=keys, table_id=table_id,
+              names=names)
     net.start()
     net.run()
     if leaver is not None:
