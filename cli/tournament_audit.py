@@ -30,8 +30,8 @@ from p2p_sasaki.protocol.tournament import TournamentError, VerifiedTournament, 
 from p2p_sasaki.protocol.tournament_files import TournamentFolder
 from p2p_sasaki.sasku.tournament import Seating, Standings, TableResult
 
-__all__ = ["BoardVerdict", "BoardAuditor", "TableCheck", "TournamentAudit", "audit_tournament", "table_result",
-           "tournament_json", "describe_tournament"]
+__all__ = ["BoardVerdict", "BoardOutcome", "BoardAuditor", "TableCheck", "TournamentAudit", "audit_tournament",
+           "table_result", "tournament_json", "describe_tournament"]
 
 # The worse verdict wins: a named fault first, then damage, then a tournament that stops.
 _SEVERITY = (AuditStatus.COMPLETE, AuditStatus.INCOMPLETE, AuditStatus.DAMAGED, AuditStatus.FAULT,
@@ -46,13 +46,25 @@ def _worse(a: AuditStatus, b: AuditStatus) -> AuditStatus:
 class BoardVerdict:
     """A round's board, audited: its status (a table audit's), the player to blame (player
     number) and why; ``dealer`` is the name every table of the round must give as its
-    dealer; ``audit_table`` audits one table's transcript dealt from this board."""
+    dealer; ``audit_table(data, table)`` audits table ``table``'s transcript (0-based) dealt
+    from this board; ``outcomes[table]`` is what that table's players signed as done on the
+    board (None: not done), as (final chain hash, results, leavers by player number)."""
 
     status: AuditStatus
     dealer: bytes
-    audit_table: Callable[[bytes], TableAudit]
+    audit_table: Callable[[bytes, int], TableAudit]
     player: int | None = None
     reason: str | None = None
+    outcomes: tuple[BoardOutcome | None, ...] | None = None
+
+
+@dataclass(frozen=True)
+class BoardOutcome:
+    """A table's done as its board recorded it."""
+
+    chain: bytes
+    results: tuple[int, ...]
+    leavers: tuple[int, ...] = ()
 
 
 class BoardAuditor(Protocol):
@@ -204,7 +216,7 @@ def _check_table(files: TournamentFolder, tournament: VerifiedTournament, round_
         data = path.read_bytes()
     except OSError:
         return TableCheck(round_no, table, AuditStatus.INCOMPLETE, problem=f"no transcript ({path.name})")
-    audit = board.audit_table(data)
+    audit = board.audit_table(data, table - 1)
     if audit.status is AuditStatus.UNREADABLE:
         reason = audit.blame.reason if audit.blame else "not a transcript"
         return TableCheck(round_no, table, AuditStatus.DAMAGED, problem=f"{path.name} is not a transcript: {reason}")
@@ -225,7 +237,27 @@ def _check_table(files: TournamentFolder, tournament: VerifiedTournament, round_
     result = table_result(audit)
     if result is None:
         return TableCheck(round_no, table, AuditStatus.INCOMPLETE, problem="the transcript stops before the deal ends")
+    problem = _outcome_problem(board, table - 1, audit, result, seats)
+    if problem is not None:
+        return TableCheck(round_no, table, AuditStatus.DAMAGED, problem=problem)
     return TableCheck(round_no, table, audit.status, result)
+
+
+def _outcome_problem(board: BoardVerdict, table: int, audit: TableAudit, result: TableResult,
+                     seats: tuple[int, int, int, int]) -> str | None:
+    """Whether the table's done on the board is this transcript's end: the same final chain
+    hash, and the same leaver (a table that did not finish names its leaver there)."""
+    if board.outcomes is None:
+        return None
+    outcome = board.outcomes[table] if table < len(board.outcomes) else None
+    if outcome is None:
+        return "its players never signed it done on the board"
+    leaver = None if result.leaver is None else seats[result.leaver]
+    if tuple(outcome.leavers) != (() if leaver is None else (leaver,)):
+        return "the board's done names other leavers than the transcript"
+    if leaver is None and audit.final is not None and outcome.chain != audit.final:
+        return "the board's done signs another final chain hash than the transcript's"
+    return None
 
 
 def _compare_shown(files: TournamentFolder, standings: Standings, problems: list[str]) -> bool | None:
