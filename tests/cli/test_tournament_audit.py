@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from p2p_sasaki.cli.standings import standings_json
-from p2p_sasaki.cli.tournament_audit import BoardVerdict, audit_tournament, tournament_json
+from p2p_sasaki.cli.tournament_audit import BoardOutcome, BoardVerdict, audit_tournament, table_result, tournament_json
 from p2p_sasaki.protocol.crypto import IdentityKey
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
 from p2p_sasaki.protocol.messages import TournamentFile, TournamentMember, TournamentRoster, encode_tournament
@@ -83,7 +83,6 @@ def build(folder: Path, players: int, rounds: int, leave: tuple[int, int] | None
         seating = standings.next_seating()
         Path(files.round_dir(round_no)).mkdir()
         Path(files.board(round_no)).write_bytes(b"board %d" % round_no)
-        from p2p_sasaki.cli.tournament_audit import table_result
 
         results = []
         for t, seats in enumerate(seating.tables, 1):
@@ -198,3 +197,110 @@ def test_sasaki_audit_dir_prints_the_verdict_and_standings_with_the_table_audits
     assert main(["audit", str(tmp_path / "t"), "--json"]) == 5
     assert json.loads(capsys.readouterr().out)["status"] == "unreadable"
     assert main(["audit", str(tmp_path / "t"), "--follows", "x"]) == 2
+
+
+# ---------------------------------------------------------------------------------------
+# On real boards (protocol/board.py): every table of a round plays the round's board
+# ---------------------------------------------------------------------------------------
+
+from p2p_sasaki.protocol import board as boards  # noqa: E402
+from p2p_sasaki.protocol.events import PlayOver  # noqa: E402
+from p2p_sasaki.protocol.messages import pack, unpack_canonical  # noqa: E402
+from tests.protocol.board_helpers import TOURNAMENT, BoardNet, player_identities  # noqa: E402
+
+
+def board_seating(seating) -> boards.Seating:
+    return boards.Seating(seating.tables, seating.byes)
+
+
+def board_observer(data: bytes, players: int, round_no: int, seating, keys) -> boards.BoardSession:
+    """The tests' board file is the msgpack array of the board's envelopes, in the order sent."""
+    seats = board_seating(seating)
+    observer = boards.BoardSession(players, None, None, keys, boards.board_id(TOURNAMENT, round_no, seats, keys),
+                                   seats, proofs=False)
+    for envelope in unpack_canonical(data, "board file"):
+        observer.receive(envelope)
+        while observer.step():
+            pass
+    return observer
+
+
+def real_boards(data: bytes, tournament, round_no: int, seating) -> BoardVerdict:
+    keys = tournament.roster.keys
+    observer = board_observer(data, len(keys), round_no, seating, keys)
+    violations = [e for e in observer.take_events() if isinstance(e, boards.Violation)]
+    if not observer.dealt():    # e.g. another round's board: none of its messages is of this board
+        return BoardVerdict(AuditStatus.DAMAGED, b"", lambda table_data, table: audit_table(table_data),
+                            reason=violations[0].reason if violations else "the board is not dealt")
+    status = AuditStatus.COMPLETE if observer.revealed() is not None and not violations else AuditStatus.FAULT
+    outcomes = tuple(None if (o := observer.outcome(t)) is None else BoardOutcome(o.chain, o.results, o.leavers)
+                     for t in range(len(seating.tables)))
+    return BoardVerdict(status, observer.dealer_name,
+                        lambda table_data, table: audit_table(table_data, dealer=observer.dealer(table)),
+                        player=violations[0].player if violations else None,
+                        reason=violations[0].reason if violations else None, outcomes=outcomes)
+
+
+def build_on_boards(folder: Path, players: int, rounds: int) -> Standings:
+    ids = player_identities(players)
+    file = signed_roster(ids, rounds)
+    files = TournamentFolder(folder)
+    folder.mkdir(parents=True)
+    Path(files.roster).write_bytes(encode_tournament(file))
+    tournament = read_tournament(encode_tournament(file))
+    standings = Standings(tournament.roster.names, tournament.draw)
+    for round_no in range(1, rounds + 1):
+        seating = standings.next_seating()
+        board = BoardNet(players, board_seating(seating), seed=round_no, proofs=False, round_no=round_no)
+        board.start()
+        board.run()
+        nets = []
+        for t, seats in enumerate(seating.tables):
+            config = sasku_config(hands=1, target=30, proofs=False, seats=(0, 1, 2, 3),
+                                  dealer=board.sessions[seats[0]].dealer_name)
+            net = Net(seed=round_no * 10 + t, config=config, hostile=False, bot=giving_bot,
+                      keys=[ids[p] for p in seats], table_id=bytes([round_no, t]) * 16,
+                      names=tuple(tournament.roster.names[p] for p in seats),
+                      dealers=[board.sessions[p].dealer(t) for p in seats])
+            net.start()
+            net.run()
+            over = net.of_type(0, PlayOver)[0]
+            board.done(t, over.chain, over.scores[:2])
+            board.run()
+            nets.append(net)
+        assert board.observer.revealed() is not None
+        Path(files.round_dir(round_no)).mkdir()
+        Path(files.board(round_no)).write_bytes(pack(board.sent))
+        results = []
+        for t, net in enumerate(nets):
+            for peer in net.peers:
+                peer.deal_ready()
+            net.flush()
+            data = net.transcript(0)
+            Path(files.table(round_no, t + 1)).write_bytes(data)
+            result = table_result(audit_table(data, dealer=board.observer.dealer(t)))
+            assert result is not None
+            results.append(result)
+        standings = standings.with_round(seating, results)
+    Path(files.standings).write_text(json.dumps(standings_json(standings)), encoding="utf-8")
+    return standings
+
+
+def test_five_players_on_real_boards_audit_complete_and_a_table_from_another_round_is_caught(tmp_path):
+    shown = build_on_boards(tmp_path / "b5", 5, 2)
+    audit = audit_tournament(tmp_path / "b5", real_boards)
+    assert audit.status is AuditStatus.COMPLETE, audit.problems
+    assert audit.standings == shown and audit.shown is True
+    assert [b[1] for b in audit.boards] == [AuditStatus.COMPLETE, AuditStatus.COMPLETE]
+    # every table of a round played the same deal: the seat's cards are the board's
+    files = TournamentFolder(tmp_path / "b5")
+    first = audit_table(Path(files.table(1, 1)).read_bytes(), dealer=board_observer(
+        Path(files.board(1)).read_bytes(), 5, 1, audit.seatings[0], audit.tournament.roster.keys).dealer(0))
+    assert first.ok and len(first.hands) == 1
+    verdict = real_boards(Path(files.board(1)).read_bytes(), audit.tournament, 1, audit.seatings[0])
+    assert verdict.outcomes is not None and verdict.outcomes[0] is not None
+    assert verdict.outcomes[0].chain == first.final          # the done the board holds is this table's end
+    # round 1's board file in round 2's place: its tables name another dealer
+    Path(files.board(2)).write_bytes(Path(files.board(1)).read_bytes())
+    audit = audit_tournament(tmp_path / "b5", real_boards)
+    assert audit.status is not AuditStatus.COMPLETE and audit.rounds == 1
