@@ -16,6 +16,7 @@ from p2p_sasaki.protocol.board import (
     TableDone,
     Violation,
 )
+from p2p_sasaki.protocol.board_audit import BoardBlame, audit_board, board_file, board_header
 from p2p_sasaki.protocol.config import TableConfig
 from p2p_sasaki.protocol.crypto import G
 from p2p_sasaki.protocol.dealing import check_dealer
@@ -30,10 +31,10 @@ from p2p_sasaki.protocol.messages.board import (
     sign_board,
 )
 from p2p_sasaki.protocol.sasku_game import SaskuGame
-from p2p_sasaki.protocol.table_audit import audit_table
-from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, split_records
+from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table
+from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record, split_records
 from p2p_sasaki.sasku.options import SaskuOptions
-from tests.protocol.board_helpers import BoardNet
+from tests.protocol.board_helpers import TOURNAMENT, BoardNet
 from tests.protocol.table_helpers import Net
 from tests.protocol.test_sasku_game import giving_bot
 
@@ -249,3 +250,56 @@ def test_two_sasku_tables_play_one_board_and_the_keys_come_after_both_are_done()
         refused = audit_table(net.transcript(0))
         assert not refused.ok and "board's messages" in (refused.blame.reason if refused.blame else "")
     assert handed >= 1
+
+
+# ---------------------------------------------------------------------------------------
+# The board file and its audit
+# ---------------------------------------------------------------------------------------
+
+
+def _file(net: BoardNet, player: int = 0) -> bytes:
+    session = net.sessions[player]
+    return board_file(board_header(TOURNAMENT, 1, session), session)
+
+
+def test_the_board_file_audits_complete_with_the_deal_and_each_table_done():
+    net = dealt_net(8, proofs=True, seed=4)
+    middle = audit_board(_file(net))
+    assert middle.status is AuditStatus.INCOMPLETE and middle.deal is None
+    assert middle.board_hash == net.sessions[0].board_hash
+    assert middle.waiting_for == tuple((p, "done") for p in range(8))
+    net.done(0, chain_of(0), (2, -2))
+    net.done(1, chain_of(1), (), leavers=(6,))
+    net.run()
+    files = {_file(net, p) for p in range(8) if p != 6}
+    assert len(files) == 1   # every player writes the same bytes
+    audit = audit_board(files.pop())
+    assert audit.ok and audit.status is AuditStatus.COMPLETE and audit.blame is None
+    assert audit.deal == net.observer.revealed() and audit.leavers == (6,)
+    assert audit.outcomes == (Outcome(chain_of(0), (2, -2)), Outcome(chain_of(1), (), (6,)))
+    assert audit.dealer(1).name == net.sessions[0].dealer_name
+
+
+def test_the_board_audit_names_a_tampered_strip_and_refuses_a_damaged_file():
+    net = dealt_net(4, proofs=False)
+    data = _file(net)
+    records = split_records(data)
+    tampered = []
+    for kind, record in records:
+        if kind == KIND_ENVELOPE and decode_board(record).body.type == "board/strip":
+            payload = decode_board(record).body.payload
+            if decode_board(record).body.player == 1 and payload.round == 1:
+                values = tuple(reversed(payload.values))
+                record = _resign(net, 1, record, BoardStrip(payload.round, values, payload.proofs))
+        tampered.append(encode_record(kind, record))
+    audit = audit_board(b"".join(tampered))
+    assert audit.status is AuditStatus.FAULT
+    assert audit.blame == BoardBlame(1, "strip", "player 1's strip round 1 does not verify")
+    flipped = bytearray(data)
+    flipped[-10] ^= 1
+    assert audit_board(bytes(flipped)).status is AuditStatus.DAMAGED
+    assert audit_board(b"not a board").status is AuditStatus.UNREADABLE
+    swapped = [encode_record(k, r) for k, r in records]
+    swapped[1], swapped[2] = swapped[2], swapped[1]
+    assert audit_board(b"".join(swapped)).blame == BoardBlame(None, "envelope", "record 2 is out of (slot, player) "
+                                                              "order")
