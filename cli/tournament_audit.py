@@ -30,8 +30,8 @@ from p2p_sasaki.protocol.tournament import TournamentError, VerifiedTournament, 
 from p2p_sasaki.protocol.tournament_files import TournamentFolder
 from p2p_sasaki.sasku.tournament import Seating, Standings, TableResult
 
-__all__ = ["BoardVerdict", "BoardOutcome", "BoardAuditor", "TableCheck", "TournamentAudit", "audit_tournament",
-           "table_result", "tournament_json", "describe_tournament"]
+__all__ = ["BoardVerdict", "BoardOutcome", "BoardAuditor", "audit_board_round", "TableCheck", "TournamentAudit",
+           "audit_tournament", "table_result", "tournament_json", "describe_tournament"]
 
 # The worse verdict wins: a named fault first, then damage, then a tournament that stops.
 _SEVERITY = (AuditStatus.COMPLETE, AuditStatus.INCOMPLETE, AuditStatus.DAMAGED, AuditStatus.FAULT,
@@ -173,11 +173,13 @@ def audit_tournament(folder: Path, board_auditor: BoardAuditor | None = None) ->
             break
         board = auditor(board_data, tournament, round_no, seating)
         boards.append((round_no, board.status, board.reason))
-        if board.status not in (AuditStatus.COMPLETE, AuditStatus.ABANDONED):
+        if board.status is not AuditStatus.COMPLETE:
+            # no deal to read the round's tables with: the audit stops at this round
             problems.append(f"round {round_no}'s board: {board.status.value}: {board.reason}")
             status = _worse(status, board.status)
             if board.status is AuditStatus.FAULT and board.player is not None and blame is None:
                 blame = (board.player, f"round {round_no}'s board: {board.reason}")
+            break
         round_checks = [_check_table(files, tournament, round_no, t, seats, board)
                         for t, seats in enumerate(seating.tables, 1)]
         extra = [t for t in files.tables_on_disk(round_no) if t > len(seating.tables)]
@@ -194,8 +196,7 @@ def audit_tournament(folder: Path, board_auditor: BoardAuditor | None = None) ->
             if check.status is AuditStatus.FAULT and check.player is not None and blame is None:
                 blame = (check.player, f"round {round_no}, table {check.table}: {check.problem}")
         results = [check.result for check in round_checks]
-        if any(result is None for result in results) or board.status not in (AuditStatus.COMPLETE,
-                                                                              AuditStatus.ABANDONED):
+        if any(result is None for result in results):
             break   # the standings stop at the last round every table of which has a result
         standings = standings.with_round(seating, [r for r in results if r is not None])
     later = [r for r in on_disk if r > len(standings.rounds) + 1 or r > roster.rounds]
@@ -203,8 +204,9 @@ def audit_tournament(folder: Path, board_auditor: BoardAuditor | None = None) ->
         problems.append(f"round {later[0]} is on disk, beyond the rounds the tournament played")
         status = AuditStatus.DAMAGED
     shown = _compare_shown(files, standings, problems)
-    if shown is False:
-        status = _worse(status, AuditStatus.DAMAGED)
+    if shown is False and status is AuditStatus.COMPLETE:
+        # (when the files stop short, the standings shown may well hold rounds not verified)
+        status = AuditStatus.DAMAGED
     return TournamentAudit(status, tournament, standings, len(standings.rounds), tuple(checks), tuple(boards),
                            tuple(problems), blame, shown, roster.rounds, tuple(seatings))
 
@@ -276,12 +278,58 @@ def _compare_shown(files: TournamentFolder, standings: Standings, problems: list
     return True
 
 
-def _default_board_auditor() -> BoardAuditor:
-    """The board's audit (protocol/board.py)."""
-    from p2p_sasaki.protocol.board import audit_board_round  # type: ignore[import-not-found,attr-defined,unused-ignore]
+def audit_board_round(data: bytes, tournament: VerifiedTournament, round_no: int, seating: Seating) -> BoardVerdict:
+    """The round's ``.board`` file audited (protocol/board_audit.py), and checked to be this
+    tournament's board for this round and seating. A board's players are given by their
+    keys, so its player numbers are mapped to the roster's (a board of the players still in
+    the tournament, or of all of them, reads the same); its blame and leavers are given as
+    roster player numbers."""
+    from p2p_sasaki.protocol.board_audit import audit_board
+    from p2p_sasaki.protocol.dealing import BOARD_DEALER_PREFIX
 
-    auditor: BoardAuditor = audit_board_round
-    return auditor
+    audit = audit_board(data)
+    header = audit.header
+
+    def refused(status: AuditStatus, reason: str, player: int | None = None) -> BoardVerdict:
+        return BoardVerdict(status, b"", lambda table_data, table: _no_board(status), player, reason)
+
+    if header is None:
+        return refused(audit.status, audit.blame.reason if audit.blame else "no board header")
+    roster = tournament.roster
+    try:
+        number = tuple(roster.index(key) for key in header.player_keys)
+    except KeyError as error:
+        return refused(AuditStatus.DAMAGED, f"the board's players are not the tournament's ({error.args[0]})")
+    tables = tuple(tuple(number[p] for p in table) for table in header.tables)
+    byes = tuple(number[p] for p in header.byes)
+    if header.tournament != roster.tournament_id or header.round != round_no:
+        return refused(AuditStatus.DAMAGED, f"it is the board of another tournament or round (round {header.round})")
+    if tables != seating.tables or byes != seating.byes:
+        return refused(AuditStatus.DAMAGED, "it is dealt for another seating than the standings give")
+    blamed = None if audit.blame is None or audit.blame.player is None else number[audit.blame.player]
+    reason = None if audit.blame is None else audit.blame.reason
+    if audit.board_hash is None or audit.status not in (AuditStatus.COMPLETE,):
+        if audit.status is AuditStatus.COMPLETE:
+            reason = "the board is not dealt"
+        return refused(audit.status if audit.status is not AuditStatus.COMPLETE else AuditStatus.INCOMPLETE,
+                       reason or "the board stops before its keys are all in", blamed)
+    outcomes = tuple(None if o is None else BoardOutcome(o.chain, tuple(o.results), tuple(number[p] for p in o.leavers))
+                     for o in audit.outcomes)
+
+    def table_audit(table_data: bytes, table: int) -> TableAudit:
+        from p2p_sasaki.protocol.table_audit import audit_table
+
+        return audit_table(table_data, dealer=audit.dealer(table))
+
+    return BoardVerdict(audit.status, BOARD_DEALER_PREFIX + audit.board_hash, table_audit, outcomes=outcomes)
+
+
+def _no_board(status: AuditStatus) -> TableAudit:
+    raise ValueError(f"a table of a {status.value} board cannot be audited: its deal is not known")
+
+
+def _default_board_auditor() -> BoardAuditor:
+    return audit_board_round
 
 
 def tournament_json(audit: TournamentAudit) -> dict[str, Any]:

@@ -10,12 +10,20 @@ everything but the board's own audit is exercised.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from fractions import Fraction
 from pathlib import Path
 
 from p2p_sasaki.cli.standings import standings_json
-from p2p_sasaki.cli.tournament_audit import BoardOutcome, BoardVerdict, audit_tournament, table_result, tournament_json
+from p2p_sasaki.cli.tournament_audit import (
+    BoardOutcome,
+    BoardVerdict,
+    audit_board_round,
+    audit_tournament,
+    table_result,
+    tournament_json,
+)
 from p2p_sasaki.protocol.crypto import IdentityKey
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
 from p2p_sasaki.protocol.messages import TournamentFile, TournamentMember, TournamentRoster, encode_tournament
@@ -178,6 +186,23 @@ def test_a_tournament_that_stops_is_incomplete_and_tampering_is_damage(tmp_path)
     assert audit.status is AuditStatus.UNREADABLE and tournament_json(audit)["standings"] == []
 
 
+def test_a_table_whose_end_is_not_the_done_signed_on_its_board_is_damage(tmp_path):
+    build(tmp_path / "t", 4, 1)
+    final = audit_table(Path(TournamentFolder(tmp_path / "t").table(1, 1)).read_bytes()).final
+    assert final is not None
+
+    def boards_with(*outcomes):
+        def auditor(data, tournament, round_no, seating):
+            return dataclasses.replace(deck_boards(data, tournament, round_no, seating), outcomes=outcomes)
+        return auditor
+
+    assert audit_tournament(tmp_path / "t", boards_with(BoardOutcome(final, (0, 0)))).status is AuditStatus.COMPLETE
+    for outcome, problem in ((BoardOutcome(bytes(32), (0, 0)), "another final chain hash"),
+                             (BoardOutcome(final, (0, 0), (2,)), "other leavers"), (None, "never signed it done")):
+        audit = audit_tournament(tmp_path / "t", boards_with(outcome))
+        assert audit.status is AuditStatus.DAMAGED and problem in audit.problems[0]
+
+
 def test_sasaki_audit_dir_prints_the_verdict_and_standings_with_the_table_audits_exit_codes(tmp_path, capsys,
                                                                                             monkeypatch):
     from p2p_sasaki.cli import tournament_audit
@@ -204,54 +229,27 @@ def test_sasaki_audit_dir_prints_the_verdict_and_standings_with_the_table_audits
 # ---------------------------------------------------------------------------------------
 
 from p2p_sasaki.protocol import board as boards  # noqa: E402
+from p2p_sasaki.protocol.board_audit import board_file, board_header  # noqa: E402
 from p2p_sasaki.protocol.events import PlayOver  # noqa: E402
-from p2p_sasaki.protocol.messages import pack, unpack_canonical  # noqa: E402
-from tests.protocol.board_helpers import TOURNAMENT, BoardNet, player_identities  # noqa: E402
+from tests.protocol import board_helpers  # noqa: E402
 
 
-def board_seating(seating) -> boards.Seating:
-    return boards.Seating(seating.tables, seating.byes)
-
-
-def board_observer(data: bytes, players: int, round_no: int, seating, keys) -> boards.BoardSession:
-    """The tests' board file is the msgpack array of the board's envelopes, in the order sent."""
-    seats = board_seating(seating)
-    observer = boards.BoardSession(players, None, None, keys, boards.board_id(TOURNAMENT, round_no, seats, keys),
-                                   seats, proofs=False)
-    for envelope in unpack_canonical(data, "board file"):
-        observer.receive(envelope)
-        while observer.step():
-            pass
-    return observer
-
-
-def real_boards(data: bytes, tournament, round_no: int, seating) -> BoardVerdict:
-    keys = tournament.roster.keys
-    observer = board_observer(data, len(keys), round_no, seating, keys)
-    violations = [e for e in observer.take_events() if isinstance(e, boards.Violation)]
-    if not observer.dealt():    # e.g. another round's board: none of its messages is of this board
-        return BoardVerdict(AuditStatus.DAMAGED, b"", lambda table_data, table: audit_table(table_data),
-                            reason=violations[0].reason if violations else "the board is not dealt")
-    status = AuditStatus.COMPLETE if observer.revealed() is not None and not violations else AuditStatus.FAULT
-    outcomes = tuple(None if (o := observer.outcome(t)) is None else BoardOutcome(o.chain, o.results, o.leavers)
-                     for t in range(len(seating.tables)))
-    return BoardVerdict(status, observer.dealer_name,
-                        lambda table_data, table: audit_table(table_data, dealer=observer.dealer(table)),
-                        player=violations[0].player if violations else None,
-                        reason=violations[0].reason if violations else None, outcomes=outcomes)
-
-
-def build_on_boards(folder: Path, players: int, rounds: int) -> Standings:
-    ids = player_identities(players)
+def build_on_boards(folder: Path, players: int, rounds: int, monkeypatch) -> Standings:
+    """A tournament of ``players`` whose every round is dealt by a board of all of them
+    (tests/protocol/board_helpers.py's BoardNet, bound to this tournament's id), its tables
+    played with the board's dealers; the folder as the tournament command writes it."""
+    ids = board_helpers.player_identities(players)
     file = signed_roster(ids, rounds)
     files = TournamentFolder(folder)
     folder.mkdir(parents=True)
     Path(files.roster).write_bytes(encode_tournament(file))
     tournament = read_tournament(encode_tournament(file))
+    monkeypatch.setattr(board_helpers, "TOURNAMENT", tournament.roster.tournament_id)
     standings = Standings(tournament.roster.names, tournament.draw)
     for round_no in range(1, rounds + 1):
         seating = standings.next_seating()
-        board = BoardNet(players, board_seating(seating), seed=round_no, proofs=False, round_no=round_no)
+        board = board_helpers.BoardNet(players, boards.Seating(seating.tables, seating.byes), seed=round_no,
+                                       proofs=False, round_no=round_no)
         board.start()
         board.run()
         nets = []
@@ -270,7 +268,9 @@ def build_on_boards(folder: Path, players: int, rounds: int) -> Standings:
             nets.append(net)
         assert board.observer.revealed() is not None
         Path(files.round_dir(round_no)).mkdir()
-        Path(files.board(round_no)).write_bytes(pack(board.sent))
+        observer = board.observer
+        Path(files.board(round_no)).write_bytes(board_file(board_header(tournament.roster.tournament_id, round_no,
+                                                                        observer), observer))
         results = []
         for t, net in enumerate(nets):
             for peer in net.peers:
@@ -278,7 +278,7 @@ def build_on_boards(folder: Path, players: int, rounds: int) -> Standings:
             net.flush()
             data = net.transcript(0)
             Path(files.table(round_no, t + 1)).write_bytes(data)
-            result = table_result(audit_table(data, dealer=board.observer.dealer(t)))
+            result = table_result(audit_table(data, dealer=observer.dealer(t)))
             assert result is not None
             results.append(result)
         standings = standings.with_round(seating, results)
@@ -286,21 +286,33 @@ def build_on_boards(folder: Path, players: int, rounds: int) -> Standings:
     return standings
 
 
-def test_five_players_on_real_boards_audit_complete_and_a_table_from_another_round_is_caught(tmp_path):
-    shown = build_on_boards(tmp_path / "b5", 5, 2)
-    audit = audit_tournament(tmp_path / "b5", real_boards)
+def test_five_players_on_real_boards_audit_complete_and_a_board_out_of_place_is_caught(tmp_path, monkeypatch,
+                                                                                       capsys):
+    from p2p_sasaki.cli.main import main
+
+    shown = build_on_boards(tmp_path / "b5", 5, 2, monkeypatch)
+    audit = audit_tournament(tmp_path / "b5")
     assert audit.status is AuditStatus.COMPLETE, audit.problems
     assert audit.standings == shown and audit.shown is True
     assert [b[1] for b in audit.boards] == [AuditStatus.COMPLETE, AuditStatus.COMPLETE]
-    # every table of a round played the same deal: the seat's cards are the board's
+    assert [c.status for c in audit.tables] == [AuditStatus.COMPLETE, AuditStatus.COMPLETE]
+    assert main(["audit", str(tmp_path / "b5"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["standings"] == standings_json(shown)["standings"] and data["status"] == "complete"
     files = TournamentFolder(tmp_path / "b5")
-    first = audit_table(Path(files.table(1, 1)).read_bytes(), dealer=board_observer(
-        Path(files.board(1)).read_bytes(), 5, 1, audit.seatings[0], audit.tournament.roster.keys).dealer(0))
-    assert first.ok and len(first.hands) == 1
-    verdict = real_boards(Path(files.board(1)).read_bytes(), audit.tournament, 1, audit.seatings[0])
+    # the board's done holds each table's final chain hash
+    assert audit.tournament is not None
+    verdict = audit_board_round(Path(files.board(1)).read_bytes(), audit.tournament, 1, audit.seatings[0])
+    first = verdict.audit_table(Path(files.table(1, 1)).read_bytes(), 0)
     assert verdict.outcomes is not None and verdict.outcomes[0] is not None
-    assert verdict.outcomes[0].chain == first.final          # the done the board holds is this table's end
-    # round 1's board file in round 2's place: its tables name another dealer
+    assert first.ok and verdict.outcomes[0].chain == first.final
+    # round 1's board in round 2's place: another round's board
+    two = Path(files.board(2)).read_bytes()
     Path(files.board(2)).write_bytes(Path(files.board(1)).read_bytes())
-    audit = audit_tournament(tmp_path / "b5", real_boards)
-    assert audit.status is not AuditStatus.COMPLETE and audit.rounds == 1
+    audit = audit_tournament(tmp_path / "b5")
+    assert audit.status is AuditStatus.DAMAGED and audit.rounds == 1
+    assert audit.problems[0].startswith("round 2's board: damaged: it is the board of another tournament or round")
+    # a board cut short: incomplete, nobody blamed
+    Path(files.board(2)).write_bytes(two[:len(two) // 2])
+    audit = audit_tournament(tmp_path / "b5")
+    assert audit.status is AuditStatus.INCOMPLETE and audit.blame is None
