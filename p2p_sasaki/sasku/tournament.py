@@ -16,6 +16,7 @@ where N-S lost 2 and 4:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -276,19 +277,21 @@ class RoundRecord:
     seating: Seating
     results: tuple[TableResult, ...]
     scores: tuple[TableScore, ...] = field(init=False, repr=False, compare=False)
+    _points: dict[int, Fraction] = field(init=False, repr=False, compare=False)   # by player
 
     def __post_init__(self) -> None:
         if len(self.results) != len(self.seating.tables):
             raise ValueError(f"round {self.number}: {len(self.seating.tables)} tables, {len(self.results)} results")
-        object.__setattr__(self, "scores", score_round(self.results))
+        scores = score_round(self.results)
+        object.__setattr__(self, "scores", scores)
+        points = {player: BYE_POINTS for player in self.seating.byes}
+        for table, seats in enumerate(self.seating.tables):
+            points.update(zip(seats, scores[table].tournament_points, strict=True))
+        object.__setattr__(self, "_points", points)
 
     def points(self, player: int) -> Fraction:
         """The player's tournament points in this round (KeyError if it was not in it)."""
-        place = self.seating.place(player)
-        if place is None:
-            return BYE_POINTS
-        table, seat = place
-        return self.scores[table].tournament_points[seat]
+        return self._points[player]
 
     def entry(self, player: int) -> str:
         """The player's result string: ``N:-2:50``; ``bye:50``; ``left:0`` for the leaver."""
@@ -334,9 +337,17 @@ class Standings:
     def players(self) -> int:
         return len(self.names)
 
+    @functools.cached_property
+    def _totals(self) -> tuple[Fraction, ...]:
+        totals = [Fraction(0)] * len(self.names)
+        for record in self.rounds:
+            for player in record.seating.players:
+                totals[player] += record.points(player)
+        return tuple(totals)
+
     def total(self, player: int) -> Fraction:
         """The sum of the player's tournament points (exact)."""
-        return sum((r.points(player) for r in self.rounds if player in r.seating.players), Fraction(0))
+        return self._totals[player]
 
     def byes_had(self, player: int) -> int:
         return sum(player in r.seating.byes for r in self.rounds)
