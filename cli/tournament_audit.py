@@ -229,7 +229,7 @@ def _check_table(files: TournamentFolder, tournament: VerifiedTournament, round_
     if audit.header is not None and audit.header.dealer != board.dealer:
         return TableCheck(round_no, table, AuditStatus.DAMAGED, problem="it was not dealt from its round's board")
     if audit.status is AuditStatus.FAULT and audit.blame is not None and audit.blame.seat is not None:
-        player = seats[audit.blame.seat]
+        player = seats[audit.blame.seat]   # a fault is a fault, whatever the board's done says
         return TableCheck(round_no, table, AuditStatus.FAULT, player=player,
                           problem=f"{tournament.roster.names[player]} (S{audit.blame.seat}) is to blame: "
                                   f"{audit.blame.reason}")
@@ -237,12 +237,24 @@ def _check_table(files: TournamentFolder, tournament: VerifiedTournament, round_
         reason = audit.blame.reason if audit.blame else "it does not verify"
         return TableCheck(round_no, table, AuditStatus.DAMAGED, problem=reason)
     result = table_result(audit)
+    if result is None and audit.status is AuditStatus.INCOMPLETE:
+        result = _left_by_done(board, table - 1, seats)
     if result is None:
         return TableCheck(round_no, table, AuditStatus.INCOMPLETE, problem="the transcript stops before the deal ends")
     problem = _outcome_problem(board, table - 1, audit, result, seats)
     if problem is not None:
         return TableCheck(round_no, table, AuditStatus.DAMAGED, problem=problem)
-    return TableCheck(round_no, table, audit.status, result)
+    # a transcript that stops at a table its players signed done with a leaver: the leaving rule
+    return TableCheck(round_no, table, AuditStatus.COMPLETE if result.leaver is not None else audit.status, result)
+
+
+def _left_by_done(board: BoardVerdict, table: int, seats: tuple[int, int, int, int]) -> TableResult | None:
+    """A table whose transcript simply stops, and whose other three players signed it done on
+    the board naming one of its players as the leaver: the leaving rule."""
+    outcome = board.outcomes[table] if board.outcomes is not None and table < len(board.outcomes) else None
+    if outcome is None or len(outcome.leavers) != 1 or outcome.leavers[0] not in seats:
+        return None
+    return TableResult.left(seats.index(outcome.leavers[0]))
 
 
 def _outcome_problem(board: BoardVerdict, table: int, audit: TableAudit, result: TableResult,

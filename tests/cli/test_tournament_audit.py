@@ -203,6 +203,29 @@ def test_a_table_whose_end_is_not_the_done_signed_on_its_board_is_damage(tmp_pat
         assert audit.status is AuditStatus.DAMAGED and problem in audit.problems[0]
 
 
+def test_a_table_that_stops_where_its_other_three_signed_a_leaver_done_is_the_leaving_rule(tmp_path):
+    build(tmp_path / "t", 5, 1)
+    files = TournamentFolder(tmp_path / "t")
+    table = Path(files.table(1, 1))
+    data = table.read_bytes()
+    table.write_bytes(data[:len(data) // 2])          # the table stops in the middle
+    Path(files.standings).unlink()
+    seating = audit_tournament(tmp_path / "t", deck_boards).seatings[0]
+    leaver = seating.tables[0][3]
+
+    def left_done(board_data, tournament, round_no, seating):
+        return dataclasses.replace(deck_boards(board_data, tournament, round_no, seating),
+                                   outcomes=(BoardOutcome(bytes(32), (), (leaver,)),))
+
+    audit = audit_tournament(tmp_path / "t", left_done)
+    assert audit.status is AuditStatus.COMPLETE and audit.problems == ()
+    assert audit.standings is not None and audit.standings.rounds[0].entry(leaver) == "left:0"
+    assert audit.standings.left == (leaver,)
+    assert [audit.standings.rounds[0].points(p) for p in seating.tables[0][:3]] == [60, 60, 60]
+    # without the done, the same transcript is only incomplete
+    assert audit_tournament(tmp_path / "t", deck_boards).status is AuditStatus.INCOMPLETE
+
+
 def test_sasaki_audit_dir_prints_the_verdict_and_standings_with_the_table_audits_exit_codes(tmp_path, capsys,
                                                                                             monkeypatch):
     from p2p_sasaki.cli import tournament_audit
