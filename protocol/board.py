@@ -301,6 +301,11 @@ class BoardSession:
         """The players named as leavers by their tables' done (their keys are not waited for)."""
         return frozenset(p for outcome in self._outcomes.values() for p in outcome.leavers)
 
+    def canonical_messages(self) -> list[bytes]:
+        """Every envelope this session accepted or signed (a refused one too: it is the
+        evidence), in (slot, player) order: the board file's records (protocol/board_audit.py)."""
+        return [m.raw for _, m in sorted(self._messages.items())]
+
     def start(self) -> list[bytes]:
         """Commit to my nonce. Returns the envelopes to send."""
         if self.me is None or self._started:

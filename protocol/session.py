@@ -1074,11 +1074,13 @@ class TableSession:
                 self.phase = Phase.CLOSE
                 self.source.close(self.slot)
                 self._pump_source(self.slot)
-            elif self.source.final_deal() is None:   # a board's deal: read once every table is done
-                self.phase, self._awaiting_deal = Phase.CLOSE, True
-                self._events.append(PlayOver(self.hand_no, self.chain, self.state.scores()))
             else:
-                self._end_hand(self._replay())
+                self._awaiting_deal = True
+                if self.source.final_deal() is None:   # a board's deal: read once every table is done
+                    self.phase = Phase.CLOSE
+                    self._events.append(PlayOver(self.hand_no, self.chain, self.state.scores()))
+                else:
+                    self._end_awaited_hand()
             return
         self.phase = Phase.HAND_OVER if slot.kind is SlotKind.HAND_OVER else Phase.PLAY
         self._events.append(DecisionPending(slot.decision, self.my_seat in slot.seats))

@@ -16,6 +16,7 @@ where N-S lost 2 and 4:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -73,6 +74,21 @@ class TableResult:
             raise ValueError(f"a line's result is -6..6, not {self.ns_result}")
         if self.leaver is not None and self.leaver not in range(4):
             raise ValueError(f"the leaver is a seat 0..3, not {self.leaver}")
+
+    @classmethod
+    def of_deal(cls, points: Sequence[int], declarer: int | None) -> TableResult:
+        """A finished deal's result: ``points`` the game points each pair scored (N-S, E-W:
+        one of them 0; both for a pokk), ``declarer`` its seat (None: all passed).
+
+        >>> TableResult.of_deal((0, 2), 1), TableResult.of_deal((1, 0), None)
+        (TableResult(ns_result=-2, declaring_line=<Line.EW: 1>, leaver=None), TableResult(ns_result=1, declaring_line=None, leaver=None))
+        """  # noqa: E501 (a doctest's expected output is one line)
+        return cls(points[0] - points[1], None if declarer is None else line_of(declarer))
+
+    @classmethod
+    def left(cls, seat: int) -> TableResult:
+        """The result of a table the player at ``seat`` left: no result, out of the comparisons."""
+        return cls(0, None, leaver=seat)
 
     def result(self, line: Line) -> int:
         """The line's result at this table.
@@ -261,19 +277,21 @@ class RoundRecord:
     seating: Seating
     results: tuple[TableResult, ...]
     scores: tuple[TableScore, ...] = field(init=False, repr=False, compare=False)
+    _points: dict[int, Fraction] = field(init=False, repr=False, compare=False)   # by player
 
     def __post_init__(self) -> None:
         if len(self.results) != len(self.seating.tables):
             raise ValueError(f"round {self.number}: {len(self.seating.tables)} tables, {len(self.results)} results")
-        object.__setattr__(self, "scores", score_round(self.results))
+        scores = score_round(self.results)
+        object.__setattr__(self, "scores", scores)
+        points = {player: BYE_POINTS for player in self.seating.byes}
+        for table, seats in enumerate(self.seating.tables):
+            points.update(zip(seats, scores[table].tournament_points, strict=True))
+        object.__setattr__(self, "_points", points)
 
     def points(self, player: int) -> Fraction:
         """The player's tournament points in this round (KeyError if it was not in it)."""
-        place = self.seating.place(player)
-        if place is None:
-            return BYE_POINTS
-        table, seat = place
-        return self.scores[table].tournament_points[seat]
+        return self._points[player]
 
     def entry(self, player: int) -> str:
         """The player's result string: ``N:-2:50``; ``bye:50``; ``left:0`` for the leaver."""
@@ -319,9 +337,17 @@ class Standings:
     def players(self) -> int:
         return len(self.names)
 
+    @functools.cached_property
+    def _totals(self) -> tuple[Fraction, ...]:
+        totals = [Fraction(0)] * len(self.names)
+        for record in self.rounds:
+            for player in record.seating.players:
+                totals[player] += record.points(player)
+        return tuple(totals)
+
     def total(self, player: int) -> Fraction:
         """The sum of the player's tournament points (exact)."""
-        return sum((r.points(player) for r in self.rounds if player in r.seating.players), Fraction(0))
+        return self._totals[player]
 
     def byes_had(self, player: int) -> int:
         return sum(player in r.seating.byes for r in self.rounds)

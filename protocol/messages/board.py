@@ -19,7 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from p2p_sasaki.protocol.crypto import DLEQ_BYTES, SIGNATURE_BYTES, IdentityKey, ShuffleArgument, verify_signature
+from p2p_sasaki.protocol.crypto import (
+    DLEQ_BYTES,
+    PUBLIC_KEY_BYTES,
+    SIGNATURE_BYTES,
+    IdentityKey,
+    ShuffleArgument,
+    verify_signature,
+)
 from p2p_sasaki.protocol.messages.payloads import DeckCommit, DeckNonce, ShuffleHop, ShuffleProof
 from p2p_sasaki.protocol.messages.wire import (
     ELEMENT_BYTES,
@@ -30,6 +37,7 @@ from p2p_sasaki.protocol.messages.wire import (
     VERSION,
     Array,
     Bin,
+    Bool,
     F,
     Int,
     UInt,
@@ -217,3 +225,50 @@ def decode_board(data: bytes) -> BoardMessage:
 
 def verify_board(message: BoardMessage, public_key: bytes) -> bool:
     return verify_signature(public_key, message.body_bytes, message.signature)
+
+
+# ---------------------------------------------------------------------------------------
+# The board file's header
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BoardHeader(WireStruct):
+    """The first record of a ``.board`` file (protocol/board_audit.py): what the board id
+    binds, and the board's settings. ``[version, tournament, round, tables, byes, player
+    keys, cards, proofs]``; ``tables[t][s]`` is the player in board seat s at table t."""
+
+    WHAT: ClassVar[str] = "board header"
+    FIELDS = (F("version", UInt()), F("tournament", Bin(TABLE_ID_BYTES), "tournament id"),
+              F("round", UInt(), "round number"),
+              F("tables", Array(Array(UInt(MAX_PLAYERS - 1), 4, 4), MAX_TABLES, 1), "table"),
+              F("byes", Array(UInt(MAX_PLAYERS - 1), MAX_PLAYERS), "bye"),
+              F("player_keys", Array(Bin(PUBLIC_KEY_BYTES), MAX_PLAYERS, 4), "player key"),
+              F("cards", UInt(MAX_CARDS), "card count"), F("proofs", Bool(), "proofs option"))
+    tournament: bytes
+    round: int
+    tables: tuple[tuple[int, ...], ...]
+    byes: tuple[int, ...]
+    player_keys: tuple[bytes, ...]
+    cards: int = 36
+    proofs: bool = True
+    version: int = VERSION
+
+    def encode(self) -> bytes:
+        data = pack(self.to_wire())
+        BoardHeader.decode(data)  # never emit what we would refuse
+        return data
+
+    @classmethod
+    def decode(cls, data: bytes) -> BoardHeader:
+        obj = unpack_canonical(data, "board header")
+        if type(obj) is list and obj:
+            check_version(obj[0], "this board file")
+        return cls.from_wire(obj)
+
+    def check(self) -> None:
+        seated = [p for table in self.tables for p in table] + list(self.byes)
+        if sorted(seated) != list(range(len(self.player_keys))):
+            raise malformed("a board header seats each player once, or gives it a bye")
+        if len(set(self.player_keys)) != len(self.player_keys):
+            raise malformed("a board header's player keys are distinct")

@@ -4,7 +4,7 @@
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p_sasaki.sasku.tournament import (
@@ -235,6 +235,7 @@ def tournaments(draw):
     return players, order, rounds, draw(st.randoms(use_true_random=False))
 
 
+@settings(deadline=None)   # up to 26 rounds of 13 players a case: no timing is asserted
 @given(tournaments())
 def test_a_tournament_seats_by_the_standings_and_rotates_byes_fairly(case):
     players, order, rounds, rng = case
