@@ -67,6 +67,7 @@ from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.board import BoardDealt, BoardRevealed, BoardSession, board_id
 from p2p_sasaki.protocol.board import Seating as BoardSeating
 from p2p_sasaki.protocol.board import Violation as BoardViolation
+from p2p_sasaki.protocol.board_audit import board_file, board_header
 from p2p_sasaki.protocol.config import TableConfig
 from p2p_sasaki.protocol.crypto import TAG_TOURNAMENT_TABLE, Entropy, system_entropy
 from p2p_sasaki.protocol.deck import run_job
@@ -93,7 +94,6 @@ from p2p_sasaki.protocol.pace import NO_PACE, Pace
 from p2p_sasaki.protocol.session import TableSession
 from p2p_sasaki.protocol.tournament import RosterAgreement, TournamentError, draw_commitment, tournament_id_of
 from p2p_sasaki.protocol.tournament_files import TournamentFolder
-from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +135,9 @@ class TournamentOptions:
     linger: float = 0.5
     invitation: bytes | None = None
     """The host's: the invitation id it gave the join (the tournament id is made from it)."""
+    standings_file: Callable[[Any], bytes] | None = None
+    """``standings.json``'s bytes from the standings (the command line's cli/standings.py),
+    written after every round; None: not written."""
 
 
 @dataclass(frozen=True)
@@ -432,8 +435,8 @@ class _Member:
             if first == self.me and path.exists():   # the table's first seat still in sends its transcript
                 await self.send(pack([TRANSCRIPT, round_no, mine, path.read_bytes()]))
         if self.folder is not None:
-            self._write(self.folder.board(round_no), b"".join(encode_record(KIND_ENVELOPE, raw)
-                                                               for raw in board.session.transcript))
+            self._write(self.folder.board(round_no),
+                        board_file(board_header(self.tid, round_no, board.session), board.session))
             others = [t for t in range(len(seating.tables)) if t != mine]
             await self.wait_for(lambda: all((round_no, t) in self.transcripts for t in others))
             for table in others:
@@ -635,6 +638,8 @@ async def _run(identity: Identity, join_roster: TableRoster, transport: Transpor
         outcomes = await member.play_round(round_no, seating, agreed, player(round_no), entropy)
         standings = standings.with_round(seating, [tournament_table_result(o.ns_result, o.declaring, o.leaver)
                                                    for o in outcomes])
+        if member.folder is not None and options.standings_file is not None:
+            member._write(member.folder.standings, options.standings_file(standings))
         notify(RoundScored(round_no, seating, outcomes, standings))
     # the end: nobody leaves before everyone still in has every result and transcript
     member.over.add(member.me)

@@ -6,6 +6,7 @@ table transcript audits; the standings come out of the signed results."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from fractions import Fraction
 from pathlib import Path
@@ -15,10 +16,12 @@ import pytest
 import trio
 import trio.testing
 
-from p2p_sasaki.protocol.board import BOARD_DEALER_PREFIX, BoardSession, Violation, board_id
-from p2p_sasaki.protocol.board import Seating as BoardSeating
+from p2p_sasaki.cli.standings import standings_json
+from p2p_sasaki.cli.tournament_audit import audit_tournament
+from p2p_sasaki.protocol.board import BoardSession
+from p2p_sasaki.protocol.board_audit import audit_board
 from p2p_sasaki.protocol.deck import read_cards
-from p2p_sasaki.protocol.messages import TableMember, TableRoster, TranscriptHeader
+from p2p_sasaki.protocol.messages import TableMember, TableRoster
 from p2p_sasaki.protocol.net.asking import BotPlayer, PlayerLeft
 from p2p_sasaki.protocol.net.identity import Identity
 from p2p_sasaki.protocol.net.memory import MemoryNetwork
@@ -31,8 +34,7 @@ from p2p_sasaki.protocol.net.tournament import (
     run_tournament,
 )
 from p2p_sasaki.protocol.sasku_game import TableBot
-from p2p_sasaki.protocol.tournament import read_tournament
-from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, frame_records
+from p2p_sasaki.protocol.tournament_files import TournamentFolder
 from p2p_sasaki.sasku.bots import HeuristicBot
 
 pytestmark = pytest.mark.slow
@@ -91,7 +93,8 @@ async def play(tmp_path: Path, players: int, rounds: int, quitter: tuple[int, in
             return player
 
         options = TournamentOptions(rounds=rounds, directory=tmp_path / f"p{n + 1}", step_in_thread=tcp,
-                                    deal_seed=7, connect_timeout=30, invitation=bytes(range(32)))
+                                    deal_seed=7, connect_timeout=30, invitation=bytes(range(32)),
+                                    standings_file=lambda standings: json.dumps(standings_json(standings)).encode())
         try:
             if tcp:
                 async with trio.open_nursery() as links:
@@ -113,46 +116,23 @@ async def play(tmp_path: Path, players: int, rounds: int, quitter: tuple[int, in
     return roster, results, events
 
 
-def check_folder(folder: Path, roster: TableRoster, standings: Any, rounds: tuple[int, ...],
-                 events: dict[int, list] | None = None) -> None:
-    """Each of ``rounds`` in the folder: its board (round-R/board.board) replayed by an
-    observer is dealt and revealed with no violation, and every table transcript names that
-    board as its dealer and ends in the hash its players signed done on the board."""
-    tournament = read_tournament((folder / "tournament.roster").read_bytes())
-    assert tournament.roster.keys == roster.keys and tournament.draw == standings.draw
+def check_folder(folder: Path, roster: TableRoster, standings: Any, events: dict[int, list] | None = None) -> None:
+    """The member's folder audits (cli/tournament_audit.py: the signed roster and draw, every
+    board, every table dealt by its board, the standings recomputed) and its standings are the
+    ones the member was shown; with ``events``, each round's secrets are checked too."""
+    audit = audit_tournament(folder)
+    assert audit.ok, audit.problems
+    assert audit.standings == standings and audit.shown is True
+    assert audit.rounds == len(standings.rounds)
+    if events is None:
+        return
     left: set[int] = set()
     for record in standings.rounds:
-        round_no = record.number
         active = [p for p in range(len(roster.keys)) if p not in left]
-        index = {p: i for i, p in enumerate(active)}
-        seating = BoardSeating(tuple(tuple(index[p] for p in t) for t in record.seating.tables),
-                               tuple(index[p] for p in record.seating.byes))
-        keys = [roster.keys[p] for p in active]
         left |= set(record.leavers)
-        if round_no not in rounds:
-            continue
-        board = board_id(tournament.roster.tournament_id, round_no, seating, keys)
-        observer = BoardSession(len(active), None, None, keys, board, seating)
-        records, problem = frame_records((folder / f"round-{round_no}" / "board.board").read_bytes())
-        assert problem is None
-        for kind, data in records:
-            assert kind == KIND_ENVELOPE
-            observer.receive(data)
-            observer.run_pending()
-        assert not [e for e in observer.take_events() if isinstance(e, Violation)]
-        assert observer.dealt() and observer.revealed() is not None
-        if events is not None:
-            check_secrets(observer, round_no, active, events)
-        for table in range(len(record.seating.tables)):
-            header_records, problem = frame_records((folder / f"round-{round_no}" / f"table-{table + 1}.sasaki")
-                                                    .read_bytes())
-            assert problem is None
-            header = TranscriptHeader.decode(header_records[0][1])
-            assert header.dealer == BOARD_DEALER_PREFIX + observer.board_hash
-            outcome = observer.outcome(table)
-            assert outcome is not None
-            if record.results[table].leaver is None:
-                assert outcome.results[0] == record.results[table].ns_result
+        board = audit_board(Path(TournamentFolder(folder).board(record.number)).read_bytes())
+        assert board.ok and board.session is not None
+        check_secrets(board.session, record.number, active, events)
 
 
 def check_secrets(observer: BoardSession, round_no: int, active: list[int], events: dict[int, list]) -> None:
@@ -183,7 +163,7 @@ def test_eight_players_two_tables_four_rounds_over_tcp(tmp_path):
     assert all(r == first for r in results.values())   # every member the same standings
     assert sum(first.total(p) for p in range(8)) == Fraction(50) * 8 * 4   # the two lines share 100 a comparison
     for n in (0, 5):
-        check_folder(tmp_path / f"p{n + 1}", roster, first, (1, 2, 3, 4), events)
+        check_folder(tmp_path / f"p{n + 1}", roster, first, events)
     scored = [e for e in events[0] if isinstance(e, RoundScored)]
     assert [e.round for e in scored] == [1, 2, 3, 4]
     assert [len(e.seating.tables) for e in scored] == [2, 2, 2, 2]
@@ -205,7 +185,7 @@ def test_five_players_a_bye_each_round_rotating(tmp_path):
         assert len(record.seating.tables) == 1
         # one table alone: every seat 50
         assert all(record.points(p) == 50 for p in record.seating.tables[0])
-    check_folder(tmp_path / "p3", roster, final, (1, 2, 3), events)
+    check_folder(tmp_path / "p3", roster, final, events)
 
 
 def test_nine_players_one_quits_in_round_two(tmp_path):
@@ -234,4 +214,4 @@ def test_nine_players_one_quits_in_round_two(tmp_path):
     assert quitter not in third.seating.players and len(third.seating.tables) == 2 and not third.seating.byes
     assert final.left == (quitter,)
     folder = tmp_path / f"p{stayers[0] + 1}"
-    check_folder(folder, roster, final, (1, 2, 3))
+    check_folder(folder, roster, final, events)
