@@ -56,7 +56,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,6 +135,10 @@ class TournamentOptions:
     linger: float = 0.5
     invitation: bytes | None = None
     """The host's: the invitation id it gave the join (the tournament id is made from it)."""
+    table_event: Callable[[Any, Any], None] | None = None
+    """Given every event of my table (a person's views: the presenter's ``event``)."""
+    table_views: Callable[[], Awaitable[None]] | None = None
+    """Run while my table plays (a person's views: the presenter's ``run``)."""
     standings_file: Callable[[Any], bytes] | None = None
     """``standings.json``'s bytes from the standings (the command line's cli/standings.py),
     written after every round; None: not written."""
@@ -472,6 +476,8 @@ class _Member:
 
         def on_event(event: Any, table_session: Any) -> None:
             nonlocal signed
+            if options.table_event is not None:
+                options.table_event(event, table_session)
             if isinstance(event, PlayOver) and not signed:   # sign the table's end on the board
                 signed = True
                 outcome = table_session.state.outcome()
@@ -482,7 +488,11 @@ class _Member:
         driver = DriverOptions(transport=link, session_factory=session, connect_timeout=options.connect_timeout,
                                step_in_thread=options.step_in_thread, linger=options.linger, on_event=on_event,
                                session_calls=calls)
-        result = await run_table(self.identity, table_roster, config, driver, player=player, transcript_path=path)
+        async with trio.open_nursery() as views:
+            if options.table_views is not None:
+                views.start_soon(options.table_views)
+            result = await run_table(self.identity, table_roster, config, driver, player=player, transcript_path=path)
+            views.cancel_scope.cancel()
         left = next((a.left for a in result.abandoned if a.left), ())
         if not signed:   # the deal did not end in play: a player left (or went silent and was abandoned)
             if not left:
