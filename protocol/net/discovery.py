@@ -66,6 +66,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SERVICE_TYPE = "_sasaki._tcp.local."
+TOURNAMENT_GAME = "sasku-tournament"
+"""The ``g`` hint of a duplicate Sasku tournament's host (protocol/net/tournament.py)."""
 MEMBER_SERVICE_TYPE = "_sasaki-member._tcp.local."
 ALL_INTERFACES: Literal["all"] = "all"
 Interfaces = Sequence[str] | Literal["all"]

@@ -85,6 +85,7 @@ from p2p_sasaki.protocol.messages.tournament import (
 )
 from p2p_sasaki.protocol.messages.wire import pack, unpack_canonical
 from p2p_sasaki.protocol.net.asking import Player, player_left
+from p2p_sasaki.protocol.net.discovery import TOURNAMENT_GAME
 from p2p_sasaki.protocol.net.identity import Identity
 from p2p_sasaki.protocol.net.join import TableCode, host_table
 from p2p_sasaki.protocol.net.table import DriverOptions, SessionCalls, run_table
@@ -101,8 +102,6 @@ __all__ = ["TOURNAMENT_GAME", "MIN_PLAYERS", "MAX_PLAYERS", "TournamentOptions",
            "RoundSeated", "RoundDealt", "TableFinished", "RoundScored", "TournamentLeft", "TournamentError",
            "host_tournament", "run_tournament", "table_id_of_round"]
 
-TOURNAMENT_GAME = "sasku-tournament"
-"""The mDNS ``g`` hint of a tournament's host (protocol/net/discovery.py)."""
 MIN_PLAYERS = 4
 MAX_PLAYERS = 16
 """The join roster names at most 16 members (protocol/messages: MAX_SEATS)."""

@@ -55,3 +55,18 @@ def test_demo_of_five_bot_players_audits(tmp_path):
     assert shown == json.loads(json.dumps(standings_json(audit.standings)))
     byes = [record.seating.byes for record in audit.standings.rounds]
     assert len(byes) == 2 and byes[0] != byes[1]
+
+
+@pytest.mark.parametrize("command, words", [
+    ("host", ("one-time code", "press Enter", "--rounds")),
+    ("join", ("--address", "every round")),
+    ("demo", ("--players", "--rounds", "audit")),
+])
+def test_each_subcommand_explains_itself(command, words, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["tournament", command, "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out.replace("\n", " ")
+    out = " ".join(out.split())
+    for word in words:
+        assert word in out
