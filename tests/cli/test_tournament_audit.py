@@ -226,6 +226,30 @@ def test_a_table_that_stops_where_its_other_three_signed_a_leaver_done_is_the_le
     assert audit_tournament(tmp_path / "t", deck_boards).status is AuditStatus.INCOMPLETE
 
 
+def test_a_fault_at_a_table_names_the_player_by_the_roster(tmp_path):
+    from p2p_sasaki.cli.tournament_audit import describe_tournament
+    from p2p_sasaki.protocol.table_audit import AuditBlame
+
+    build(tmp_path / "t", 4, 2)
+
+    def faulty(data, tournament, round_no, seating):
+        verdict = deck_boards(data, tournament, round_no, seating)
+        if round_no == 1:
+            return verdict
+        blamed = AuditBlame(2, 1, 7, "S2 did not follow suit holding it")
+        return dataclasses.replace(verdict, audit_table=lambda table_data, table: dataclasses.replace(
+            audit_table(table_data), status=AuditStatus.FAULT, blame=blamed, complete=False))
+
+    audit = audit_tournament(tmp_path / "t", faulty)
+    player = audit.seatings[1].tables[0][2]
+    assert audit.status is AuditStatus.FAULT and audit.rounds == 1
+    assert audit.blame == (player, f"round 2, table 1: {NAMES[player]} (S2) is to blame: S2 did not follow suit "
+                                   "holding it")
+    assert tournament_json(audit)["blame"]["name"] == NAMES[player]
+    assert describe_tournament(audit).startswith(f"FAILED: 1 of 2 round(s) verified, 2 table(s) audited; "
+                                                 f"{NAMES[player]} is to blame")
+
+
 def test_sasaki_audit_dir_prints_the_verdict_and_standings_with_the_table_audits_exit_codes(tmp_path, capsys,
                                                                                             monkeypatch):
     from p2p_sasaki.cli import tournament_audit
