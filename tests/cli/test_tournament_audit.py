@@ -198,7 +198,7 @@ def test_a_table_whose_end_is_not_the_done_signed_on_its_board_is_damage(tmp_pat
 
     assert audit_tournament(tmp_path / "t", boards_with(BoardOutcome(final, (0, 0)))).status is AuditStatus.COMPLETE
     for outcome, problem in ((BoardOutcome(bytes(32), (0, 0)), "another final chain hash"),
-                             (BoardOutcome(final, (0, 0), (2,)), "other leavers"), (None, "never signed it done")):
+                             (BoardOutcome(final, (0, 0), (2, 3)), "other leavers"), (None, "never signed it done")):
         audit = audit_tournament(tmp_path / "t", boards_with(outcome))
         assert audit.status is AuditStatus.DAMAGED and problem in audit.problems[0]
 
@@ -224,6 +224,11 @@ def test_a_table_that_stops_where_its_other_three_signed_a_leaver_done_is_the_le
     assert [audit.standings.rounds[0].points(p) for p in seating.tables[0][:3]] == [60, 60, 60]
     # without the done, the same transcript is only incomplete
     assert audit_tournament(tmp_path / "t", deck_boards).status is AuditStatus.INCOMPLETE
+    # a player that left after the play ended, before its table's done: the leaving rule too
+    table.write_bytes(data)
+    audit = audit_tournament(tmp_path / "t", left_done)
+    assert audit.status is AuditStatus.COMPLETE and audit.standings is not None
+    assert audit.standings.rounds[0].entry(leaver) == "left:0"
 
 
 def test_a_fault_at_a_table_names_the_player_by_the_roster(tmp_path):
