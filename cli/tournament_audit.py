@@ -237,20 +237,23 @@ def _check_table(files: TournamentFolder, tournament: VerifiedTournament, round_
         reason = audit.blame.reason if audit.blame else "it does not verify"
         return TableCheck(round_no, table, AuditStatus.DAMAGED, problem=reason)
     result = table_result(audit)
-    if result is None and audit.status is AuditStatus.INCOMPLETE:
-        result = _left_by_done(board, table - 1, seats)
+    by_done = _left_by_done(board, table - 1, seats)
+    if by_done is not None and (result is None or result.leaver is None) and audit.status in (
+            AuditStatus.INCOMPLETE, AuditStatus.COMPLETE):
+        # the table's other three signed it done naming a leaver: the leaving rule, whether
+        # its transcript stops there or its play had ended before the player left
+        result = by_done
     if result is None:
         return TableCheck(round_no, table, AuditStatus.INCOMPLETE, problem="the transcript stops before the deal ends")
     problem = _outcome_problem(board, table - 1, audit, result, seats)
     if problem is not None:
         return TableCheck(round_no, table, AuditStatus.DAMAGED, problem=problem)
-    # a transcript that stops at a table its players signed done with a leaver: the leaving rule
     return TableCheck(round_no, table, AuditStatus.COMPLETE if result.leaver is not None else audit.status, result)
 
 
 def _left_by_done(board: BoardVerdict, table: int, seats: tuple[int, int, int, int]) -> TableResult | None:
-    """A table whose transcript simply stops, and whose other three players signed it done on
-    the board naming one of its players as the leaver: the leaving rule."""
+    """The leaving rule for a table whose other three players signed it done on the board
+    naming one of its players as the leaver (None: no such done)."""
     outcome = board.outcomes[table] if board.outcomes is not None and table < len(board.outcomes) else None
     if outcome is None or len(outcome.leavers) != 1 or outcome.leavers[0] not in seats:
         return None
@@ -268,7 +271,7 @@ def _outcome_problem(board: BoardVerdict, table: int, audit: TableAudit, result:
         return "its players never signed it done on the board"
     leaver = None if result.leaver is None else seats[result.leaver]
     if tuple(outcome.leavers) != (() if leaver is None else (leaver,)):
-        return "the board's done names other leavers than the transcript"
+        return "the board's done names other leavers than the transcript"   # (or more than one)
     if leaver is None and audit.final is not None and outcome.chain != audit.final:
         return "the board's done signs another final chain hash than the transcript's"
     return None

@@ -17,6 +17,7 @@ where N-S lost 2 and 4:
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -181,7 +182,7 @@ def shown(points: Fraction) -> int:
     >>> shown(Fraction(250, 3)), shown(Fraction(125, 2)), shown(Fraction(25, 2))
     (83, 63, 13)
     """
-    return int((points + Fraction(1, 2)).__floor__())
+    return math.floor(points + Fraction(1, 2))
 
 
 @dataclass(frozen=True)

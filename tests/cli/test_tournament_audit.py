@@ -198,7 +198,7 @@ def test_a_table_whose_end_is_not_the_done_signed_on_its_board_is_damage(tmp_pat
 
     assert audit_tournament(tmp_path / "t", boards_with(BoardOutcome(final, (0, 0)))).status is AuditStatus.COMPLETE
     for outcome, problem in ((BoardOutcome(bytes(32), (0, 0)), "another final chain hash"),
-                             (BoardOutcome(final, (0, 0), (2,)), "other leavers"), (None, "never signed it done")):
+                             (BoardOutcome(final, (0, 0), (2, 3)), "other leavers"), (None, "never signed it done")):
         audit = audit_tournament(tmp_path / "t", boards_with(outcome))
         assert audit.status is AuditStatus.DAMAGED and problem in audit.problems[0]
 
@@ -224,6 +224,35 @@ def test_a_table_that_stops_where_its_other_three_signed_a_leaver_done_is_the_le
     assert [audit.standings.rounds[0].points(p) for p in seating.tables[0][:3]] == [60, 60, 60]
     # without the done, the same transcript is only incomplete
     assert audit_tournament(tmp_path / "t", deck_boards).status is AuditStatus.INCOMPLETE
+    # a player that left after the play ended, before its table's done: the leaving rule too
+    table.write_bytes(data)
+    audit = audit_tournament(tmp_path / "t", left_done)
+    assert audit.status is AuditStatus.COMPLETE and audit.standings is not None
+    assert audit.standings.rounds[0].entry(leaver) == "left:0"
+
+
+def test_a_fault_at_a_table_names_the_player_by_the_roster(tmp_path):
+    from p2p_sasaki.cli.tournament_audit import describe_tournament
+    from p2p_sasaki.protocol.table_audit import AuditBlame
+
+    build(tmp_path / "t", 4, 2)
+
+    def faulty(data, tournament, round_no, seating):
+        verdict = deck_boards(data, tournament, round_no, seating)
+        if round_no == 1:
+            return verdict
+        blamed = AuditBlame(2, 1, 7, "S2 did not follow suit holding it")
+        return dataclasses.replace(verdict, audit_table=lambda table_data, table: dataclasses.replace(
+            audit_table(table_data), status=AuditStatus.FAULT, blame=blamed, complete=False))
+
+    audit = audit_tournament(tmp_path / "t", faulty)
+    player = audit.seatings[1].tables[0][2]
+    assert audit.status is AuditStatus.FAULT and audit.rounds == 1
+    assert audit.blame == (player, f"round 2, table 1: {NAMES[player]} (S2) is to blame: S2 did not follow suit "
+                                   "holding it")
+    assert tournament_json(audit)["blame"]["name"] == NAMES[player]
+    assert describe_tournament(audit).startswith(f"FAILED: 1 of 2 round(s) verified, 2 table(s) audited; "
+                                                 f"{NAMES[player]} is to blame")
 
 
 def test_sasaki_audit_dir_prints_the_verdict_and_standings_with_the_table_audits_exit_codes(tmp_path, capsys,

@@ -146,3 +146,20 @@ def test_the_draw_orders_every_player_once_and_moves_with_any_contribution(share
     roster = roster_of(keys(4))
     order = draw_order(roster, shares)
     assert sorted(order) == list(range(len(shares)))
+
+
+names = st.text(alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "S")), min_size=1, max_size=24)
+
+
+@given(st.integers(4, 9), st.lists(names, min_size=9, max_size=9), st.integers(1, 255),
+       st.text(max_size=30), st.binary(min_size=32, max_size=32))
+def test_any_roster_round_trips_and_its_file_verifies(count, chosen, rounds, title, invitation):
+    ids = keys(count)
+    shares = [bytes([i]) * 32 for i in range(count)]
+    members = tuple(TournamentMember(k.public_key, "", i, bytes([i]) * 32, chosen[i],
+                                     draw_commitment(k.public_key, shares[i])) for i, k in enumerate(ids))
+    roster = TournamentRoster(tournament_id_of(invitation, members), invitation, title, rounds, members)
+    file = TournamentFile(roster, tuple(sign_roster(k, roster).signature for k in ids), tuple(shares))
+    verified = read_tournament(encode_tournament(file))
+    assert verified.roster == roster and verified.roster.names == tuple(chosen[:count])
+    assert sorted(verified.draw) == list(range(count))
