@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import CryptoError, Entropy, IdentityKey, ProofContext, system_entropy, u32
@@ -75,8 +76,9 @@ from p2p_sasaki.protocol.messages.board import (
 SEATS = 4
 
 __all__ = [
-    "SEATS", "BOARD_DEALER_PREFIX", "Seating", "board_id", "outcomes_hash", "Outcome", "BoardDealt", "TableDone",
-    "BoardRevealed", "Violation", "BoardUsageError", "BoardSession", "BoardSource", "BoardDealer",
+    "SEATS", "BOARD_DEALER_PREFIX", "Seating", "SeatsPlayers", "seating_of", "board_id", "outcomes_hash", "Outcome",
+    "BoardDealt", "TableDone", "BoardRevealed", "Violation", "BoardUsageError", "BoardSession",
+    "BoardSource", "BoardDealer",
 ]
 
 
@@ -114,9 +116,25 @@ class Seating:
         return out + u32(len(self.byes)) + b"".join(u32(p) for p in self.byes)
 
 
-def board_id(tournament: bytes, round_no: int, seating: Seating, player_keys: Sequence[bytes]) -> bytes:
+class SeatsPlayers(Protocol):
+    """Any seating with the board's shape (the tournament's own, p2p_sasaki/sasku/tournament.py,
+    which this layer may not import): ``tables[t][s]`` and ``byes``."""
+
+    @property
+    def tables(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def byes(self) -> Sequence[int]: ...
+
+
+def seating_of(seating: SeatsPlayers) -> Seating:
+    """The board's :class:`Seating` of any seating of that shape."""
+    return seating if isinstance(seating, Seating) else Seating(
+        tuple(tuple(table) for table in seating.tables), tuple(seating.byes))
+
+
+def board_id(tournament: bytes, round_no: int, seating: SeatsPlayers, player_keys: Sequence[bytes]) -> bytes:
     """The board's id: H32(board/id, tournament id, u32(round), seating, every player's key)."""
-    return crypto.hash32(crypto.TAG_BOARD_ID, tournament, u32(round_no), seating.encode(), *player_keys)
+    return crypto.hash32(crypto.TAG_BOARD_ID, tournament, u32(round_no), seating_of(seating).encode(), *player_keys)
 
 
 @dataclass(frozen=True)
@@ -211,8 +229,9 @@ class BoardSession:
     """
 
     def __init__(self, players: int, me: int | None, identity: IdentityKey | None, player_keys: Sequence[bytes],
-                 board: bytes, seating: Seating, n_cards: int = 36, rng: Entropy = system_entropy,
+                 board: bytes, seating: SeatsPlayers, n_cards: int = 36, rng: Entropy = system_entropy,
                  proofs: bool = True) -> None:
+        seating = seating_of(seating)
         if not SEATS <= players <= MAX_PLAYERS or len(player_keys) != players or len(board) != 32:
             raise ValueError(f"a board has {SEATS}..{MAX_PLAYERS} players, one key each, and a 32-byte id")
         if n_cards % SEATS or not SEATS <= n_cards <= 256:
