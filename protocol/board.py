@@ -30,10 +30,9 @@ naming the player to blame.
 
 from __future__ import annotations
 
-import heapq
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import CryptoError, Entropy, IdentityKey, ProofContext, system_entropy, u32
@@ -42,10 +41,13 @@ from p2p_sasaki.protocol.deck import (
     DealtLayers,
     DeckJob,
     HopMismatch,
+    JobQueue,
     JobResult,
     ProveHop,
     SlotLayout,
     VerifyHop,
+    draw_hop,
+    hand_points,
     hop_permutation,
     hop_problem,
     read_cards,
@@ -74,8 +76,9 @@ from p2p_sasaki.protocol.messages.board import (
 SEATS = 4
 
 __all__ = [
-    "SEATS", "BOARD_DEALER_PREFIX", "Seating", "board_id", "outcomes_hash", "Outcome", "BoardDealt", "TableDone",
-    "BoardRevealed", "Violation", "BoardUsageError", "BoardSession", "BoardSource", "BoardDealer",
+    "SEATS", "BOARD_DEALER_PREFIX", "Seating", "SeatsPlayers", "seating_of", "board_id", "outcomes_hash", "Outcome",
+    "BoardDealt", "TableDone", "BoardRevealed", "Violation", "BoardUsageError", "BoardSession",
+    "BoardSource", "BoardDealer",
 ]
 
 
@@ -113,9 +116,25 @@ class Seating:
         return out + u32(len(self.byes)) + b"".join(u32(p) for p in self.byes)
 
 
-def board_id(tournament: bytes, round_no: int, seating: Seating, player_keys: Sequence[bytes]) -> bytes:
+class SeatsPlayers(Protocol):
+    """Any seating with the board's shape (the tournament's own, p2p_sasaki/sasku/tournament.py,
+    which this layer may not import): ``tables[t][s]`` and ``byes``."""
+
+    @property
+    def tables(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def byes(self) -> Sequence[int]: ...
+
+
+def seating_of(seating: SeatsPlayers) -> Seating:
+    """The board's :class:`Seating` of any seating of that shape."""
+    return seating if isinstance(seating, Seating) else Seating(
+        tuple(tuple(table) for table in seating.tables), tuple(seating.byes))
+
+
+def board_id(tournament: bytes, round_no: int, seating: SeatsPlayers, player_keys: Sequence[bytes]) -> bytes:
     """The board's id: H32(board/id, tournament id, u32(round), seating, every player's key)."""
-    return crypto.hash32(crypto.TAG_BOARD_ID, tournament, u32(round_no), seating.encode(), *player_keys)
+    return crypto.hash32(crypto.TAG_BOARD_ID, tournament, u32(round_no), seating_of(seating).encode(), *player_keys)
 
 
 @dataclass(frozen=True)
@@ -210,8 +229,9 @@ class BoardSession:
     """
 
     def __init__(self, players: int, me: int | None, identity: IdentityKey | None, player_keys: Sequence[bytes],
-                 board: bytes, seating: Seating, n_cards: int = 36, rng: Entropy = system_entropy,
+                 board: bytes, seating: SeatsPlayers, n_cards: int = 36, rng: Entropy = system_entropy,
                  proofs: bool = True) -> None:
+        seating = seating_of(seating)
         if not SEATS <= players <= MAX_PLAYERS or len(player_keys) != players or len(board) != 32:
             raise ValueError(f"a board has {SEATS}..{MAX_PLAYERS} players, one key each, and a 32-byte id")
         if n_cards % SEATS or not SEATS <= n_cards <= 256:
@@ -257,9 +277,7 @@ class BoardSession:
         self._sent_done = False
         self._sent_key = False
         self._buffer: list[BoardMessage] = []
-        self._jobs: list[tuple[int, int, DeckJob]] = []
-        self._job_order = itertools.count()
-        self._jobs_out: set[DeckJob] = set()
+        self._jobs = JobQueue()
         self._events: list[Event] = []
         self._outbox: list[bytes] = []
         for round_ in range(1, players):    # a bye's chain is empty: nothing to strip, nothing sent
@@ -353,8 +371,7 @@ class BoardSession:
         """Do one queued proof job here; False when there was none."""
         if not self._jobs or self.failed is not None:
             return False
-        job = heapq.heappop(self._jobs)[2]
-        self._jobs_out.add(job)
+        job = self._jobs.pop()
         self.finish_job(job, run_job(job))
         return True
 
@@ -362,14 +379,11 @@ class BoardSession:
         """Hand out every queued job (proving first); give each result back with :meth:`finish_job`."""
         if self.failed is not None:
             return []
-        jobs = [heapq.heappop(self._jobs)[2] for _ in range(len(self._jobs))]
-        self._jobs_out.update(jobs)
-        return jobs
+        return self._jobs.take_all()
 
     def finish_job(self, job: DeckJob, result: JobResult) -> None:
-        if job not in self._jobs_out:
+        if not self._jobs.finish(job):
             raise BoardUsageError("finish_job takes a job this session handed out, once")
-        self._jobs_out.discard(job)
         if self.failed is not None:
             return
         if isinstance(job, ProveHop):
@@ -726,15 +740,12 @@ class BoardSession:
 
     def _shuffle(self) -> None:
         me = self._me()
-        deck, base = self._decks[me]
-        x = self._x = crypto.random_scalar(self._rng)
-        perm = self._perm = crypto.random_permutation(self._rng, self.n_cards)
-        new_deck, new_base = crypto.shuffle(x, perm, deck, base)
-        self._send(BoardHop(new_deck, new_base), self.layout.hop(me))
-        self._decks.append((new_deck, new_base))
-        if self.proofs:
-            self._queue(0, ProveHop(me, self._ctx(f"shuffle/{me}", me), x, perm, deck, base, new_deck, new_base,
-                                    self._rng(32)))
+        drawn = draw_hop(self._ctx(f"shuffle/{me}", me), me, *self._decks[me], self._rng, self.proofs)
+        self._x, self._perm = drawn.x, drawn.perm
+        self._send(BoardHop(drawn.deck, drawn.base), self.layout.hop(me))
+        self._decks.append((drawn.deck, drawn.base))
+        if drawn.job is not None:
+            self._queue(0, drawn.job)
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -744,10 +755,7 @@ class BoardSession:
     def _agree_hand_id(self) -> None:
         nonces = [self._nonces[p] for p in range(self.players)]
         self.hand_id = crypto.joint_hand_id(self.board_id, 0, self.players, self.n_cards, nonces)
-        self._points = crypto.card_points(self.board_id, self.hand_id, self.n_cards)
-        base = crypto.base_point(self.board_id, self.hand_id)
-        crypto.check_distinct_elements((*self._points, base), "card point")
-        self._card_index = {point: c for c, point in enumerate(self._points)}
+        self._points, base, self._card_index = hand_points(self.board_id, self.hand_id, self.n_cards)
         self._decks = [(self._points, base)]
 
     def _ctx(self, step: str, player: int) -> ProofContext:
@@ -775,7 +783,7 @@ class BoardSession:
         self._outbox.append(envelope)
 
     def _queue(self, priority: int, job: DeckJob) -> None:
-        heapq.heappush(self._jobs, (priority, next(self._job_order), job))
+        self._jobs.push(priority, job)
 
     def _violation(self, player: int | None, step: str, reason: str) -> None:
         violation = Violation(player, step, reason)

@@ -4,6 +4,8 @@ TableSession, the keys come only once every table is done, and a bad message nam
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from p2p_sasaki.protocol import crypto
@@ -11,10 +13,13 @@ from p2p_sasaki.protocol.board import (
     BOARD_DEALER_PREFIX,
     BoardDealt,
     BoardRevealed,
+    BoardSession,
     BoardUsageError,
     Outcome,
+    Seating,
     TableDone,
     Violation,
+    board_id,
 )
 from p2p_sasaki.protocol.board_audit import BoardBlame, audit_board, board_file, board_header
 from p2p_sasaki.protocol.config import TableConfig
@@ -303,3 +308,21 @@ def test_the_board_audit_names_a_tampered_strip_and_refuses_a_damaged_file():
     swapped[1], swapped[2] = swapped[2], swapped[1]
     assert audit_board(b"".join(swapped)).blame == BoardBlame(None, "envelope", "record 2 is out of (slot, player) "
                                                               "order")
+
+
+def test_any_seating_of_the_board_shape_binds_the_same_board_id():
+    """The tournament's own seating (p2p_sasaki/sasku/tournament.py) has the board's shape: the
+    board takes it as it is and binds the same bytes."""
+
+    @dataclasses.dataclass(frozen=True)
+    class TournamentSeating:
+        tables: tuple[tuple[int, int, int, int], ...]
+        byes: tuple[int, ...] = ()
+
+    net = BoardNet(5, proofs=False)
+    other = TournamentSeating(((0, 1, 2, 3),), (4,))
+    assert board_id(TOURNAMENT, 1, other, net.keys) == net.board_id
+    session = BoardSession(5, 0, net.ids[0], net.keys, net.board_id, other)
+    assert session.seating == Seating(((0, 1, 2, 3),), (4,)) and session.positions_of(4) == ()
+    with pytest.raises(ValueError):
+        BoardSession(5, 0, net.ids[0], net.keys, net.board_id, TournamentSeating(((0, 1, 2, 3),), ()))
