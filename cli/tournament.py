@@ -381,7 +381,7 @@ def run_demo(args: argparse.Namespace) -> int:
     try:
         ready = work / "ready"
         base = [sys.executable, "-P", "-m", "p2p_sasaki", "tournament"]
-        common = ["--demo", "--interface", "127.0.0.1", "--quiet"]
+        common = ["--demo", "--interface", "127.0.0.1"]
         host = subprocess.Popen(base + ["host", "--rounds", str(args.rounds), "--no-mdns", "--start-at",
                                         str(args.players), "--ready-file", str(ready), "--dir", str(folder),
                                         "--data-dir", str(work / "p1"), "--name", "Bot 1", "--seed", str(seed),
@@ -402,7 +402,7 @@ def run_demo(args: argparse.Namespace) -> int:
             processes.append(subprocess.Popen(
                 base + ["join", code, "--address", address, "--data-dir", str(work / f"p{number}"),
                         "--name", f"Bot {number}", "--seed", str(seed * 100 + number),
-                        "--dir", str(work / f"p{number}" / "tournament"), *common],
+                        "--dir", str(work / f"p{number}" / "tournament"), "--quiet", *common],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT))
         statuses = [process.wait() for process in processes]
     except KeyboardInterrupt:
