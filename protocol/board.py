@@ -359,6 +359,8 @@ class BoardSession:
         seat = self.seating.seat_of(self._me())
         if seat is None or seat[0] != table or not self.dealt() or self._sent_done:
             raise BoardUsageError("a dealt board's table players sign their own table's done, once")
+        if self.me in leavers or not set(leavers) <= set(self.seating.tables[table]):
+            raise BoardUsageError("the leavers of a done are other players of its table")
         self._sent_done = True
         message = BoardDone(table, bytes(chain), tuple(results), tuple(sorted(leavers)))
         self._send(message, self.done_slot)
@@ -510,6 +512,10 @@ class BoardSession:
             seat = self.seating.seat_of(player)
             if seat is None or seat[0] != payload.table:
                 raise _Reject("done", f"player {player} does not sit at table {payload.table}")
+            players = self.seating.tables[payload.table]
+            if player in payload.leavers or not set(payload.leavers) <= set(players):
+                raise _Reject("done", f"player {player}'s done names a leaver that is not another player of "
+                              f"table {payload.table}")
         if body.slot != expected:
             raise _Reject("slot", f"a {payload.TYPE} message cannot be in slot {body.slot}")
 
@@ -644,11 +650,7 @@ class BoardSession:
             self._violation(None, "done", f"table {table}'s players signed different ends (the table's "
                             "transcript tells who is wrong)")
             return
-        (chain, results, leavers), = ends
-        if not set(leavers) < set(players) or any(p in signed for p in leavers):
-            self._violation(min(signed), "done", f"table {table}'s done names a leaver that is not its player "
-                            "or that signed it")
-            return
+        (chain, results, leavers), = ends   # (a leaver that signed a done would have signed another end)
         if table not in self._outcomes and set(signed) == set(players) - set(leavers):
             self._outcomes[table] = Outcome(chain, results, leavers)
             self._events.append(TableDone(table, self._outcomes[table]))

@@ -29,6 +29,7 @@ from p2p_sasaki.protocol.events import HandEnded, MatchEnded, PlayOver
 from p2p_sasaki.protocol.messages import TableAction, decode_envelope
 from p2p_sasaki.protocol.messages.board import (
     BoardBody,
+    BoardDone,
     BoardHop,
     BoardKey,
     BoardStrip,
@@ -268,21 +269,22 @@ def _file(net: BoardNet, player: int = 0) -> bytes:
 
 
 def test_the_board_file_audits_complete_with_the_deal_and_each_table_done():
-    net = dealt_net(8, proofs=True, seed=4)
+    """Five players (a table and a bye), arguments on; player 2 leaves, so its seat is read as the
+    complement."""
+    net = dealt_net(5, proofs=True, seed=4)
     middle = audit_board(_file(net))
     assert middle.status is AuditStatus.INCOMPLETE and middle.deal is None
     assert middle.board_hash == net.sessions[0].board_hash
-    assert middle.waiting_for == tuple((p, "done") for p in range(8))
-    net.done(0, chain_of(0), (2, -2))
-    net.done(1, chain_of(1), (), leavers=(6,))
+    assert middle.waiting_for == tuple((p, "done") for p in range(4))
+    net.done(0, chain_of(0), (), leavers=(2,))
     net.run()
-    files = {_file(net, p) for p in range(8) if p != 6}
+    files = {_file(net, p) for p in range(5) if p != 2}
     assert len(files) == 1   # every player writes the same bytes
     audit = audit_board(files.pop())
     assert audit.ok and audit.status is AuditStatus.COMPLETE and audit.blame is None
-    assert audit.deal == net.observer.revealed() and audit.leavers == (6,)
-    assert audit.outcomes == (Outcome(chain_of(0), (2, -2)), Outcome(chain_of(1), (), (6,)))
-    assert audit.dealer(1).name == net.sessions[0].dealer_name
+    assert audit.deal == net.observer.revealed() and audit.leavers == (2,)
+    assert audit.outcomes == (Outcome(chain_of(0), (), (2,)),)
+    assert audit.dealer(0).name == net.sessions[0].dealer_name
 
 
 def test_the_board_audit_names_a_tampered_strip_and_refuses_a_damaged_file():
@@ -326,3 +328,20 @@ def test_any_seating_of_the_board_shape_binds_the_same_board_id():
     assert session.seating == Seating(((0, 1, 2, 3),), (4,)) and session.positions_of(4) == ()
     with pytest.raises(ValueError):
         BoardSession(5, 0, net.ids[0], net.keys, net.board_id, TournamentSeating(((0, 1, 2, 3),), ()))
+
+
+def test_a_done_that_names_its_signer_or_a_stranger_as_leaver_names_its_signer():
+    def tamper(player: int, envelope: bytes) -> list[bytes]:
+        payload = decode_board(envelope).body.payload
+        if player == 1 and isinstance(payload, BoardDone):
+            return [_resign(net, 1, envelope, BoardDone(payload.table, payload.chain, payload.results, (1,)))]
+        return [envelope]
+
+    net = dealt_net(8, proofs=False)
+    net.tamper = tamper
+    net.done(0, chain_of(0), (0, 0))
+    net.run()
+    reason = "player 1's done names a leaver that is not another player of table 0"
+    assert net.observer.failed == Violation(1, "done", reason)
+    with pytest.raises(BoardUsageError):
+        net.sessions[4].done(1, chain_of(1), (), leavers=(0,))
