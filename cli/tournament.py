@@ -285,6 +285,8 @@ async def _play(args: argparse.Namespace, identity: Any, roster: Any, listeners:
     player, table_event, table_views = _player(args)
     names = roster.names
     planned = [args.rounds if invitation is not None else 0]
+    page: list[Any] = []
+    nursery: list[Any] = []
 
     def on_event(event: object) -> None:
         if isinstance(event, RosterSigned):
@@ -292,6 +294,12 @@ async def _play(args: argparse.Namespace, identity: Any, roster: Any, listeners:
             title = f" '{event.roster.name}'" if event.roster.name else ""
             print(f"Every player signed the roster of tournament{title}: {len(names)} players, "
                   f"{event.roster.rounds} round(s). Folder: {folder}", flush=True)
+            if not args.demo and nursery:   # the standings on a page of their own (cli/web/standings_page.py)
+                from p2p_sasaki.cli.web.standings_page import StandingsPage
+
+                page.append(StandingsPage(event.standings, event.roster.name or "Sasku tournament",
+                                          event.roster.rounds))
+                nursery[0].start_soon(_serve_page, page[0])
         elif isinstance(event, RoundSeated) and not args.quiet:
             tables = "; ".join(f"table {t + 1}: " + ", ".join(names[p] for p in seats)
                                for t, seats in enumerate(event.seating.tables))
@@ -300,6 +308,8 @@ async def _play(args: argparse.Namespace, identity: Any, roster: Any, listeners:
                   flush=True)
         elif isinstance(event, RoundScored):
             print(standings_text(event.standings, planned[0]), flush=True)
+            if page:
+                page[0].show(event.standings)
 
     from p2p_sasaki.protocol.pace import NO_PACE
 
@@ -312,10 +322,12 @@ async def _play(args: argparse.Namespace, identity: Any, roster: Any, listeners:
     mesh = Mesh(identity, roster)
     try:
         async with trio.open_nursery() as links:
+            nursery.append(links)
             await links.start(mesh.run, listeners)
             standings = await run_tournament(identity, roster, mesh, options, player=lambda round_no: player,
                                              on_event=on_event, transport_running=True)
             mesh.close()
+            links.cancel_scope.cancel()
     except TournamentLeft:
         print("You left the tournament; the others go on without you (you score 0 for this round).", flush=True)
         return 0
@@ -325,6 +337,14 @@ async def _play(args: argparse.Namespace, identity: Any, roster: Any, listeners:
     print(f"The tournament is over. Its folder: {folder} (check it with: sasaki audit {folder})", flush=True)
     del standings
     return 0
+
+
+async def _serve_page(page: Any) -> None:
+    import trio
+
+    async with trio.open_nursery() as serving:
+        url = await serving.start(page.serve)
+        print(f"The standings, on a page of their own: {url} (it reloads by itself).", flush=True)
 
 
 def _people_pace() -> Any:
