@@ -264,6 +264,7 @@ class _Member:
         self.transcripts: dict[tuple[int, int], bytes] = {}
         self.left: set[int] = set()
         self.over: set[int] = set()
+        self.sent: list[tuple[bytes, tuple[bytes, ...]]] = []   # my tournament-channel frames, to whom
 
     # the tournament channel
 
@@ -309,7 +310,24 @@ class _Member:
 
     async def send(self, data: bytes, to: int | None = None) -> None:
         keys = self.active() if to is None else [self.keys[to]]
+        self.sent.append((data, tuple(keys)))
         await self.links.broadcast(CHANNEL_TOURNAMENT, data, keys)
+
+    async def resend_on_reconnect(self, key: bytes) -> None:
+        """A link that broke may have lost the frames on it: when it is back, send that peer
+        again everything I sent it on the tournament channel and on the round's board (every
+        such message is taken once: a copy changes nothing)."""
+        transport = self.links.transport
+        while True:
+            await transport.wait_disconnected(key)
+            await transport.wait_connected([key])
+            for data, keys in list(self.sent):
+                if key in keys:
+                    await self.links.send(CHANNEL_TOURNAMENT, key, data)
+            board = self.board
+            if board is not None:
+                for data in list(board.sent):
+                    await self.links.send(CHANNEL_BOARD, key, data)
 
     # the start (docs/protocol.md, "Tournament", Agreement)
 
@@ -524,6 +542,7 @@ class _RoundBoard:
                                     rng=entropy, proofs=options.proofs)
         self.in_thread = options.step_in_thread
         self.inbox: list[bytes] = []
+        self.sent: list[bytes] = []      # my board envelopes (re-sent to a peer whose link came back)
         self.todo: list[Callable[[], list[bytes]]] = []
         self.dealt = trio.Event()
         self.revealed = trio.Event()
@@ -572,6 +591,7 @@ class _RoundBoard:
                     board.finish_job(job, result)
             out += board.take_outgoing()
             for data in out:
+                self.sent.append(data)
                 await self.member.links.broadcast(CHANNEL_BOARD, data, keys)
             out = []
             for event in board.take_events():
@@ -637,6 +657,8 @@ async def _run(identity: Identity, join_roster: TableRoster, transport: Transpor
     member = _Member(identity, join_roster, links, options, notify)
     nursery.start_soon(member.read)
     nursery.start_soon(member.read_boards)
+    for key in transport.peers:
+        nursery.start_soon(member.resend_on_reconnect, key)
     roster, draw, agreed = await member.agree(entropy)
     standings = tournament_standings(roster.names, draw)
     notify(RosterSigned(roster, standings))

@@ -24,7 +24,7 @@ from p2p_sasaki.protocol.deck import read_cards
 from p2p_sasaki.protocol.messages import TableMember, TableRoster
 from p2p_sasaki.protocol.net.asking import BotPlayer, PlayerLeft
 from p2p_sasaki.protocol.net.identity import Identity
-from p2p_sasaki.protocol.net.memory import MemoryNetwork
+from p2p_sasaki.protocol.net.memory import LinkConditions, MemoryNetwork
 from p2p_sasaki.protocol.net.mesh import Mesh
 from p2p_sasaki.protocol.net.tournament import (
     RoundDealt,
@@ -65,11 +65,11 @@ class Quitter:
 
 
 async def play(tmp_path: Path, players: int, rounds: int, quitter: tuple[int, int] | None = None,
-               tcp: bool = False):
+               tcp: bool = False, offline: tuple[int, float, float] | None = None):
     """Every member in this process; the tournament mesh in memory (virtual time) or, with
     ``tcp``, the real TCP mesh on 127.0.0.1."""
     identities, roster = roster_of(players)
-    network = MemoryNetwork(roster.keys)
+    network = MemoryNetwork(roster.keys, conditions=LinkConditions(latency=0.01) if offline else LinkConditions())
     listeners = []
     if tcp:
         listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in range(players)]
@@ -109,10 +109,20 @@ async def play(tmp_path: Path, players: int, rounds: int, quitter: tuple[int, in
         except TournamentLeft:
             results[n] = "left"
 
+    async def lid(n: int, at: float, seconds: float) -> None:
+        """Member n's laptop lid closes at ``at`` (virtual) seconds for ``seconds``: the frames
+        on its links are lost, the others queue theirs until it is back."""
+        await trio.sleep(at)
+        network.go_offline(roster.keys[n])
+        await trio.sleep(seconds)
+        network.go_online(roster.keys[n])
+
     with trio.fail_after(3000):
         async with trio.open_nursery() as nursery:
             for n in range(players):
                 nursery.start_soon(member, n)
+            if offline is not None:
+                nursery.start_soon(lid, *offline)
     return roster, results, events
 
 
@@ -215,3 +225,16 @@ def test_nine_players_one_quits_in_round_two(tmp_path):
     assert final.left == (quitter,)
     folder = tmp_path / f"p{stayers[0] + 1}"
     check_folder(folder, roster, final, events)
+
+
+def test_a_member_offline_for_a_while_loses_nothing(tmp_path):
+    """Member 2 is cut off from everybody for 5 s while the first board is shuffled: the frames
+    on its links are lost; when its links are back, it and the others send each other again
+    what they sent on the tournament and board channels, and the tournament ends as usual."""
+    async def main():
+        return await play(tmp_path, 5, 1, offline=(2, 0.02, 5.0))
+
+    roster, results, events = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    final = results[0]
+    assert all(r == final for r in results.values()) and len(final.rounds) == 1
+    check_folder(tmp_path / "p1", roster, final)
