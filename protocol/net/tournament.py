@@ -24,31 +24,32 @@ that the roster holds the join's members (keys, nonces, names, in order), signs 
 every signature is in reveals its draw contribution. ``tournament.roster`` is then written
 and the draw orders the first round.
 
-**A round**:
+**A round** (docs/protocol.md, "Tournament network"):
 
 1. the seating, from the standings so far (p2p_sasaki/sasku/tournament.py, through the Sasku
    adapter: ``Standings.next_seating``: the top four at table 1, byes to the lowest with
    nobody a second bye before everyone had one);
-2. every table's four players play one deal over a :class:`TableLink` of the tournament
-   mesh with the table driver (protocol/net/table.py ``run_table``; fixed seats: the
-   seating's S0..S3, one hand);
-3. each of them signs ``tournament-done`` (the table, its final chain hash, the N-S result
-   and the declaring line, or the seat that left) to every player; a table is done when
-   each of its players still in the tournament signed the same one;
-4. once every table is done, the round goes into the standings (a table a player left gives
-   it 0 and the three others 60 and is left out of the comparisons; a bye is 50), and each
-   table's transcript is sent to every player by its first seat still in, so every member's
-   folder (protocol/tournament_files.py) holds every table.
+2. the round's board (protocol/board.py) among the players still in, over the board
+   channel (:class:`_RoundBoard`): every one of them shuffles and strips, a bye too; my
+   proofs in a worker thread;
+3. once it is dealt, every table's four players play its one deal over a :class:`TableLink`
+   of the tournament mesh with the table driver (protocol/net/table.py ``run_table``; fixed
+   seats: the seating's S0..S3; the board as dealer);
+4. at the end of the play (``PlayOver``) each of them signs the board's ``done`` (the table's
+   chain hash, the N-S result and the declaring line); a table a player left is signed by
+   the three others naming it;
+5. once every table is done the board's keys come out; each table's session is told
+   (``deal_ready``, through ``DriverOptions.session_calls``), checks its deal and ends; the
+   round goes into the standings (a table a player left gives it 0 and the three others 60
+   and is left out of the comparisons; a bye is 50), and each table's transcript is sent to
+   every player by its first seat still in, so every member's folder
+   (protocol/tournament_files.py) holds every table and every board, and audits.
 
 A player who quits (its player raises ``PlayerLeft``) sends its table's leave notice and
 leaves the tournament (:class:`TournamentLeft`); the three others at its table end the
 match (a bot's stall choice when a seat left), sign ``done`` naming it, and the tournament
-goes on without it.
-
-**Not yet here**: the board (protocol/board.py, one deal a round shuffled by every player,
-each seat's cards readable only by those who hold that seat). Until it is merged, each
-table deals its own cards with the table's mental-poker deck, so the tables of a round do
-not yet play the same cards.
+goes on without it. A link that comes back is sent again what was sent on it (the
+tournament and board channels; the table driver re-sends its own).
 """
 
 from __future__ import annotations
