@@ -171,11 +171,17 @@ class SaskuState:
     plus the two hand-over steps the engine does not have (the give's hand-over after the
     public ``give``, the give-back after a refuse)."""
 
-    def __init__(self, deal: Deal) -> None:
+    def __init__(self, deal: Deal, open_seats: frozenset[int] = frozenset(),
+                 open_deals: dict[int, Deal] | None = None) -> None:
         self.deal = deal
         self.calling: int | None = None        # a seat that said give and owes its hand-over
         self.giving_back: int | None = None    # a partner that refused and owes the picture back
         self.refused: Card | None = None       # that picture, where this peer knows it
+        # The open bots (docs/rules-sasku.md, "An open bot in an empty seat"): their seats, and
+        # each one's own view where it is not this peer's ``deal``. Their hands are public and
+        # their pairs never hand a card over, so every peer and the audit follow them alike.
+        self.open_seats = open_seats
+        self.open: dict[int, Deal] = dict(open_deals or {})
 
     # -- who answers ----------------------------------------------------------------------
 
@@ -202,12 +208,17 @@ class SaskuState:
             return []
         if self.giving_back is not None:
             return [GiveBack(seat, self.refused)] if self.refused is not None else []
-        actions: list[Any] = legal_actions(self.deal)
+        actions: list[Any] = legal_actions(self.open.get(seat, self.deal))
         if self.calling is not None:
             return [a for a in actions if isinstance(a, Give)]
+        if self._open_pair(seat):   # no picture giving in an open bot's pair
+            return [a for a in actions if not isinstance(a, Give)]
         if any(isinstance(a, Give) for a in actions):
             actions = [GiveCall(seat) if isinstance(a, Give) else a for a in actions]
         return actions
+
+    def _open_pair(self, seat: int) -> bool:
+        return any(o % 2 == seat % 2 for o in self.open_seats)
 
     def claim(self, action: Any) -> HiddenClaim | None:
         """A play that does not follow proves the seat holds none of the cards that would have
@@ -256,6 +267,9 @@ class SaskuState:
 
     def _engine(self, action: Action) -> None:
         try:
+            for seat, deal in self.open.items():   # as the open bot saw it: another pair's cards hidden
+                hidden = isinstance(action, (Give, Return)) and action.seat % 2 != seat % 2
+                self.open[seat] = apply(deal, type(action)(action.seat, None) if hidden else action)  # type: ignore
             self.deal = apply(self.deal, action)
         except IllegalActionError as exc:
             raise IllegalAnswer(action.seat if exc.seat is None else exc.seat, str(exc)) from exc
@@ -270,6 +284,9 @@ class SaskuState:
         d = deal.decision
         if d.kind is not DecisionKind.BID or d.seat != seat:
             raise IllegalAnswer(seat, f"S{seat} cannot give now")
+        if self._open_pair(seat):
+            raise IllegalAnswer(seat, f"S{seat} cannot give: its pair has the open bot, whose cards and view are "
+                                "public (a hand-over would tell its runner a card nobody else sees)")
         if seat in deal.gave:
             raise IllegalAnswer(seat, f"S{seat} has already given a picture this deal: each seat gives at most once")
         if deal.is_known(seat) and not any(isinstance(a, Give) for a in legal_actions(deal)):
@@ -296,6 +313,8 @@ class SaskuState:
                             deal.tricks, points)
 
     def view(self, seat: int) -> Deal:
+        if seat in self.open:
+            return self.open[seat]
         return self.deal if self.deal.viewer == seat else view(self.deal, seat)
 
     def record(self) -> str | None:
@@ -404,17 +423,23 @@ class SaskuGame:
                   peer: int | None = None, open_seats: frozenset[int] = frozenset()) -> SaskuState:
         if len(hands) != SEATS:
             raise ValueError("a Sasku deal has four seats")
-        if open_seats:
-            raise ValueError("a Sasku table has no open bot seat yet (a bot in an empty seat)")
         number = context.number - 1
         try:
+            opens = {seat: Deal.for_peer(seat, (hands[seat] or 0) << _SHIFT, number, self.options)
+                     for seat in sorted(open_seats) if hands[seat] is not None}
+            if len(opens) != len(open_seats):
+                raise ValueError("an open bot's cards are known to every peer")
             if all(h is not None for h in hands):
-                return SaskuState(Deal([(h or 0) << _SHIFT for h in hands], number, self.options))
-            known = [(s, h) for s, h in enumerate(hands) if h is not None]
-            if len(known) != 1:
-                raise ValueError("a peer's deal knows one seat's cards")
-            seat, mine = known[0]
-            return SaskuState(Deal.for_peer(seat, mine << _SHIFT, number, self.options))
+                return SaskuState(Deal([(h or 0) << _SHIFT for h in hands], number, self.options), open_seats, opens)
+            # A peer's own view (its seat: the one known hand that is not an open bot's); an
+            # auditor's, which knows the open bots' hands only, is the first open bot's.
+            known = [s for s, h in enumerate(hands) if h is not None and s not in open_seats]
+            seat = peer if peer is not None else (known[0] if known else min(open_seats, default=None))
+            if seat is None or hands[seat] is None or known not in ([seat], []):
+                raise ValueError("a peer's deal knows one seat's cards, and the open bots'")
+            mine = opens.pop(seat) if seat in opens else Deal.for_peer(seat, (hands[seat] or 0) << _SHIFT, number,
+                                                                       self.options)
+            return SaskuState(mine, open_seats, opens)
         except DealError as exc:
             raise ValueError(str(exc)) from exc
 
@@ -483,9 +508,11 @@ class SaskuGame:
         return 1 << to_deck(action.card) if isinstance(action, Play) else 0
 
     def open_bot_answer(self, state: Any, seat: int, seed: bytes) -> Any:
-        """The open bot's answer: the engine's heuristic bot behind :class:`TableBot`, with
-        ``random.Random(int.from_bytes(seed, "big"))`` (a Sasku table has no open seat yet:
-        :meth:`new_state` refuses one)."""
+        """The open bot's answer (docs/protocol.md, "Replace seat"): the engine's heuristic bot
+        (p2p_sasaki.sasku.bots.HeuristicBot) behind :class:`TableBot`, with
+        ``random.Random(int.from_bytes(seed, "big"))``, asked with the open bot's own view and
+        legal answers (never a give: its pair hands no card over). Its hand is public, so every
+        peer and the audit compute the same answer."""
         bot = TableBot(HeuristicBot(random.Random(int.from_bytes(seed, "big"))))
         return bot.choose(state.view(seat), state.legal_actions(seat))
 
