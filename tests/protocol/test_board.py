@@ -234,6 +234,8 @@ def test_two_sasku_tables_play_one_board_and_the_keys_come_after_both_are_done()
         assert all(net.of_type(s, HandEnded) == [] for s in range(4))
         overs.append(ends[0][0])
     assert board.observer.revealed() is None
+    early = audit_table(tables[0].transcript(0), dealer=board.observer.dealer(0))
+    assert early.status is AuditStatus.INCOMPLETE and early.blame is None   # the deal is not known yet
     for t, over in enumerate(overs):
         board.done(t, over.chain, over.scores[:2])
         board.run()
