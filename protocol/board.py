@@ -374,7 +374,13 @@ class BoardSession:
         if not self._jobs or self.failed is not None:
             return False
         job = self._jobs.pop()
-        self.finish_job(job, run_job(job))
+        try:
+            result = run_job(job)
+        except Exception as exc:   # a bug of ours, never a player's fault: report, don't crash
+            self._jobs.finish(job)
+            self._violation(None, "internal", f"unexpected {type(exc).__name__} in queued work")
+            return True
+        self.finish_job(job, result)
         return True
 
     def take_jobs(self) -> list[DeckJob]:
