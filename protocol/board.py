@@ -30,22 +30,24 @@ naming the player to blame.
 
 from __future__ import annotations
 
-import heapq
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import CryptoError, Entropy, IdentityKey, ProofContext, system_entropy, u32
-from p2p_sasaki.protocol.dealing import BOARD_DEALER_PREFIX, DeckSource, HandSetup, SourceError
+from p2p_sasaki.protocol.dealing import BOARD_DEALER_PREFIX, DealUnknown, DeckSource, HandSetup, SourceError
 from p2p_sasaki.protocol.deck import (
     DealtLayers,
     DeckJob,
     HopMismatch,
+    JobQueue,
     JobResult,
     ProveHop,
     SlotLayout,
     VerifyHop,
+    draw_hop,
+    hand_points,
     hop_permutation,
     hop_problem,
     read_cards,
@@ -74,8 +76,9 @@ from p2p_sasaki.protocol.messages.board import (
 SEATS = 4
 
 __all__ = [
-    "SEATS", "BOARD_DEALER_PREFIX", "Seating", "board_id", "outcomes_hash", "Outcome", "BoardDealt", "TableDone",
-    "BoardRevealed", "Violation", "BoardUsageError", "BoardSession", "BoardSource", "BoardDealer",
+    "SEATS", "BOARD_DEALER_PREFIX", "Seating", "SeatsPlayers", "seating_of", "board_id", "outcomes_hash", "Outcome",
+    "BoardDealt", "TableDone", "BoardRevealed", "Violation", "BoardUsageError", "BoardSession",
+    "BoardSource", "BoardDealer",
 ]
 
 
@@ -113,9 +116,25 @@ class Seating:
         return out + u32(len(self.byes)) + b"".join(u32(p) for p in self.byes)
 
 
-def board_id(tournament: bytes, round_no: int, seating: Seating, player_keys: Sequence[bytes]) -> bytes:
+class SeatsPlayers(Protocol):
+    """Any seating with the board's shape (the tournament's own, p2p_sasaki/sasku/tournament.py,
+    which this layer may not import): ``tables[t][s]`` and ``byes``."""
+
+    @property
+    def tables(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def byes(self) -> Sequence[int]: ...
+
+
+def seating_of(seating: SeatsPlayers) -> Seating:
+    """The board's :class:`Seating` of any seating of that shape."""
+    return seating if isinstance(seating, Seating) else Seating(
+        tuple(tuple(table) for table in seating.tables), tuple(seating.byes))
+
+
+def board_id(tournament: bytes, round_no: int, seating: SeatsPlayers, player_keys: Sequence[bytes]) -> bytes:
     """The board's id: H32(board/id, tournament id, u32(round), seating, every player's key)."""
-    return crypto.hash32(crypto.TAG_BOARD_ID, tournament, u32(round_no), seating.encode(), *player_keys)
+    return crypto.hash32(crypto.TAG_BOARD_ID, tournament, u32(round_no), seating_of(seating).encode(), *player_keys)
 
 
 @dataclass(frozen=True)
@@ -210,8 +229,9 @@ class BoardSession:
     """
 
     def __init__(self, players: int, me: int | None, identity: IdentityKey | None, player_keys: Sequence[bytes],
-                 board: bytes, seating: Seating, n_cards: int = 36, rng: Entropy = system_entropy,
+                 board: bytes, seating: SeatsPlayers, n_cards: int = 36, rng: Entropy = system_entropy,
                  proofs: bool = True) -> None:
+        seating = seating_of(seating)
         if not SEATS <= players <= MAX_PLAYERS or len(player_keys) != players or len(board) != 32:
             raise ValueError(f"a board has {SEATS}..{MAX_PLAYERS} players, one key each, and a 32-byte id")
         if n_cards % SEATS or not SEATS <= n_cards <= 256:
@@ -257,9 +277,7 @@ class BoardSession:
         self._sent_done = False
         self._sent_key = False
         self._buffer: list[BoardMessage] = []
-        self._jobs: list[tuple[int, int, DeckJob]] = []
-        self._job_order = itertools.count()
-        self._jobs_out: set[DeckJob] = set()
+        self._jobs = JobQueue()
         self._events: list[Event] = []
         self._outbox: list[bytes] = []
         for round_ in range(1, players):    # a bye's chain is empty: nothing to strip, nothing sent
@@ -341,6 +359,8 @@ class BoardSession:
         seat = self.seating.seat_of(self._me())
         if seat is None or seat[0] != table or not self.dealt() or self._sent_done:
             raise BoardUsageError("a dealt board's table players sign their own table's done, once")
+        if self.me in leavers or not set(leavers) <= set(self.seating.tables[table]):
+            raise BoardUsageError("the leavers of a done are other players of its table")
         self._sent_done = True
         message = BoardDone(table, bytes(chain), tuple(results), tuple(sorted(leavers)))
         self._send(message, self.done_slot)
@@ -353,23 +373,25 @@ class BoardSession:
         """Do one queued proof job here; False when there was none."""
         if not self._jobs or self.failed is not None:
             return False
-        job = heapq.heappop(self._jobs)[2]
-        self._jobs_out.add(job)
-        self.finish_job(job, run_job(job))
+        job = self._jobs.pop()
+        try:
+            result = run_job(job)
+        except Exception as exc:   # a bug of ours, never a player's fault: report, don't crash
+            self._jobs.finish(job)
+            self._violation(None, "internal", f"unexpected {type(exc).__name__} in queued work")
+            return True
+        self.finish_job(job, result)
         return True
 
     def take_jobs(self) -> list[DeckJob]:
         """Hand out every queued job (proving first); give each result back with :meth:`finish_job`."""
         if self.failed is not None:
             return []
-        jobs = [heapq.heappop(self._jobs)[2] for _ in range(len(self._jobs))]
-        self._jobs_out.update(jobs)
-        return jobs
+        return self._jobs.take_all()
 
     def finish_job(self, job: DeckJob, result: JobResult) -> None:
-        if job not in self._jobs_out:
+        if not self._jobs.finish(job):
             raise BoardUsageError("finish_job takes a job this session handed out, once")
-        self._jobs_out.discard(job)
         if self.failed is not None:
             return
         if isinstance(job, ProveHop):
@@ -496,6 +518,10 @@ class BoardSession:
             seat = self.seating.seat_of(player)
             if seat is None or seat[0] != payload.table:
                 raise _Reject("done", f"player {player} does not sit at table {payload.table}")
+            players = self.seating.tables[payload.table]
+            if player in payload.leavers or not set(payload.leavers) <= set(players):
+                raise _Reject("done", f"player {player}'s done names a leaver that is not another player of "
+                              f"table {payload.table}")
         if body.slot != expected:
             raise _Reject("slot", f"a {payload.TYPE} message cannot be in slot {body.slot}")
 
@@ -630,11 +656,7 @@ class BoardSession:
             self._violation(None, "done", f"table {table}'s players signed different ends (the table's "
                             "transcript tells who is wrong)")
             return
-        (chain, results, leavers), = ends
-        if not set(leavers) < set(players) or any(p in signed for p in leavers):
-            self._violation(min(signed), "done", f"table {table}'s done names a leaver that is not its player "
-                            "or that signed it")
-            return
+        (chain, results, leavers), = ends   # (a leaver that signed a done would have signed another end)
         if table not in self._outcomes and set(signed) == set(players) - set(leavers):
             self._outcomes[table] = Outcome(chain, results, leavers)
             self._events.append(TableDone(table, self._outcomes[table]))
@@ -726,15 +748,12 @@ class BoardSession:
 
     def _shuffle(self) -> None:
         me = self._me()
-        deck, base = self._decks[me]
-        x = self._x = crypto.random_scalar(self._rng)
-        perm = self._perm = crypto.random_permutation(self._rng, self.n_cards)
-        new_deck, new_base = crypto.shuffle(x, perm, deck, base)
-        self._send(BoardHop(new_deck, new_base), self.layout.hop(me))
-        self._decks.append((new_deck, new_base))
-        if self.proofs:
-            self._queue(0, ProveHop(me, self._ctx(f"shuffle/{me}", me), x, perm, deck, base, new_deck, new_base,
-                                    self._rng(32)))
+        drawn = draw_hop(self._ctx(f"shuffle/{me}", me), me, *self._decks[me], self._rng, self.proofs)
+        self._x, self._perm = drawn.x, drawn.perm
+        self._send(BoardHop(drawn.deck, drawn.base), self.layout.hop(me))
+        self._decks.append((drawn.deck, drawn.base))
+        if drawn.job is not None:
+            self._queue(0, drawn.job)
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -744,10 +763,7 @@ class BoardSession:
     def _agree_hand_id(self) -> None:
         nonces = [self._nonces[p] for p in range(self.players)]
         self.hand_id = crypto.joint_hand_id(self.board_id, 0, self.players, self.n_cards, nonces)
-        self._points = crypto.card_points(self.board_id, self.hand_id, self.n_cards)
-        base = crypto.base_point(self.board_id, self.hand_id)
-        crypto.check_distinct_elements((*self._points, base), "card point")
-        self._card_index = {point: c for c, point in enumerate(self._points)}
+        self._points, base, self._card_index = hand_points(self.board_id, self.hand_id, self.n_cards)
         self._decks = [(self._points, base)]
 
     def _ctx(self, step: str, player: int) -> ProofContext:
@@ -775,7 +791,7 @@ class BoardSession:
         self._outbox.append(envelope)
 
     def _queue(self, priority: int, job: DeckJob) -> None:
-        heapq.heappush(self._jobs, (priority, next(self._job_order), job))
+        self._jobs.push(priority, job)
 
     def _violation(self, player: int | None, step: str, reason: str) -> None:
         violation = Violation(player, step, reason)
@@ -851,8 +867,13 @@ class BoardSource(DeckSource):
         return tuple(sum(1 << deal[k] for k in range(seat, len(deal), SEATS)) for seat in range(SEATS))
 
     def known_deal(self) -> tuple[int, ...] | None:
-        """An observer's (the audit's) deal: the revealed board's."""
-        return self._masks() if self.setup.my_seat is None else None
+        """An observer's (the audit's) deal: the revealed board's (DealUnknown before the reveal)."""
+        if self.setup.my_seat is not None:
+            return None
+        masks = self._masks()
+        if masks is None:
+            raise DealUnknown((), "the board is not revealed: its keys come once every table is done")
+        return masks
 
     def final_deal(self) -> tuple[int, ...] | None:
         return self._masks()

@@ -316,6 +316,72 @@ class DealtLayers:
     key: int | None = None
 
 
+class JobQueue:
+    """Queued proof jobs, proving first (priority 0) then in order, each handed out once: what
+    ``step`` / ``take_jobs`` / ``finish_job`` of a deck or a board session share."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[int, int, DeckJob]] = []
+        self._order = itertools.count()
+        self._out: set[DeckJob] = set()   # handed out, not yet finished
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+    @property
+    def out(self) -> int:
+        return len(self._out)
+
+    def push(self, priority: int, job: DeckJob) -> None:
+        heapq.heappush(self._heap, (priority, next(self._order), job))
+
+    def pop(self) -> DeckJob:
+        job = heapq.heappop(self._heap)[2]
+        self._out.add(job)
+        return job
+
+    def take_all(self) -> list[DeckJob]:
+        return [self.pop() for _ in range(len(self._heap))]
+
+    def finish(self, job: DeckJob) -> bool:
+        """Whether ``job`` was handed out and not finished before (it is finished now)."""
+        if job not in self._out:
+            return False
+        self._out.discard(job)
+        return True
+
+
+@dataclass(frozen=True)
+class DrawnHop:
+    """My hop, drawn: the key, the permutation, the new deck and base, and the job that proves
+    it (None with proofs off)."""
+
+    x: int
+    perm: tuple[int, ...]
+    deck: tuple[bytes, ...]
+    base: bytes
+    job: ProveHop | None
+
+
+def draw_hop(ctx: ProofContext, hop: int, deck: tuple[bytes, ...], base: bytes, entropy: Entropy,
+             proofs: bool) -> DrawnHop:
+    """Draw a key and a permutation (in that order), shuffle, and make the proof job (drawing
+    its 32 entropy bytes now, so the argument is the same wherever it runs)."""
+    x = crypto.random_scalar(entropy)
+    perm = crypto.random_permutation(entropy, len(deck))
+    new_deck, new_base = crypto.shuffle(x, perm, deck, base)
+    job = ProveHop(hop, ctx, x, perm, deck, base, new_deck, new_base, entropy(32)) if proofs else None
+    return DrawnHop(x, perm, new_deck, new_base, job)
+
+
+def hand_points(table: bytes, hand_id: bytes, n_cards: int) -> tuple[tuple[bytes, ...], bytes, dict[bytes, int]]:
+    """The hand's card points M_c, base B_0 (all distinct, checked) and the index of the points."""
+    cards = crypto.card_points(table, hand_id, n_cards)
+    base = crypto.base_point(table, hand_id)
+    crypto.check_distinct_elements((*cards, base), "card point")
+    return cards, base, {point: c for c, point in enumerate(cards)}
+
+
 # ---------------------------------------------------------------------------------------
 # Slots
 # ---------------------------------------------------------------------------------------
@@ -477,9 +543,7 @@ class DeckSession:
 
         self._seen: dict[tuple[int, int], bytes] = {}
         self._buffer: list[SignedMessage] = []
-        self._jobs: list[tuple[int, int, DeckJob]] = []  # (priority, order, job): proving first
-        self._job_order = itertools.count()
-        self._jobs_out: set[DeckJob] = set()  # handed out by take_jobs, not yet finished
+        self._jobs = JobQueue()
         self._events: deque[Event] = deque()
         self._outbox: list[bytes] = []
         self._dealt_layers: tuple[tuple[bytes, bytes], ...] | None = None
@@ -574,12 +638,11 @@ class DeckSession:
         """
         if not self._jobs or self.failed is not None:
             return False
-        _, _, job = heapq.heappop(self._jobs)
-        self._jobs_out.add(job)
+        job = self._jobs.pop()
         try:
             result = run_job(job)
         except Exception as exc:
-            self._jobs_out.discard(job)
+            self._jobs.finish(job)
             self._violation(None, "internal", f"unexpected {type(exc).__name__} in queued work")
             return True
         self.finish_job(job, result)
@@ -593,19 +656,13 @@ class DeckSession:
         at once; strips wait for every argument, as always)."""
         if self.failed is not None:
             return []
-        jobs = []
-        while self._jobs:
-            job = heapq.heappop(self._jobs)[2]
-            self._jobs_out.add(job)
-            jobs.append(job)
-        return jobs
+        return self._jobs.take_all()
 
     def finish_job(self, job: DeckJob, result: JobResult) -> None:
         """Take the result of a job from :meth:`take_jobs` (or :meth:`step`) and act on it:
         send my argument, or record another seat's as verified (or blame it)."""
-        if job not in self._jobs_out:
+        if not self._jobs.finish(job):
             raise DeckUsageError("finish_job takes a job this session handed out, once")
-        self._jobs_out.discard(job)
         if self.failed is not None:
             return
         try:
@@ -632,7 +689,7 @@ class DeckSession:
     @property
     def jobs_out(self) -> int:
         """Jobs handed out by :meth:`take_jobs` whose results have not come back."""
-        return len(self._jobs_out)
+        return self._jobs.out
 
     def verify_deferred(self) -> None:
         """Queue the verification of every shuffle argument still held back (auditor mode),
@@ -1040,10 +1097,7 @@ class DeckSession:
     def _agree_hand_id(self) -> None:
         nonces = [self._nonces[s] for s in range(self.n)]
         self.hand_id = crypto.joint_hand_id(self.table_id, self.hand_no, self.n, self.n_cards, nonces)
-        self._cards = crypto.card_points(self.table_id, self.hand_id, self.n_cards)
-        base = crypto.base_point(self.table_id, self.hand_id)
-        crypto.check_distinct_elements((*self._cards, base), "card point")
-        self._card_index = {point: c for c, point in enumerate(self._cards)}
+        self._cards, base, self._card_index = hand_points(self.table_id, self.hand_id, self.n_cards)
         self._decks = [(self._cards, base)]
         self._events.append(HandIdAgreed(self.hand_id))
 
@@ -1245,16 +1299,13 @@ class DeckSession:
 
     def _shuffle(self) -> None:
         me = self._me()
-        deck, base = self._decks[me]
-        x = self._x = crypto.random_scalar(self._rng)
-        perm = self._perm = crypto.random_permutation(self._rng, self.n_cards)
-        new_deck, new_base = crypto.shuffle(x, perm, deck, base)
-        self._send(ShuffleHop(new_deck, new_base), self.layout.hop(me))
-        self._decks.append((new_deck, new_base))
+        drawn = draw_hop(self._ctx(f"shuffle/{me}", me), me, *self._decks[me], self._rng, self.proofs)
+        self._x, self._perm = drawn.x, drawn.perm
+        self._send(ShuffleHop(drawn.deck, drawn.base), self.layout.hop(me))
+        self._decks.append((drawn.deck, drawn.base))
         self._events.append(ShuffleAccepted(me))
-        if self.proofs:
-            self._queue(0, ProveHop(me, self._ctx(f"shuffle/{me}", me), x, perm,
-                                    deck, base, new_deck, new_base, self._rng(32)))
+        if drawn.job is not None:
+            self._queue(0, drawn.job)
 
     def _strip(self, round_: int) -> None:
         me, x = self._me(), self._secret()
@@ -1316,7 +1367,7 @@ class DeckSession:
         self._outbox.append(envelope)
 
     def _queue(self, priority: int, job: DeckJob) -> None:
-        heapq.heappush(self._jobs, (priority, next(self._job_order), job))
+        self._jobs.push(priority, job)
 
     def _violation(self, seat: int | None, step: str, reason: str) -> None:
         violation = Violation(seat, step, reason)

@@ -98,9 +98,7 @@ class BoardProof(_BoardPayload):
     FIELDS = ShuffleProof.FIELDS
     argument: ShuffleArgument
 
-    def check(self) -> None:
-        if len(self.argument.scalars) % 2 != 1:
-            raise malformed("a shuffle argument has 2N + 1 scalars")
+    check = ShuffleProof.check
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ TableSession, the keys come only once every table is done, and a bad message nam
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from p2p_sasaki.protocol import crypto
@@ -11,10 +13,13 @@ from p2p_sasaki.protocol.board import (
     BOARD_DEALER_PREFIX,
     BoardDealt,
     BoardRevealed,
+    BoardSession,
     BoardUsageError,
     Outcome,
+    Seating,
     TableDone,
     Violation,
+    board_id,
 )
 from p2p_sasaki.protocol.board_audit import BoardBlame, audit_board, board_file, board_header
 from p2p_sasaki.protocol.config import TableConfig
@@ -24,6 +29,7 @@ from p2p_sasaki.protocol.events import HandEnded, MatchEnded, PlayOver
 from p2p_sasaki.protocol.messages import TableAction, decode_envelope
 from p2p_sasaki.protocol.messages.board import (
     BoardBody,
+    BoardDone,
     BoardHop,
     BoardKey,
     BoardStrip,
@@ -34,7 +40,7 @@ from p2p_sasaki.protocol.sasku_game import SaskuGame
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record, split_records
 from p2p_sasaki.sasku.options import SaskuOptions
-from tests.protocol.board_helpers import TOURNAMENT, BoardNet
+from tests.protocol.board_helpers import TOURNAMENT, BoardNet, player_identities, straight_seating
 from tests.protocol.table_helpers import Net
 from tests.protocol.test_sasku_game import giving_bot
 
@@ -228,6 +234,8 @@ def test_two_sasku_tables_play_one_board_and_the_keys_come_after_both_are_done()
         assert all(net.of_type(s, HandEnded) == [] for s in range(4))
         overs.append(ends[0][0])
     assert board.observer.revealed() is None
+    early = audit_table(tables[0].transcript(0), dealer=board.observer.dealer(0))
+    assert early.status is AuditStatus.INCOMPLETE and early.blame is None   # the deal is not known yet
     for t, over in enumerate(overs):
         board.done(t, over.chain, over.scores[:2])
         board.run()
@@ -263,21 +271,22 @@ def _file(net: BoardNet, player: int = 0) -> bytes:
 
 
 def test_the_board_file_audits_complete_with_the_deal_and_each_table_done():
-    net = dealt_net(8, proofs=True, seed=4)
+    """Five players (a table and a bye), arguments on; player 2 leaves, so its seat is read as the
+    complement."""
+    net = dealt_net(5, proofs=True, seed=4)
     middle = audit_board(_file(net))
     assert middle.status is AuditStatus.INCOMPLETE and middle.deal is None
     assert middle.board_hash == net.sessions[0].board_hash
-    assert middle.waiting_for == tuple((p, "done") for p in range(8))
-    net.done(0, chain_of(0), (2, -2))
-    net.done(1, chain_of(1), (), leavers=(6,))
+    assert middle.waiting_for == tuple((p, "done") for p in range(4))
+    net.done(0, chain_of(0), (), leavers=(2,))
     net.run()
-    files = {_file(net, p) for p in range(8) if p != 6}
+    files = {_file(net, p) for p in range(5) if p != 2}
     assert len(files) == 1   # every player writes the same bytes
     audit = audit_board(files.pop())
     assert audit.ok and audit.status is AuditStatus.COMPLETE and audit.blame is None
-    assert audit.deal == net.observer.revealed() and audit.leavers == (6,)
-    assert audit.outcomes == (Outcome(chain_of(0), (2, -2)), Outcome(chain_of(1), (), (6,)))
-    assert audit.dealer(1).name == net.sessions[0].dealer_name
+    assert audit.deal == net.observer.revealed() and audit.leavers == (2,)
+    assert audit.outcomes == (Outcome(chain_of(0), (), (2,)),)
+    assert audit.dealer(0).name == net.sessions[0].dealer_name
 
 
 def test_the_board_audit_names_a_tampered_strip_and_refuses_a_damaged_file():
@@ -303,3 +312,54 @@ def test_the_board_audit_names_a_tampered_strip_and_refuses_a_damaged_file():
     swapped[1], swapped[2] = swapped[2], swapped[1]
     assert audit_board(b"".join(swapped)).blame == BoardBlame(None, "envelope", "record 2 is out of (slot, player) "
                                                               "order")
+
+
+def test_any_seating_of_the_board_shape_binds_the_same_board_id():
+    """The tournament's own seating (p2p_sasaki/sasku/tournament.py) has the board's shape: the
+    board takes it as it is and binds the same bytes."""
+
+    @dataclasses.dataclass(frozen=True)
+    class TournamentSeating:
+        tables: tuple[tuple[int, int, int, int], ...]
+        byes: tuple[int, ...] = ()
+
+    net = BoardNet(5, proofs=False)
+    other = TournamentSeating(((0, 1, 2, 3),), (4,))
+    assert board_id(TOURNAMENT, 1, other, net.keys) == net.board_id
+    session = BoardSession(5, 0, net.ids[0], net.keys, net.board_id, other)
+    assert session.seating == Seating(((0, 1, 2, 3),), (4,)) and session.positions_of(4) == ()
+    with pytest.raises(ValueError):
+        BoardSession(5, 0, net.ids[0], net.keys, net.board_id, TournamentSeating(((0, 1, 2, 3),), ()))
+
+
+def test_a_done_that_names_its_signer_or_a_stranger_as_leaver_names_its_signer():
+    def tamper(player: int, envelope: bytes) -> list[bytes]:
+        payload = decode_board(envelope).body.payload
+        if player == 1 and isinstance(payload, BoardDone):
+            return [_resign(net, 1, envelope, BoardDone(payload.table, payload.chain, payload.results, (1,)))]
+        return [envelope]
+
+    net = dealt_net(8, proofs=False)
+    net.tamper = tamper
+    net.done(0, chain_of(0), (0, 0))
+    net.run()
+    reason = "player 1's done names a leaver that is not another player of table 0"
+    assert net.observer.failed == Violation(1, "done", reason)
+    with pytest.raises(BoardUsageError):
+        net.sessions[4].done(1, chain_of(1), (), leavers=(0,))
+
+
+def test_sixty_four_players_fit_the_board_and_its_messages():
+    ids = player_identities(64)
+    keys = [i.public_key for i in ids]
+    seating = straight_seating(64)
+    session = BoardSession(64, 63, ids[63], keys, board_id(TOURNAMENT, 3, seating, keys), seating)
+    assert (session.done_slot, session.key_slot, session.layout.strip(63)) == (193, 194, 192)
+    assert session.positions_of(63) == tuple(range(3, 36, 4)) and len(seating.tables) == 16
+    (commit,) = session.start()
+    assert decode_board(commit).body.player == 63
+    strip = sign_board(BoardBody(session.board_id, 192, 63, BoardStrip(63, (bytes(31) + b"\x02",), (bytes(64),))),
+                       ids[63])
+    assert decode_board(strip).body.payload.round == 63
+    done = sign_board(BoardBody(session.board_id, 193, 63, BoardDone(15, bytes(32), (1, -1), (60,))), ids[63])
+    assert decode_board(done).body.payload == BoardDone(15, bytes(32), (1, -1), (60,))
