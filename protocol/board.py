@@ -36,7 +36,7 @@ from typing import Protocol
 
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import CryptoError, Entropy, IdentityKey, ProofContext, system_entropy, u32
-from p2p_sasaki.protocol.dealing import BOARD_DEALER_PREFIX, DeckSource, HandSetup, SourceError
+from p2p_sasaki.protocol.dealing import BOARD_DEALER_PREFIX, DealUnknown, DeckSource, HandSetup, SourceError
 from p2p_sasaki.protocol.deck import (
     DealtLayers,
     DeckJob,
@@ -374,7 +374,13 @@ class BoardSession:
         if not self._jobs or self.failed is not None:
             return False
         job = self._jobs.pop()
-        self.finish_job(job, run_job(job))
+        try:
+            result = run_job(job)
+        except Exception as exc:   # a bug of ours, never a player's fault: report, don't crash
+            self._jobs.finish(job)
+            self._violation(None, "internal", f"unexpected {type(exc).__name__} in queued work")
+            return True
+        self.finish_job(job, result)
         return True
 
     def take_jobs(self) -> list[DeckJob]:
@@ -861,8 +867,13 @@ class BoardSource(DeckSource):
         return tuple(sum(1 << deal[k] for k in range(seat, len(deal), SEATS)) for seat in range(SEATS))
 
     def known_deal(self) -> tuple[int, ...] | None:
-        """An observer's (the audit's) deal: the revealed board's."""
-        return self._masks() if self.setup.my_seat is None else None
+        """An observer's (the audit's) deal: the revealed board's (DealUnknown before the reveal)."""
+        if self.setup.my_seat is not None:
+            return None
+        masks = self._masks()
+        if masks is None:
+            raise DealUnknown((), "the board is not revealed: its keys come once every table is done")
+        return masks
 
     def final_deal(self) -> tuple[int, ...] | None:
         return self._masks()

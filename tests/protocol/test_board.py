@@ -40,7 +40,7 @@ from p2p_sasaki.protocol.sasku_game import SaskuGame
 from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record, split_records
 from p2p_sasaki.sasku.options import SaskuOptions
-from tests.protocol.board_helpers import TOURNAMENT, BoardNet
+from tests.protocol.board_helpers import TOURNAMENT, BoardNet, player_identities, straight_seating
 from tests.protocol.table_helpers import Net
 from tests.protocol.test_sasku_game import giving_bot
 
@@ -234,6 +234,8 @@ def test_two_sasku_tables_play_one_board_and_the_keys_come_after_both_are_done()
         assert all(net.of_type(s, HandEnded) == [] for s in range(4))
         overs.append(ends[0][0])
     assert board.observer.revealed() is None
+    early = audit_table(tables[0].transcript(0), dealer=board.observer.dealer(0))
+    assert early.status is AuditStatus.INCOMPLETE and early.blame is None   # the deal is not known yet
     for t, over in enumerate(overs):
         board.done(t, over.chain, over.scores[:2])
         board.run()
@@ -345,3 +347,19 @@ def test_a_done_that_names_its_signer_or_a_stranger_as_leaver_names_its_signer()
     assert net.observer.failed == Violation(1, "done", reason)
     with pytest.raises(BoardUsageError):
         net.sessions[4].done(1, chain_of(1), (), leavers=(0,))
+
+
+def test_sixty_four_players_fit_the_board_and_its_messages():
+    ids = player_identities(64)
+    keys = [i.public_key for i in ids]
+    seating = straight_seating(64)
+    session = BoardSession(64, 63, ids[63], keys, board_id(TOURNAMENT, 3, seating, keys), seating)
+    assert (session.done_slot, session.key_slot, session.layout.strip(63)) == (193, 194, 192)
+    assert session.positions_of(63) == tuple(range(3, 36, 4)) and len(seating.tables) == 16
+    (commit,) = session.start()
+    assert decode_board(commit).body.player == 63
+    strip = sign_board(BoardBody(session.board_id, 192, 63, BoardStrip(63, (bytes(31) + b"\x02",), (bytes(64),))),
+                       ids[63])
+    assert decode_board(strip).body.payload.round == 63
+    done = sign_board(BoardBody(session.board_id, 193, 63, BoardDone(15, bytes(32), (1, -1), (60,))), ids[63])
+    assert decode_board(done).body.payload == BoardDone(15, bytes(32), (1, -1), (60,))
