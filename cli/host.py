@@ -30,12 +30,22 @@ from p2p_sasaki.cli.common import (
     refuse_fast_with_person,
     report,
     run_async,
+    say_error,
     spawn_bot_peers,
     table_page,
 )
 from p2p_sasaki.cli.matches import play_roster
 from p2p_sasaki.cli.name import player_name
+from p2p_sasaki.cli.pairs import (
+    PairsError,
+    add_pairs_option,
+    check_known,
+    refuse_pairs_for_sasaki,
+    seating_fits,
+    with_pairs,
+)
 from p2p_sasaki.cli.resume import pending_table, resume
+from p2p_sasaki.protocol.messages import default_name
 from p2p_sasaki.protocol.net import (
     Advertisement,
     MemberJoined,
@@ -56,6 +66,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     "the LAN (mDNS), admit the three players who type the code (or fill seats with "
                     "--bots N), then play the match and write its signed transcript.")
     add_table_options(parser)
+    add_pairs_option(parser)
     add_peer_options(parser)
     parser.add_argument("--no-mdns", action="store_true",
                         help="do not advertise on the LAN: joiners must use --address HOST:PORT")
@@ -70,7 +81,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    if refuse_fast_with_person(args):
+    if refuse_fast_with_person(args) or refuse_pairs_for_sasaki(args):
         return EXIT_USAGE
     if args.demo:
         from p2p_sasaki.cli import common
@@ -92,6 +103,14 @@ async def _host(args: argparse.Namespace, player: object) -> int:
     directory = prepare_directories(args)
     identity = load_identity(directory)
     name = player_name(args, directory)
+    pairs = getattr(args, "pairs", None)
+    if pairs is not None:
+        try:
+            check_known(pairs, [name or default_name(identity.public_key)]
+                        + [f"Bot {n}" for n in range(2, 2 + args.bots)], 3 - args.bots)
+        except PairsError as error:
+            say_error(str(error))
+            return EXIT_USAGE
     code = parse_code(args.code) if args.code else TableCode.generate()
     config = config_from_args(args)
     ui = make_ui(args, player)
@@ -140,7 +159,10 @@ async def _host(args: argparse.Namespace, player: object) -> int:
 
                 roster = await host_table(identity, code, mesh_port, join_listeners, table_id=_table_id(args),
                                           nonce=member_nonce(args, identity), name=name,
-                                          mesh_host=args.interface or "", on_event=on_event)
+                                          mesh_host=args.interface or "", on_event=on_event,
+                                          fits=seating_fits(pairs) if pairs is not None else None)
+            if pairs is not None:
+                config = with_pairs(config, roster.members, pairs)
             result = await play_roster(args, identity, roster, mesh_listeners, config, player, ui)
     except BaseException:
         for process in bots:   # never leave a bot peer behind, whatever failed

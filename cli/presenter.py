@@ -59,6 +59,7 @@ from p2p_sasaki.protocol.net.table import (
     CannotAbandon,
     Connected,
     Links,
+    OptionsAgreed,
     Stalled,
     Turn,
     Waiting,
@@ -139,7 +140,7 @@ _AWAITED = {DecisionKind.TURN: "to play", DecisionKind.RUN: "to answer the run w
 
 _GAME_AWAITED = {"bid": "is to bid", "answer": "is to take or refuse a picture", "return": "is to hand a card back",
                  "trump": "is to name the trump", "play": "is to play"}   # a Sasku decision, in the status line
-_GAME_AWAITED_TO = {kind: "to" + text[2:] for kind, text in _GAME_AWAITED.items()}   # ... in the waiting line
+_GAME_AWAITED_TO = {kind: text.removeprefix("is ") for kind, text in _GAME_AWAITED.items()}   # ... in the waiting line
 
 RULES_HELP = """\
 Sasaki in short: 48 cards (no 2s), 12 each, ranks 3 (low) to A (high); suits never rank.
@@ -441,6 +442,8 @@ class Presenter:
             game = getattr(getattr(session, "config", None), "game", None)
             if game is not None and getattr(game, "name", None) != self.part.name:
                 self.part = part_for(game)
+        elif isinstance(event, OptionsAgreed) and getattr(event.config.game, "name", None) != self.part.name:
+            self.part = part_for(event.config.game)     # a joiner learns the creator's game here
         notes = self._notes(event, session)
         if session is not None and getattr(session, "view", None) is not None:
             self.view = session.view
@@ -474,6 +477,10 @@ class Presenter:
             case Links(offline=offline):
                 self.links_down = tuple(offline)   # the page marks them; the terminal tells waits only
                 return []
+            case OptionsAgreed(config=config, names=names):
+                partners = getattr(self.part, "partners_text", None)   # Sasku's chosen partners
+                text = partners(config.game, names) if partners is not None else None
+                return [] if text is None else [Note(text)]
             case Connected():
                 self.connected = True
                 self.awaited, self.last_wait = frozenset(), None    # what is awaited now is told again
@@ -622,6 +629,8 @@ class Presenter:
         return str(choice)
 
     def winner_text(self) -> str:
+        if self.part.name != "sasaki":
+            return self.part.winner_text(self)   # type: ignore[no-any-return]
         best = max(self.totals)
         winners = [s for s, v in enumerate(self.totals) if v == best]
         if len(winners) == SEATS:
