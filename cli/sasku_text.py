@@ -146,13 +146,18 @@ def sasku_notes(presenter: Any, event: Any, session: Any) -> tuple[list[tuple[st
                 return [("Trick: " + ", ".join(trick), "play")], None
             line = action_line(presenter, action)
             return ([] if line is None else [(line, "play")]), None
-        case HandEnded(hand_no=hand_no, outcome=SaskuOutcome() as outcome, scores=scores, totals=totals):
+        case HandEnded(hand_no=hand_no, outcome=SaskuOutcome() as outcome, scores=scores, totals=totals,
+                       penalty=penalty):
             hand_no += presenter.hand_offset
             presenter.awaited, presenter.waiting = frozenset(), ""
             presenter.rows.append((hand_no, tuple(scores)))
             presenter.totals = tuple(totals)
             lines = deal_lines(presenter, hand_no, outcome, totals, getattr(presenter, "sasku_bid", None),
                                _target(session))
+            if penalty is not None:   # docs/rules-sasku.md: a rule broken with hidden cards, found at the reveal
+                other = pair_label(presenter, 1 - penalty.seat % 2)
+                lines.insert(0, f"Deal {hand_no}: {presenter.label(penalty.seat)} broke a rule with hidden cards, "
+                             f"found when the keys were revealed ({penalty.reason}); {other} score 6.")
             return [(line, "score") for line in lines], "HAND_OVER"
         case MatchEnded(totals=totals):
             presenter.totals = tuple(totals)

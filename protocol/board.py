@@ -810,11 +810,12 @@ class BoardSession:
 # held by the table's player ``tables[t][s]``; position k is dealt to seat k mod 4, under that
 # player's board layer (B_j, B_{j+1}) with final value V_k = x_j * M_c. Openings, private
 # hand-overs and hidden-rule proofs are the deck's (protocol/deck.py), made against those board
-# locks, with the table's id and the board's hand id in their proof context. Nobody reveals a
-# key at the table: the hand's play ends (:class:`~p2p_sasaki.protocol.events.PlayOver`), the
-# table's players sign the board's done, and once the board is revealed the table's session
-# replays the hand with the board's deal (``TableSession.deal_ready``) and checks every
-# hand-over with the receiver's revealed board key.
+# locks, with the table's id and the board's hand id in their proof context (a hand-over
+# re-locks the position under the receiver's board layer, every step DLEQ-proven). Nobody
+# reveals a key at the table: the hand's play ends
+# (:class:`~p2p_sasaki.protocol.events.PlayOver`), the table's players sign the board's done,
+# and once the board is revealed the table's session replays the hand with the board's deal
+# (``TableSession.deal_ready``).
 
 
 class BoardSource(DeckSource):
@@ -904,16 +905,6 @@ class BoardSource(DeckSource):
     def card_at(self, position: int) -> int | None:
         deal = self.board.revealed()
         return None if deal is None or not 0 <= position < len(deal) else deal[position]
-
-    def hand_over_fault(self) -> tuple[int, str] | None:
-        """(giver, why): a hand-over whose sealed opening, unsealed with the receiver's revealed
-        board key, proves no card (a receiver that left: its hand-overs stay unchecked)."""
-        for giver, message in self.deck.hand_overs:
-            key = self.board.key_of(self.players[message.to])
-            if key is not None and self.deck.card_at(message.position, {message.to: key}) is None:
-                return giver, (f"board hand-over: seat {giver}'s hand-over of position {message.position} to seat "
-                               f"{message.to} does not seal the position's opening")
-        return None
 
 
 @dataclass(frozen=True)

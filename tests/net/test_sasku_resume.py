@@ -2,8 +2,9 @@
 save-before-send), in virtual time: four real drivers with their stores and transcript
 files on the in-memory network (tests/net/test_resume.py's ``play``), the Sasku adapter
 with bots that give a lone picture whenever they may and take it. The peer is killed right
-after it signed a bid, its give, the hand-over of its picture, its receipt of one, its take,
-the card it handed back, or a card to a trick; it resumes from its data directory, and the
+after it signed a bid, its give, the hand-over of its picture, its layer on a picture handed
+to it or its strip of its own (the re-lock), its take, the card it handed back, or a card to a
+trick; it resumes from its data directory, and the
 match ends with four byte-identical transcripts that audit clean, nobody having signed two
 envelopes for a slot."""
 
@@ -52,7 +53,8 @@ def giving(seed: int) -> TableBot:
     (("give",), "saved"),
     (("deck/hand-over",), "saved"),
     (("deck/hand-over",), "sent"),
-    (("deck/hand-over-taken",), "saved"),
+    (("deck/hand-over-lock",), "saved"),
+    (("deck/hand-over-strip",), "sent"),
     (("take",), "sent"),
     (("play",), "saved"),
     (("deck/key",), "saved"),
