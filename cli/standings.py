@@ -99,6 +99,11 @@ def standings_text(standings: Standings, rounds: int | None = None) -> str:
     return "\n".join([title, *(line(cells).rstrip() for cells in [header, *body])])
 
 
+def _number(value: Fraction) -> int | float:
+    """The exact value as a JSON number: an int when whole, else the nearest float."""
+    return value.numerator if value.denominator == 1 else float(value)
+
+
 def _exact(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
@@ -120,10 +125,12 @@ def rounds_json(standings: Standings) -> list[dict[str, Any]]:
 
 def standings_json(standings: Standings) -> dict[str, Any]:
     """``standings.json`` (what was shown): ``{"rounds": played, "standings": [{"name",
-    "points" (shown rounded), "exact" ("250/3"), "results" (one string per round, null
-    after leaving), "left"}], "tables": rounds_json}``; the audit prints the same."""
+    "points" (the exact sum as a JSON number: 250/3 is 83.333...), "shown" (rounded, as
+    printed: 83), "exact" ("250/3"), "results" (one string per round, null after leaving),
+    "left"}], "tables": rounds_json}``; the audit prints the same."""
     return {"rounds": len(standings.rounds),
-            "standings": [{"name": row.name, "points": shown(row.total), "exact": _exact(row.total),
+            "standings": [{"name": row.name, "points": _number(row.total),
+                           "shown": shown(row.total), "exact": _exact(row.total),
                            "results": [None if cell is None else cell.entry for cell in row.rounds],
                            "left": row.left} for row in standings_rows(standings)],
             "tables": rounds_json(standings)}

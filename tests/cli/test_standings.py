@@ -54,8 +54,13 @@ def test_standings_json_keeps_the_exact_points_and_names_the_leaver():
     assert data["rounds"] == 2
     assert [entry["name"] for entry in data["standings"]][:2] == ["Mina", "Ago"]
     kai = next(entry for entry in data["standings"] if entry["name"] == "Kai")
-    assert kai == {"name": "Kai", "points": 100, "exact": "100", "results": ["E:1:100", "left:0"], "left": True}
+    assert kai == {"name": "Kai", "points": 100, "shown": 100, "exact": "100",
+                   "results": ["E:1:100", "left:0"], "left": True}
     assert data["tables"][1]["tables"][0]["leaver"] == "Kai"
+    for entry in data["standings"]:   # points: the exact value as a number; shown: as printed
+        exact = Fraction(entry["exact"])
+        assert entry["points"] == (int(exact) if exact.denominator == 1 else float(exact))
+        assert entry["shown"] == int(exact + Fraction(1, 2))
     assert data["tables"][0]["byes"] == ["<b>Uku</b>"]
     json.dumps(data)  # plain JSON values only
 
@@ -101,3 +106,9 @@ async def test_the_page_is_served_behind_a_token_and_shows_each_round():
         status, body = await http(web.port, f"/t/{web.token}/", host)
         assert b"after round 1 of 1" in body and b"N:-2:50" in body
         nursery.cancel_scope.cancel()
+
+
+def test_points_in_json_are_the_exact_value_as_a_number():
+    from p2p_sasaki.cli.standings import _number
+    assert _number(Fraction(250, 3)) == 250 / 3 and isinstance(_number(Fraction(250, 3)), float)
+    assert _number(Fraction(160)) == 160 and isinstance(_number(Fraction(160)), int)
