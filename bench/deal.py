@@ -46,10 +46,10 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from rbcl import _sodium as _libsodium  # the unit only: libsodium's Ed25519 multiply (no PyNaCl needed)
 
@@ -106,9 +106,10 @@ def ristretto_mult() -> float:
 class Seat:
     """One seat's timelines in the replay: its session's own thread and its cores."""
 
-    session: Any   # a DeckSession, or a TableSession (a Sasku deal at a table)
+    session: Any   # the replay's Sessions
     cores: list[float]
     main_free: float = 0.0
+    began: float = 0.0          # when the call on the session's own thread being handled began
     inbox: list[tuple[float, int, bytes, int]] = field(default_factory=list)
     jobs: list[tuple[float, int, DeckJob]] = field(default_factory=list)
     results: list[tuple[float, int, DeckJob, JobResult]] = field(default_factory=list)
@@ -174,16 +175,29 @@ def measure_hand_over(sessions: list[DeckSession], keys: list[IdentityKey]) -> t
     return path, max(mults), sum(len(e) for e in envelopes)
 
 
-def replay(seats: list[Seat], start: Callable[[int], object], deliver: Callable[[int, bytes, int], object],
-           on_events: Callable[[int, float, float, list[object]], None],
-           idle: Callable[[], list[tuple[int, Callable[[], object]]]] | None = None) -> list[bytes]:
-    """The discrete-event replay (the module docstring's critical path) of any seat sessions
-    with ``take_outgoing``, ``take_jobs``, ``finish_job`` and ``take_events`` (a DeckSession,
-    a TableSession): ``start(i)`` starts seat i, ``deliver(i, envelope, sender)`` hands it one
-    envelope; ``on_events(i, begin, end, events)`` sees each call's events with when it began and ended;
-    ``idle()``, asked when nothing is left to do, gives (seat, action) pairs to run on those
-    seats' timelines (a bot's answer), or none to stop. Returns every envelope sent."""
-    n = len(seats)
+class Sessions(Protocol):
+    """What the replay drives: a DeckSession, or a tournament's BoardSession (bench/tournament.py)."""
+
+    def start(self) -> list[bytes]: ...
+    def receive(self, envelope: bytes) -> None: ...
+    def take_outgoing(self) -> list[bytes]: ...
+    def take_jobs(self) -> list[DeckJob]: ...
+    def finish_job(self, job: DeckJob, result: JobResult) -> None: ...
+    def take_events(self) -> Sequence[object]: ...
+
+
+def replay(sessions: Sequence[Sessions], cores: int, on_event: Callable[[Seat, object, float], None],
+           idle: Callable[[list[Seat]], list[tuple[int, Callable[[], object]]]] | None = None
+           ) -> tuple[list[Seat], list[bytes]]:
+    """The discrete-event replay of the module docstring: each session's own work on its main
+    thread, its proof jobs on any free one of its ``cores``, every message sent to every other
+    session the moment it is sent; ``on_event(seat, event, at)`` sees each session's events.
+    Returns the seats (CPU, multiplications, ``dealt_at`` as ``on_event`` set it) and every
+    envelope sent, in order. ``idle(seats)``, asked when nothing is left to do, gives (seat,
+    action) pairs to run on those seats' own threads (a bot's answer at a table), or none to
+    stop; ``Seat.began`` is when the call whose events ``on_event`` sees began."""
+    n = len(sessions)
+    seats = [Seat(session, [0.0] * cores) for session in sessions]
     order = 0
     sent: list[bytes] = []
 
@@ -196,7 +210,7 @@ def replay(seats: list[Seat], start: Callable[[int], object], deliver: Callable[
         seat.cpu += spent
         return value, spent
 
-    def after_main(index: int, begin: float, end: float, returned: object) -> None:
+    def after_main(index: int, end: float, returned: object) -> None:
         nonlocal order
         seat = seats[index]
         outgoing = (returned if isinstance(returned, list) else []) + seat.session.take_outgoing()
@@ -209,15 +223,17 @@ def replay(seats: list[Seat], start: Callable[[int], object], deliver: Callable[
         for job in seat.session.take_jobs():
             order += 1
             heapq.heappush(seat.jobs, (end, order, job))
-        on_events(index, begin, end, seat.session.take_events())
+        for event in seat.session.take_events():
+            on_event(seat, event, end)
 
     def core(seat: Seat) -> int:
         return min(range(len(seat.cores)), key=seat.cores.__getitem__)
 
     for index, seat in enumerate(seats):
-        returned, spent = measure(seat, functools.partial(start, index))
+        seat.began = 0.0
+        returned, spent = measure(seat, seat.session.start)
         seat.main_free = seat.cores[0] = spent
-        after_main(index, 0.0, spent, returned)
+        after_main(index, spent, returned)
     while True:
         choices = []  # (start time, kind: 0 result, 1 message, 2 job, seat)
         for index, seat in enumerate(seats):
@@ -229,36 +245,37 @@ def replay(seats: list[Seat], start: Callable[[int], object], deliver: Callable[
             if seat.jobs:
                 choices.append((max(seat.jobs[0][0], free), 2, index))
         if not choices:
-            acts = idle() if idle is not None else []
+            acts = idle(seats) if idle is not None else []
             if not acts:
                 break
             for index, act in acts:   # a bot answers at once, when its seat's own thread is free
                 seat = seats[index]
                 c = core(seat)
-                begin = max(seat.main_free, seat.cores[c])
+                seat.began = max(seat.main_free, seat.cores[c])
                 returned, spent = measure(seat, act)
-                seat.main_free = seat.cores[c] = begin + spent
-                after_main(index, begin, begin + spent, returned)
+                seat.main_free = seat.cores[c] = seat.began + spent
+                after_main(index, seat.began + spent, returned)
             continue
-        begin, kind, index = min(choices)
+        start, kind, index = min(choices)
         seat = seats[index]
         c = core(seat)
         if kind == 2:  # a proof job on a free core, beside the session's own work
             _, _, job = heapq.heappop(seat.jobs)
             result, spent = measure(seat, functools.partial(run_job, job))
-            seat.cores[c] = begin + spent
+            seat.cores[c] = start + spent
             order += 1
-            heapq.heappush(seat.results, (begin + spent, order, job, cast(JobResult, result)))
+            heapq.heappush(seat.results, (start + spent, order, job, cast(JobResult, result)))
             continue
+        seat.began = start
         if kind == 0:
             _, _, job, result = heapq.heappop(seat.results)
             returned, spent = measure(seat, functools.partial(seat.session.finish_job, job, result))
         else:
             _, _, envelope, sender = heapq.heappop(seat.inbox)
-            returned, spent = measure(seat, functools.partial(deliver, index, envelope, sender))
-        seat.main_free = seat.cores[c] = begin + spent
-        after_main(index, begin, begin + spent, returned)
-    return sent
+            returned, spent = measure(seat, functools.partial(seat.session.receive, envelope))
+        seat.main_free = seat.cores[c] = start + spent
+        after_main(index, start + spent, returned)
+    return seats, sent
 
 
 def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
@@ -266,25 +283,19 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
     entropy = SeededEntropy(b"keys" + seed)
     keys = [IdentityKey.generate(entropy) for _ in range(n)]
     public = [k.public_key for k in keys]
-    seats = [
-        Seat(DeckSession(s, n, n_cards, keys[s], public, bytes(32), 1, rng=SeededEntropy(seed + bytes([s])),
-                         proofs=proofs, shown=shown), [0.0] * cores)
-        for s in range(n)
-    ]
+    sessions = [DeckSession(s, n, n_cards, keys[s], public, bytes(32), 1, rng=SeededEntropy(seed + bytes([s])),
+                            proofs=proofs, shown=shown) for s in range(n)]
 
-    def on_events(index: int, begin: float, end: float, events: list[object]) -> None:
-        seat = seats[index]
-        for event in events:
-            if isinstance(event, Violation):
-                raise SystemExit(f"unexpected violation: {event}")
-            if isinstance(event, HandDealt) and not shown:
-                seat.dealt_at = end
-            if isinstance(event, HandShown) and event.seat in shown and len(seat.session.shown_hands) == len(shown):
-                seat.dealt_at = end       # an open seat's show verified (after its own deal: it follows it)
+    def on_event(seat: Seat, event: object, end: float) -> None:
+        if isinstance(event, Violation):
+            raise SystemExit(f"unexpected violation: {event}")
+        if isinstance(event, HandDealt) and not shown:
+            seat.dealt_at = end
+        if isinstance(event, HandShown) and event.seat in shown and len(seat.session.shown_hands) == len(shown):
+            seat.dealt_at = end       # an open seat's show verified (after its own deal: it follows it)
 
-    sent = replay(seats, lambda i: seats[i].session.start(),
-                  lambda i, envelope, sender: seats[i].session.receive(envelope, from_seat=sender), on_events)
-    sent_bytes = sum(len(e) for e in sent)
+    seats, sent = replay(sessions, cores, on_event)
+    sent_bytes = sum(len(envelope) for envelope in sent)
     if any(seat.dealt_at is None for seat in seats):
         raise SystemExit("the hand was not dealt")
     handed = (0.0, 0, 0)
@@ -332,25 +343,24 @@ def run_sasku_deal(cores: int, seed: int) -> SaskuFigures:
     the deck of 36 cards, four seats, shuffle arguments and hidden-card proofs), the four peers
     replayed like the deck's seats above, bots answering at once (bench/sasku_deal.py's)."""
     keys, peers = sasku_deal.table_sessions(seed, proofs=True)
-    seats = [Seat(peer, [0.0] * cores) for peer in peers]
     rng = random.Random(seed)
     started: list[float] = []
     records: list[bytes] = []
     acted: list[tuple[str, float, set[int], list[float]]] = []   # (kind, begin, seats applied, their ends)
 
-    def on_events(index: int, begin: float, end: float, events: list[object]) -> None:
-        for event in events:
-            if isinstance(event, HandStarted) and event.hand_no == 1:
-                started.append(begin)
-            elif isinstance(event, Dealt):
-                seats[index].dealt_at = end
-            elif isinstance(event, Record) and index == 0:
-                records.append(event.data)
-            elif isinstance(event, ActionApplied) and acted and index not in acted[-1][2]:
-                acted[-1][2].add(index)
-                acted[-1][3].append(end)
+    def on_event(seat: Seat, event: object, end: float) -> None:
+        index = peers.index(seat.session)
+        if isinstance(event, HandStarted) and event.hand_no == 1:
+            started.append(seat.began)
+        elif isinstance(event, Dealt):
+            seat.dealt_at = end
+        elif isinstance(event, Record) and index == 0:
+            records.append(event.data)
+        elif isinstance(event, ActionApplied) and acted and index not in acted[-1][2]:
+            acted[-1][2].add(index)
+            acted[-1][3].append(end)
 
-    def idle() -> list[tuple[int, Callable[[], object]]]:
+    def idle(seats: list[Seat]) -> list[tuple[int, Callable[[], object]]]:
         acts: list[tuple[int, Callable[[], object]]] = []
         for index, peer in enumerate(peers):
             pending = peer.pending_for_me
@@ -361,14 +371,13 @@ def run_sasku_deal(cores: int, seed: int) -> SaskuFigures:
                 "bid" if isinstance(choice, SaskuBid) else "other"
 
             def act(peer: Any = peer, choice: Any = choice, kind: str = kind, index: int = index) -> None:
-                acted.append((kind, max(seats[index].main_free, min(seats[index].cores)), set(), []))
+                acted.append((kind, seats[index].began, set(), []))   # the replay set when this call began
                 peer.act(choice)
 
             acts.append((index, act))
         return acts
 
-    replay(seats, lambda i: peers[i].start(),
-           lambda i, envelope, sender: peers[i].receive(envelope, keys[sender].public_key), on_events, idle)
+    seats, _ = replay(cast(list[Sessions], peers), cores, on_event, idle)   # a TableSession is driven as a deck's
     if not all(peer.finished and peer.blame is None for peer in peers) or any(s.dealt_at is None for s in seats):
         raise SystemExit(f"the Sasku deal of seed {seed} did not end cleanly: {[p.blame for p in peers]}")
     spans = {kind: tuple(max(ends) - begin for k, begin, applied, ends in acted if k == kind and len(applied) == 4)

@@ -5,7 +5,8 @@ import importlib
 
 import pytest
 
-MODULES = ["cli.render", "cli.presenter", "cli.audit", "cli.demo", "cli.sasku_text", "cli.games.sasaki"]
+MODULES = ["cli.render", "cli.presenter", "cli.audit", "cli.demo", "cli.sasku_text", "cli.standings",
+           "cli.games.sasaki"]
 
 
 @pytest.mark.parametrize("name", MODULES)
