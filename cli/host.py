@@ -9,6 +9,7 @@ import secrets
 import subprocess
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -37,11 +38,12 @@ from p2p_sasaki.cli.common import (
 from p2p_sasaki.cli.matches import play_roster
 from p2p_sasaki.cli.name import player_name
 from p2p_sasaki.cli.pairs import (
+    WAITING_ROOM_HINT,
     PairsError,
+    WaitingRoomPairs,
     add_pairs_option,
     check_known,
     refuse_pairs_for_sasaki,
-    seating_fits,
     with_pairs,
 )
 from p2p_sasaki.cli.resume import pending_table, resume
@@ -113,6 +115,7 @@ async def _host(args: argparse.Namespace, player: object) -> int:
             return EXIT_USAGE
     code = parse_code(args.code) if args.code else TableCode.generate()
     config = config_from_args(args)
+    room = WaitingRoomPairs(pairs, name or default_name(identity.public_key))
     ui = make_ui(args, player)
     bind = bind_host(args)
     join_listeners = await trio.open_tcp_listeners(args.port, host=bind)
@@ -144,13 +147,28 @@ async def _host(args: argparse.Namespace, player: object) -> int:
                 people = 3 - args.bots
                 print(f"Waiting for {people} player(s) to join ..." if people else "Waiting for the bots to join ...",
                       flush=True)
+                waiting = trio.CancelScope()
+                reader = getattr(player, "reader", None)
+                if getattr(args, "game", "sasaki") == "sasku" and reader is not None and not (args.quiet or args.demo):
+                    print(WAITING_ROOM_HINT, flush=True)
+                    nursery.start_soon(choose_partners, room, reader, waiting)
+                    presenter = getattr(player, "presenter", None)
+                    if presenter is not None:      # the page's waiting room too
+                        presenter.partners_room = room
+                        presenter.changed()
 
                 def on_event(event: object) -> None:
                     if isinstance(event, MemberJoined):
+                        room.joined(event.member)
+                        if event.seats_taken >= 4:
+                            room.full()      # the seating the last admission fitted is final
+                            if getattr(player, "presenter", None) is not None:
+                                player.presenter.changed()   # type: ignore[attr-defined]
                         print(f"{event.member} joined ({event.seats_taken} of 4 seats taken).", flush=True)
                         if args.ready_file:   # the demo admits its joiners one by one with a fixed deal
                             args.ready_file.with_suffix(".seats").write_text(str(event.seats_taken))
                     elif isinstance(event, MemberLeft):
+                        room.left(event.member)
                         print(f"{event.member} left ({event.seats_taken} of 4 seats taken).", flush=True)
                     elif isinstance(event, WrongCodeTried):
                         print(f"{event}.", flush=True)
@@ -160,9 +178,10 @@ async def _host(args: argparse.Namespace, player: object) -> int:
                 roster = await host_table(identity, code, mesh_port, join_listeners, table_id=_table_id(args),
                                           nonce=member_nonce(args, identity), name=name,
                                           mesh_host=args.interface or "", on_event=on_event,
-                                          fits=seating_fits(pairs) if pairs is not None else None)
-            if pairs is not None:
-                config = with_pairs(config, roster.members, pairs)
+                                          fits=room.fits)
+                waiting.cancel()
+            if room.choice is not None:
+                config = with_pairs(config, roster.members, room.choice)
             result = await play_roster(args, identity, roster, mesh_listeners, config, player, ui)
     except BaseException:
         for process in bots:   # never leave a bot peer behind, whatever failed
@@ -171,6 +190,18 @@ async def _host(args: argparse.Namespace, player: object) -> int:
     for process in bots:
         await trio.to_thread.run_sync(functools.partial(_wait, process))
     return report(result, args.quiet)
+
+
+async def choose_partners(room: WaitingRoomPairs, reader: Any, scope: trio.CancelScope) -> None:
+    """The creator's terminal in the waiting room: ``partners NAME+NAME`` or ``partners draw``
+    (cli/pairs.py), until the table is full."""
+    with scope:
+        while not room.fixed:
+            line = await reader.line()
+            if line is None:
+                return
+            if line.strip():
+                print(room.typed(line), flush=True)
 
 
 NUMBER_CHECK = 2.0   # seconds a creator listens for another table with its number

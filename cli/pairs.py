@@ -122,3 +122,58 @@ def with_pairs(config: Any, members: Sequence[TableMember], names: tuple[str, st
         indices.append(present.index(name))
     low, high = sorted(indices)
     return dataclasses.replace(config, game=SaskuGame(config.game.options, pairs=(low, high)))
+
+
+WAITING_ROOM_HINT = ("While you wait: type 'partners NAME+NAME' to make two players partners by their names, "
+                     "or 'partners draw' to leave the pairs to the seating draw.")
+
+
+class WaitingRoomPairs:
+    """The creator's choice of partners while the table fills (``--pairs``, then what the
+    creator types in the waiting room: :meth:`typed`); ``fits`` is the waiting room's rule
+    for it (the join's ``fits``), ``names`` the players seated so far (the creator first).
+    Once the table is full (:meth:`full`) the choice is fixed.
+
+    >>> room = WaitingRoomPairs(None, "Ana")
+    >>> room.typed("partners Mina+Jun")
+    'Partners chosen: Mina and Jun (their seats are kept for them).'
+    >>> room.typed("partners Ana+Ana")
+    'Ana is named twice: --pairs names two different players, like Mina+Jun.'
+    >>> room.typed("partners draw"), room.choice, room.typed("hello")
+    ('Partners: the seating draw decides them.', None, "Type 'partners NAME+NAME' or 'partners draw'.")
+    """
+
+    def __init__(self, choice: tuple[str, str] | None, creator: str, seats: int = 4) -> None:
+        self.choice, self.names, self.seats, self.fixed = choice, [creator], seats, False
+
+    def fits(self, members: tuple[TableMember, ...], seats: int) -> str | None:
+        return None if self.choice is None else seating_fits(self.choice)(members, seats)
+
+    def joined(self, member: TableMember) -> None:
+        self.names.append(_name(member))
+
+    def left(self, member: TableMember) -> None:
+        if _name(member) in self.names[1:]:
+            self.names.remove(_name(member))
+
+    def full(self) -> None:
+        self.fixed = True
+
+    def typed(self, text: str) -> str:
+        """What the creator typed; the sentence to print."""
+        words = text.strip().split(None, 1)
+        if not words or words[0].lower() != "partners":
+            return "Type 'partners NAME+NAME' or 'partners draw'."
+        if self.fixed:
+            return "The table is full: its seating is fixed."
+        argument = words[1].strip() if len(words) > 1 else ""
+        if argument.lower() == "draw":
+            self.choice = None
+            return "Partners: the seating draw decides them."
+        try:
+            names = parse_pairs(argument)
+            check_known(names, self.names, self.seats - len(self.names))
+        except (argparse.ArgumentTypeError, PairsError) as error:
+            return str(error).rstrip(".") + "."
+        self.choice = names
+        return f"Partners chosen: {names[0]} and {names[1]} (their seats are kept for them)."

@@ -330,6 +330,7 @@ class TableView:
     hand_result: HandResult | None = None    # the last hand's result, until the next deal's cards
     direction: str = TURN_DIRECTION          # which way play goes: the next seat sits on your right
     game: Any = None                         # the game's own part (cli/games): Sasku's SaskuTable; None for Sasaki
+    partners: str | None = None              # the creator's waiting room (Sasku): "Mina+Jun", "draw"; None: closed
 
 
 @dataclass
@@ -395,6 +396,7 @@ class Presenter:
         self._prompts = 0
         self._forced_pass = False
         self.next_offer: NextMatch | None = None
+        self.partners_room: Any = None     # the creator's choice of partners while its table fills (cli/pairs.py)
         self.seat_keys: tuple[bytes, ...] = ()
         self.open_hands: dict[int, CardSet] = {}   # the open bots' hands as shown at this hand's deal
         self.pages = 0                # web pages serving this presenter (cli/web/server.py)
@@ -861,6 +863,25 @@ class Presenter:
         self.verdict, self.transcript = verdict, transcript
         self.tell(Note(verdict, NoteKind.SCORE))
 
+    # -- the waiting room: partners (Sasku, the table's creator) -----------------------------
+
+    def choose_partners(self, text: str) -> str | Refusal:
+        """The creator's choice of partners from a view (``NAME+NAME`` or ``draw``), while its
+        table fills: the sentence that says what was chosen or why not (also told)."""
+        room = self.partners_room
+        if room is None or room.fixed:
+            return Refusal("partners are chosen by the table's creator, while the table fills")
+        sentence: str = room.typed("partners " + text)
+        self.tell(Note(sentence))
+        self.changed()
+        return sentence
+
+    def _partners(self) -> str | None:
+        room = self.partners_room
+        if room is None or room.fixed:
+            return None
+        return "draw" if room.choice is None else "+".join(room.choice)
+
     # -- the next match -----------------------------------------------------------------
 
     def offer_next(self, seconds: float | None) -> NextMatch:
@@ -959,7 +980,7 @@ class Presenter:
                          self.verdict, self.transcript is not None,
                          self.winner_text() if self.phase is Phase.MATCH_OVER else None, self.next_offer,
                          self.match_no, self.label(self.you) if self.you is not None else "",
-                         self.status(), self.side_text(), self.result)
+                         self.status(), self.side_text(), self.result, partners=self._partners())
 
     def _game_table(self) -> TableView:
         """The snapshot of a game with its own part (Sasku): the seats as any table's, the
@@ -985,7 +1006,7 @@ class Presenter:
                          self.verdict, self.transcript is not None,
                          self.winner_text() if self.phase is Phase.MATCH_OVER else None, self.next_offer,
                          self.match_no, self.label(self.you) if self.you is not None else "",
-                         self.status(), self.side_text(), self.result, game=game)
+                         self.status(), self.side_text(), self.result, game=game, partners=self._partners())
 
     # -- the desk: prompts and answers ---------------------------------------------------
 

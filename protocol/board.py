@@ -892,9 +892,11 @@ class BoardSource(DeckSource):
         return None   # a board key is revealed on the board, once every table is done
 
     def partial_deal(self, keys: dict[int, bytes]) -> tuple[int | None, ...]:
+        """The deal once the board is revealed; before that (a player left the table during
+        the play: its hand is abandoned before any table's key is out) no seat's cards."""
         masks = self._masks()
         if masks is None:
-            raise SourceError(None, "the board is not revealed yet")
+            return (None,) * SEATS
         return masks
 
     def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]:

@@ -8,8 +8,9 @@ button per card of your hand named like ``QH``, disabled when that card cannot b
 now; after choosing a card, ``Play`` (or ``Return`` when handing a card back); once the
 match is over, ``Next match`` while the next-match question is open (as on Sasaki's page:
 the question, its countdown, then "Waiting for the others to answer ..."), ``Download
-transcript`` and ``Close table`` (no next match: it declines an open question). All text
-is set as text (never as markup).
+transcript`` and ``Close table`` (no next match: it declines an open question). While its
+table fills, the creator's page has a "Partners" field with ``Choose partners`` and ``Draw
+the pairs`` (cli/pairs.py). All text is set as text (never as markup).
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ _BODY = """
 <h1>Sasku table</h1>
 <p id="status" role="status" aria-live="polite">Connecting ...</p>
 <p id="reason" role="alert"></p>
+<section id="room" aria-label="Partners" hidden><p id="room-now"></p>
+<label for="partners">Partners (two names, like Mina+Jun)</label> <input id="partners" type="text">
+<button id="choose" type="button">Choose partners</button>
+<button id="draw" type="button">Draw the pairs</button></section>
 <section aria-label="The deal"><p id="contract"></p><p id="trump"></p><p id="trick"></p></section>
 <section aria-label="Pairs"><ul id="pairs"></ul><p id="race"></p></section>
 <section aria-label="Your decision"><p id="question"></p><div id="choices"></div><div id="act"></div></section>
@@ -74,6 +79,10 @@ function draw() {
     act.append(button(p.kind === "play" ? "Play" : "Return", () => answer(chosen)));
   for (const note of t.log.slice(-12)) { const li = document.createElement("li"); li.textContent = note.text;
     log.append(li); }
+  // The creator's waiting room: partners by name, or the draw, until the table is full.
+  $("room").hidden = t.partners === null;
+  text("room-now", t.partners === null ? "" : (t.partners === "draw" ? "The seating draw decides the pairs."
+    : "Partners chosen: " + t.partners.replace("+", " and ") + "."));
   // The match is over: the verdict, the next match with the same four (asked until you
   // answer, then the others are awaited), the transcript, Close table (no next match).
   $("end").hidden = t.verdict === null && !t.next_match;
@@ -97,6 +106,8 @@ setInterval(tickNext, 250);
 $("next").addEventListener("click", () => {
   if (table && table.next_match) send({type: "next-match", offer: table.next_match.id, accept: true}); });
 $("download").addEventListener("click", () => { location.href = location.pathname + "transcript"; });
+$("choose").addEventListener("click", () => send({type: "partners", names: $("partners").value}));
+$("draw").addEventListener("click", () => send({type: "partners", names: "draw"}));
 $("leave").addEventListener("click", () => { closed = true; send({type: "leave"});
   text("status", "Table closed (no next match); you can close this tab."); });
 function connect() {

@@ -12,10 +12,12 @@ from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 from p2p_sasaki.cli.games.sasku import partners_text
+from p2p_sasaki.cli.host import choose_partners
 from p2p_sasaki.cli.main import main
-from p2p_sasaki.cli.pairs import PairsError, check_known, seating_fits, with_pairs
+from p2p_sasaki.cli.pairs import PairsError, WaitingRoomPairs, check_known, seating_fits, with_pairs
 from p2p_sasaki.cli.presenter import Presenter
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.handshake import Admit, CodeConfirmed, JoinAdmissions, Refuse
@@ -164,3 +166,135 @@ async def test_every_member_sees_the_chosen_partners_before_it_signs_and_all_fou
     tampered = audit_table(altered)
     assert (tampered.ok, str(tampered.status.value), tampered.blame.seat, tampered.blame.hand) == (
         False, "damaged", None, 0), tampered
+
+
+def _member(n: int, name: str) -> TableMember:
+    return TableMember(bytes([n]) * 32, "", 6000 + n, bytes([n]) * 32, name)
+
+
+def test_the_creator_chooses_partners_in_the_waiting_room_while_seats_allow_and_not_once_full():
+    room = WaitingRoomPairs(None, "Ana")
+    assert room.fits((_member(9, "Ana"), _member(1, "Bo")), 4) is None          # the draw: anyone sits
+    room.joined(_member(1, "Leo"))
+    room.joined(_member(2, "Bo"))
+    assert room.typed("partners Mina+Jun") == (
+        "--pairs Mina+Jun names Mina and Jun, who are not at this table (Ana, Leo, Bo and 1 player(s) to join).")
+    assert room.choice is None
+    assert room.typed("partners Leo+Jun") == "Partners chosen: Leo and Jun (their seats are kept for them)."
+    assert room.fits((_member(9, "Ana"), _member(1, "Leo"), _member(2, "Bo"), _member(3, "Kim")), 4) == (
+        "the creator keeps a seat for Jun, chosen as partners (--pairs Leo+Jun)")
+    room.left(_member(2, "Bo"))
+    assert room.names == ["Ana", "Leo"]
+    room.joined(_member(3, "Jun"))
+    room.joined(_member(4, "Kim"))
+    room.full()
+    assert room.typed("partners draw") == "The table is full: its seating is fixed." and room.choice == ("Leo", "Jun")
+
+
+async def test_what_the_creator_types_in_the_waiting_room_is_read_until_the_table_fills(capsys):
+    room = WaitingRoomPairs(None, "Ana")
+    send, receive = trio.open_memory_channel[str | None](10)
+
+    class Reader:
+        async def line(self) -> str | None:
+            return await receive.receive()
+
+    scope = trio.CancelScope()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(choose_partners, room, Reader(), scope)
+        for line in ("partners Mina+Jun\n", "\n", "partners Mina\n"):
+            await send.send(line)
+        await trio.testing.wait_all_tasks_blocked()
+        scope.cancel()                 # the table is full: the waiting room's reading ends
+    await send.send("a line for the table\n")
+    assert receive.receive_nowait() == "a line for the table\n"     # not taken by the waiting room
+    assert room.choice == ("Mina", "Jun")
+    assert capsys.readouterr().out.splitlines() == [
+        "Partners chosen: Mina and Jun (their seats are kept for them).",
+        "'Mina' is not two names joined by +, like Mina+Jun."]
+
+
+async def test_the_creators_page_chooses_partners_in_the_waiting_room():
+    from p2p_sasaki.cli.web.server import WebTable
+    from tests.cli.test_web_server import Socket, http
+
+    presenter = Presenter(timeout=100, game="sasku")
+    room = WaitingRoomPairs(None, "Ana")
+    room.joined(_member(1, "Leo"))
+    presenter.partners_room = room
+    web = WebTable(presenter)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(web.serve)
+        status, body = await http(web.port, f"/t/{web.token}/", {"Host": f"127.0.0.1:{web.port}"})
+        html = body.decode()
+        assert status == 200 and '<button id="choose" type="button">Choose partners</button>' in html
+        assert '<button id="draw" type="button">Draw the pairs</button>' in html
+        socket = await Socket.open(web.port, f"/t/{web.token}/ws")
+        assert (await socket.receive())["table"]["partners"] == "draw"
+        await socket.send({"type": "partners", "names": "Leo+Mina"})
+        message = await socket.receive()
+        while message["table"]["partners"] != "Leo+Mina":
+            message = await socket.receive()
+        assert room.choice == ("Leo", "Mina")
+        assert message["table"]["log"][-1]["text"] == "Partners chosen: Leo and Mina (their seats are kept for them)."
+        await socket.send({"type": "partners", "names": "Leo+Leo"})
+        await trio.testing.wait_all_tasks_blocked()
+        assert room.choice == ("Leo", "Mina") and presenter.log[-1].text.startswith("Leo is named twice")
+        room.full()
+        presenter.changed()
+        message = await socket.receive()
+        while message.get("table", {}).get("partners", "") is not None:
+            message = await socket.receive()
+        await socket.send({"type": "partners", "names": "draw"})
+        message = await socket.receive()
+        while message["type"] != "refused":
+            message = await socket.receive()
+        assert message["reason"] == "partners are chosen by the table's creator, while the table fills"
+        assert room.choice == ("Leo", "Mina")
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.slow
+def test_in_chromium_the_creator_types_partners_and_chooses_them():
+    import queue
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    from p2p_sasaki.cli.web.server import WebTable
+    from tests.cli.web_player import CHROMIUM
+
+    presenter = Presenter(timeout=100, game="sasku")
+    room = WaitingRoomPairs(None, "Ana")
+    room.joined(_member(1, "Leo"))
+    presenter.partners_room = room
+    urls: queue.Queue[str] = queue.Queue()
+    done = threading.Event()
+
+    def serve() -> None:
+        async def main() -> None:
+            async with trio.open_nursery() as nursery:
+                urls.put(await nursery.start(WebTable(presenter).serve))
+                while not done.is_set():
+                    await trio.sleep(0.05)
+                nursery.cancel_scope.cancel()
+        trio.run(main)
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM)
+            page = browser.new_page()
+            page.goto(urls.get(timeout=30))
+            page.get_by_text("The seating draw decides the pairs.").wait_for()
+            page.get_by_label("Partners (two names, like Mina+Jun)").fill("Leo+Mina")
+            page.get_by_role("button", name="Choose partners", exact=True).click()
+            page.get_by_text("Partners chosen: Leo and Mina.").wait_for()
+            page.get_by_role("button", name="Draw the pairs", exact=True).click()
+            page.get_by_text("The seating draw decides the pairs.").wait_for()
+            browser.close()
+    finally:
+        done.set()
+        thread.join(timeout=30)
+    assert room.choice is None
