@@ -27,6 +27,7 @@ from p2p_sasaki.protocol.crypto import (
     ShuffleArgument,
     verify_signature,
 )
+from p2p_sasaki.protocol.messages.envelope import pack_body, unpack_body
 from p2p_sasaki.protocol.messages.payloads import DeckCommit, DeckNonce, ShuffleHop, ShuffleProof
 from p2p_sasaki.protocol.messages.wire import (
     ELEMENT_BYTES,
@@ -183,26 +184,14 @@ class BoardMessage:
 
 
 def encode_board_body(body: BoardBody) -> bytes:
-    fields: dict[str, Any] = {"version": body.version}
-    fields.update({f.name: f.spec.pack(getattr(body, f.name)) for f in BOARD_BODY_FIELDS})
-    fields.update({"type": body.type, "payload": body.payload.to_wire()})
-    data = pack(fields)
+    data = pack_body(body, BOARD_BODY_FIELDS)
     decode_board_body(data)  # never emit what we would refuse
     return data
 
 
 def decode_board_body(data: bytes) -> BoardBody:
-    obj = unpack_canonical(data, "board body")
-    if type(obj) is dict and "version" in obj:
-        check_version(obj["version"], "this message's sender")
-    if type(obj) is not dict or tuple(obj) != BOARD_BODY_KEYS:
-        raise malformed("a board body must be a map of " + ", ".join(BOARD_BODY_KEYS) + " in that order")
-    kind = obj["type"]
-    if type(kind) is not str or kind not in BOARD_PAYLOAD_TYPES:
-        raise malformed("unknown board message type")
-    values = {f.name: f.spec.unpack(obj[f.name], f.label or f.name) for f in BOARD_BODY_FIELDS}
-    payload = BOARD_PAYLOAD_TYPES[kind].from_wire(obj["payload"])
-    return BoardBody(**values, payload=payload)  # type: ignore[arg-type]
+    values, payload = unpack_body(data, BOARD_BODY_KEYS, BOARD_BODY_FIELDS, BOARD_PAYLOAD_TYPES, "board body")
+    return BoardBody(**values, payload=payload)
 
 
 def sign_board(body: BoardBody, identity: IdentityKey) -> bytes:
