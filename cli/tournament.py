@@ -245,6 +245,7 @@ async def _join(args: argparse.Namespace) -> int:
     from p2p_sasaki.cli.common import interfaces, parse_code
     from p2p_sasaki.cli.join import parse_address
     from p2p_sasaki.protocol.net import find_and_join_table, join_table
+    from p2p_sasaki.protocol.net.tournament import MAX_PLAYERS
 
     identity, name, directory = _identity(args)
     code = parse_code(args.code)
@@ -258,10 +259,11 @@ async def _join(args: argparse.Namespace) -> int:
     if args.address:
         roster = await join_table(identity, code, parse_address(args.address), mesh_port,
                                   mesh_host=args.interface or "", name=name, on_admitted=admitted,
-                                  handshake_timeout=10.0)
+                                  handshake_timeout=10.0, max_members=MAX_PLAYERS)
     else:
         roster = await find_and_join_table(identity, code, mesh_port, interfaces=interfaces(args),
-                                           mesh_host=args.interface or "", name=name, on_admitted=admitted)
+                                           mesh_host=args.interface or "", name=name, on_admitted=admitted,
+                                           max_members=MAX_PLAYERS)
     return await _play(args, identity, roster, mesh_listeners, directory, None)
 
 

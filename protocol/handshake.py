@@ -44,6 +44,8 @@ from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.chain import table_id_of
 from p2p_sasaki.protocol.crypto import Entropy, IdentityKey, system_entropy
 from p2p_sasaki.protocol.messages import (
+    MAX_JOIN_MEMBERS,
+    MAX_SEATS,
     NONCE_BYTES,
     PROTOCOL_VERSION,
     HandshakeMessage,
@@ -364,12 +366,17 @@ class JoinCreator(_Machine):
 
 class JoinJoiner(_Machine):
     """The joiner's side: ``me`` is our own roster entry (host empty: "the address you
-    see me connecting from"); ``creator_host`` fills the creator's host if it sent none."""
+    see me connecting from"); ``creator_host`` fills the creator's host if it sent none.
+    ``max_members``: the most members a roster may name (a table's ``MAX_SEATS``; a
+    tournament's join passes its own limit, up to the wire's ``MAX_JOIN_MEMBERS``)."""
 
     def __init__(self, identity: IdentityKey, me: TableMember, password: bytes, nameplate: str,
                  creator_host: str, entropy: Entropy = system_entropy, peer: str = "the table",
-                 code_text: str = "") -> None:
+                 code_text: str = "", max_members: int = MAX_SEATS) -> None:
         super().__init__(peer)
+        if not 2 <= max_members <= MAX_JOIN_MEMBERS:
+            raise ValueError(f"a join takes 2..{MAX_JOIN_MEMBERS} members")
+        self.max_members = max_members
         self.identity = identity
         self.me = me
         self.password = password
@@ -432,6 +439,9 @@ class JoinJoiner(_Machine):
                         or roster.members[0].nonce != self.creator.nonce:
                     return self._fail(f"{self.peer} sent a roster that does not open or does not start with its "
                                       "creator")
+                if len(roster.members) > self.max_members:
+                    return self._fail(f"{self.peer} sent a roster of {len(roster.members)} members; this join takes "
+                                      f"at most {self.max_members}")
                 mine = roster.member(self.identity.public_key) if self.identity.public_key in roster else None
                 if mine is None or mine.nonce != self.me.nonce or mine.name != self.me.name:
                     return self._fail(f"{self.peer} sent a roster without this peer (and its fresh nonce and "
@@ -496,13 +506,18 @@ class JoinAdmissions:
     A joiner that leaves before the table is full frees its seat (:meth:`leave`).
     ``fits(members, seats)``: the creator's own seating rule (e.g. Sasku partners chosen by
     name), asked for the members a joiner would make: None admits it, a sentence refuses it
-    (``refused``) and keeps the seat free.
+    (``refused``) and keeps the seat free. ``max_members``: the most ``seats`` may be (a
+    table's ``MAX_SEATS``; a tournament's join passes its own limit, up to the wire's
+    ``MAX_JOIN_MEMBERS``).
     """
 
     def __init__(self, table_id: bytes, creator: TableMember, seats: int, max_failures: int = 3,
-                 fits: Callable[[tuple[TableMember, ...], int], str | None] | None = None) -> None:
-        if seats < 2:
-            raise ValueError("a table needs at least two seats")
+                 fits: Callable[[tuple[TableMember, ...], int], str | None] | None = None,
+                 max_members: int = MAX_SEATS) -> None:
+        if not 2 <= max_members <= MAX_JOIN_MEMBERS:
+            raise ValueError(f"a join takes 2..{MAX_JOIN_MEMBERS} members")
+        if not 2 <= seats <= max_members:
+            raise ValueError(f"a table has 2..{max_members} seats")
         self.table_id = table_id
         self.creator = creator
         self.seats = seats

@@ -31,6 +31,7 @@ from p2p_sasaki.protocol.messages.envelope import (
 from p2p_sasaki.protocol.messages.handshake import (
     HANDSHAKE_TYPES,
     MAX_HOST_BYTES,
+    MAX_JOIN_MEMBERS,
     MAX_REASON_BYTES,
     MAX_SEALED_BYTES,
     MEMBER,
@@ -168,6 +169,7 @@ __all__ = [
     "MAX_GAME_NAME",
     "MAX_GAME_OPTIONS",
     "MAX_HOST_BYTES",
+    "MAX_JOIN_MEMBERS",
     "MAX_NAME_CHARS",
     "MAX_PACE_KINDS",
     "MAX_PACE_KIND_BYTES",

@@ -13,7 +13,6 @@ from typing import ClassVar
 from p2p_sasaki.protocol.crypto import PUBLIC_KEY_BYTES, SIGNATURE_BYTES
 from p2p_sasaki.protocol.messages.names import Name, default_name, describe_key
 from p2p_sasaki.protocol.messages.wire import (
-    MAX_SEATS,
     NONCE_BYTES,
     TABLE_ID_BYTES,
     Array,
@@ -32,7 +31,13 @@ from p2p_sasaki.protocol.messages.wire import (
 
 MAX_HOST_BYTES = 255
 PAKE_MESSAGE_BYTES = 33  # SPAKE2 over Ed25519: a side byte and a point
-MAX_SEALED_BYTES = 16 * 1024
+MAX_JOIN_MEMBERS = 255
+"""The ``join-roster``'s wire limit: a table's join takes at most ``MAX_SEATS`` of them
+(protocol/handshake.py, ``max_members``), a tournament's up to this (its own
+``tournament-roster`` names at most 255 players as well)."""
+MAX_SEALED_BYTES = 128 * 1024
+"""Enough for a ``join-roster`` of ``MAX_JOIN_MEMBERS`` members with the longest hosts and
+names (about 109 KB), sealed."""
 MAX_REASON_BYTES = 1024
 
 
@@ -178,10 +183,13 @@ class TableRoster(_Handshake):
     key and nonce (:func:`p2p_sasaki.protocol.chain.table_id_of`); each joiner checks it.
 
     Seating is decided later by the protocol (joint randomness); this order only
-    records who joined when."""
+    records who joined when. The wire takes up to ``MAX_JOIN_MEMBERS`` members (a
+    tournament's join); a table's join takes at most ``MAX_SEATS`` (protocol/handshake.py,
+    ``max_members``)."""
 
     TAG: ClassVar[str] = "join-roster"
-    FIELDS = (F("table_id", Bin(TABLE_ID_BYTES), "table id"), F("members", Array(MEMBER, MAX_SEATS, 1), "member"))
+    FIELDS = (F("table_id", Bin(TABLE_ID_BYTES), "table id"),
+              F("members", Array(MEMBER, MAX_JOIN_MEMBERS, 1), "member"))
     table_id: bytes
     members: tuple[TableMember, ...]
 

@@ -62,6 +62,7 @@ from p2p_sasaki.protocol.handshake import (
     Step,
     WrongCode,
 )
+from p2p_sasaki.protocol.messages import MAX_SEALED_BYTES, MAX_SEATS
 from p2p_sasaki.protocol.net.discovery import Interfaces, TableAd, browse_tables
 from p2p_sasaki.protocol.net.framing import FramedStream
 from p2p_sasaki.protocol.net.handshake import (
@@ -80,6 +81,9 @@ from p2p_sasaki.protocol.net.words import WORDS
 log = logging.getLogger(__name__)
 
 JOIN_FRAME_LIMIT = 64 * 1024
+"""What a creator reads from a joiner (a stranger until its code is confirmed)."""
+JOINER_FRAME_LIMIT = MAX_SEALED_BYTES + 1024
+"""What a joiner reads from the creator: the sealed roster may be large (a tournament's)."""
 
 
 # -- table codes ---------------------------------------------------------------
@@ -256,8 +260,9 @@ class _HostState(JoinAdmissions):
 
     def __init__(self, table_id: bytes, creator: TableMember, seats: int, max_failures: int,
                  on_event: Callable[[HostEvent], None] | None,
-                 fits: Callable[[tuple[TableMember, ...], int], str | None] | None = None) -> None:
-        super().__init__(table_id, creator, seats, max_failures, fits)
+                 fits: Callable[[tuple[TableMember, ...], int], str | None] | None = None,
+                 max_members: int = MAX_SEATS) -> None:
+        super().__init__(table_id, creator, seats, max_failures, fits, max_members)
         self.on_event = on_event or (lambda event: None)
         self.done = trio.Event()
         self.answered = 0  # admitted joiners sent the roster (or told the code is burnt)
@@ -297,6 +302,7 @@ async def host_table(
     fits: Callable[[tuple[TableMember, ...], int], str | None] | None = None,
     start: trio.Event | None = None,
     min_seats: int = 4,
+    max_members: int = MAX_SEATS,
 ) -> TableRoster:
     """Admit joiners who know ``code`` on ``listeners`` until the table has ``seats``
     (or, with ``start``, until ``start`` is set while at least ``min_seats`` members are in:
@@ -310,9 +316,11 @@ async def host_table(
     member's fresh 32 bytes for the table id (default: drawn here; tests pass a seeded one);
     ``name``: the creator's name ("": called by the key). ``fits``: the creator's seating
     rule for the members a joiner would make (protocol/handshake.py, ``JoinAdmissions``).
+    ``max_members``: the most ``seats`` may be (a table's ``MAX_SEATS``, 16; a tournament
+    passes its own limit): a larger ``seats`` raises ValueError.
     """
     me = TableMember(identity.public_key, mesh_host, mesh_port, nonce or secrets.token_bytes(32), name)  # fresh nonce
-    state = _HostState(table_id or secrets.token_bytes(32), me, seats, max_failures, on_event, fits)
+    state = _HostState(table_id or secrets.token_bytes(32), me, seats, max_failures, on_event, fits, max_members)
     # Until its code is confirmed, a connection holds a slot of the waiting room's pool (docs/
     # reliability.md, "Hostile connections"): strangers can neither make the creator buffer a
     # 64 KiB frame on each of many sockets nor squat the room; a seated joiner's address is known.
@@ -447,6 +455,7 @@ async def join_table(
     nonce: bytes | None = None,
     name: str = "",
     on_admitted: Callable[[], None] | None = None,
+    max_members: int = MAX_SEATS,
 ) -> TableRoster:
     """Join the table whose creator listens at ``address`` (host, port), by code, as
     ``name`` ("": called by the key); ``on_admitted()`` is called once the creator has
@@ -455,7 +464,9 @@ async def join_table(
     Returns the roster once the table is full (this waits for the other
     joiners; cancel to give up). ``mesh_port`` (and ``mesh_host``, default: the
     address the creator sees) is where this peer's mesh listens. Raises
-    :class:`WrongCodeError`, :class:`TableClosedError` or :class:`JoinError`.
+    :class:`WrongCodeError`, :class:`TableClosedError` or :class:`JoinError`; a roster of
+    more than ``max_members`` (a table's ``MAX_SEATS``; a tournament passes its own limit)
+    is refused with :class:`JoinError`.
     """
     host, port = address
     try:
@@ -463,10 +474,11 @@ async def join_table(
             stream = await trio.open_tcp_stream(host, port)
     except (OSError, trio.TooSlowError) as exc:
         raise JoinError(f"could not reach a table at {host}:{port} ({exc or 'timed out'})") from None
-    framed = FramedStream(stream, f"the table at {host}:{port}", JOIN_FRAME_LIMIT)
+    framed = FramedStream(stream, f"the table at {host}:{port}", JOINER_FRAME_LIMIT)
     me = TableMember(identity.public_key, mesh_host, mesh_port, nonce or secrets.token_bytes(32), name)
     machine = JoinJoiner(identity, me, code.password,
-                         code.nameplate, creator_host=host, peer=framed.peer, code_text=str(code))
+                         code.nameplate, creator_host=host, peer=framed.peer, code_text=str(code),
+                         max_members=max_members)
     try:
         with trio.fail_after(handshake_timeout):
             await _joiner_handshake(framed, machine)
@@ -509,6 +521,7 @@ async def find_and_join_table(
     creator: str | None = None,
     linger: float = 2.0,
     on_admitted: Callable[[], None] | None = None,
+    max_members: int = MAX_SEATS,
 ) -> TableRoster:
     """Find the table of ``code``'s nameplate by mDNS (:func:`pick_table`: with ``creator``,
     the one its creator's name says), then :func:`join_table` it at each of its addresses.
@@ -531,7 +544,7 @@ async def find_and_join_table(
         try:
             return await join_table(identity, code, (host, ad.port), mesh_port, mesh_host=mesh_host,
                                     handshake_timeout=handshake_timeout, nonce=nonce, name=name,
-                                    on_admitted=on_admitted)
+                                    on_admitted=on_admitted, max_members=max_members)
         except (WrongCodeError, TableClosedError):
             raise
         except JoinError as exc:

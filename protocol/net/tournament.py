@@ -8,8 +8,10 @@ network's side::
 
 **Joining** is the table's join (protocol/net/join.py: a one-time code, SPAKE2, the roster
 sealed to each joiner) with an open number of seats: the host admits players until it
-says start (at least four in), then sends every joiner the join roster (at most 16
-members: the join roster's limit).
+says start (at least four in, at most :data:`MAX_PLAYERS`), then sends every joiner the
+join roster. The join is told the tournament's limit (``max_members``: the host's
+``host_table``, each joiner's ``join_table``); a table's join keeps its own (16 members at
+most, ``MAX_SEATS``).
 
 **The mesh** is one full TCP mesh of all P players (protocol/net/mesh.py with the join
 roster), split into channels (protocol/net/tournament_links.py): the tournament's
@@ -104,8 +106,13 @@ __all__ = ["TOURNAMENT_GAME", "MIN_PLAYERS", "MAX_PLAYERS", "TournamentOptions",
            "host_tournament", "run_tournament", "table_id_of_round"]
 
 MIN_PLAYERS = 4
-MAX_PLAYERS = 16
-"""The join roster names at most 16 members (protocol/messages: MAX_SEATS)."""
+MAX_PLAYERS = 64
+"""The most players a tournament over the network admits (the host) and accepts in its join
+roster (every joiner: ``join_table(..., max_members=MAX_PLAYERS)``). The messages allow 255
+(``join-roster``: ``MAX_JOIN_MEMBERS``; ``tournament-roster``; a board's player byte); 64
+keeps what every player holds within reach of a laptop: one TCP connection to each other
+player (63; macOS starts a program with 256 open files) and a board whose checks grow as
+the square of the players (docs/protocol.md, "Board": about 4 s of one core at 32 players)."""
 OPTIONS = "tournament-options"
 TRANSCRIPT = "tournament-transcript"
 OVER = "tournament-over"
@@ -208,12 +215,15 @@ async def host_tournament(identity: Identity, code: TableCode, mesh_port: int, l
                           nonce: bytes | None = None, max_players: int = MAX_PLAYERS,
                           on_event: Callable[[Any], None] | None = None) -> TableRoster:
     """Admit players who know ``code`` until ``start`` is set with at least four in (or
-    ``max_players`` joined); returns the join roster, sent to every joiner (joiners use
-    :func:`~p2p_sasaki.protocol.net.join.join_table` as for a table). ``invitation``: fresh
-    random 32 bytes (give them to :class:`TournamentOptions` too)."""
+    ``max_players`` joined, at most :data:`MAX_PLAYERS`); returns the join roster, sent to
+    every joiner (joiners use :func:`~p2p_sasaki.protocol.net.join.join_table` as for a
+    table, with ``max_members=MAX_PLAYERS``). ``invitation``: fresh random 32 bytes (give
+    them to :class:`TournamentOptions` too)."""
+    if not MIN_PLAYERS <= max_players <= MAX_PLAYERS:
+        raise ValueError(f"a tournament has {MIN_PLAYERS}..{MAX_PLAYERS} players")
     return await host_table(identity, code, mesh_port, listeners, seats=max_players, start=start,
                             min_seats=MIN_PLAYERS, name=name, mesh_host=mesh_host, nonce=nonce, on_event=on_event,
-                            table_id=invitation)
+                            table_id=invitation, max_members=MAX_PLAYERS)
 
 
 def table_id_of_round(tournament_id: bytes, round_no: int, table: int, keys: Sequence[bytes]) -> bytes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import Any
 
 import pytest
 import trio
@@ -317,3 +318,69 @@ async def test_a_tournament_host_starts_when_told_once_four_are_in():
             nursery.start_soon(join, 2, address)
     assert result and len(result[0].members) == 4
     assert all(roster.keys == result[0].keys for roster in rosters.values()) and len(rosters) == 3
+
+
+async def test_a_tournament_of_17_joins_over_tcp_and_its_mesh_connects_while_a_table_keeps_16():
+    """Issue 21: a tournament's join is not capped at a table's 16 members. Sixteen joiners
+    join a tournament host on 127.0.0.1 (each passing the tournament's limit), every one
+    gets the same roster of 17, and the 17 members' full mesh (protocol/net/mesh.py with that
+    roster) connects and carries a frame from each member to each other. A table's host
+    still refuses 17 seats, and a table's joiner a roster of 17 (tests/protocol/test_handshake.py)."""
+    from contextlib import AsyncExitStack
+
+    from p2p_sasaki.protocol.net.mesh import Backoff, open_mesh
+    from p2p_sasaki.protocol.net.tournament import MAX_PLAYERS, host_tournament
+
+    assert MAX_PLAYERS == 64
+    with pytest.raises(ValueError, match=r"2\.\.16 seats"):
+        await host_table(Identity.generate(), CODE, 5000, [], seats=17)
+    with pytest.raises(ValueError, match=r"4\.\.64 players"):
+        await host_tournament(Identity.generate(), CODE, 5000, [], start=trio.Event(), invitation=bytes(32),
+                              max_players=65)
+
+    creator = Identity.generate()
+    joiners = [Identity.generate() for _ in range(16)]
+    mesh_listeners = [await trio.open_tcp_listeners(0, host="127.0.0.1") for _ in range(17)]
+    ports = [ls[0].socket.getsockname()[1] for ls in mesh_listeners]
+    rosters: dict[int, TableRoster] = {}
+    events: list[object] = []
+    start = trio.Event()
+
+    async def host(listeners: list[trio.SocketListener]) -> None:
+        rosters[0] = await host_tournament(creator, CODE, ports[0], listeners, start=start, invitation=bytes(32),
+                                           on_event=events.append)
+
+    async def join(index: int, address: tuple[str, int]) -> None:
+        rosters[index + 1] = await join_table(joiners[index], CODE, address, ports[index + 1],
+                                              max_members=MAX_PLAYERS)
+
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            listeners, address = await listen()
+            nursery.start_soon(host, listeners)
+            for index in range(16):
+                nursery.start_soon(join, index, address)
+            while max((e.seats_taken for e in events if isinstance(e, MemberJoined)), default=1) < 17:
+                await trio.sleep(0.01)
+            start.set()
+    assert len(rosters) == 17 and len(rosters[0].members) == 17
+    assert all(roster.table_id == rosters[0].table_id and roster.keys == rosters[0].keys
+               for roster in rosters.values())
+    assert set(rosters[0].keys[1:]) == {j.public_key for j in joiners}
+
+    identities = [creator, *joiners]
+    options: dict[str, Any] = dict(backoff=Backoff(initial=0.05, maximum=0.2), handshake_timeout=5.0)
+    with trio.fail_after(30):
+        async with AsyncExitStack() as stack:
+            meshes = [await stack.enter_async_context(open_mesh(identity, rosters[i], mesh_listeners[i], **options))
+                      for i, identity in enumerate(identities)]
+            for mesh in meshes:
+                await mesh.wait_connected()
+            for i, mesh in enumerate(meshes):
+                await mesh.broadcast(bytes([i]))
+            for i, mesh in enumerate(meshes):
+                heard: dict[bytes, bytes] = {}
+                while len(heard) < 16:
+                    peer, frame = await mesh.received.receive()
+                    heard[peer] = frame
+                assert heard == {identities[j].public_key: bytes([j]) for j in range(17) if j != i}

@@ -388,3 +388,72 @@ def test_admissions_make_the_table_id_from_every_member():
     again = JoinAdmissions(TABLE, TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE), seats=2)
     again.decide(CodeConfirmed(TableMember(KEYS[1].public_key, "", 6001, bytes([1]) * 32)), "10.0.0.2")
     assert book.roster.table_id == table_id_of(TABLE, book.roster.members) != again.roster.table_id
+
+
+# -- issue 21: a tournament's join takes more members than a table's ---------------------------
+
+
+def test_a_tournament_join_seats_17_members_and_a_table_join_still_stops_at_16():
+    """``max_members`` (a tournament's limit) lifts the table's 16 for the admissions and
+    the joiner's check of the roster; without it a 17th member is refused on both sides."""
+    from p2p_sasaki.protocol.handshake import FULL_SENTENCE, Admit, JoinAdmissions, Refuse
+
+    me = TableMember(CREATOR.public_key, "", 5000, MEMBER_NONCE, "Mina")
+    with pytest.raises(ValueError, match=r"2\.\.16 seats"):
+        JoinAdmissions(TABLE, me, seats=17)                       # a table: 16 at most, as before
+    with pytest.raises(ValueError, match=r"2\.\.255 members"):
+        JoinAdmissions(TABLE, me, seats=17, max_members=256)      # the wire's limit
+    book = JoinAdmissions(TABLE, me, seats=17, max_members=64)
+    jun = TableMember(JOINER.public_key, "", 6000, MEMBER_NONCE, "Jun")
+    assert book.decide(CodeConfirmed(jun), "1.2.3.4") == Admit(TableMember(JOINER.public_key, "1.2.3.4", 6000,
+                                                                           MEMBER_NONCE, "Jun"))
+    others = [IdentityKey(bytes([100 + i]) * 32) for i in range(16)]
+    for i, other in enumerate(others[:15]):
+        assert isinstance(book.decide(CodeConfirmed(TableMember(other.public_key, "", 7000 + i, MEMBER_NONCE)),
+                                      f"10.0.1.{i}"), Admit)
+    assert book.closed == "table-full" and len(book.roster.members) == 17
+    late = CodeConfirmed(TableMember(others[15].public_key, "", 7999, MEMBER_NONCE))
+    assert book.decide(late, "10.0.2.1") == Refuse("table-full", FULL_SENTENCE)
+    roster = decode_handshake(encode_handshake(book.roster))
+    assert roster == book.roster
+
+    def joined(max_members: int | None) -> list[object]:
+        creator = JoinCreator(CREATOR, me, CODE, "7", TABLE, entropy=SeededEntropy(b"t17c"))
+        joiner = (JoinJoiner(JOINER, jun, CODE, "7", "10.0.0.1", entropy=SeededEntropy(b"t17j")) if max_members is None
+                  else JoinJoiner(JOINER, jun, CODE, "7", "10.0.0.1", entropy=SeededEntropy(b"t17j"),
+                                  max_members=max_members))
+        pump(creator, joiner, creator.start(), joiner.start())
+        pump(creator, joiner, creator.admit())
+        return pump(creator, joiner, creator.send_roster(book.roster))[1]
+
+    [received] = joined(64)                                       # a tournament's joiner
+    assert isinstance(received, RosterReceived) and received.roster.keys == book.roster.keys
+    assert received.roster.members[0].host == "10.0.0.1"
+    [failed] = joined(None)                                       # a table's joiner
+    assert isinstance(failed, Failed) and failed.reason.endswith("sent a roster of 17 members; this join takes "
+                                                                 "at most 16")
+    with pytest.raises(ValueError, match=r"2\.\.255 members"):
+        JoinJoiner(JOINER, jun, CODE, "7", "10.0.0.1", max_members=256)
+
+
+def test_the_join_roster_takes_255_members_with_the_longest_hosts_and_names_sealed():
+    """The wire limits (docs/protocol.md, "Handshake messages"): a ``join-roster`` of 1..255
+    members; 255 with a 255-byte host and a 24-character name of 4-byte characters each
+    still fits one ``sealed`` (at most 128 KiB)."""
+    from p2p_sasaki.protocol.messages import MAX_JOIN_MEMBERS, MAX_SEALED_BYTES, MessageError, Sealed
+
+    def roster(count: int) -> TableRoster:
+        members = tuple(TableMember(i.to_bytes(32, "big"), "h" * 255, 65535, MEMBER_NONCE, "\U0001d11e" * 24)
+                        for i in range(1, count + 1))
+        return TableRoster(TABLE, members)
+
+    assert MAX_JOIN_MEMBERS == 255
+    largest = encode_handshake(roster(255))
+    assert decode_handshake(largest) == roster(255)
+    sealed = crypto.seal(bytes(32), 1, largest)
+    assert len(sealed) <= MAX_SEALED_BYTES
+    assert decode_handshake(encode_handshake(Sealed(sealed))) == Sealed(sealed)
+    with pytest.raises(MessageError):
+        encode_handshake(roster(256))
+    with pytest.raises(MessageError):
+        encode_handshake(Sealed(bytes(MAX_SEALED_BYTES + 1)))
