@@ -39,6 +39,7 @@ sys.path.append(str(ROOT))  # tests.* helpers; p2p_sasaki stays the installed on
 
 from p2p_sasaki.protocol.net import TableCode  # noqa: E402
 from p2p_sasaki.protocol.net.words import WORDS  # noqa: E402
+from tests.cli.inproc import cli  # noqa: E402
 from tests.net.mdns_scenario import assert_isolated, start_avahi  # noqa: E402
 
 CHILD_ENV = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -48,9 +49,12 @@ TOTALS = re.compile(r"Match over\. Totals: (.*)\.")
 children: list[subprocess.Popen] = []
 
 
-def sasaki(*argv: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", *argv], cwd=ROOT, env=CHILD_ENV,
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, **kwargs)
+def sasaki(*argv: str, timeout: float = 0) -> subprocess.CompletedProcess:
+    """A command that ends by itself (tables, a refused join, audit) in this process, as the
+    command line runs it (tests/cli/inproc.py): no interpreter start each; its own options
+    (--timeout, --browse-timeout) bound how long it looks. The tables, the creators and the
+    joiners that play stay processes of their own."""
+    return cli(*argv)
 
 
 def start(log: Path, *argv: str) -> subprocess.Popen:
