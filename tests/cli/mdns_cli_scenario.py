@@ -13,6 +13,10 @@ makes the assertions.
   dbus-daemon + avahi-daemon on ``lo`` and ``avahi-browse -rtp _sasaki._tcp`` see it;
   ``sasaki join WRONG-CODE`` is refused; three ``sasaki join CODE --bot`` find it by
   mDNS and play the hand; ``sasaki audit`` checks a transcript.
+
+The commands that end by themselves (tables, a refused join, audit) and the ``table``
+scenario's three joiners run in this process (tests/cli/inproc.py), through the same entry
+as the command line; the creators, the bots they start and the terminals are processes.
 * ``bots``: ``sasaki tables`` with nothing advertised (both outputs), then
   ``sasaki host --bots 3`` plays a 1-hand match alone; every bot's transcript audits.
 * ``lan``: tables on one LAN: two creators share a number (``--keep-number``), a third
@@ -25,6 +29,7 @@ makes the assertions.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -34,12 +39,14 @@ import sys
 import time
 from pathlib import Path
 
+import trio
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.append(str(ROOT))  # tests.* helpers; p2p_sasaki stays the installed one
 
 from p2p_sasaki.protocol.net import TableCode  # noqa: E402
 from p2p_sasaki.protocol.net.words import WORDS  # noqa: E402
-from tests.cli.inproc import cli  # noqa: E402
+from tests.cli.inproc import cli, play  # noqa: E402
 from tests.net.mdns_scenario import assert_isolated, start_avahi  # noqa: E402
 
 CHILD_ENV = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -122,10 +129,13 @@ def table_scenario(work: Path) -> dict:
     wait_for_text(host_log, host, "tried a wrong code", timeout=5)
 
     started = time.monotonic()
-    joiners = [start(work / f"p{i}.log", "join", str(code), "--bot", "--seed", str(i),
-                     "--data-dir", str(work / f"p{i}"), "--transcript", str(work / f"p{i}.sasaki"))
-               for i in (1, 2, 3)]
-    results = [wait(host, host_log)] + [wait(p, work / f"p{i}.log") for i, p in zip((1, 2, 3), joiners, strict=False)]
+    # the three joiners find the table by mDNS and play: commands in this process, side by side
+    # (tests/cli/inproc.py); the host they find is a process of its own
+    joiners = trio.run(functools.partial(play, *(["join", str(code), "--bot", "--seed", str(i),
+                                                  "--data-dir", str(work / f"p{i}"),
+                                                  "--transcript", str(work / f"p{i}.sasaki")] for i in (1, 2, 3)),
+                                         deadline=60))
+    results = [wait(host, host_log)] + [(joiner.status, joiner.text()) for joiner in joiners]
     report["match_seconds"] = round(time.monotonic() - started, 1)
     report["peers"] = [{"rc": rc, "totals": (m.group(1) if (m := TOTALS.search(out)) else None), "tail": out[-1500:]}
                        for rc, out in results]
