@@ -14,8 +14,8 @@ makes the assertions.
   ``sasaki join WRONG-CODE`` is refused; three ``sasaki join CODE --bot`` find it by
   mDNS and play the hand; ``sasaki audit`` checks a transcript.
 
-The commands that end by themselves (tables, a refused join, audit) and the ``table``
-scenario's three joiners run in this process (tests/cli/inproc.py), through the same entry
+The commands that end by themselves (tables, a refused join, audit), the ``table``
+scenario's three joiners and the ``lan`` scenario's run in this process (tests/cli/inproc.py), through the same entry
 as the command line; the creators, the bots they start and the terminals are processes.
 * ``bots``: ``sasaki tables`` with nothing advertised (both outputs), then
   ``sasaki host --bots 3`` plays a 1-hand match alone; every bot's transcript audits.
@@ -46,7 +46,7 @@ sys.path.append(str(ROOT))  # tests.* helpers; p2p_sasaki stays the installed on
 
 from p2p_sasaki.protocol.net import TableCode  # noqa: E402
 from p2p_sasaki.protocol.net.words import WORDS  # noqa: E402
-from tests.cli.inproc import cli, play  # noqa: E402
+from tests.cli.inproc import Command, cli, command, play  # noqa: E402
 from tests.net.mdns_scenario import assert_isolated, start_avahi  # noqa: E402
 
 CHILD_ENV = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -253,15 +253,28 @@ def lan_scenario(work: Path) -> dict:
     unsure = sasaki("join", str(codes["Mina"]), "--bot", "--browse-timeout", "5",
                     "--data-dir", str(work / "unsure"), timeout=30)
     report["unsure"] = {"rc": unsure.returncode, "stderr": unsure.stderr}
-    joiners = {who: start(work / f"{who}-joiner.log", "join", str(codes[who]), "--creator", who, "--bot",
-                          "--name", name, "--data-dir", str(work / f"{who}-joiner"),
-                          "--transcript", str(work / f"{who}-joiner.sasaki"))
-               for who, name in (("Mina", "Sora"), ("Jun", "Hana"))}
-    wait_for_text(logs["Mina"], mina, "joined (4 of 4 seats taken)", timeout=30)
-    fifth = sasaki("join", str(codes["Mina"]), "--creator", "Mina", "--bot", "--data-dir", str(work / "fifth"),
-                   timeout=30)
-    report["fifth"] = {"rc": fifth.returncode, "stderr": fifth.stderr, "stdout": fifth.stdout}
-    report["peers"] = {who: [wait(process, logs[who])[0], wait(joiners[who], work / f"{who}-joiner.log")[0]]
+
+    async def join_then_a_fifth() -> tuple[dict[str, Command], Command]:
+        """Sora and Hana join by mDNS and play; once Mina's table is full, a fifth tries it.
+        The three are commands in this process (tests/cli/inproc.py); the creators are not."""
+        with trio.fail_after(150):
+            async with trio.open_nursery() as nursery:
+                joiners = {who: await nursery.start(command, ["join", str(codes[who]), "--creator", who, "--bot",
+                                                              "--name", name, "--data-dir", str(work / f"{who}-joiner"),
+                                                              "--transcript", str(work / f"{who}-joiner.sasaki")])
+                           for who, name in (("Mina", "Sora"), ("Jun", "Hana"))}
+                with trio.move_on_after(30):
+                    while "joined (4 of 4 seats taken)" not in logs["Mina"].read_text() and mina.poll() is None:
+                        await trio.sleep(0.05)
+                if "joined (4 of 4 seats taken)" not in logs["Mina"].read_text():
+                    raise RuntimeError(f"Mina's table was not full; the output was:\n{logs['Mina'].read_text()}")
+                fifth = await command(["join", str(codes["Mina"]), "--creator", "Mina", "--bot",
+                                       "--data-dir", str(work / "fifth")])
+        return joiners, fifth
+
+    joiners, fifth = trio.run(join_then_a_fifth)
+    report["fifth"] = {"rc": fifth.status, "stderr": fifth.err.getvalue(), "stdout": fifth.out.getvalue()}
+    report["peers"] = {who: [wait(process, logs[who])[0], joiners[who].status]
                        for who, process in (("Mina", mina), ("Jun", jun))}
     report["match_seconds"] = round(time.monotonic() - started, 1)
     report["host_logs"] = {who: logs[who].read_text() for who in ("Mina", "Jun")}
