@@ -13,10 +13,10 @@ Prints, as medians over several runs (CPU time, so a shared machine disturbs it 
   - the audit of that hand's deck (audit_hand): from the keys, and verifying every argument;
   - how the deal grows with seats (2-8, 48 cards) and with cards (12-96, 4 seats);
   - with ``--hand-over``: what a private hand-over adds (docs/protocol.md, "Hand-over"):
-    after the deal seat 0 hands a card to seat 2 (its partner at four seats); the time on
-    the critical path (the giver seals, every seat checks and moves the position, the
-    receiver unseals and signs its receipt), the busiest seat's multiplications, the bytes
-    of the two envelopes, and the key reveal's check of it.
+    after the deal seat 0 hands a card to seat 2 (its partner at four seats) by the re-lock;
+    the time on the critical path (the giver names the position, the receiver adds its
+    layer, the giver strips its own, every seat checking each step's DLEQ), the busiest
+    seat's multiplications, the bytes of the three envelopes, and the key reveal's check.
 
 With ``--open-seat S`` seat S is an open seat (a bot in an empty seat, docs/protocol.md
 "Replace seat"): it shows its hand (the public strip round n), and a seat counts as dealt
@@ -45,7 +45,7 @@ from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.audit import audit_hand
 from p2p_sasaki.protocol.crypto import G, IdentityKey, SeededEntropy
 from p2p_sasaki.protocol.deck import DeckJob, DeckSession, HandDealt, HandShown, JobResult, Violation, run_job
-from p2p_sasaki.protocol.messages import Body, HandOver, HandOverTaken, sign_envelope
+from p2p_sasaki.protocol.messages import Body, HandOver, HandOverLock, HandOverStrip, sign_envelope
 
 clock = time.thread_time  # CPU time of this thread: robust to a shared, noisy machine
 
@@ -108,14 +108,16 @@ class HandFigures:
     audit_args: float
     hand_over: float = 0.0           # seconds a hand-over adds to the critical path
     hand_over_mults: float = 0.0     # the busiest seat's multiplications for it
-    hand_over_bytes: float = 0.0     # its two envelopes (deck/hand-over, deck/hand-over-taken)
+    hand_over_bytes: float = 0.0     # its three envelopes (deck/hand-over, -lock, -strip)
     hand_over_audit: float = 0.0     # the key reveal's check of it, at one seat
 
 
 def measure_hand_over(sessions: list[DeckSession], keys: list[IdentityKey]) -> tuple[float, int, int]:
-    """Seat 0 hands its first card to seat 2 (seat 1 with two seats): (critical path seconds,
-    the busiest seat's multiplications, the bytes of the two signed envelopes). The seats
-    check in parallel: the path is the giver's sealing, the slowest check, the receipt."""
+    """Seat 0 hands its first card to seat 2 (seat 1 with two seats) by the re-lock: (critical
+    path seconds, the busiest seat's multiplications, the bytes of the three signed envelopes).
+    The seats check each step in parallel: the path is the naming and its slowest check, the
+    receiver's layer and the slowest check of it, the giver's strip and the slowest check of it
+    (the receiver's, which also reads the card)."""
     giver, to = 0, 2 % len(sessions)
     hand = sessions[giver].hand
     assert hand is not None
@@ -127,19 +129,30 @@ def measure_hand_over(sessions: list[DeckSession], keys: list[IdentityKey]) -> t
         mults[seat] += MULTS[0] - before
         return value, clock() - t0
 
-    made, seal = timed(giver, lambda: sessions[giver].hand_over(hand[0], to))
+    def everyone(accept: Callable[[DeckSession], str | None]) -> float:
+        checks = []
+        for seat, session in enumerate(sessions):
+            reason, spent = timed(seat, functools.partial(accept, session))
+            if reason is not None:
+                raise SystemExit(f"the hand-over was refused: {reason}")
+            checks.append(spent)
+        return max(checks)
+
+    made, name = timed(giver, lambda: sessions[giver].hand_over(hand[0], to))
     message = cast(HandOver, made)
-    checks = []
-    for seat, session in enumerate(sessions):
-        reason, spent = timed(seat, functools.partial(session.accept_hand_over, giver, message))
-        if reason is not None:
-            raise SystemExit(f"the hand-over was refused: {reason}")
-        checks.append(spent)
-    answered, unseal = timed(to, lambda: sessions[to].receipt(message.position))
-    receipt = cast(HandOverTaken, answered)
+    path = name + everyone(lambda session: session.accept_hand_over(giver, message))
+    made, spent = timed(to, sessions[to].relock)
+    lock = cast(HandOverLock, made)
+    path += spent + everyone(lambda session: session.accept_relock(to, lock))
+    made, spent = timed(giver, sessions[giver].strip_lock)
+    strip = cast(HandOverStrip, made)
+    path += spent + everyone(lambda session: session.accept_strip(giver, strip))
+    if sessions[to].held_card(message.position) != hand[0]:
+        raise SystemExit("the receiver did not read the handed card")
     envelopes = [sign_envelope(Body(bytes(32), 1, 20, giver, bytes(32), message), keys[giver]),
-                 sign_envelope(Body(bytes(32), 1, 21, to, bytes(32), receipt), keys[to])]
-    return seal + max(checks) + unseal, max(mults), sum(len(e) for e in envelopes)
+                 sign_envelope(Body(bytes(32), 1, 21, to, bytes(32), lock), keys[to]),
+                 sign_envelope(Body(bytes(32), 1, 22, giver, bytes(32), strip), keys[giver])]
+    return path, max(mults), sum(len(e) for e in envelopes)
 
 
 def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
@@ -294,7 +307,8 @@ def main() -> None:
         print(f"a private hand-over (seat 0 to seat {2 % args.seats}, after the deal, proofs on): adds "
               f"{s['hand_over']:.4f} s = {s['hand_over'] / unit:,.0f} units to the critical path; "
               f"{s['hand_over_mults']:,.0f} mults at the busiest seat; {s['hand_over_bytes']:,.0f} bytes "
-              f"(deck/hand-over and deck/hand-over-taken envelopes); the key reveal at one seat (every key "
+              f"(deck/hand-over, deck/hand-over-lock and deck/hand-over-strip envelopes); the key reveal at one "
+              f"seat (every key "
               f"checked, the hand-over with them) {s['hand_over_audit']:.4f} s\n"
               f"  the deal of the same runs: critical path {s['critical']:.3f} s = {s['critical'] / unit:,.0f} "
               f"units; deck bytes per hand {s['bytes']:,.0f}")

@@ -4,8 +4,8 @@ arguments and the hidden-card proofs (docs/protocol.md, "Sasku at the table").
 
 Bots: each gives whenever it may (so most deals see a picture given), passes 60% of its
 bidding turns, otherwise answers at random. Per seed: the transcript's bytes and
-envelopes, the hand-overs, the actions that carry a hidden-card proof and the proofs'
-msgpack bytes, and the CPU time of the four peers together (process time; a shared
+envelopes, the hand-overs, the actions (and returns) that carry a hidden-card proof and the
+proofs' msgpack bytes, and the CPU time of the four peers together (process time; a shared
 machine moves it).
 
 Usage: python bench/sasku_deal.py [--seeds 3] [--no-proofs]
@@ -18,7 +18,7 @@ import random
 import time
 
 from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy
-from p2p_sasaki.protocol.messages import TableAction, decode_envelope
+from p2p_sasaki.protocol.messages import HandOver, TableAction, decode_envelope
 from p2p_sasaki.protocol.messages.wire import pack
 from p2p_sasaki.protocol.sasku_game import GiveBack, GiveCall, SaskuGame
 from p2p_sasaki.protocol.session import Record, TableConfig, TableSession
@@ -81,11 +81,13 @@ def main() -> None:
         transcript, cpu = one_deal(seed, not args.no_proofs)
         messages = [decode_envelope(body) for kind, body in split_records(transcript)[1:] if kind == KIND_ENVELOPE]
         types = [m.body.type for m in messages]
-        proven = [m.body.payload for m in messages if isinstance(m.body.payload, TableAction) and m.body.payload.proof]
+        proven = [m.body.payload for m in messages if isinstance(m.body.payload, (TableAction, HandOver))
+                  and m.body.payload.proof]
         sizes = sorted(len(pack([c.to_wire() for c in p.proof])) for p in proven)
+        verbs = {p.verb if isinstance(p, TableAction) else "return" for p in proven}
         print(f"seed {seed}: transcript {len(transcript):,} B, {len(messages)} envelopes, "
-              f"{types.count('deck/hand-over')} hand-overs, {len(proven)} proven actions "
-              f"({', '.join(sorted({p.verb for p in proven})) or 'none'}; proofs {sizes[0] if sizes else 0}-"
+              f"{types.count('deck/hand-over')} hand-overs (each with its lock and strip), {len(proven)} proven "
+              f"actions ({', '.join(sorted(verbs)) or 'none'}; proofs {sizes[0] if sizes else 0}-"
               f"{sizes[-1] if sizes else 0} B), CPU {cpu:.2f} s for the four peers ({cpu / 4:.2f} s a peer)")
 
 

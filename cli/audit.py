@@ -114,6 +114,8 @@ def as_json(audit: Any) -> dict[str, Any]:
         "names": list(getattr(audit, "names", ())),
         "open_bots": [{"seat": seat, "runner": runner, "moves": moves}
                       for seat, runner, moves in getattr(audit, "open_bots", ())],
+        "penalties": [None if p is None else {"hand": p.hand, "seat": p.seat, "slot": p.slot, "reason": p.reason}
+                      for p in getattr(audit, "penalties", ())],
     }
 
 
@@ -175,6 +177,9 @@ def describe(audit: Any) -> str:
     incomplete = "" if data["complete"] else " (the match stops early: not every hand was played)"
     forfeits = "".join(f"; {label(hand['forfeit'])} left hand {number} after the deal and forfeits it"
                        for number, hand in enumerate(data["hands"], 1) if isinstance(hand, dict))
+    forfeits += "".join(f"; {label(p['seat'])} broke a rule with hidden cards in hand {p['hand']}, found when the "
+                        f"keys were revealed ({p['reason']}): its side loses that hand by the rules' penalty"
+                        for p in data["penalties"] if p is not None)
     lines = [f"OK: {len(data['hands'])} hand(s) verified{incomplete}{forfeits}; totals "
              + ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(data["totals"])) + "."]
     padded = data["scores"] + [None] * len(data["hands"])

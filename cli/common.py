@@ -483,8 +483,13 @@ def report(result: TableResult, quiet: bool, going_on: bool = False) -> int:
     for event in result.abandoned:
         gone = ", ".join(f"S{s}" for s in event.left)
         print(f"Hand {event.hand} was abandoned: {gone} left ({event.reason}); nobody is blamed.")
-    print(f"Totals so far: {places_text(result.totals)}; the match goes on at a new table." if going_on
-          else f"Match over. Totals: {places_text(result.totals)}.")
+    totals = places_text(result.totals)
+    if getattr(getattr(result.config, "game", None), "name", None) == "sasku":   # partners share a score
+        from p2p_sasaki.cli.sasku_text import totals_text
+
+        totals = totals_text(result.totals)
+    print(f"Totals so far: {totals}; the match goes on at a new table." if going_on
+          else f"Match over. Totals: {totals}.")
     print(f"Transcript: {result.transcript} (check it with: sasaki audit {result.transcript})")
     return 0 if result.finished else 1
 

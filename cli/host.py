@@ -9,6 +9,7 @@ import secrets
 import subprocess
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -30,12 +31,23 @@ from p2p_sasaki.cli.common import (
     refuse_fast_with_person,
     report,
     run_async,
+    say_error,
     spawn_bot_peers,
     table_page,
 )
 from p2p_sasaki.cli.matches import play_roster
 from p2p_sasaki.cli.name import player_name
+from p2p_sasaki.cli.pairs import (
+    WAITING_ROOM_HINT,
+    PairsError,
+    WaitingRoomPairs,
+    add_pairs_option,
+    check_known,
+    refuse_pairs_for_sasaki,
+    with_pairs,
+)
 from p2p_sasaki.cli.resume import pending_table, resume
+from p2p_sasaki.protocol.messages import default_name
 from p2p_sasaki.protocol.net import (
     Advertisement,
     MemberJoined,
@@ -56,6 +68,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     "the LAN (mDNS), admit the three players who type the code (or fill seats with "
                     "--bots N), then play the match and write its signed transcript.")
     add_table_options(parser)
+    add_pairs_option(parser)
     add_peer_options(parser)
     parser.add_argument("--no-mdns", action="store_true",
                         help="do not advertise on the LAN: joiners must use --address HOST:PORT")
@@ -70,7 +83,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    if refuse_fast_with_person(args):
+    if refuse_fast_with_person(args) or refuse_pairs_for_sasaki(args):
         return EXIT_USAGE
     if args.demo:
         from p2p_sasaki.cli import common
@@ -92,8 +105,17 @@ async def _host(args: argparse.Namespace, player: object) -> int:
     directory = prepare_directories(args)
     identity = load_identity(directory)
     name = player_name(args, directory)
+    pairs = getattr(args, "pairs", None)
+    if pairs is not None:
+        try:
+            check_known(pairs, [name or default_name(identity.public_key)]
+                        + [f"Bot {n}" for n in range(2, 2 + args.bots)], 3 - args.bots)
+        except PairsError as error:
+            say_error(str(error))
+            return EXIT_USAGE
     code = parse_code(args.code) if args.code else TableCode.generate()
     config = config_from_args(args)
+    room = WaitingRoomPairs(pairs, name or default_name(identity.public_key))
     ui = make_ui(args, player)
     bind = bind_host(args)
     join_listeners = await trio.open_tcp_listeners(args.port, host=bind)
@@ -125,13 +147,28 @@ async def _host(args: argparse.Namespace, player: object) -> int:
                 people = 3 - args.bots
                 print(f"Waiting for {people} player(s) to join ..." if people else "Waiting for the bots to join ...",
                       flush=True)
+                waiting = trio.CancelScope()
+                reader = getattr(player, "reader", None)
+                if getattr(args, "game", "sasaki") == "sasku" and reader is not None and not (args.quiet or args.demo):
+                    print(WAITING_ROOM_HINT, flush=True)
+                    nursery.start_soon(choose_partners, room, reader, waiting)
+                    presenter = getattr(player, "presenter", None)
+                    if presenter is not None:      # the page's waiting room too
+                        presenter.partners_room = room
+                        presenter.changed()
 
                 def on_event(event: object) -> None:
                     if isinstance(event, MemberJoined):
+                        room.joined(event.member)
+                        if event.seats_taken >= 4:
+                            room.full()      # the seating the last admission fitted is final
+                            if getattr(player, "presenter", None) is not None:
+                                player.presenter.changed()   # type: ignore[attr-defined]
                         print(f"{event.member} joined ({event.seats_taken} of 4 seats taken).", flush=True)
                         if args.ready_file:   # the demo admits its joiners one by one with a fixed deal
                             args.ready_file.with_suffix(".seats").write_text(str(event.seats_taken))
                     elif isinstance(event, MemberLeft):
+                        room.left(event.member)
                         print(f"{event.member} left ({event.seats_taken} of 4 seats taken).", flush=True)
                     elif isinstance(event, WrongCodeTried):
                         print(f"{event}.", flush=True)
@@ -140,7 +177,11 @@ async def _host(args: argparse.Namespace, player: object) -> int:
 
                 roster = await host_table(identity, code, mesh_port, join_listeners, table_id=_table_id(args),
                                           nonce=member_nonce(args, identity), name=name,
-                                          mesh_host=args.interface or "", on_event=on_event)
+                                          mesh_host=args.interface or "", on_event=on_event,
+                                          fits=room.fits)
+                waiting.cancel()
+            if room.choice is not None:
+                config = with_pairs(config, roster.members, room.choice)
             result = await play_roster(args, identity, roster, mesh_listeners, config, player, ui)
     except BaseException:
         for process in bots:   # never leave a bot peer behind, whatever failed
@@ -149,6 +190,18 @@ async def _host(args: argparse.Namespace, player: object) -> int:
     for process in bots:
         await trio.to_thread.run_sync(functools.partial(_wait, process))
     return report(result, args.quiet)
+
+
+async def choose_partners(room: WaitingRoomPairs, reader: Any, scope: trio.CancelScope) -> None:
+    """The creator's terminal in the waiting room: ``partners NAME+NAME`` or ``partners draw``
+    (cli/pairs.py), until the table is full."""
+    with scope:
+        while not room.fixed:
+            line = await reader.line()
+            if line is None:
+                return
+            if line.strip():
+                print(room.typed(line), flush=True)
 
 
 NUMBER_CHECK = 2.0   # seconds a creator listens for another table with its number

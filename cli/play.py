@@ -21,6 +21,7 @@ from p2p_sasaki.cli.common import (
     run_async,
     seconds,
 )
+from p2p_sasaki.cli.pairs import add_pairs_option, refuse_pairs_for_sasaki
 from p2p_sasaki.cli.resume import pending_table
 from p2p_sasaki.cli.tables import browse, table_line
 from p2p_sasaki.protocol.net import TableAd, creator_label
@@ -33,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     "one (like 'sasaki join'; type 'CODE HOST:PORT' when multicast does not pass), "
                     "or create a new table (like 'sasaki host') if you just press Enter.")
     add_table_options(parser, creating_only=True)
+    add_pairs_option(parser)
     add_peer_options(parser)
     parser.add_argument("--browse-timeout", type=seconds, default=3.0, metavar="SECONDS",
                         help="how long to look for tables (default 3)")
@@ -40,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    if refuse_fast_with_person(args):
+    if refuse_fast_with_person(args) or refuse_pairs_for_sasaki(args):
         return EXIT_USAGE
     async def main() -> int:
         saved = await pending_table(args)

@@ -59,6 +59,7 @@ from p2p_sasaki.protocol.net.table import (
     CannotAbandon,
     Connected,
     Links,
+    OptionsAgreed,
     Stalled,
     Turn,
     Waiting,
@@ -139,7 +140,7 @@ _AWAITED = {DecisionKind.TURN: "to play", DecisionKind.RUN: "to answer the run w
 
 _GAME_AWAITED = {"bid": "is to bid", "answer": "is to take or refuse a picture", "return": "is to hand a card back",
                  "trump": "is to name the trump", "play": "is to play"}   # a Sasku decision, in the status line
-_GAME_AWAITED_TO = {kind: "to" + text[2:] for kind, text in _GAME_AWAITED.items()}   # ... in the waiting line
+_GAME_AWAITED_TO = {kind: text.removeprefix("is ") for kind, text in _GAME_AWAITED.items()}   # ... in the waiting line
 
 RULES_HELP = """\
 Sasaki in short: 48 cards (no 2s), 12 each, ranks 3 (low) to A (high); suits never rank.
@@ -329,6 +330,7 @@ class TableView:
     hand_result: HandResult | None = None    # the last hand's result, until the next deal's cards
     direction: str = TURN_DIRECTION          # which way play goes: the next seat sits on your right
     game: Any = None                         # the game's own part (cli/games): Sasku's SaskuTable; None for Sasaki
+    partners: str | None = None              # the creator's waiting room (Sasku): "Mina+Jun", "draw"; None: closed
 
 
 @dataclass
@@ -394,6 +396,7 @@ class Presenter:
         self._prompts = 0
         self._forced_pass = False
         self.next_offer: NextMatch | None = None
+        self.partners_room: Any = None     # the creator's choice of partners while its table fills (cli/pairs.py)
         self.seat_keys: tuple[bytes, ...] = ()
         self.open_hands: dict[int, CardSet] = {}   # the open bots' hands as shown at this hand's deal
         self.pages = 0                # web pages serving this presenter (cli/web/server.py)
@@ -441,6 +444,8 @@ class Presenter:
             game = getattr(getattr(session, "config", None), "game", None)
             if game is not None and getattr(game, "name", None) != self.part.name:
                 self.part = part_for(game)
+        elif isinstance(event, OptionsAgreed) and getattr(event.config.game, "name", None) != self.part.name:
+            self.part = part_for(event.config.game)     # a joiner learns the creator's game here
         notes = self._notes(event, session)
         if session is not None and getattr(session, "view", None) is not None:
             self.view = session.view
@@ -474,6 +479,10 @@ class Presenter:
             case Links(offline=offline):
                 self.links_down = tuple(offline)   # the page marks them; the terminal tells waits only
                 return []
+            case OptionsAgreed(config=config, names=names):
+                partners = getattr(self.part, "partners_text", None)   # Sasku's chosen partners
+                text = partners(config.game, names) if partners is not None else None
+                return [] if text is None else [Note(text)]
             case Connected():
                 self.connected = True
                 self.awaited, self.last_wait = frozenset(), None    # what is awaited now is told again
@@ -622,6 +631,8 @@ class Presenter:
         return str(choice)
 
     def winner_text(self) -> str:
+        if self.part.name != "sasaki":
+            return self.part.winner_text(self)   # type: ignore[no-any-return]
         best = max(self.totals)
         winners = [s for s, v in enumerate(self.totals) if v == best]
         if len(winners) == SEATS:
@@ -852,6 +863,25 @@ class Presenter:
         self.verdict, self.transcript = verdict, transcript
         self.tell(Note(verdict, NoteKind.SCORE))
 
+    # -- the waiting room: partners (Sasku, the table's creator) -----------------------------
+
+    def choose_partners(self, text: str) -> str | Refusal:
+        """The creator's choice of partners from a view (``NAME+NAME`` or ``draw``), while its
+        table fills: the sentence that says what was chosen or why not (also told)."""
+        room = self.partners_room
+        if room is None or room.fixed:
+            return Refusal("partners are chosen by the table's creator, while the table fills")
+        sentence: str = room.typed("partners " + text)
+        self.tell(Note(sentence))
+        self.changed()
+        return sentence
+
+    def _partners(self) -> str | None:
+        room = self.partners_room
+        if room is None or room.fixed:
+            return None
+        return "draw" if room.choice is None else "+".join(room.choice)
+
     # -- the next match -----------------------------------------------------------------
 
     def offer_next(self, seconds: float | None) -> NextMatch:
@@ -950,7 +980,7 @@ class Presenter:
                          self.verdict, self.transcript is not None,
                          self.winner_text() if self.phase is Phase.MATCH_OVER else None, self.next_offer,
                          self.match_no, self.label(self.you) if self.you is not None else "",
-                         self.status(), self.side_text(), self.result)
+                         self.status(), self.side_text(), self.result, partners=self._partners())
 
     def _game_table(self) -> TableView:
         """The snapshot of a game with its own part (Sasku): the seats as any table's, the
@@ -976,7 +1006,7 @@ class Presenter:
                          self.verdict, self.transcript is not None,
                          self.winner_text() if self.phase is Phase.MATCH_OVER else None, self.next_offer,
                          self.match_no, self.label(self.you) if self.you is not None else "",
-                         self.status(), self.side_text(), self.result, game=game)
+                         self.status(), self.side_text(), self.result, game=game, partners=self._partners())
 
     # -- the desk: prompts and answers ---------------------------------------------------
 

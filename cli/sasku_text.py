@@ -22,7 +22,7 @@ from p2p_sasaki.protocol.events import ActionApplied, Dealt, HandEnded, HandStar
 from p2p_sasaki.protocol.sasku_game import TEAMS, GiveBack, GiveCall, SaskuOutcome
 from p2p_sasaki.sasku.deal import Bid, Diamonds, Give, Pass, Play, Refuse, Return, Take, TrumpCall, partner_of
 
-__all__ = ["sasku_notes", "action_line", "pair_label", "deal_lines", "match_line"]
+__all__ = ["sasku_notes", "action_line", "pair_label", "deal_lines", "match_line", "match_over_text", "totals_text"]
 
 
 def pair_label(presenter: Any, pair: int) -> str:
@@ -86,6 +86,33 @@ def match_line(presenter: Any, totals: Any, target: int | None) -> str:
     return f"  Match: {score}" + (f" (to {target})." if target else ".")
 
 
+def match_over_text(presenter: Any, totals: Any, yours: bool = False) -> str:
+    """The match's end in pairs: ``The match is over: S0+S2 win 12 to 7.`` (``a draw, 6
+    each``); ``yours``: a seated person is also told ``Your pair won.`` (or lost).
+
+    >>> from p2p_sasaki.cli.presenter import Presenter
+    >>> match_over_text(Presenter(person=False), (12, 7, 12, 7))
+    'The match is over: S0+S2 win 12 to 7.'
+    """
+    pairs = [totals[TEAMS[p][0]] for p in (0, 1)]
+    if pairs[0] == pairs[1]:
+        return f"The match is over: a draw, {pairs[0]} each."
+    best = 0 if pairs[0] > pairs[1] else 1
+    text = f"The match is over: {pair_label(presenter, best)} win {pairs[best]} to {pairs[1 - best]}."
+    if yours and presenter.you is not None:
+        text += " Your pair won." if presenter.you % 2 == best else " Your pair lost."
+    return text
+
+
+def totals_text(totals: Any) -> str:
+    """A match's totals by pair, for the closing line: ``S0+S2 12, S1+S3 7 (game points)``.
+
+    >>> totals_text((12, 7, 12, 7))
+    'S0+S2 12, S1+S3 7 (game points)'
+    """
+    return ", ".join(f"S{TEAMS[p][0]}+S{TEAMS[p][1]} {totals[TEAMS[p][0]]}" for p in (0, 1)) + " (game points)"
+
+
 def _target(session: Any) -> int | None:
     game = getattr(getattr(session, "config", None), "game", None)
     return getattr(getattr(game, "options", None), "target", None)
@@ -119,23 +146,21 @@ def sasku_notes(presenter: Any, event: Any, session: Any) -> tuple[list[tuple[st
                 return [("Trick: " + ", ".join(trick), "play")], None
             line = action_line(presenter, action)
             return ([] if line is None else [(line, "play")]), None
-        case HandEnded(hand_no=hand_no, outcome=SaskuOutcome() as outcome, scores=scores, totals=totals):
+        case HandEnded(hand_no=hand_no, outcome=SaskuOutcome() as outcome, scores=scores, totals=totals,
+                       penalty=penalty):
             hand_no += presenter.hand_offset
             presenter.awaited, presenter.waiting = frozenset(), ""
             presenter.rows.append((hand_no, tuple(scores)))
             presenter.totals = tuple(totals)
             lines = deal_lines(presenter, hand_no, outcome, totals, getattr(presenter, "sasku_bid", None),
                                _target(session))
+            if penalty is not None:   # docs/rules-sasku.md: a rule broken with hidden cards, found at the reveal
+                other = pair_label(presenter, 1 - penalty.seat % 2)
+                lines.insert(0, f"Deal {hand_no}: {presenter.label(penalty.seat)} broke a rule with hidden cards, "
+                             f"found when the keys were revealed ({penalty.reason}); {other} score 6.")
             return [(line, "score") for line in lines], "HAND_OVER"
         case MatchEnded(totals=totals):
             presenter.totals = tuple(totals)
             presenter.awaited, presenter.offline, presenter.waiting = frozenset(), (), ""
-            pairs = [totals[TEAMS[p][0]] for p in (0, 1)]
-            if pairs[0] == pairs[1]:
-                text = f"The match is over: a draw, {pairs[0]} each."
-            else:
-                best = 0 if pairs[0] > pairs[1] else 1
-                text = (f"The match is over: {pair_label(presenter, best)} win {pairs[best]} to "
-                        f"{pairs[1 - best]}.")
-            return [(text, "score")], "MATCH_OVER"
+            return [(match_over_text(presenter, totals), "score")], "MATCH_OVER"
     return None

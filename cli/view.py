@@ -145,6 +145,7 @@ def replay_steps(data: bytes) -> ReplayView:
         return ReplayView("Not a transcript", tuple(f"S{s}" for s in range(SEATS)),
                           (ViewStep(0, text, ((),) * SEATS, verdict=True),), False)
     from p2p_sasaki.protocol.sasaki_game import SasakiState
+    from p2p_sasaki.protocol.sasku_game import SaskuState
     from p2p_sasaki.protocol.table_audit import audit_table
 
     audit = audit_table(data)
@@ -153,6 +154,10 @@ def replay_steps(data: bytes) -> ReplayView:
     for number, state in enumerate(audit.states, 1):
         if isinstance(state, SasakiState):
             steps += _hand_steps(number, state.hand, labels)
+        elif isinstance(state, SaskuState) and state.deal.viewer is None:   # cli/view_sasku.py
+            from p2p_sasaki.cli.view_sasku import deal_steps
+
+            steps += deal_steps(state.deal.deal_number + 1, state.deal, labels, ViewStep)
     verdict = describe(audit).splitlines()[0]
     stops = audit.stops_at
     where = ""
@@ -161,7 +166,8 @@ def replay_steps(data: bytes) -> ReplayView:
                  "nothing after that point is shown.")
     last = steps[-1] if steps else ViewStep(0, "", ((),) * SEATS)
     steps.append(dataclasses.replace(last, text=f"Audit: {verdict}{where}", verdict=True))
-    return ReplayView(f"{len(audit.states)} hand(s)", labels, tuple(steps), bool(audit.ok and audit.complete))
+    noun = "deal(s)" if audit.header is not None and audit.header.game == "sasku" else "hand(s)"
+    return ReplayView(f"{len(audit.states)} {noun}", labels, tuple(steps), bool(audit.ok and audit.complete))
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -141,7 +141,6 @@ TAG_SHUFFLE_CHALLENGE_U = domain_tag("shuffle-challenge-u")
 TAG_HIDDEN_RULE = domain_tag("hidden-rule")
 TAG_HIDDEN_RULE_NONCE = domain_tag("hidden-rule-nonce")
 # the private hand-over (protocol/deck.py)
-TAG_HAND_OVER_SEAL = domain_tag("hand-over/seal")
 # the table (protocol/session.py)
 TAG_ROSTER = domain_tag("roster")
 TAG_CHAIN_START = domain_tag("chain-start")
@@ -440,24 +439,6 @@ def dleq_verify(ctx: ProofContext, g: bytes, gx: bytes, h: bytes, hx: bytes, pro
     except CryptoError:
         return False
     return _dleq_challenge(ctx, g, gx, h, hx, a, b) == c
-
-
-def hand_over_pad(ctx: ProofContext, ephemeral: bytes, shared: bytes, n: int) -> bytes:
-    """The one-time pad of a hand-over's sealed opening (docs/protocol.md, "Hand-over"):
-    ``n`` bytes of H(hand-over/seal, ctx, ephemeral, shared, u32(i)), i = 0, 1, ... Never
-    reused: ``ephemeral`` and ``shared`` are fresh per hand-over."""
-    pad = b""
-    i = 0
-    while len(pad) < n:
-        pad += hash_parts(TAG_HAND_OVER_SEAL, *ctx.parts(), ephemeral, shared, u32(i))
-        i += 1
-    return pad[:n]
-
-
-def hand_over_seal(ctx: ProofContext, ephemeral: bytes, shared: bytes, plain: bytes) -> bytes:
-    """``plain`` XOR the hand-over pad (sealing and unsealing are the same operation).
-    Integrity comes from what is sealed: an opening whose DLEQ proof the receiver checks."""
-    return bytes(a ^ b for a, b in zip(plain, hand_over_pad(ctx, ephemeral, shared, len(plain)), strict=True))
 
 
 def _batch_weights(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes]) -> list[int]:

@@ -4,7 +4,7 @@ A :class:`Dealer` (one per table, named by the transcript header's ``dealer`` fi
 each hand a :class:`CardSource`. The session (protocol/session.py) asks the source for its
 own slots at the start of the hand (the deck's pipelined block), for the card openings that
 prove an action's cards, for a private hand-over in the middle of the hand when the game
-asks for one (``hand_over`` / ``accept_hand_over`` / ``receipt`` / ``judge_unsealed``:
+asks for one (``hand_over``, ``relock``, ``strip_lock`` and their ``accept_``: the re-lock,
 docs/protocol.md, "Hand-over"), and for the deal once the hand is over (``card_at`` reads a
 position's card from the keys, for the replay); it never reaches inside.
 
@@ -43,13 +43,12 @@ from p2p_sasaki.protocol.hidden_rules import HiddenCard, HiddenRuleProof, RuleCo
 from p2p_sasaki.protocol.hidden_rules import prove as prove_rule
 from p2p_sasaki.protocol.hidden_rules import verify as verify_rule
 from p2p_sasaki.protocol.messages import (
-    SEALED_OPEN_BYTES,
     CardOpen,
     DeckCommit,
     DeckNonce,
     HandOver,
-    HandOverTaken,
-    HandOverUnsealed,
+    HandOverLock,
+    HandOverStrip,
     KeyReveal,
     MessageError,
     Payload,
@@ -158,14 +157,16 @@ class CardSource(Protocol):
     def my_key(self) -> bytes | None: ...
     def partial_deal(self, keys: dict[int, bytes]) -> tuple[int | None, ...]: ...
     def secrets(self) -> tuple[bytes | None, int | None, tuple[int, ...] | None]: ...
-    # the private hand-over (docs/protocol.md, "Hand-over"): a source slot the game asks for
+    # the private hand-over (docs/protocol.md, "Hand-over"): three source slots the game asks
+    # for: the giver names the position, the receiver adds its layer, the giver strips its own
     def hand_over(self, card: int, to: int) -> HandOver: ...
     def accept_hand_over(self, giver: int, message: HandOver) -> str | None: ...
+    def relock(self) -> HandOverLock: ...
+    def accept_relock(self, receiver: int, message: HandOverLock) -> str | None: ...
+    def strip_lock(self) -> HandOverStrip: ...
+    def accept_strip(self, giver: int, message: HandOverStrip) -> str | None: ...
     def handed_card(self, position: int) -> int | None: ...
     def held_card(self, position: int) -> int | None: ...
-    def receipt(self, position: int, unseal: bool = False) -> HandOverTaken | HandOverUnsealed: ...
-    def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
-                       unsealed: HandOverUnsealed) -> tuple[int, str] | int: ...
     def card_at(self, position: int) -> int | None: ...
     # hidden-card rules proven with the action (protocol/hidden_rules.py; docs/protocol.md,
     # "Hidden-card rules at the table"): None / no proof where the source proves none
@@ -174,7 +175,6 @@ class CardSource(Protocol):
     def position_lock(self, position: int) -> HiddenCard: ...
     def prove_rule(self, slot: int, prev: bytes, statement: Statement) -> HiddenRuleProof: ...
     def verify_rule(self, seat: int, slot: int, prev: bytes, statement: Statement, proof: HiddenRuleProof) -> bool: ...
-    def hand_over_fault(self) -> tuple[int, str] | None: ...
 
 
 class Dealer(Protocol):
@@ -221,7 +221,6 @@ class DeckSource:
         self._proven: set[int] = set()   # the hops whose proof is checked: they finish in any order
         self._gave: dict[int, int] = {}      # positions I handed over -> their cards
         self._keys: dict[int, int] = {}      # keys known ahead (the auditor's reveals, a settlement's)
-        self._fault: tuple[int, str] | None = None   # a hand-over the key reveal found wrong
 
     def start(self) -> None:
         if self.setup.my_seat is not None:
@@ -254,8 +253,6 @@ class DeckSource:
         n = self.setup.seats
         for event in self.deck.take_events():
             match event:
-                case Violation(seat=seat, step="hand-over", reason=reason) if seat is not None:
-                    self._fault = (seat, f"deck hand-over: {reason}")   # named once the keys are recorded
                 case Violation(seat=seat, step=step, reason=reason):
                     raise SourceError(seat, f"deck {step}: {reason}")
                 case HandIdAgreed():
@@ -366,9 +363,21 @@ class DeckSource:
     def accept_hand_over(self, giver: int, message: HandOver) -> str | None:
         return self.deck.accept_hand_over(giver, message)
 
+    def relock(self) -> HandOverLock:
+        return self.deck.relock()
+
+    def accept_relock(self, receiver: int, message: HandOverLock) -> str | None:
+        return self.deck.accept_relock(receiver, message)
+
+    def strip_lock(self) -> HandOverStrip:
+        return self.deck.strip_lock()
+
+    def accept_strip(self, giver: int, message: HandOverStrip) -> str | None:
+        return self.deck.accept_strip(giver, message)
+
     def handed_card(self, position: int) -> int | None:
-        """The card of a hand-over just accepted, where this peer may know it: the giver, the
-        receiver (if it unsealed it), an auditor that holds the keys; else None."""
+        """The card of a hand-over just completed, where this peer may know it: the giver, the
+        receiver, an auditor that holds the keys; else None."""
         if position in self._gave:
             return self._gave[position]
         held = self.deck.held_card(position)
@@ -379,27 +388,17 @@ class DeckSource:
     def held_card(self, position: int) -> int | None:
         return self.deck.held_card(position)
 
-    def receipt(self, position: int, unseal: bool = False) -> HandOverTaken | HandOverUnsealed:
-        return self.deck.receipt(position, unseal)
-
-    def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
-                       unsealed: HandOverUnsealed) -> tuple[int, str] | int:
-        return self.deck.judge_unsealed(receiver, message, giver, unsealed)
-
-    def hand_over_fault(self) -> tuple[int, str] | None:
-        """(giver, why): a hand-over whose sealed opening the revealed keys show proves no card."""
-        return self._fault
-
     def card_at(self, position: int) -> int | None:
         """The card at a position once keys are known (the revealed ones, or those read ahead)."""
         return self.deck.card_at(position, {**self._keys, **self.deck.revealed_keys})
 
     def rule_locks(self, seat: int, without: int | None = None) -> tuple[HiddenCard, ...] | None:
-        """The locks of ``seat``'s hidden positions its own key can prove a rule over: dealt to
-        it, held by it, not opened (``without``: the position its action opens now)."""
+        """The locks of ``seat``'s hidden positions, all under its own key: held by it (dealt
+        to it, or re-locked to it by a hand-over), not opened (``without``: the position its
+        action opens now)."""
         deck = self.deck
         return tuple(self.position_lock(k) for k in range(deck.n_cards)
-                     if deck.dealt[k] == seat and deck.holder(k) == seat and not deck.is_opened(k) and k != without)
+                     if deck.holder(k) == seat and not deck.is_opened(k) and k != without)
 
     def position_of(self, card: int) -> int | None:
         return self.deck.position_of(card)
@@ -494,6 +493,7 @@ class TrustedSource:
     def __init__(self, setup: HandSetup, deal: tuple[int, ...], order: Sequence[int] = ()) -> None:
         self.setup, self.deal, self.order = setup, deal, tuple(order)
         self._holder = [k % setup.seats for k in range(len(self.order))]
+        self._handing: tuple[int, int] | None = None   # (receiver, position): a hand-over under way
         self._events: list[SourceEvent] = []
 
     def start(self) -> None:
@@ -570,13 +570,30 @@ class TrustedSource:
         """In the open: the position of the card, nothing sealed (everyone knows the deal)."""
         me = self.setup.my_seat
         k = next(k for k, c in enumerate(self.order) if c == card and self._holder[k] == me)
-        return HandOver(k, to, bytes(32), bytes(SEALED_OPEN_BYTES))
+        return HandOver(k, to)
 
     def accept_hand_over(self, giver: int, message: HandOver) -> str | None:
         k = message.position
         if k >= len(self.order) or self._holder[k] != giver or message.to >= self.setup.seats or message.to == giver:
             return f"seat {giver} cannot hand position {k} to seat {message.to}"
-        self._holder[k] = message.to
+        self._handing = (message.to, k)
+        return None
+
+    def relock(self) -> HandOverLock:
+        """Nothing is locked: zero bytes (the deal is public)."""
+        return HandOverLock(bytes(32), bytes(64))
+
+    def accept_relock(self, receiver: int, message: HandOverLock) -> str | None:
+        return None
+
+    def strip_lock(self) -> HandOverStrip:
+        return HandOverStrip(bytes(32), bytes(64))
+
+    def accept_strip(self, giver: int, message: HandOverStrip) -> str | None:
+        if self._handing is None:
+            return f"seat {giver} strips no hand-over"
+        to, k = self._handing
+        self._holder[k], self._handing = to, None
         return None
 
     def handed_card(self, position: int) -> int | None:
@@ -584,14 +601,6 @@ class TrustedSource:
 
     def held_card(self, position: int) -> int | None:
         return self.order[position] if self._holder[position] == self.setup.my_seat else None
-
-    def receipt(self, position: int, unseal: bool = False) -> HandOverTaken | HandOverUnsealed:
-        """Nothing is sealed: an unsealing shows the card the public deal has at the position."""
-        return HandOverUnsealed(bytes(32), bytes(64)) if unseal else HandOverTaken()
-
-    def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
-                       unsealed: HandOverUnsealed) -> tuple[int, str] | int:
-        return self.order[message.position]
 
     def card_at(self, position: int) -> int | None:
         return self.order[position]
@@ -611,9 +620,6 @@ class TrustedSource:
 
     def verify_rule(self, seat: int, slot: int, prev: bytes, statement: Statement, proof: HiddenRuleProof) -> bool:
         return False
-
-    def hand_over_fault(self) -> tuple[int, str] | None:
-        return None
 
 
 @dataclass(frozen=True)

@@ -15,14 +15,16 @@ seats and N cards, one hand goes:
   6. deal     the owner strips its own layer privately and looks up its cards
   then, in slots the embedding layer chooses (>= first+3n+1):
   7. open     the holder shows the card at one of its positions with a DLEQ proof
-  7b. hand-over  the holder seals a position's opening to another seat (where the game asks)
+  7b. hand-over  the holder names a position for another seat, which adds its layer; the holder
+              strips its own: the position is re-locked under the receiver's key (where the game asks)
   8. key      every seat reveals x_a; anyone checks it against the hop and decrypts all
 
 Deck position k is dealt to seat k mod n (:func:`deal_map`), and its card stays under that
 seat's layer; who *holds* a position is a map, changed by a private hand-over (step 7b,
-docs/protocol.md "Hand-over": the holder seals the position's opening to the receiver's
-layer key, so only those two learn the card; the holder opens a position, with the proof
-made under the dealt seat's layer). Card indices 0..N-1 are opaque here.
+docs/protocol.md "Hand-over": the receiver adds its layer and the holder strips its own, each
+with a DLEQ, so the position ends under the receiver's layer alone and only those two learn
+the card; the holder opens a position, with the proof made under the layer that locks it).
+Card indices 0..N-1 are opaque here.
 
 A session takes envelopes with :meth:`DeckSession.receive`, queues slow proof work that
 :meth:`DeckSession.step` performs one piece at a time, puts envelopes to send in its
@@ -56,8 +58,8 @@ from p2p_sasaki.protocol.messages import (
     DeckCommit,
     DeckNonce,
     HandOver,
-    HandOverTaken,
-    HandOverUnsealed,
+    HandOverLock,
+    HandOverStrip,
     KeyReveal,
     MessageError,
     Payload,
@@ -416,9 +418,10 @@ class DeckSession:
         self.dealt = deal_map(n, n_cards)    # position -> the seat whose layer it stays under
         self._holder = list(self.dealt)      # position -> the seat holding it now (hand-overs move it)
         self._held: dict[int, int] = {}      # my positions -> their cards (dealt, then hand-overs)
-        self._received: dict[int, CardOpen] = {}   # positions handed to me -> their sealed openings
-        self._unsealable: set[int] = set()   # positions handed to me whose sealed opening fails
-        self.hand_overs: list[tuple[int, HandOver]] = []   # (giver, message), in order: the audit checks each
+        self._locks: dict[int, tuple[int, bytes]] = {}   # re-locked positions -> (their receiver, x_b * M_c)
+        self._relocks: dict[int, list[tuple[int, bytes]]] = {}   # every re-lock of a position, in turn
+        self._handing: tuple[int, int, int, bytes | None] | None = None   # (giver, to, k, R): a hand-over under way
+        self.hand_overs: list[tuple[int, int, int]] = []   # (giver, receiver, position), in order
 
         self._nonce: bytes | None = None
         self._x: int | None = None
@@ -669,12 +672,10 @@ class DeckSession:
         position = next((k for k, held in self._held.items() if held == card), None)
         if position is None:
             raise DeckUsageError(f"card {card} is not in my hand")
-        if position in self._received:   # handed to me: the giver's proof, under the dealt seat's layer
-            return self._received[position]
         base, next_base = self._decks[self.seat][1], self._decks[self.seat + 1][1]
-        proof = crypto.dleq_prove(
+        proof = crypto.dleq_prove(   # my lock: dealt to me, or re-locked to me by a hand-over
             self._ctx(f"open/{position}", self.seat), self._secret(), base, next_base,
-            self._cards[card], self._final[position], self._rng,
+            self._cards[card], self._lock_of(position)[1], self._rng,
         )
         return CardOpen(position, card, proof)
 
@@ -698,8 +699,8 @@ class DeckSession:
         (protocol/hidden_rules.py proves statements about the card behind it)."""
         if len(self._final) != self.n_cards or not 0 <= position < self.n_cards:
             raise DeckUsageError("no such dealt position (yet)")
-        seat = self.dealt[position]   # a handed position stays under its dealt seat's lock
-        return self._decks[seat][1], self._decks[seat + 1][1], self._final[position]
+        seat, value = self._lock_of(position)   # a handed position is re-locked under its receiver's key
+        return self._decks[seat][1], self._decks[seat + 1][1], value
 
     @property
     def card_points(self) -> tuple[bytes, ...]:
@@ -717,117 +718,128 @@ class DeckSession:
         self._drain()
         return self.take_outgoing()
 
-    # -- the private hand-over (docs/protocol.md, "Hand-over") -----------------------------
+    # -- the private hand-over: the re-lock (docs/protocol.md, "Hand-over") -------------------
 
     def _layer(self, seat: int) -> tuple[bytes, bytes]:
         """Seat's layer key pair of this hand: (B_seat, B_seat+1 = x_seat * B_seat)."""
         return self._decks[seat][1], self._decks[seat + 1][1]
 
+    def _lock_of(self, position: int) -> tuple[int, bytes]:
+        """(the seat whose key locks ``position``, its value x_seat * M_card): its dealt seat
+        and F_k, until a hand-over re-locks it under its receiver's key."""
+        return self._locks.get(position, (self.dealt[position], self._final[position]))
+
     def hand_over(self, card: int, to: int) -> HandOver:
-        """Hand one of my cards to seat ``to`` privately: the position's opening (the card and
-        its DLEQ proof under the dealt seat's layer) sealed to ``to``'s layer key, not sent
-        (the caller signs it in the slot the game asks for). Record it, mine or another
+        """Name the position of one of my cards to hand to seat ``to`` (not sent: the caller
+        signs it in the slot the game asks for). The receiver then adds its layer
+        (:meth:`relock`) and I strip mine (:meth:`strip_lock`). Record it, mine or another
         seat's, with :meth:`accept_hand_over`."""
         me = self._me()
         if not 0 <= to < self.n or to == me:
             raise DeckUsageError("a hand-over goes to another seat of the table")
-        opening = self._opening(card)
-        k = opening.position
-        base, key = self._layer(to)
-        r = crypto.random_scalar(self._rng)
-        ephemeral, shared = G.mul(r, base), G.mul(r, key)
-        sealed = crypto.hand_over_seal(self._ctx(f"hand-over/{k}", me), ephemeral, shared,
-                                       bytes([card]) + opening.proof)
-        return HandOver(k, to, ephemeral, sealed)
+        if self.hand is None or self.failed is not None:
+            raise DeckUsageError("no dealt hand to hand a card from")
+        k = self.position_of(card)
+        if k is None:
+            raise DeckUsageError(f"card {card} is not in my hand")
+        return HandOver(k, to)
 
     def accept_hand_over(self, giver: int, message: HandOver) -> str | None:
-        """Check and record a hand-over (mine or another seat's): the position moves to its
-        receiver. Returns why it is refused (the caller blames ``giver``), or None. The
-        receiver unseals it here; whether it could is :meth:`receipt`'s answer."""
+        """Check and record a hand-over's naming (mine or another seat's). Returns why it is
+        refused (the caller blames ``giver``), or None. The position moves once the giver's
+        strip is recorded (:meth:`accept_strip`)."""
         k, to = message.position, message.to
         if len(self._final) != self.n_cards or self.failed is not None:
             return "the deal is not complete"
+        if self._handing is not None:
+            return "another hand-over is under way"
         if k >= self.n_cards or self._holder[k] != giver:
             return f"position {k} is not held by seat {giver}"
         if to >= self.n or to == giver:
             return f"seat {giver} cannot hand a card to seat {to}"
+        self._handing = (giver, to, k, None)
+        return None
+
+    def _pending(self) -> tuple[int, int, int, bytes | None]:
+        if self._handing is None:
+            raise DeckUsageError("no hand-over is under way")
+        return self._handing
+
+    def relock(self) -> HandOverLock:
+        """My layer on the position handed to me: R = x_b * V_k, with its DLEQ (not sent)."""
+        _, to, k, _ = self._pending()
+        me, x = self._me(), self._secret()
+        if me != to:
+            raise DeckUsageError("only the receiver adds its layer")
+        value = self._lock_of(k)[1]
+        base, key = self._layer(me)
+        locked = G.mul(x, value)
+        proof = crypto.dleq_prove(self._ctx(f"hand-over-lock/{k}", me), x, base, key, value, locked, self._rng)
+        return HandOverLock(locked, proof)
+
+    def accept_relock(self, receiver: int, message: HandOverLock) -> str | None:
+        """Check and record the receiver's layer (why it fails names the receiver, or None)."""
+        giver, to, k, _ = self._pending()
+        if receiver != to:
+            return f"seat {receiver} is not the hand-over's receiver"
+        base, key = self._layer(to)
+        if not crypto.dleq_verify(self._ctx(f"hand-over-lock/{k}", to), base, key, self._lock_of(k)[1],
+                                  message.value, message.proof):
+            return f"seat {to}'s layer on the hand-over of position {k} is not proven"
+        self._handing = (giver, to, k, message.value)
+        return None
+
+    def strip_lock(self) -> HandOverStrip:
+        """My strip of the position I hand over: V' = x_a^-1 * R, with its DLEQ (not sent)."""
+        giver, _, k, locked = self._pending()
+        me, x = self._me(), self._secret()
+        if me != giver or locked is None:
+            raise DeckUsageError("only the giver strips, after the receiver's layer")
+        base, key = self._layer(me)
+        value = G.mul(crypto.scalar_inverse(x), locked)
+        proof = crypto.dleq_prove(self._ctx(f"hand-over-strip/{k}", me), x, base, key, value, locked, self._rng)
+        return HandOverStrip(value, proof)
+
+    def accept_strip(self, giver: int, message: HandOverStrip) -> str | None:
+        """Check the giver's strip (why it fails names the giver, or None); then the position
+        is its receiver's lock x_b * M_c and moves to it; the receiver reads the card."""
+        owner, to, k, locked = self._pending()
+        if giver != owner or locked is None:
+            return f"seat {giver} strips no hand-over of its own"
+        base, key = self._layer(giver)
         try:
-            crypto.check_element(message.ephemeral, "hand-over element")
+            crypto.check_element(message.value, "hand-over strip")
         except CryptoError as exc:
             return str(exc)
-        self.hand_overs.append((giver, message))
+        if self._lock_of(k)[0] != giver or not crypto.dleq_verify(
+                self._ctx(f"hand-over-strip/{k}", giver), base, key, message.value, locked, message.proof):
+            return f"seat {giver}'s strip of the hand-over of position {k} is not proven"
+        self._handing = None
+        self._locks[k] = (to, message.value)
+        self._relocks.setdefault(k, []).append((to, message.value))
         self._holder[k] = to
+        self.hand_overs.append((giver, to, k))
         if giver == self.seat:
             self._held.pop(k, None)
-            self._received.pop(k, None)
         elif to == self.seat:
-            shared = G.mul(self._secret(), message.ephemeral)
-            plain = crypto.hand_over_seal(self._ctx(f"hand-over/{k}", giver), message.ephemeral, shared, message.sealed)
-            card, proof = plain[0], plain[1:]
-            if self._opening_holds(k, card, proof):
-                self._held[k] = card
-                self._received[k] = CardOpen(k, card, proof)
-            else:
-                self._unsealable.add(k)
+            card = self._card_index.get(G.mul(crypto.scalar_inverse(self._secret()), message.value))
+            if card is None:   # impossible: both layers are proven and V_k was a card of the deal
+                self._violation(None, "hand-over", f"position {k} handed to me holds no card")
+                return None
+            self._held[k] = card
         return None
 
     def held_card(self, position: int) -> int | None:
         """The card at ``position`` if this seat holds it (dealt or handed to it)."""
         return self._held.get(position)
 
-    def receipt(self, position: int, unseal: bool = False) -> HandOverTaken | HandOverUnsealed:
-        """My answer as the receiver of the hand-over of ``position``: taken, or (its sealed
-        opening fails, or ``unseal``: the card breaks the game's rules) the shared element that
-        unseals it for everyone, proven with a DLEQ."""
-        me, x = self._me(), self._secret()
-        if position not in self._unsealable and not unseal:
-            return HandOverTaken()
-        giver, message = next((g, m) for g, m in reversed(self.hand_overs) if m.position == position)
-        base, key = self._layer(me)
-        shared = G.mul(x, message.ephemeral)
-        proof = crypto.dleq_prove(self._ctx(f"hand-over-unseal/{position}", me), x, base, key,
-                                  message.ephemeral, shared, self._rng)
-        return HandOverUnsealed(shared, proof)
-
-    def _check_sealed(self, giver: int, message: HandOver, shared: bytes) -> str | None:
-        """Why a hand-over's sealed opening, unsealed with ``shared``, proves no card (None: it does)."""
-        k = message.position
-        plain = crypto.hand_over_seal(self._ctx(f"hand-over/{k}", giver), message.ephemeral, shared, message.sealed)
-        if self._opening_holds(k, plain[0], plain[1:]):
-            return None
-        return f"seat {giver}'s hand-over of position {k} to seat {message.to} does not seal the position's opening"
-
-    def judge_unsealed(self, receiver: int, message: HandOver, giver: int,
-                       unsealed: HandOverUnsealed) -> tuple[int, str] | int:
-        """What ``receiver``'s unsealing of the hand-over ``message`` of ``giver`` shows, from
-        signed evidence only: (the seat at fault, why) — the receiver if its shared element is
-        not proven, the giver if the sealed opening proves no card — or, when it opens, the
-        card (now public: the caller asks the game whether handing it was legal)."""
-        k = message.position
-        base, key = self._layer(receiver)
-        if not crypto.dleq_verify(self._ctx(f"hand-over-unseal/{k}", receiver), base, key, message.ephemeral,
-                                  unsealed.shared, unsealed.proof):
-            return receiver, f"seat {receiver}'s unsealing of the hand-over of position {k} is not proven"
-        reason = self._check_sealed(giver, message, unsealed.shared)
-        if reason is not None:
-            return giver, reason
-        return crypto.hand_over_seal(self._ctx(f"hand-over/{k}", giver), message.ephemeral, unsealed.shared,
-                                     message.sealed)[0]
-
     def card_at(self, position: int, keys: dict[int, int]) -> int | None:
         """The card at ``position`` from some seats' keys (pure): decrypted with its dealt
-        seat's key, or unsealed from a hand-over of it with its receiver's key; None if
-        neither key is given."""
-        owner = self.dealt[position]
-        if owner in keys:
-            return self._card_index.get(G.mul(crypto.scalar_inverse(keys[owner]), self._final[position]))
-        for giver, message in self.hand_overs:
-            if message.position == position and message.to in keys:
-                shared = G.mul(keys[message.to], message.ephemeral)
-                plain = crypto.hand_over_seal(self._ctx(f"hand-over/{position}", giver), message.ephemeral, shared,
-                                    message.sealed)
-                if self._opening_holds(position, plain[0], plain[1:]):
-                    return plain[0]
+        seat's key, or with the key of a seat it was re-locked to; None if no such key is given."""
+        locks = [(self.dealt[position], self._final[position]), *self._relocks.get(position, [])]
+        for seat, value in locks:   # its dealt lock, then each re-lock in turn
+            if seat in keys:
+                return self._card_index.get(G.mul(crypto.scalar_inverse(keys[seat]), value))
         return None
 
     # -- receiving -----------------------------------------------------------------------
@@ -1042,11 +1054,11 @@ class DeckSession:
         self._events.append(CardOpened(sender, k, card))
 
     def _opening_holds(self, k: int, card: int, proof: bytes) -> bool:
-        """The DLEQ proof shows card ``card`` at position ``k`` under its dealt seat's layer."""
-        owner = self.dealt[k]
+        """The DLEQ proof shows card ``card`` at position ``k`` under the layer that locks it."""
+        owner, value = self._lock_of(k)
         base, next_base = self._decks[owner][1], self._decks[owner + 1][1]
         return card < self.n_cards and crypto.dleq_verify(
-            self._ctx(f"open/{k}", owner), base, next_base, self._cards[card], self._final[k], proof)
+            self._ctx(f"open/{k}", owner), base, next_base, self._cards[card], value, proof)
 
     def _hop_permutation(self, seat: int, key: int) -> tuple[int, ...]:
         """The permutation of seat's hop that ``key`` explains; _Reject if it explains none."""
@@ -1137,13 +1149,12 @@ class DeckSession:
                 raise _Reject("key", f"the revealed keys contradict the open card at position {k}")
         if self.hand is not None and self.seat is not None and hands[self.seat] != self.hand:
             raise _Reject("key", "the revealed keys contradict my dealt hand")
+        for k, relocks in self._relocks.items():   # every re-lock, with the keys: it holds the dealt card
+            for seat, value in relocks:   # (impossible otherwise if the DLEQs hold)
+                if self._card_index.get(G.mul(crypto.scalar_inverse(self._revealed[seat]), value)) != origin[k]:
+                    raise _Reject("key", f"the revealed keys contradict the re-lock of position {k} to seat {seat}")
         self.hands = hands
         self._events.append(HandRevealed(hands))
-        for giver, message in self.hand_overs:   # every hand-over, unsealed with its receiver's key
-            reason = self._check_sealed(giver, message, G.mul(self._revealed[message.to], message.ephemeral))
-            if reason is not None:   # the dealt hands stand (the keys are right); the giver is named
-                self._violation(giver, "hand-over", reason)
-                return
 
     # -- my own steps --------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from typing import Any
 
 __all__ = [
     "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt", "Shown", "DecisionPending",
-    "ActionApplied", "HandEnded", "MatchEnded", "Record", "Blame", "BlameBasis", "Event",
+    "ActionApplied", "HandEnded", "Penalty", "MatchEnded", "Record", "Blame", "BlameBasis", "Event",
     "HandAbandoned", "SeatLeft", "AbandonRejected", "Signed", "SignedKind",
 ]
 
@@ -89,14 +89,29 @@ class ActionApplied:
 
 
 @dataclass(frozen=True)
+class Penalty:
+    """A rule broken with hidden cards that only the key reveal's replay of the full deal
+    found: ``seat`` broke it in ``slot`` of hand ``hand`` (``reason``: the game's words); the hand is scored
+    with the game's penalty (``Game.penalty_scores``: Sasku's other pair scores 6) and the
+    match goes on (docs/rules-sasku.md, "At the table")."""
+
+    hand: int
+    seat: int
+    slot: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class HandEnded:
     """A hand's scores (one per seat), the match totals after it, and the game's own
-    summary of it (``outcome``; Sasaki's: finishing order, red team, multiplier)."""
+    summary of it (``outcome``; Sasaki's: finishing order, red team, multiplier);
+    ``penalty``: the hand was scored by the game's penalty for a rule broken with hidden cards."""
 
     hand_no: int
     scores: tuple[int, ...]
     totals: tuple[int, ...]
     outcome: Any = None
+    penalty: Penalty | None = None
 
 
 @dataclass(frozen=True)

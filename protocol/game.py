@@ -56,7 +56,7 @@ class SlotKind(Enum):
     WINDOW = "window"    # several seats answer; the outcome is a function of the set of answers
     HAND_OVER = "hand-over"  # a source slot the game asks for: one seat hands one of its cards to
     #                          ``Slot.receiver`` privately (only those two learn it; docs/protocol.md,
-    #                          "Hand-over"); the receiver's receipt follows in the next slot
+    #                          "Hand-over"); the receiver's layer and the giver's strip follow
 
 
 class Seating(Enum):
@@ -86,6 +86,9 @@ class Slot:
     decision: Any
     receiver: int | None = None
     """A HAND_OVER slot's receiving seat (``seats`` is the giver alone)."""
+    hands_back: bool = False
+    """A HAND_OVER slot that must hand back the position last handed to the giver this hand
+    (Sasku's give-back of a refused picture: the same card, checked by every peer)."""
 
 
 @dataclass(frozen=True)
@@ -106,10 +109,11 @@ class HiddenClaim:
     - ``no-follow``: its hidden positions after the action (the card it plays is opened)
       hold none of ``cards``, the cards that would have followed;
     - ``give``: the position it hands over in the next slot holds one of ``cards`` (none of
-      the others: it is a picture) and its other hidden positions hold none of ``cards``.
+      the others: it is a picture) and its other hidden positions hold none of ``cards``;
+    - ``return``: (a HAND_OVER answer) the position it hands over holds none of ``cards``.
 
-    The seat proves it over the positions its own key locks (dealt to it and held by it); a
-    card handed to it by another seat is not covered (the key reveal's replay checks it)."""
+    The seat proves it over the positions its own key locks: dealt to it or handed to it (a
+    hand-over re-locks the position under its receiver's key), held by it, not opened."""
 
     rule: str
     cards: int
@@ -133,6 +137,12 @@ class GameState(Protocol):
         """Apply one complete slot of verified answers (one per seat of :meth:`slot`, in its
         order). Raises :class:`IllegalAnswer` naming the seat at fault; the state is then
         unchanged."""
+
+    def penalise(self, answers: Sequence[Any], seat: int, reason: str) -> None:
+        """The key reveal's replay found that ``answers`` (the next slot's) break a rule on
+        hidden cards, by ``seat``: the hand ends here with the game's penalty
+        (:meth:`Game.penalty_scores`), and :meth:`record` and :meth:`outcome` say so. Only
+        asked of a game whose ``penalty_scores`` is not None."""
 
     def state_hash(self) -> str:
         """A digest of the public state and the hidden state's shape (the peers compare it
@@ -216,6 +226,19 @@ class Game(Protocol):
         """The score row of a hand ``seat`` forfeits (docs/rules.md, "Forfeit"): the game's
         largest loss for it and the matching gains for the others (Sasaki: zero-sum; Sasku: the
         other pair scores 6, the forfeiter's pair nothing)."""
+        ...
+
+    def objection(self, decision: Any) -> HiddenClaim | None:
+        """The rule a HAND_OVER ``decision``'s receiver proves, with its layer, when its own
+        hidden cards make the hand-over illegal (the giver cannot see them): Sasku's give to a
+        partner holding nine pictures, ``nine-pictures`` (its positions hold none of the
+        non-pictures); None: no such rule."""
+        ...
+
+    def penalty_scores(self, seat: int) -> tuple[int, ...] | None:
+        """The score row of a hand in which ``seat`` broke a rule on hidden cards that only the
+        key reveal's replay of the full deal finds (Sasku: the other pair scores 6, and the
+        match goes on), or None: the table stops with the seat's blame (Sasaki)."""
         ...
 
     def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:

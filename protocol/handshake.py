@@ -36,6 +36,7 @@ Join (docs/protocol.md, "Joining")::
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -493,9 +494,13 @@ class JoinAdmissions:
     The code is burnt when the table is full (``closed == "table-full"``) or after
     ``max_failures`` wrong codes in total (``"code-burnt"``); then everybody is refused.
     A joiner that leaves before the table is full frees its seat (:meth:`leave`).
+    ``fits(members, seats)``: the creator's own seating rule (e.g. Sasku partners chosen by
+    name), asked for the members a joiner would make: None admits it, a sentence refuses it
+    (``refused``) and keeps the seat free.
     """
 
-    def __init__(self, table_id: bytes, creator: TableMember, seats: int, max_failures: int = 3) -> None:
+    def __init__(self, table_id: bytes, creator: TableMember, seats: int, max_failures: int = 3,
+                 fits: Callable[[tuple[TableMember, ...], int], str | None] | None = None) -> None:
         if seats < 2:
             raise ValueError("a table needs at least two seats")
         self.table_id = table_id
@@ -505,6 +510,7 @@ class JoinAdmissions:
         self.joined: list[TableMember] = []
         self.failures = 0
         self.closed: str | None = None  # "table-full" or "code-burnt"
+        self.fits = fits
 
     @property
     def seats_taken(self) -> int:
@@ -540,6 +546,9 @@ class JoinAdmissions:
                 if joiner.key == self.creator.key or any(m.key == joiner.key for m in self.joined):
                     return Refuse("refused", f"{describe_key(joiner.key)} is already at this table")
                 member = replace(joiner, host=joiner.host or address)
+                unfit = self.fits((self.creator, *self.joined, member), self.seats) if self.fits else None
+                if unfit is not None:
+                    return Refuse("refused", unfit)
                 self.joined.append(member)
                 if self.seats_taken == self.seats:
                     self.close("table-full")

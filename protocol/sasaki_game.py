@@ -184,6 +184,9 @@ class SasakiState:
         return [Applied(action, lead=top_was_empty and i == 0 and isinstance(action, Play))
                 for i, action in enumerate(hand.history[before:])]
 
+    def penalise(self, answers: Sequence[Any], seat: int, reason: str) -> None:
+        raise AssertionError("no penalty: a hidden-rule break stops the table (penalty_scores is None)")
+
     def state_hash(self) -> str:
         return self.hand.state_hash()
 
@@ -285,6 +288,14 @@ class SasakiGame:
 
     def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
         return match_totals([carried, *scores], SEATS)
+
+    def objection(self, decision: Any) -> None:
+        return None
+
+    def penalty_scores(self, seat: int) -> None:
+        """None: a rule broken with hidden cards that the key reveal finds stops a Sasaki table
+        with the seat's blame (docs/rules.md)."""
+        return None
 
     def forfeit_scores(self, seat: int) -> tuple[int, ...]:
         """The forfeiter scores as a lone red ten finishing last after a Stop (the largest loss of a

@@ -18,11 +18,13 @@ The picture giving runs through the card source's private hand-over (docs/protoc
     engine's refuse moves nothing, the deck's position map must move it home);
   - then the giver's bidding turn goes on.
 
-A handed card that breaks a rule only its receiver can see (a give that is not a picture, a
-return that is a picture, a give-back of another card) is refused by :meth:`SaskuState.apply`
-naming the seat that handed it, so the receiver unseals it and every peer names that seat.
-The rules only the hand's keys can check here (a renege; a give while holding a second
-picture) are named by the replay of the full deal at the key reveal.
+Every hidden rule is proven with its action over the deck (docs/protocol.md, "Hidden-card
+rules at the table"): a play that does not follow, a ``give`` (its picture is its only one)
+and a return (not a picture: :meth:`SaskuState.claim`), each over every position the seat
+holds, a handed one re-locked under its key; a give-back hands back the refused picture's own
+position (``Slot.hands_back``). What no proof covers (every rule with the tests' dealer) is
+found by the replay of the full deal at the key reveal and scored by the rules' penalty
+(:meth:`SaskuGame.penalty_scores`: the other pair scores 6; :meth:`SaskuState.penalise`).
 
 >>> game = SaskuGame(SaskuOptions(target=2))
 >>> game.card_name(0), game.card_name(35), game.hand_context(1)
@@ -171,11 +173,18 @@ class SaskuState:
     plus the two hand-over steps the engine does not have (the give's hand-over after the
     public ``give``, the give-back after a refuse)."""
 
-    def __init__(self, deal: Deal) -> None:
+    def __init__(self, deal: Deal, open_seats: frozenset[int] = frozenset(),
+                 open_deals: dict[int, Deal] | None = None) -> None:
         self.deal = deal
         self.calling: int | None = None        # a seat that said give and owes its hand-over
         self.giving_back: int | None = None    # a partner that refused and owes the picture back
         self.refused: Card | None = None       # that picture, where this peer knows it
+        self.broken: tuple[int, str, str] | None = None   # (seat, its action, why): a penalised rule break
+        # The open bots (docs/rules-sasku.md, "An open bot in an empty seat"): their seats, and
+        # each one's own view where it is not this peer's ``deal``. Their hands are public and
+        # their pairs never hand a card over, so every peer and the audit follow them alike.
+        self.open_seats = open_seats
+        self.open: dict[int, Deal] = dict(open_deals or {})
 
     # -- who answers ----------------------------------------------------------------------
 
@@ -183,7 +192,7 @@ class SaskuState:
         if self.calling is not None:
             return self._hand_over("give", self.calling)
         if self.giving_back is not None:
-            return self._hand_over("give-back", self.giving_back)
+            return self._hand_over("give-back", self.giving_back, hands_back=True)
         d: Decision = self.deal.decision
         if d.seat is None:
             return None
@@ -192,9 +201,10 @@ class SaskuState:
         return Slot(SlotKind.TURN, (d.seat,), d)
 
     @staticmethod
-    def _hand_over(kind: str, seat: int) -> Slot:
+    def _hand_over(kind: str, seat: int, hands_back: bool = False) -> Slot:
         receiver = partner_of(seat)
-        return Slot(SlotKind.HAND_OVER, (seat,), HandOverDecision(kind, seat, receiver), receiver=receiver)
+        return Slot(SlotKind.HAND_OVER, (seat,), HandOverDecision(kind, seat, receiver), receiver=receiver,
+                    hands_back=hands_back)
 
     def legal_actions(self, seat: int) -> list[Any]:
         slot = self.slot()
@@ -202,19 +212,28 @@ class SaskuState:
             return []
         if self.giving_back is not None:
             return [GiveBack(seat, self.refused)] if self.refused is not None else []
-        actions: list[Any] = legal_actions(self.deal)
+        actions: list[Any] = legal_actions(self.open.get(seat, self.deal))
         if self.calling is not None:
             return [a for a in actions if isinstance(a, Give)]
+        if self._open_pair(seat):   # no picture giving in an open bot's pair
+            return [a for a in actions if not isinstance(a, Give)]
         if any(isinstance(a, Give) for a in actions):
             actions = [GiveCall(seat) if isinstance(a, Give) else a for a in actions]
         return actions
 
+    def _open_pair(self, seat: int) -> bool:
+        return any(o % 2 == seat % 2 for o in self.open_seats)
+
     def claim(self, action: Any) -> HiddenClaim | None:
         """A play that does not follow proves the seat holds none of the cards that would have
         (a trump led: the 18 trumps; a plain card: its suit's six); a ``give`` proves that the
-        picture it hands over is its only one (docs/protocol.md, "Hidden-card rules at the table")."""
+        picture it hands over is its only one; a return (the card handed back after ``take``)
+        that it is not a picture (docs/protocol.md, "Hidden-card rules at the table"). A
+        give-back hands back the refused picture's own position (``Slot.hands_back``)."""
         if isinstance(action, GiveCall):
             return HiddenClaim("give", PICTURES >> _SHIFT)
+        if isinstance(action, Return):
+            return HiddenClaim("return", PICTURES >> _SHIFT)
         deal = self.deal
         if isinstance(action, Play) and deal.trick and deal.trump is not None:
             follow = follow_mask(deal.trick[0].index, int(deal.trump))
@@ -256,6 +275,9 @@ class SaskuState:
 
     def _engine(self, action: Action) -> None:
         try:
+            for seat, deal in self.open.items():   # as the open bot saw it: another pair's cards hidden
+                hidden = isinstance(action, (Give, Return)) and action.seat % 2 != seat % 2
+                self.open[seat] = apply(deal, type(action)(action.seat, None) if hidden else action)  # type: ignore
             self.deal = apply(self.deal, action)
         except IllegalActionError as exc:
             raise IllegalAnswer(action.seat if exc.seat is None else exc.seat, str(exc)) from exc
@@ -270,6 +292,9 @@ class SaskuState:
         d = deal.decision
         if d.kind is not DecisionKind.BID or d.seat != seat:
             raise IllegalAnswer(seat, f"S{seat} cannot give now")
+        if self._open_pair(seat):
+            raise IllegalAnswer(seat, f"S{seat} cannot give: its pair has the open bot, whose cards and view are "
+                                "public (a hand-over would tell its runner a card nobody else sees)")
         if seat in deal.gave:
             raise IllegalAnswer(seat, f"S{seat} has already given a picture this deal: each seat gives at most once")
         if deal.is_known(seat) and not any(isinstance(a, Give) for a in legal_actions(deal)):
@@ -278,6 +303,11 @@ class SaskuState:
         self.calling = seat
 
     # -- reading ------------------------------------------------------------------------
+
+    def penalise(self, answers: Sequence[Any], seat: int, reason: str) -> None:
+        """A rule broken with hidden cards that the key reveal found: the deal ends here and
+        the other pair scores 6 (docs/rules-sasku.md, "A rule broken with hidden cards")."""
+        self.broken = (seat, " ".join(str(a) for a in answers), reason)
 
     def state_hash(self) -> str:
         extra = repr((self.calling, self.giving_back)).encode()
@@ -292,14 +322,29 @@ class SaskuState:
         deal = self.deal
         trump = deal.trump
         points = deal.points or (0, 0)
+        if self.broken is not None:
+            points = (0, 6) if self.broken[0] % 2 == 0 else (6, 0)
         return SaskuOutcome(deal.declarer, None if trump is None else trump.symbol, deal.diamonds, deal.card_points,
                             deal.tricks, points)
 
     def view(self, seat: int) -> Deal:
+        if seat in self.open:
+            return self.open[seat]
         return self.deal if self.deal.viewer == seat else view(self.deal, seat)
 
     def record(self) -> str | None:
-        return write_record(self.deal) if self.deal.viewer is None else None
+        """The deal's record; a penalised deal's ends with the line that broke the rule, after a
+        comment that says so (so ``sasaki replay`` refuses that line, as the rules say of a
+        record: every rule break in it is an illegal line)."""
+        if self.deal.viewer is not None:
+            return None
+        text = write_record(self.deal)
+        if self.broken is not None:
+            seat, action, reason = self.broken
+            pair = "S0 and S2" if seat % 2 else "S1 and S3"
+            text += (f"# S{seat} broke a rule with hidden cards, found when the keys were revealed: {reason}; "
+                     f"its pair loses the deal, {pair} score 6\n{action}\n")
+        return text
 
 
 class TableBot:
@@ -404,17 +449,23 @@ class SaskuGame:
                   peer: int | None = None, open_seats: frozenset[int] = frozenset()) -> SaskuState:
         if len(hands) != SEATS:
             raise ValueError("a Sasku deal has four seats")
-        if open_seats:
-            raise ValueError("a Sasku table has no open bot seat yet (a bot in an empty seat)")
         number = context.number - 1
         try:
+            opens = {seat: Deal.for_peer(seat, (hands[seat] or 0) << _SHIFT, number, self.options)
+                     for seat in sorted(open_seats) if hands[seat] is not None}
+            if len(opens) != len(open_seats):
+                raise ValueError("an open bot's cards are known to every peer")
             if all(h is not None for h in hands):
-                return SaskuState(Deal([(h or 0) << _SHIFT for h in hands], number, self.options))
-            known = [(s, h) for s, h in enumerate(hands) if h is not None]
-            if len(known) != 1:
-                raise ValueError("a peer's deal knows one seat's cards")
-            seat, mine = known[0]
-            return SaskuState(Deal.for_peer(seat, mine << _SHIFT, number, self.options))
+                return SaskuState(Deal([(h or 0) << _SHIFT for h in hands], number, self.options), open_seats, opens)
+            # A peer's own view (its seat: the one known hand that is not an open bot's); an
+            # auditor's, which knows the open bots' hands only, is the first open bot's.
+            known = [s for s, h in enumerate(hands) if h is not None and s not in open_seats]
+            seat = peer if peer is not None else (known[0] if known else min(open_seats, default=None))
+            if seat is None or hands[seat] is None or known not in ([seat], []):
+                raise ValueError("a peer's deal knows one seat's cards, and the open bots'")
+            mine = opens.pop(seat) if seat in opens else Deal.for_peer(seat, (hands[seat] or 0) << _SHIFT, number,
+                                                                       self.options)
+            return SaskuState(mine, open_seats, opens)
         except DealError as exc:
             raise ValueError(str(exc)) from exc
 
@@ -447,6 +498,19 @@ class SaskuGame:
     def forfeit_scores(self, seat: int) -> tuple[int, ...]:
         """The other pair scores 6 (a karvane), the forfeiter's pair nothing (docs/rules-sasku.md)."""
         return tuple(0 if s % 2 == seat % 2 else 6 for s in range(SEATS))
+
+    def objection(self, decision: Any) -> HiddenClaim | None:
+        """A give to a partner that holds nine pictures (the giver's rule break, which only the
+        partner sees): the partner proves, with its layer, that it holds none of the
+        non-pictures."""
+        if isinstance(decision, HandOverDecision) and decision.kind == "give":
+            return HiddenClaim("nine-pictures", ((1 << N_CARDS) - 1) & ~(PICTURES >> _SHIFT))
+        return None
+
+    def penalty_scores(self, seat: int) -> tuple[int, ...]:
+        """A rule broken with hidden cards found only at the key reveal: the offending seat's
+        pair loses the deal as in karvane, the other pair scores 6 (docs/rules-sasku.md)."""
+        return self.forfeit_scores(seat)
 
     def match_over(self, played: int, planned: int, totals: Sequence[int]) -> bool:
         """A pair reached the target, or the table's cap on deals (``hands``) is played."""
@@ -483,9 +547,11 @@ class SaskuGame:
         return 1 << to_deck(action.card) if isinstance(action, Play) else 0
 
     def open_bot_answer(self, state: Any, seat: int, seed: bytes) -> Any:
-        """The open bot's answer: the engine's heuristic bot behind :class:`TableBot`, with
-        ``random.Random(int.from_bytes(seed, "big"))`` (a Sasku table has no open seat yet:
-        :meth:`new_state` refuses one)."""
+        """The open bot's answer (docs/protocol.md, "Replace seat"): the engine's heuristic bot
+        (p2p_sasaki.sasku.bots.HeuristicBot) behind :class:`TableBot`, with
+        ``random.Random(int.from_bytes(seed, "big"))``, asked with the open bot's own view and
+        legal answers (never a give: its pair hands no card over). Its hand is public, so every
+        peer and the audit compute the same answer."""
         bot = TableBot(HeuristicBot(random.Random(int.from_bytes(seed, "big"))))
         return bot.choose(state.view(seat), state.legal_actions(seat))
 

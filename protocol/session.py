@@ -31,8 +31,9 @@ state hash before the slot):
     next slots       one slot per game decision: expected signers = the slot's seats, each a
                      table/action; the outcome is the game's function of the set of answers.
                      A HAND_OVER decision (a source slot the game asks for) takes the giver's
-                     deck/hand-over (the position moves to the receiver, its card sealed to
-                     it), and the next slot the receiver's receipt (docs/protocol.md, "Hand-over")
+                     deck/hand-over (the position it hands), the next slot the receiver's layer
+                     on it, the slot after the giver's strip of its own: the position is then
+                     the receiver's lock and moves (the re-lock: docs/protocol.md, "Hand-over")
     next slot        CLOSE (if the source closes, as the deck does): every seat's deck/key;
                      then the full deal is replayed through the game and checked
 
@@ -80,6 +81,7 @@ from p2p_sasaki.protocol.events import (
     HandEnded,
     HandStarted,
     MatchEnded,
+    Penalty,
     Record,
     Seated,
     SeatLeft,
@@ -89,9 +91,17 @@ from p2p_sasaki.protocol.events import (
     SignedKind,
     VersionMismatch,
 )
-from p2p_sasaki.protocol.game import GameState, HiddenClaim, IllegalAnswer, Seating, Slot, SlotKind
-from p2p_sasaki.protocol.hidden_rules import FalseStatement, HiddenCard, HiddenRuleProof, Statement, no_follow
+from p2p_sasaki.protocol.game import Applied, GameState, HiddenClaim, IllegalAnswer, Seating, Slot, SlotKind
+from p2p_sasaki.protocol.hidden_rules import (
+    FalseStatement,
+    HiddenCard,
+    HiddenRuleProof,
+    Statement,
+    no_follow,
+    return_card,
+)
 from p2p_sasaki.protocol.hidden_rules import give as hidden_give
+from p2p_sasaki.protocol.hidden_rules import nine_pictures as hidden_nine_pictures
 from p2p_sasaki.protocol.intake import Intake
 from p2p_sasaki.protocol.messages import (
     Abandon,
@@ -99,7 +109,8 @@ from p2p_sasaki.protocol.messages import (
     CardOpen,
     Genesis,
     HandOver,
-    HandOverUnsealed,
+    HandOverLock,
+    HandOverStrip,
     KeyReveal,
     Leave,
     Payload,
@@ -230,6 +241,7 @@ class TableSession:
         self.hand_scores: list[tuple[int, ...]] = []
         self.dealt_hands: list[tuple[tuple[int, ...], ...]] = []
         self.forfeits: list[int | None] = []   # by scored hand (as dealt_hands): the seat that forfeited it
+        self.penalties: list[Penalty | None] = []   # by scored hand: a hidden-rule break the key reveal found
         self.finished_states: list[GameState] = []
 
         self._started = False
@@ -245,7 +257,8 @@ class TableSession:
         self._opener: int | None = None
         self._slots_played: list[tuple[int, list[tuple[int, Payload]]]] = []   # this hand's game slots:
         #   (slot, [(seat, payload)]), the raw payloads: the replay decodes them with the full deal
-        self._handing: tuple[int, int, HandOver] | None = None     # the hand-over awaiting its receipt
+        self._handing: tuple[int, int, HandOver] | None = None     # the hand-over under way: its slot, giver, naming
+        self._handed_to: dict[int, int] = {}    # this hand: seat -> the position last handed to it (a give-back's)
         self._give_due: _GiveDue | None = None   # a give's proof, checked with its hand-over in the next slot
         self._hashes: list[str] = []                                # hidden state hash after each
         self._my_cards: int | None = None
@@ -348,10 +361,12 @@ class TableSession:
         if action not in self.state.legal_actions(self.my_seat):
             raise self.game.illegal(f"{action} is not one of my legal answers now", self.my_seat)
         verb, cards = self.game.encode_action(action)
-        if self.phase is Phase.HAND_OVER:   # the card goes sealed to the receiver; the wire shows its position
+        if self.phase is Phase.HAND_OVER:   # the wire shows the position (and a return's proof), not the card
             game_slot = self.state.slot()
             assert game_slot is not None and game_slot.receiver is not None and len(cards) == 1
-            self._sign(self.hand_no, self.slot, self.source.hand_over(cards[0], game_slot.receiver), SignedKind.ANSWER)
+            named = self.source.hand_over(cards[0], game_slot.receiver)
+            proof = self._prove(self.state.claim(action), (), named.position)
+            self._sign(self.hand_no, self.slot, HandOver(named.position, named.to, proof), SignedKind.ANSWER)
             self._guarded(self._advance)
             return
         new = tuple(_indices(self.game.shows(action) & ~self._opened))
@@ -362,8 +377,10 @@ class TableSession:
 
     # -- hidden-card rules proven with the action (docs/protocol.md, "Hidden-card rules at the table")
 
-    def _prove(self, claim: HiddenClaim | None, opens: Sequence[CardOpen]) -> tuple[RuleClause, ...]:
-        """My proof of the rule my action owes (none: no claim, or a source without locks)."""
+    def _prove(self, claim: HiddenClaim | None, opens: Sequence[CardOpen],
+               handing: int | None = None) -> tuple[RuleClause, ...]:
+        """My proof of the rule my action owes (none: no claim, or a source without locks);
+        ``handing``: the position a hand-over of mine names (a return's)."""
         assert self.source is not None and self.my_seat is not None
         if claim is None:
             return ()
@@ -371,7 +388,9 @@ class TableSession:
         locks = self.source.rule_locks(self.my_seat, played)
         if locks is None:
             return ()
-        handed = None
+        handed = handing
+        if claim.rule == "return" and all(lock.position != handed for lock in locks):
+            return ()   # not a hidden position of mine: every peer refuses the hand-over anyway
         if claim.rule == "give":   # the position of my one picture, which I hand over next
             handed = next((lock.position for lock in locks
                            if claim.cards >> (self.source.held_card(lock.position) or 0) & 1), None)
@@ -389,6 +408,13 @@ class TableSession:
             return hidden_give(given, [lock for lock in locks if lock.position != handed], cards, self.game.n_cards)
         if claim.rule == "no-follow":
             return no_follow(locks, cards)
+        if claim.rule == "nine-pictures":   # the receiver's objection: it holds none of ``cards``
+            return hidden_nine_pictures(locks, set(range(self.game.n_cards)) - set(cards), self.game.n_cards)
+        if claim.rule == "return":
+            returned = next((lock for lock in locks if lock.position == handed), None)
+            if returned is None:
+                raise ValueError("a return's position is not among the seat's hidden positions")
+            return return_card(returned, cards)
         raise ValueError(f"no hidden-card rule {claim.rule!r} at the table")
 
     def _check_claim(self, seat: int, message: SignedMessage, claim: HiddenClaim | None) -> None:
@@ -424,7 +450,8 @@ class TableSession:
         assert self.source is not None
         proof = HiddenRuleProof(tuple(clause.proof() for clause in clauses))
         if not self.source.verify_rule(seat, slot, prev, statement, proof):
-            what = "the card it gives is its only one of" if claim.rule == "give" else "it holds none of"
+            what = {"give": "the card it gives is its only one of",
+                    "return": "the card it hands back is none of"}.get(claim.rule, "it holds none of")
             raise _Stop(seat, slot, f"seat {seat}'s proof that {what} {self.game.cards_name(claim.cards)} fails "
                         f"({claim.rule})")
 
@@ -629,12 +656,13 @@ class TableSession:
 
     def _play_slot(self) -> Slot | None:
         """The game's slot a player answers now (a decision or a hand-over's giving)."""
-        if self.phase is Phase.RECEIPT:
+        if self.phase in (Phase.RECEIPT, Phase.STRIP):
             return None
         return self._game_slot()
 
     def _game_slot(self) -> Slot | None:
-        if self.finished or self.phase not in (Phase.PLAY, Phase.HAND_OVER, Phase.RECEIPT) or self.state is None:
+        if self.finished or self.phase not in (Phase.PLAY, Phase.HAND_OVER, Phase.RECEIPT, Phase.STRIP) \
+                or self.state is None:
             return None
         return self.state.slot()
 
@@ -789,7 +817,8 @@ class TableSession:
         """What a complete slot of the current phase does (its rule: protocol/slots.py)."""
         outcomes = {Phase.SETUP: self._setup_outcome, Phase.OPENING: self._opening_outcome,
                     Phase.PLAY: self._play_outcome, Phase.HAND_OVER: self._hand_over_outcome,
-                    Phase.RECEIPT: self._receipt_outcome, Phase.CLOSE: self._close_outcome}
+                    Phase.RECEIPT: self._receipt_outcome, Phase.STRIP: self._strip_outcome,
+                    Phase.CLOSE: self._close_outcome}
         return outcomes[self.phase](got)
 
     def _close(self, slot: int, got: dict[int, SignedMessage]) -> None:
@@ -860,6 +889,7 @@ class TableSession:
         self.state = None
         self._deck_got, self._opened, self._slots_played, self._hashes = {}, 0, [], []
         self._handing = None
+        self._handed_to = {}
         self._give_due = None
         self._opener = self._my_cards = None
         self.shown_hands = {}
@@ -1000,12 +1030,52 @@ class TableSession:
         except IllegalAnswer as exc:
             if exc.seat is None and self.source is not None and self.source.closes:
                 return lambda: self._settle_refusal(slot, answers)  # a refused duty only the deal can name
-            raise _Stop(exc.seat, slot, exc.reason) from exc
+            peer = self._as_a_peer_saw_it(exc, answers)
+            if peer is None:
+                raise _Stop(exc.seat, slot, exc.reason) from exc
+            state, applied = peer
         self._slots_played.append((slot, [(seat, got[seat].body.payload) for seat in seats]))
         self._hashes.append(state.state_hash())
         for item in applied:
             self._events.append(ActionApplied(item.action, lead=item.lead))
         return self._next_decision
+
+    def _as_a_peer_saw_it(self, exc: IllegalAnswer, answers: list[Any]) -> tuple[GameState, list[Applied]] | None:
+        """The audit's observer follows a hand with the full deal; where a slot breaks a rule
+        on hidden cards that the seats could not see (a game with a penalty for it), it goes on
+        as the next seat's peer did (that seat's cards only, the hand replayed from its start,
+        a hand-over's card known as that peer knew it), so that the key reveal's replay finds
+        the break and scores the penalty as every peer did. None: not the observer, no
+        penalty, or that peer refuses the slot too (a break every peer saw)."""
+        if self.identity is not None or exc.seat is None or self.source is None or self.state is None:
+            return None
+        if self.game.penalty_scores(exc.seat) is None:
+            return None
+        deal = self.source.final_deal() or self.source.known_deal()
+        if deal is None:
+            return None
+        peer = (exc.seat + 1) % self.game.seats
+        hands: list[int | None] = [None] * self.game.seats
+        hands[peer] = deal[peer]
+        for seat, cards in self.shown_hands.items():   # the open bots' hands: known to all
+            hands[seat] = cards
+        try:
+            context = self.game.hand_context(self.hand_no)
+            state = (self.game.new_state(hands, self._opener, context, peer=peer, open_seats=frozenset(self.open_seats))
+                     if self.open_seats else self.game.new_state(hands, self._opener, context))
+            for k, (_, played) in enumerate(self._slots_played):
+                state.apply(self._decoded(state, played, peer))
+                if state.state_hash() != self._hashes[k]:
+                    return None
+            slot = state.slot()
+            if slot is not None and slot.kind is SlotKind.HAND_OVER and peer not in (*slot.seats, slot.receiver) \
+                    and self.source.proves:
+                answers = [self.game.handed(slot.decision, slot.seats[0], None)]
+            applied = state.apply(answers)
+        except (IllegalAnswer, ValueError):
+            return None
+        self.state = state
+        return state, applied
 
     def open_bot_answer(self, seat: int) -> Any:
         """The open bot's rule (docs/protocol.md, "Replace seat"): the answer the open bot at
@@ -1067,20 +1137,26 @@ class TableSession:
     # -- the hand-over: a source slot the game asks for (docs/protocol.md, "Hand-over") ------
 
     def _hand_over_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
-        """The giver's sealed card: the position moves to the receiver (checked by the source),
-        and the receiver answers with its receipt in the next slot."""
+        """The giver names the position (checked by the source, with a return's proof and a
+        give-back's position); the receiver adds its layer in the next slot."""
         game_slot, slot = self._game_slot(), self.slot
         assert game_slot is not None and game_slot.receiver is not None and self.source is not None
+        assert self.state is not None
         (giver,) = game_slot.seats
-        payload = got[giver].body.payload
+        message = got[giver]
+        payload = message.body.payload
         assert isinstance(payload, HandOver)
         if payload.to != game_slot.receiver:
             raise _Stop(giver, slot, f"seat {giver} handed a card to seat {payload.to}, not to seat "
                         f"{game_slot.receiver}")
+        if game_slot.hands_back and payload.position != self._handed_to.get(giver):
+            raise _Stop(giver, slot, f"seat {giver} hands back position {payload.position}, not the position "
+                        f"{self._handed_to.get(giver)} it was handed")
         self._check_give(giver, payload.position)
         reason = self.source.accept_hand_over(giver, payload)
         if reason is not None:
             raise _Stop(giver, slot, f"seat {giver}'s hand-over: {reason}")
+        self._check_hand_over_claim(giver, message, self.state.claim(self.game.handed(game_slot.decision, giver, None)))
         receiver = payload.to
 
         def after() -> None:
@@ -1088,53 +1164,114 @@ class TableSession:
             self._handing = (slot, giver, payload)
             self.slot, self.phase = slot + 1, Phase.RECEIPT
             if self.identity is not None and self.my_seat == receiver:
-                card = self.source.handed_card(payload.position)
-                unseal = card is not None and self._breaks_rules(giver, card) is not None
-                self._sign(self.hand_no, self.slot, self.source.receipt(payload.position, unseal))
+                lock = self.source.relock()
+                self._sign(self.hand_no, self.slot, HandOverLock(lock.value, lock.proof, self._objection(giver)))
 
         return after
 
-    def _breaks_rules(self, giver: int, card: int) -> IllegalAnswer | None:
-        """Whether handing ``card`` in the current HAND_OVER slot breaks the game's rules (the
-        receiver asks, knowing the card; everyone asks once an unsealing shows it)."""
+    def _objection(self, giver: int) -> tuple[RuleClause, ...]:
+        """As the receiver: the proof that my own hidden cards make this hand-over illegal
+        (the game's ``objection`` claim), made exactly when the claim holds for my cards
+        (none of my hidden positions holds one of its cards); else none."""
         game_slot = self._game_slot()
-        assert game_slot is not None and self.state is not None
-        try:
-            copy.deepcopy(self.state).apply([self.game.handed(game_slot.decision, giver, card)])
-        except IllegalAnswer as exc:
-            return exc
-        return None
+        assert game_slot is not None and self.source is not None and self.my_seat is not None
+        claim = self.game.objection(game_slot.decision)
+        locks = self.source.rule_locks(self.my_seat)
+        if claim is None or not locks:
+            return ()
+        held = [self.source.held_card(lock.position) for lock in locks]
+        if any(card is None or claim.cards >> card & 1 for card in held):
+            return ()
+        proof = self.source.prove_rule(self.slot, self._prev_for(self.hand_no, self.slot),
+                                       self._statement(claim, locks, None))
+        return tuple(RuleClause.of(clause) for clause in proof.clauses)
+
+    def _check_hand_over_claim(self, giver: int, message: SignedMessage, claim: HiddenClaim | None) -> None:
+        """A hand-over's proof of the rule it owes (a return: the card is not a picture), over
+        the position it names, before the position moves; a failed one names the giver."""
+        assert self.source is not None
+        payload = message.body.payload
+        assert isinstance(payload, HandOver)
+        locks = self.source.rule_locks(giver) if claim is not None else None
+        if locks is None or claim is None:
+            if payload.proof:
+                raise _Stop(giver, self.slot, f"seat {giver}'s hand-over carries a hidden-card proof it does not owe")
+            return
+        if all(lock.position != payload.position for lock in locks):
+            raise _Stop(giver, self.slot, f"seat {giver} hands over position {payload.position}, which is not hidden")
+        self._verify_claim(giver, self.slot, message.body.prev, claim, self._statement(claim, locks, payload.position),
+                           payload.proof)
 
     def _receipt_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
-        """The receiver took the card (the game applies the hand-over, its card known to the
-        two seats only), or unsealed it: the signed evidence names the seat at fault."""
+        """The receiver's layer on the position (its DLEQ names it if wrong); the giver strips
+        its own in the next slot."""
+        assert self._handing is not None and self.source is not None
+        _, giver, payload = self._handing
+        receiver, slot = payload.to, self.slot
+        lock = got[receiver].body.payload
+        assert isinstance(lock, HandOverLock)
+        reason = self.source.accept_relock(receiver, lock)
+        if reason is not None:
+            raise _Stop(receiver, slot, f"seat {receiver}'s hand-over lock: {reason}")
+        if lock.objection:
+            return self._objected(got[receiver], giver)
+
+        def after() -> None:
+            assert self.source is not None
+            self.slot, self.phase = slot + 1, Phase.STRIP
+            if self.identity is not None and self.my_seat == giver:
+                self._sign(self.hand_no, self.slot, self.source.strip_lock())
+
+        return after
+
+    def _objected(self, message: SignedMessage, giver: int) -> Callable[[], None]:
+        """The receiver's objection (its proof that its own cards make the hand-over illegal):
+        a proof that verifies names the giver, one that does not (or is not owed) the
+        receiver; the lock is recorded first (it is the evidence)."""
+        assert self._handing is not None and self.source is not None
+        hand_over_slot = self._handing[0]
+        lock = message.body.payload
+        assert isinstance(lock, HandOverLock)
+        receiver, slot = message.body.sender, self.slot
+        game_slot = self._game_slot()
+        assert game_slot is not None
+        claim = self.game.objection(game_slot.decision)
+        locks = self.source.rule_locks(receiver) if claim is not None else None
+        if claim is None or locks is None:
+            raise _Stop(receiver, slot, f"seat {receiver}'s hand-over lock carries an objection it cannot owe")
+        self._verify_claim(receiver, slot, message.body.prev, claim, self._statement(claim, locks, None),
+                           lock.objection)
+        stop = _Stop(giver, hand_over_slot, f"seat {giver} handed a card to seat {receiver}, whose own cards forbid "
+                     f"it: seat {receiver} proves it holds none of {self.game.cards_name(claim.cards)} "
+                     f"({claim.rule})")
+
+        def stopped() -> None:   # after the lock is recorded: its proof is the evidence
+            raise stop
+
+        return stopped
+
+    def _strip_outcome(self, got: dict[int, SignedMessage]) -> Callable[[], None]:
+        """The giver's strip (its DLEQ names it if wrong): the position is the receiver's lock
+        and moves; the game applies the hand-over, its card known to the two seats only."""
         assert self._handing is not None and self.source is not None and self.state is not None
         hand_over_slot, giver, payload = self._handing
         game_slot = self._game_slot()
-        assert game_slot is not None and game_slot.receiver is not None
-        receipt = got[game_slot.receiver].body.payload
-        if isinstance(receipt, HandOverUnsealed):
-            judged = self.source.judge_unsealed(game_slot.receiver, payload, giver, receipt)
-            if isinstance(judged, tuple):
-                seat, reason = judged
-            else:   # it opens: the card is public now, and the game says whether handing it was legal
-                broken = self._breaks_rules(giver, judged)
-                seat, reason = (game_slot.receiver, f"seat {game_slot.receiver} unsealed the hand-over of position "
-                                f"{payload.position}, which opens to a card the rules allow") if broken is None else (
-                    giver if broken.seat is None else broken.seat,
-                    f"the hand-over of position {payload.position}, unsealed: {broken.reason}")
-            stop = _Stop(seat, hand_over_slot if seat == giver else self.slot, reason)
-
-            def stopped() -> None:   # after the receipt is recorded: it is the evidence
-                raise stop
-
-            return stopped
+        assert game_slot is not None
+        strip = got[giver].body.payload
+        assert isinstance(strip, HandOverStrip)
+        reason = self.source.accept_strip(giver, strip)
+        if reason is not None:
+            raise _Stop(giver, self.slot, f"seat {giver}'s hand-over strip: {reason}")
         action = self.game.handed(game_slot.decision, giver, self.source.handed_card(payload.position))
         try:
             applied = self.state.apply([action])
         except IllegalAnswer as exc:
-            raise _Stop(exc.seat, hand_over_slot, exc.reason) from exc
+            peer = self._as_a_peer_saw_it(exc, [action])
+            if peer is None:
+                raise _Stop(exc.seat, hand_over_slot, exc.reason) from exc
+            applied = peer[1]
         self._handing = None
+        self._handed_to[payload.to] = payload.position
         self._slots_played.append((hand_over_slot, [(giver, payload)]))
         self._hashes.append(self.state.state_hash())
         for item in applied:
@@ -1148,14 +1285,6 @@ class TableSession:
             return lambda: self._abandon_verdict(slot)
         if self._settle is not None:
             return self._settlement_verdict  # after the keys are recorded: they are the evidence
-        fault = self.source.hand_over_fault() if self.source is not None else None
-        if fault is not None:
-            stop = _Stop(fault[0], self.slot, fault[1])
-
-            def stopped() -> None:   # after the keys are recorded: with the hand-over, the evidence
-                raise stop
-
-            return stopped
         ended = self._replay()
         return lambda: self._end_hand(ended)
 
@@ -1439,6 +1568,7 @@ class TableSession:
             self.totals = self.game.totals(self.carried, self.hand_scores)
             self.dealt_hands.append(tuple(tuple(_indices(mask)) for mask in full))
             self.forfeits.append(seat)
+            self.penalties.append(None)
             forfeited = HandEnded(self.hand_no, tuple(scores), self.totals, None)
             self._void_hand(deal, f"{self._gone(names)} during hand {self.hand_no} after the deal and forfeits it"
                             if not self._voted_out else f"{self._gone(names)}; it forfeits the hand",
@@ -1473,31 +1603,50 @@ class TableSession:
             full = self.game.new_state(deal, self._opener, self.game.hand_context(self.hand_no))
         except ValueError as exc:
             raise _Stop(self._opener, slot, f"with the revealed deal: {exc}") from exc
+        penalty: Penalty | None = None
+        scores: Sequence[int] = ()
         for k, (played_slot, played) in enumerate(self._slots_played):
             try:
-                full.apply(self._decoded(full, played))
+                answers = self._decoded(full, played)
+                full.apply(answers)
             except IllegalAnswer as exc:
-                raise _Stop(exc.seat, played_slot, f"with the revealed deal: {exc}") from exc
+                penalised = None if exc.seat is None else self.game.penalty_scores(exc.seat)
+                if penalised is None or known is not None:
+                    raise _Stop(exc.seat, played_slot, f"with the revealed deal: {exc}") from exc
+                assert exc.seat is not None
+                # a rule broken with hidden cards, found only now: the game's penalty, the match goes on
+                penalty = Penalty(self.hand_no, exc.seat, played_slot, f"with the revealed deal: {exc.reason}")
+                full.penalise(answers, exc.seat, exc.reason)
+                scores = penalised
+                break
             if full.state_hash() != self._hashes[k]:
                 raise _Stop(None, played_slot, "the revealed deal does not reproduce the agreed state")
-        scores = full.scores()
-        if full.slot() is not None or scores is None:
-            raise _Stop(None, slot, "the revealed deal does not end the hand")
+        else:
+            ended = full.scores()
+            if full.slot() is not None or ended is None:
+                raise _Stop(None, slot, "the revealed deal does not end the hand")
+            scores = ended
         self.hand_scores.append(tuple(scores))
         self.totals = self.game.totals(self.carried, self.hand_scores)
         self.dealt_hands.append(tuple(tuple(_indices(mask)) for mask in deal))
         self.forfeits.append(None)
+        self.penalties.append(penalty)
         self.finished_states.append(full)
-        return HandEnded(self.hand_no, tuple(scores), self.totals, full.outcome())
+        return HandEnded(self.hand_no, tuple(scores), self.totals, full.outcome(), penalty)
 
-    def _decoded(self, full: GameState, played: list[tuple[int, Payload]]) -> list[Any]:
+    def _decoded(self, full: GameState, played: list[tuple[int, Payload]], peer: int | None = None) -> list[Any]:
         """A played slot's raw payloads as the game's actions, with the full deal: a hand-over's
-        card (hidden when it was played) is read from the source once the keys are known."""
+        card (hidden when it was played) is read from the source once the keys are known
+        (``peer``: as that seat's peer knew it, hidden unless it gave or received it)."""
         answers = []
         for seat, payload in played:
             if isinstance(payload, HandOver):
                 slot = full.slot()
                 card = self.source.card_at(payload.position) if self.source is not None else None
+                if peer is not None and slot is not None and peer not in (seat, slot.receiver) \
+                        and self.source is not None and self.source.proves:
+                    answers.append(self.game.handed(slot.decision, seat, None))
+                    continue
                 if slot is None or card is None:
                     raise IllegalAnswer(seat, f"seat {seat}'s hand-over of position {payload.position} cannot be "
                                         "read with the revealed deal")

@@ -2,10 +2,11 @@
 no entry admits is a protocol violation). Pure.
 
 A table moves through phases: SETUP (hand 0), then per hand DECK (the card source's slots,
-pipelined), OPENING (if the game has an opening card), PLAY (one slot per game decision),
-CLOSE (the source's key reveal, also after a refusal or an abandon), and DONE. Each slot of
-a phase takes one payload type, from a set of signers, and is complete when every one of
-them signed (:data:`SLOT_RULES`); the DECK phase's slots are the card source's own
+pipelined), OPENING (if the game has an opening card), PLAY (one slot per game decision; a
+private hand-over takes three: HAND_OVER, RECEIPT, STRIP), CLOSE (the source's key reveal,
+also after a refusal or an abandon), and DONE. Each slot of a phase takes one payload type,
+from a set of signers, and is complete when every one of them signed (:data:`SLOT_RULES`);
+the DECK phase's slots are the card source's own
 (protocol/dealing.py: ``CardSource.accepts`` and ``expected``). What a complete slot does is
 the session's outcome for the phase (protocol/session.py, ``_outcome``).
 
@@ -23,8 +24,8 @@ from enum import Enum
 from p2p_sasaki.protocol.messages import (
     Genesis,
     HandOver,
-    HandOverTaken,
-    HandOverUnsealed,
+    HandOverLock,
+    HandOverStrip,
     KeyReveal,
     Payload,
     SeatCommit,
@@ -43,7 +44,8 @@ class Phase(Enum):
     OPENING = "opening"
     PLAY = "play"
     HAND_OVER = "hand-over"   # a source slot the game asks for (SlotKind.HAND_OVER): the giver's deck/hand-over
-    RECEIPT = "receipt"       # the slot after it: the receiver's receipt
+    RECEIPT = "receipt"       # the slot after it: the receiver's layer (deck/hand-over-lock)
+    STRIP = "strip"           # the slot after that: the giver's strip (deck/hand-over-strip)
     CLOSE = "close"
     DONE = "done"
 
@@ -80,9 +82,11 @@ SLOT_RULES: dict[tuple[Phase, int | None], SlotRule] = {
     (Phase.PLAY, None): SlotRule((TableAction,), Signers.GAME_SLOT,
                                  "every asked seat answered: the game applies the set of answers"),
     (Phase.HAND_OVER, None): SlotRule((HandOver,), Signers.GAME_SLOT,
-                                      "the giver sealed its card to the receiver: the position moves"),
-    (Phase.RECEIPT, None): SlotRule((HandOverTaken, HandOverUnsealed), Signers.RECEIVER,
-                                    "the receiver took the card, or unsealed the hand-over to show the giver's fault"),
+                                      "the giver named the position it hands to the receiver"),
+    (Phase.RECEIPT, None): SlotRule((HandOverLock,), Signers.RECEIVER,
+                                    "the receiver added its layer to the position"),
+    (Phase.STRIP, None): SlotRule((HandOverStrip,), Signers.GAME_SLOT,
+                                  "the giver stripped its layer: the position is the receiver's lock and moves"),
     (Phase.CLOSE, None): SlotRule((KeyReveal,), Signers.PRESENT_SEATS,
                                   "every present seat revealed its key: the full deal is replayed"),
 }

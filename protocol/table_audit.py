@@ -28,7 +28,7 @@ from p2p_sasaki.protocol.chain import next_chain
 from p2p_sasaki.protocol.config import GAMES, GameFactory, config_of
 from p2p_sasaki.protocol.crypto import is_acceptable_identity_key
 from p2p_sasaki.protocol.dealing import Dealer, RevealedKeys, TrustedDealer
-from p2p_sasaki.protocol.events import BlameBasis, Record
+from p2p_sasaki.protocol.events import BlameBasis, Penalty, Record
 from p2p_sasaki.protocol.followon import REPLACE_SEAT, link_of
 from p2p_sasaki.protocol.game import GameState
 from p2p_sasaki.protocol.messages import (
@@ -107,6 +107,7 @@ class TableAudit:
     left: tuple[int, ...] = ()                  # seats named as having left (abandoned hands), never blamed
     abandoned: tuple[int, ...] = ()             # the hands abandoned (void or forfeited)
     forfeits: tuple[int | None, ...] = ()       # by entry of ``hands``: the seat that forfeited it, else None
+    penalties: tuple[Penalty | None, ...] = ()  # by entry of ``hands``: a hidden-rule break the keys showed
     final: bytes | None = None                  # the final chain hash, once the match is over
     seat_keys: tuple[bytes, ...] | None = None  # the members' keys by seat (once seated)
     header: TranscriptHeader | None = None
@@ -335,6 +336,12 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
         note += "; " + ", ".join(f"S{s}" for s in left) + " left (not a fault)"
     elif status is AuditStatus.COMPLETE and observer.abandoned_hands:   # forfeits only: results, not faults
         note = "; ".join(f"hand {e.hand} was abandoned at slot {e.slot}: {e.reason}" for e in observer.abandoned_hands)
+    penalised = [p for p in observer.penalties if p is not None]
+    if penalised and status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED, AuditStatus.INCOMPLETE):
+        said = "; ".join(f"S{p.seat} broke a rule with hidden cards in hand {p.hand} (slot {p.slot}), found when "
+                         f"the keys were revealed ({p.reason}): its side loses the hand by the game's penalty"
+                         for p in penalised)
+        note = said if note is None else f"{note}; {said}"
     if status is AuditStatus.INCOMPLETE:
         where = f"the transcript stops at hand {at.hand} slot {at.slot} (record {at.record})"
         note = where + (f": {damage}" if damage else "") + (
@@ -346,7 +353,7 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
                       left=(left if status in (AuditStatus.ABANDONED, AuditStatus.INCOMPLETE, AuditStatus.COMPLETE)
                             else ()),
                       abandoned=tuple(e.hand for e in observer.abandoned_hands),
-                      forfeits=tuple(observer.forfeits),
+                      forfeits=tuple(observer.forfeits), penalties=tuple(observer.penalties),
                       final=observer.chain if status in (AuditStatus.COMPLETE, AuditStatus.ABANDONED) else None,
                       seat_keys=observer.seat_keys, header=header,
                       names=observer.seat_names or observer.roster_names,

@@ -23,6 +23,7 @@ picture's way back have one answer each: they are made without asking, and told.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -218,6 +219,15 @@ class SaskuPart:
     def status(self, presenter: Any, kind: str) -> str:
         return _STATUS.get(kind, "Your decision.")
 
+    def partners_text(self, game: Any, names: Sequence[str]) -> str | None:
+        return partners_text(game, names)
+
+    def winner_text(self, presenter: Any) -> str:
+        """The status line at the match's end: the pairs, and whether yours won."""
+        from p2p_sasaki.cli.sasku_text import match_over_text
+
+        return match_over_text(presenter, presenter.totals, yours=presenter.person)
+
     def pair_label(self, presenter: Any, pair: int) -> str:
         return "+".join(presenter.label(s) for s in TEAMS[pair])
 
@@ -260,6 +270,17 @@ class SaskuPart:
         race = ", ".join(f"{pair.label} {pair.game_points}" for pair in pairs) + (
             f" (to {self.target})" if self.target else "")
         return SaskuTable(hand, trick, trump, contract, pairs, self.target, race)
+
+
+def partners_text(game: Any, names: Sequence[str]) -> str | None:
+    """What a member is shown before it signs a table whose partners were chosen by name
+    (``sasaki host --pairs``, cli/pairs.py); None when the draw decides them."""
+    pairs = getattr(game, "pairs", None)
+    if pairs is None or len(names) != 4:
+        return None
+    others = [names[i] for i in range(4) if i not in pairs]
+    return (f"Partners chosen by the creator: {names[pairs[0]]} and {names[pairs[1]]} sit opposite each other, "
+            f"against {others[0]} and {others[1]}; starting the table signs this seating.")
 
 
 def prompt_lines(prompt: Any) -> list[str]:

@@ -20,7 +20,8 @@ per connection (``Connection: close``); the WebSocket then carries JSON:
   ``{"type": "next-match", "offer": ID, "accept": true|false}`` (the next-match offer,
   ``table.next_match``, whose ``deadline`` is also sent as ``seconds_left``), and
   ``{"type": "leave"}`` (the match is over and the person closes the table; an open
-  next-match offer is declined).
+  next-match offer is declined), ``{"type": "partners", "names": "Mina+Jun" | "draw"}``
+  (the creator of a Sasku table chooses partners while it fills: ``table.partners``).
 
 Answers go to :meth:`Presenter.answer`: the first for a prompt wins, in whichever
 tab or view it was given.
@@ -339,6 +340,11 @@ class WebTable(PageServer):
                 return {"type": "refused", "reason": "unknown message"}
             taken = self.presenter.answer_next(message["offer"], message["accept"])
             return {"type": "refused", "reason": taken.reason} if isinstance(taken, Refusal) else None
+        if kind == "partners":
+            if not isinstance(message.get("names"), str):
+                return {"type": "refused", "reason": "unknown message"}
+            chosen = self.presenter.choose_partners(message["names"])
+            return {"type": "refused", "reason": chosen.reason} if isinstance(chosen, Refusal) else None
         if kind != "answer" or not isinstance(message.get("prompt"), int):
             return {"type": "refused", "reason": "unknown message"}
         key, cards = message.get("key"), message.get("cards")

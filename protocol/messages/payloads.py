@@ -120,44 +120,6 @@ class CardOpen(_Payload):
     proof: bytes
 
 
-SEALED_OPEN_BYTES = 1 + DLEQ_BYTES   # a hand-over's sealed opening: the card (one byte) and its DLEQ proof
-
-
-@dataclass(frozen=True)
-class HandOver(_Payload):
-    """A seat hands the card at one of its positions to seat ``to`` privately (docs/protocol.md,
-    "Hand-over"): the opening of that position (card and DLEQ proof), sealed to the
-    receiver's layer key with the ephemeral element ``ephemeral``."""
-
-    TYPE: ClassVar[str] = "deck/hand-over"
-    FIELDS = (F("position", UInt(MAX_CARDS - 1)), F("to", UInt(MAX_SEATS - 1)), F("ephemeral", Bin(ELEMENT_BYTES)),
-              F("sealed", Bin(SEALED_OPEN_BYTES)))
-    position: int
-    to: int
-    ephemeral: bytes
-    sealed: bytes
-
-
-@dataclass(frozen=True)
-class HandOverTaken(_Payload):
-    """The receiver of a hand-over opened it: its sealed opening proves the card."""
-
-    TYPE: ClassVar[str] = "deck/hand-over-taken"
-    FIELDS = ()
-
-
-@dataclass(frozen=True)
-class HandOverUnsealed(_Payload):
-    """The receiver of a hand-over could not open it: it publishes the shared element that
-    unseals it, with a DLEQ proof that the element is its layer key times the ephemeral
-    element, so that anyone can unseal the opening and see the giver's fault."""
-
-    TYPE: ClassVar[str] = "deck/hand-over-unsealed"
-    FIELDS = (F("shared", Bin(ELEMENT_BYTES)), F("proof", Bin(DLEQ_BYTES)))
-    shared: bytes
-    proof: bytes
-
-
 @dataclass(frozen=True)
 class KeyReveal(_Payload):
     """The end-of-hand reveal of a seat's shuffle scalar."""
@@ -279,6 +241,48 @@ class TableAction(_Payload):
 
 
 @dataclass(frozen=True)
+class HandOver(_Payload):
+    """A seat names one of its positions to hand to seat ``to`` privately (docs/protocol.md,
+    "Hand-over": the re-lock; the receiver's ``deck/hand-over-lock`` and the giver's
+    ``deck/hand-over-strip`` follow), with the proof of a hidden-card rule where the game
+    says the hand-over owes one (a return: the card is not a picture); left out when empty."""
+
+    TYPE: ClassVar[str] = "deck/hand-over"
+    FIELDS = (F("position", UInt(MAX_CARDS - 1)), F("to", UInt(MAX_SEATS - 1)),
+              F("proof", Array(_nested(RuleClause), MAX_RULE_CLAUSES), "hidden-rule clause proof", optional=True))
+    position: int
+    to: int
+    proof: tuple[RuleClause, ...] = ()
+
+
+@dataclass(frozen=True)
+class HandOverLock(_Payload):
+    """The receiver adds its layer to the named position: ``value`` = x_b * V_k, with a DLEQ
+    proof (B_b -> B_b+1; V_k -> value)."""
+
+    TYPE: ClassVar[str] = "deck/hand-over-lock"
+    FIELDS = (F("value", Bin(ELEMENT_BYTES)), F("proof", Bin(DLEQ_BYTES)),
+              F("objection", Array(_nested(RuleClause), MAX_RULE_CLAUSES), "hidden-rule clause proof",
+                optional=True))
+    value: bytes
+    proof: bytes
+    objection: tuple[RuleClause, ...] = ()
+    """The receiver's proof that its own cards make the hand-over illegal (the game's
+    ``objection``: Sasku's give to a partner holding nine pictures); left out when empty."""
+
+
+@dataclass(frozen=True)
+class HandOverStrip(_Payload):
+    """The giver strips its own layer: ``value`` = x_a^-1 * R, with a DLEQ proof (B_a -> B_a+1;
+    value -> R): the position is now the receiver's lock x_b * M_c."""
+
+    TYPE: ClassVar[str] = "deck/hand-over-strip"
+    FIELDS = (F("value", Bin(ELEMENT_BYTES)), F("proof", Bin(DLEQ_BYTES)))
+    value: bytes
+    proof: bytes
+
+
+@dataclass(frozen=True)
 class Abandon(_Payload):
     """A present seat's signature on closing the slot ``(hand, slot)`` of its body (for the
     deal, slot 0 stands for the whole deck block) as abandoned: ``silent`` are the seats the
@@ -308,11 +312,11 @@ class Leave(_Payload):
 
 
 Payload = (DeckCommit | DeckNonce | ShuffleHop | ShuffleProof | StripRound | CardOpen | KeyReveal
-           | Genesis | SeatCommit | SeatNonce | TableAction | Abandon | Leave | HandOver | HandOverTaken
-           | HandOverUnsealed)
+           | Genesis | SeatCommit | SeatNonce | TableAction | Abandon | Leave | HandOver | HandOverLock
+           | HandOverStrip)
 
 PAYLOAD_TYPES: dict[str, type[_Payload]] = {
     cls.TYPE: cls for cls in (DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal,
                               Genesis, SeatCommit, SeatNonce, TableAction, Abandon, Leave,
-                              HandOver, HandOverTaken, HandOverUnsealed)
+                              HandOver, HandOverLock, HandOverStrip)
 }

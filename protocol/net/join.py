@@ -255,8 +255,9 @@ class _HostState(JoinAdmissions):
     """The admissions (protocol/handshake.py) plus what the concurrent connections share."""
 
     def __init__(self, table_id: bytes, creator: TableMember, seats: int, max_failures: int,
-                 on_event: Callable[[HostEvent], None] | None) -> None:
-        super().__init__(table_id, creator, seats, max_failures)
+                 on_event: Callable[[HostEvent], None] | None,
+                 fits: Callable[[tuple[TableMember, ...], int], str | None] | None = None) -> None:
+        super().__init__(table_id, creator, seats, max_failures, fits)
         self.on_event = on_event or (lambda event: None)
         self.done = trio.Event()
         self.answered = 0  # admitted joiners sent the roster (or told the code is burnt)
@@ -293,6 +294,7 @@ async def host_table(
     on_event: Callable[[HostEvent], None] | None = None,
     nonce: bytes | None = None,
     name: str = "",
+    fits: Callable[[tuple[TableMember, ...], int], str | None] | None = None,
 ) -> TableRoster:
     """Admit joiners who know ``code`` on ``listeners`` until the table has ``seats``.
 
@@ -302,10 +304,11 @@ async def host_table(
     called with each :data:`HostEvent` (e.g. to update the mDNS seats hint).
     The listeners are closed on return: the code admits nobody any more. ``nonce``: this
     member's fresh 32 bytes for the table id (default: drawn here; tests pass a seeded one);
-    ``name``: the creator's name ("": called by the key).
+    ``name``: the creator's name ("": called by the key). ``fits``: the creator's seating
+    rule for the members a joiner would make (protocol/handshake.py, ``JoinAdmissions``).
     """
     me = TableMember(identity.public_key, mesh_host, mesh_port, nonce or secrets.token_bytes(32), name)  # fresh nonce
-    state = _HostState(table_id or secrets.token_bytes(32), me, seats, max_failures, on_event)
+    state = _HostState(table_id or secrets.token_bytes(32), me, seats, max_failures, on_event, fits)
     # Until its code is confirmed, a connection holds a slot of the waiting room's pool (docs/
     # reliability.md, "Hostile connections"): strangers can neither make the creator buffer a
     # 64 KiB frame on each of many sockets nor squat the room; a seated joiner's address is known.

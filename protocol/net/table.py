@@ -146,7 +146,13 @@ import trio
 from p2p_sasaki.protocol.crypto import Entropy, system_entropy
 from p2p_sasaki.protocol.followon import is_follow_on
 from p2p_sasaki.protocol.game import OPENING_PACE, SlotKind
-from p2p_sasaki.protocol.messages import MessageError, VersionMismatchError, decode_envelope, verify_envelope
+from p2p_sasaki.protocol.messages import (
+    MessageError,
+    VersionMismatchError,
+    decode_envelope,
+    default_name,
+    verify_envelope,
+)
 from p2p_sasaki.protocol.net.asking import (
     ABANDON,
     BOT,
@@ -183,9 +189,9 @@ from p2p_sasaki.protocol.session import (
 )
 from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record
 
-__all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Links", "Connected", "WindowOpened", "Pacer", "TableResult",
-           "TranscriptWriter", "SentLog", "run_table", "DriverOptions", "ConfigCodec", "Stalled", "CannotAbandon",
-           "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
+__all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Links", "Connected", "OptionsAgreed", "WindowOpened",
+           "Pacer", "TableResult", "TranscriptWriter", "SentLog", "run_table", "DriverOptions", "ConfigCodec",
+           "Stalled", "CannotAbandon", "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
 
 
 @dataclass(frozen=True)
@@ -225,6 +231,16 @@ class Links:
 @dataclass(frozen=True)
 class Connected:
     """Driver event: the mesh reached every other member."""
+
+
+@dataclass(frozen=True)
+class OptionsAgreed:
+    """Driver event: the table's options are known (the creator's own, or a joiner's from the
+    creator's frame), before this peer signs them at GENESIS: a view can show them (Sasku's
+    partners chosen by name) while the member may still leave unsigned."""
+
+    config: Any
+    names: tuple[str, ...]            # the roster's names in join order (``peer 1a2b3c4d``: none chosen)
 
 
 @dataclass
@@ -410,6 +426,7 @@ async def run_table(
             else:
                 if config_codec is not None:
                     config = await _agree_config(transport, roster, identity, config, config_codec, early, log)
+                notify(OptionsAgreed(config, tuple(m.name or default_name(m.key) for m in roster.members)), None)
                 if store is not None:
                     recording = RecordingEntropy(b"", entropy)
                     session = TableSession(identity, roster.keys, roster.table_id, config, recording,

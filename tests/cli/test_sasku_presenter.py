@@ -43,3 +43,19 @@ def test_a_sasku_deal_is_told_in_public_facts_and_points():
     assert told(p, MatchEnded((4, 1, 4, 1))) == ["The match is over: S0+S2 win 4 to 1."]
     phase: Phase = p.phase
     assert phase is Phase.MATCH_OVER
+
+
+def test_a_deal_scored_by_the_penalty_names_the_seat_that_broke_a_hidden_rule():
+    """docs/rules-sasku.md, "At the table": a rule broken with hidden cards that only the key
+    reveal found: the seat is named and the other pair scores 6; the match goes on."""
+    from p2p_sasaki.protocol.events import Penalty
+
+    p = Presenter(person=False)
+    p.you = 0
+    told(p, HandStarted(2))
+    outcome = SaskuOutcome(None, None, False, (0, 0), (2, 1), (0, 6))
+    penalty = Penalty(2, 2, 31, "with the revealed deal: S2 must play a trump: a trump was led and S2 holds one")
+    lines = told(p, HandEnded(2, (0, 6, 0, 6), (0, 6, 0, 6), outcome, penalty))
+    assert lines[0] == ("Deal 2: S2 broke a rule with hidden cards, found when the keys were revealed (with the "
+                        "revealed deal: S2 must play a trump: a trump was led and S2 holds one); S1+S3 score 6.")
+    assert "  Game points: S0+S2 0, S1+S3 6." in lines and p.phase is Phase.HAND_OVER

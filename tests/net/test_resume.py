@@ -63,11 +63,13 @@ class Run:
     stale: list[tuple[int, str]] = field(default_factory=list)   # (peer, why) a resume refused
 
 
-async def play(tmp: Path, victim: int, trigger: Trigger, *, config: TableConfig = CONFIG,
-               network: MemoryNetwork | None = None, snapshot: Trigger | None = None) -> Run:
-    """A match where ``victim`` crashes once, at the first crash point where ``trigger``
-    holds, and is resumed from its data directory; with ``snapshot``, from a copy of that
-    directory taken at the first crash point where ``snapshot`` held (an older backup)."""
+async def play(tmp: Path, victim: int | None, trigger: Trigger, *, config: TableConfig = CONFIG,
+               network: MemoryNetwork | None = None, snapshot: Trigger | None = None,
+               bot: Callable[[int], Any] = lambda seed: HeuristicBot(random.Random(seed))) -> Run:
+    """A match where ``victim`` (None: whichever peer reaches it first) crashes once, at the
+    first crash point where ``trigger`` holds, and is resumed from its data directory; with
+    ``snapshot``, from a copy of that directory taken at the first crash point where
+    ``snapshot`` held (an older backup). ``bot(seed)``: each peer's bot (the game's)."""
     network = network or MemoryNetwork(KEYS, reconnect_after=0.5)
     run = Run()
     crashed = trio.Event()
@@ -77,7 +79,7 @@ async def play(tmp: Path, victim: int, trigger: Trigger, *, config: TableConfig 
     def hook(n: int, scope: trio.CancelScope) -> Callable[[str, list[bytes]], Awaitable[None]]:
         async def point(name: str, mine: list[bytes]) -> None:
             session = run.sessions[n]
-            if n != victim or crashed.is_set() or session is None:
+            if (victim is not None and n != victim) or crashed.is_set() or session is None:
                 return
             signed = [] if name == "recorded" else [(b.hand, b.slot, getattr(b.payload, "verb", b.type))
                                                     for b in (decode_envelope(f).body for f in mine)]
@@ -86,6 +88,7 @@ async def play(tmp: Path, victim: int, trigger: Trigger, *, config: TableConfig 
                 return
             if not trigger(session, name, signed, asked[n]):
                 return
+            crashed.set()        # one crash: no other peer's trigger counts while this one waits
             if name == "sent":   # let what was broadcast reach the others first
                 transport = network.transport(KEYS[n])
                 while any(p.queued for p in transport.statistics().peers.values()):
@@ -115,7 +118,7 @@ async def play(tmp: Path, victim: int, trigger: Trigger, *, config: TableConfig 
                 try:
                     run.results[n] = await run_table(
                         IDENTITIES[n], ROSTER, config if n == 0 else None,
-                        player=BotPlayer(HeuristicBot(random.Random(n * 10 + attempt))),
+                        player=BotPlayer(bot(n * 10 + attempt)),
                         transcript_path=transcript, on_event=on_event(n), linger=LINGER,
                         config_codec=(encode_config, decode_config), transport=network.transport(KEYS[n]),
                         step_in_thread=False, store=store, resume=resume,

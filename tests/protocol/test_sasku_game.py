@@ -16,8 +16,8 @@ from p2p_sasaki.cards import Card
 from p2p_sasaki.protocol.config import GAMES
 from p2p_sasaki.protocol.crypto import SeededEntropy
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
-from p2p_sasaki.protocol.events import ActionApplied, BlameBasis
-from p2p_sasaki.protocol.messages import MessageError, RuleClause, TableAction, decode_envelope
+from p2p_sasaki.protocol.events import ActionApplied, BlameBasis, Penalty
+from p2p_sasaki.protocol.messages import HandOver, MessageError, RuleClause, TableAction, decode_envelope
 from p2p_sasaki.protocol.restore import RecordingEntropy, restore_session
 from p2p_sasaki.protocol.sasku_game import (
     SASKU,
@@ -110,9 +110,13 @@ def test_four_peers_play_a_sasku_match_over_the_deck_and_the_audit_agrees(seed):
     assert audit.scores == tuple(e.scores for e in net.of_type(0, HandEnded))
     messages = _messages(net)
     types = [m.body.type for m in messages]
-    assert types.count("deck/hand-over") == types.count("deck/hand-over-taken") > 0
+    assert types.count("deck/hand-over") == types.count("deck/hand-over-lock") == types.count(
+        "deck/hand-over-strip") > 0
     proven = {m.body.payload.verb for m in messages if isinstance(m.body.payload, TableAction) and m.body.payload.proof}
     assert proven == {"play", "give"}
+    # every return (the card back after a take) carries its proof, in its deck/hand-over
+    takes = sum(1 for m in messages if isinstance(m.body.payload, TableAction) and m.body.payload.verb == "take")
+    assert takes == sum(1 for m in messages if isinstance(m.body.payload, HandOver) and m.body.payload.proof)
     # the handed cards are known to the pair only: the other pair applies them hidden
     seats = {i: _seat_of(net, i) for i in range(SEATS)}
     for i in range(SEATS):
@@ -187,9 +191,13 @@ def _decision(session: TableSession) -> HandOverDecision | None:
     return pending if isinstance(pending, HandOverDecision) else None
 
 
-def test_a_partner_that_returns_a_picture_is_named_by_the_givers_unsealing():
-    """Only the giver sees the card returned to it: it unseals the hand-over, every peer sees
-    the picture, and the returning seat is named, never the giver."""
+@pytest.mark.parametrize("dealer", DEALERS)
+def test_a_partner_that_returns_a_picture_is_refused_or_named(dealer):
+    """The return owes a proof, in its hand-over, that the position it hands back holds no
+    picture (the position re-locked to it: here the picture it just took, a card it received
+    by hand-over). It cannot make one: every peer refuses the hand-over at once and names the
+    returning seat, never the giver. With the tests' dealer the deal is public to the dealer's
+    seed: every peer sees the card and names it at once too."""
 
     def cheat(session: TableSession) -> bool:
         decision = _decision(session)
@@ -200,16 +208,44 @@ def test_a_partner_that_returns_a_picture_is_named_by_the_givers_unsealing():
         _cheat_hand_over(session, pictures[0])   # it holds the picture it just took
         return True
 
-    net, cheats = _play_cheater(cheat)
+    net, cheats = _play_cheater(cheat, dealer=dealer)
     assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
-    assert all("not a picture" in b.reason for i in range(SEATS) for b in net.blames(i))
-    assert "deck/hand-over-unsealed" in [m.body.type for m in _messages(net)]
+    reason = "fails (return)" if dealer == "deck" else "not a picture"
+    assert all(reason in b.reason for i in range(SEATS) for b in net.blames(i))
+
+
+def test_a_give_back_of_another_card_is_named_by_every_peer():
+    """After a refuse the partner hands back the refused picture's own position (public: the
+    same card); any other position names it at once."""
+
+    def cheat(session: TableSession) -> bool:
+        decision = _decision(session)
+        if decision is None or decision.kind != "give-back":
+            return False
+        refused = [a.card for a in session.legal_actions if isinstance(a, GiveBack)]
+        mine = session.view.cards(session.my_seat).mask >> 12
+        other = next(c for c in range(36) if mine >> c & 1 and to_engine(c) not in refused)
+        _cheat_hand_over(session, other)
+        return True
+
+    net, cheats = _play_cheater(cheat, bot=refusing_bot)
+    assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
+    assert all("not the position" in b.reason for i in range(SEATS) for b in net.blames(i))
+
+
+def refusing_bot(session: TableSession, rng: random.Random) -> None:
+    """The giving bot that always refuses a picture."""
+    refuse = [a for a in session.legal_actions if type(a).__name__ == "Refuse"]
+    if refuse:
+        session.act(refuse[0])
+        return
+    giving_bot(session, rng)
 
 
 @pytest.mark.parametrize("dealer", DEALERS)
 def test_a_giver_that_hands_over_a_card_that_is_not_a_picture_is_named(dealer):
     """Over the deck its give's proof (made for its picture) fails for the position it hands
-    over; with the tests' dealer (no proofs) its partner sees the card and unseals."""
+    over; with the tests' dealer (no proofs) every peer sees the card at once."""
 
     def cheat(session: TableSession) -> bool:
         decision = _decision(session)
@@ -236,9 +272,48 @@ def test_vector_seeded_sasku_digest():
     assert lines[3:7] == ["S3 give", "S3 give", "S1 refuse", "S1 give-back"]
     transcript = net.transcript(0)
     assert (len(transcript), hashlib.sha256(transcript).hexdigest()) == (
-        43763, "9cc5d914c5dca14553d2feb1afaf62d4827730afc6c498d246278880009827d4")
+        44395, "c07cf8eb5c2c2d4e0d80ec7dcaf14db6975d16bbf7908d739274ea7f9ac2f28f")
     docs = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
-    assert "9cc5d914c5dca14553d2feb1afaf62d4827730afc6c498d246278880009827d4" in docs and "43763 bytes" in docs
+    assert "c07cf8eb5c2c2d4e0d80ec7dcaf14db6975d16bbf7908d739274ea7f9ac2f28f" in docs and "44395 bytes" in docs
+
+
+def assert_penalised(net: Net, cheat: int, why: str) -> None:
+    """A rule broken with hidden cards that only the key reveal's replay found: every peer
+    names the cheating seat in its hand's HandEnded, scores the deal as the rules' penalty (the
+    other pair 6, the cheat's pair 0), plays the match on (three deals) and blames nobody; the
+    audit is complete and names the same seat with the same scores; the export's record of
+    that deal ends with the line that broke the rule, after a comment that says so, and
+    ``sasaki replay`` refuses that line."""
+    from p2p_sasaki.protocol.table_audit import export_records
+    from p2p_sasaki.records import RecordError
+    from p2p_sasaki.sasku.records import replay
+
+    seat = cheat
+    row = tuple(0 if s % 2 == seat % 2 else 6 for s in range(SEATS))
+    assert_agreed(net)
+    ended = [net.of_type(i, HandEnded) for i in range(SEATS)]
+    assert all(len(e) == 3 for e in ended)   # the match went on after the penalised deal
+    (hand,) = [e for e in ended[0] if e.penalty is not None]
+    assert isinstance(hand.penalty, Penalty) and hand.penalty.seat == seat and why in hand.penalty.reason
+    assert hand.scores == row and hand.outcome.points == row[:2]
+    assert all([e.penalty for e in mine] == [e.penalty for e in ended[0]] for mine in ended)
+    audit = audit_table(net.transcript(0))
+    assert audit.ok and audit.complete and audit.totals == net.peers[0].totals
+    assert audit.scores == tuple(e.scores for e in ended[0])
+    assert [p for p in audit.penalties if p is not None] == [hand.penalty]
+    assert audit.note is not None and f"S{seat} broke a rule with hidden cards" in audit.note
+    from p2p_sasaki.cli.audit import as_json, describe
+
+    assert [p for p in as_json(audit)["penalties"] if p is not None] == [
+        {"hand": hand.hand_no, "seat": seat, "slot": hand.penalty.slot, "reason": hand.penalty.reason}]
+    assert describe(audit).startswith("OK: ") and f"S{seat} broke a rule with hidden cards" in describe(audit)
+    record = export_records(net.transcript(0))[hand.hand_no - 1]
+    comment, line = record.splitlines()[-2:]
+    assert comment.startswith(f"# S{seat} broke a rule with hidden cards") and "score 6" in comment
+    assert line.startswith(f"S{seat} ")
+    with pytest.raises(RecordError) as refused:
+        replay(record)
+    assert refused.value.line == len(record.splitlines())
 
 
 def _blind(session: TableSession, hide: int) -> None:
@@ -277,7 +352,8 @@ def test_a_seat_that_does_not_follow_while_holding_the_suit_is_refused_or_named(
     """A renege. Over the deck the play owes a no-follow proof, which the cheater cannot make:
     every peer refuses the play at once and names it. With the tests' dealer (no locks, no
     proofs) nobody else sees the cards and every peer accepts the play; the replay of the
-    full deal at the hand's end names the seat. Never an honest one."""
+    full deal at the hand's end names the seat, and the rules' penalty scores the deal (the
+    other pair 6) and the match goes on (:func:`assert_penalised`). Never an honest seat."""
 
     def cheat(session: TableSession) -> bool:
         pending, deal = session.pending_for_me, session.view
@@ -297,9 +373,48 @@ def test_a_seat_that_does_not_follow_while_holding_the_suit_is_refused_or_named(
         return True
 
     net, cheats = _play_cheater(cheat, dealer=dealer)
+    if dealer == "deck":
+        assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
+        assert all("fails (no-follow)" in b.reason for i in range(SEATS) for b in net.blames(i))
+    else:
+        assert_penalised(net, cheats[0], " must ")
+
+
+def _received(session: TableSession) -> int:
+    """The deck cards (a mask) my seat holds because a hand-over gave them to it."""
+    deck = session.source.deck
+    me = session.my_seat
+    return sum(1 << card for k in range(36) if deck.dealt[k] != me and deck.holder(k) == me
+               and (card := deck.held_card(k)) is not None)
+
+
+def test_a_seat_that_does_not_follow_while_holding_a_received_card_of_the_suit_is_named():
+    """A renege hidden in a card the seat got by hand-over (seed 2: S0 took its partner's
+    picture and holds no other trump when a trump is led): the re-lock put that position under
+    S0's own key, so its no-follow proof covers it; S0 cannot make the proof and every peer
+    names it at once (before the re-lock the position stayed under the giver's lock, out of
+    the proof, and only the key reveal found it)."""
+
+    def cheat(session: TableSession) -> bool:
+        pending, deal = session.pending_for_me, session.view
+        if not isinstance(pending, Decision) or pending.kind is not DecisionKind.PLAY or not deal.trick:
+            return False
+        mine = deal.cards(session.my_seat).mask
+        legal = sum(1 << a.card.index for a in session.legal_actions)
+        off = mine & ~legal
+        if legal == mine or not off or legal & ~(_received(session) << 12):
+            return False   # only a received card follows
+        card = off & -off
+        _blind(session, legal)
+        deck_card = to_deck(Card.from_index(card.bit_length() - 1))
+        opening = session.source.prove_open(deck_card)
+        session._sign(session.hand_no, session.slot, TableAction("play", (deck_card,), (opening,) if opening else ()))
+        session._guarded(session._advance)
+        return True
+
+    net, cheats = _play_cheater(cheat, seeds=range(2, 3))
     assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
-    reason = "fails (no-follow)" if dealer == "deck" else "with the revealed deal"
-    assert all(reason in b.reason for i in range(SEATS) for b in net.blames(i))
+    assert all("fails (no-follow)" in b.reason for i in range(SEATS) for b in net.blames(i))
 
 
 @pytest.mark.parametrize("dealer", DEALERS)
@@ -340,9 +455,11 @@ def test_a_seat_that_gives_while_holding_two_pictures_is_refused_or_named(dealer
         giving_bot(session, rng)
 
     net, cheats = _play_cheater(cheat, bot=hand_over_bot, dealer=dealer)
-    assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
-    reason = "fails (give)" if dealer == "deck" else "exactly one picture"
-    assert all(reason in b.reason for i in range(SEATS) for b in net.blames(i))
+    if dealer == "deck":
+        assert _blamed(net) == {(cheats[0], BlameBasis.SIGNED)}
+        assert all("fails (give)" in b.reason for i in range(SEATS) for b in net.blames(i))
+    else:
+        assert_penalised(net, cheats[0], "exactly one picture")
 
 
 def test_the_proof_field_keeps_old_bytes_and_refuses_a_malformed_clause():
@@ -382,13 +499,14 @@ def test_an_action_that_carries_a_proof_it_does_not_owe_names_its_seat():
     assert all("proof it does not owe" in b.reason for i in range(SEATS) for b in net.blames(i))
 
 
-@pytest.mark.parametrize("verb", ["give", "play"])
-def test_a_seat_that_crashed_after_a_proven_action_resumes_without_signing_anything_new(verb):
+@pytest.mark.parametrize(("verb", "seed"), [("give", 2), ("play", 2), ("return", 0)])
+def test_a_seat_that_crashed_after_a_proven_action_resumes_without_signing_anything_new(verb, seed):
     """protocol/restore.py: a seat that signed an action with its hidden-card proof (a give, a
-    play that does not follow) and crashed is rebuilt from its saved entropy, envelopes and
-    transcript; the proof is made again from the same drawn bytes, byte for byte."""
-    net = Net(seed=2, config=sasku_config(hands=1, target=30), hostile=False, bot=giving_bot)
-    recorders = [RecordingEntropy(b"", SeededEntropy(b"peer%d-2" % i)) for i in range(SEATS)]
+    play that does not follow, a return's hand-over) and crashed is rebuilt from its saved
+    entropy, envelopes and transcript; the proof is made again from the same drawn bytes,
+    byte for byte."""
+    net = Net(seed=seed, config=sasku_config(hands=1, target=30), hostile=False, bot=giving_bot)
+    recorders = [RecordingEntropy(b"", SeededEntropy(b"peer%d-%d" % (i, seed))) for i in range(SEATS)]
     for peer, recorder in zip(net.peers, recorders, strict=True):
         peer._rng = recorder
     signed: list[list[bytes]] = [[] for _ in range(SEATS)]
@@ -402,6 +520,8 @@ def test_a_seat_that_crashed_after_a_proven_action_resumes_without_signing_anyth
                 signed[i].append(item.envelope)
                 payload = decode_envelope(item.envelope).body.payload
                 if isinstance(payload, TableAction) and payload.proof and payload.verb == verb:
+                    prover = i
+                if isinstance(payload, HandOver) and payload.proof and verb == "return":
                     prover = i
         if prover is not None:
             break
@@ -469,3 +589,40 @@ def test_a_seat_silent_after_the_deal_forfeits_it_and_the_other_pair_scores_6():
     audit = audit_table(transcripts.pop())
     assert audit.ok and audit.complete and audit.blame is None
     assert audit.totals == row and audit.forfeits == (seat,)
+
+
+def test_a_give_to_a_partner_holding_nine_pictures_is_named_by_the_partners_proof(monkeypatch):
+    """Only the partner sees that it holds nine pictures (the giver's rule break, docs/rules-sasku.md):
+    with its layer on the given position it proves that its positions hold none of the
+    non-pictures (``nine-pictures``); every peer verifies it and names the giver, never the
+    partner. The deal is arranged by seat 0's shuffle (its hop's permutation; the other hops
+    keep the order): S2 holds the nine pictures JC..JS QC..QS KC, S0 one picture (KD)."""
+    from p2p_sasaki.protocol import crypto
+
+    order = [0] * 36
+    plain = iter([c for c in range(36) if c not in PICTURE_DECK_CARDS])
+    for seat, cards in ((0, [29, *range(8)]), (2, list(range(20, 29)))):
+        for k, card in zip(range(seat, 36, 4), cards, strict=True):
+            order[k] = card
+    rest = iter([30, 31, *(c for c in plain if c >= 8)])
+    for k in (k for k in range(36) if k % 4 in (1, 3)):
+        order[k] = next(rest)
+    assert sorted(order) == list(range(36))
+    honest, hops = crypto.random_permutation, []
+
+    def permutation(rng, n):
+        drawn = honest(rng, n)
+        if n != 36:
+            return drawn
+        hops.append(n)
+        return tuple(order) if len(hops) == 1 else tuple(range(36))
+
+    monkeypatch.setattr(crypto, "random_permutation", permutation)
+    net = Net(seed=0, config=sasku_config(hands=1, target=30), hostile=False, bot=giving_bot)
+    net.start()
+    net.run()
+    assert _blamed(net) == {(0, BlameBasis.SIGNED)}
+    assert all("(nine-pictures)" in b.reason and "seat 0 handed a card to seat 2" in b.reason
+               for i in range(SEATS) for b in net.blames(i))
+    (lock,) = [m.body.payload for m in _messages(net) if m.body.type == "deck/hand-over-lock"]
+    assert lock.objection   # the evidence, recorded

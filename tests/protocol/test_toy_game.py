@@ -13,7 +13,7 @@ from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
 from p2p_sasaki.protocol.deck import DeckSession
 from p2p_sasaki.protocol.events import ActionApplied, BlameBasis, Record
 from p2p_sasaki.protocol.game import Seating
-from p2p_sasaki.protocol.messages import Body, CardOpen, HandOver, TableAction, decode_envelope, sign_envelope
+from p2p_sasaki.protocol.messages import Body, HandOver, TableAction, decode_envelope, sign_envelope
 from p2p_sasaki.protocol.restore import RecordingEntropy, restore_session
 from p2p_sasaki.protocol.session import HandAbandoned, HandEnded, MatchEnded, Seated, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
@@ -204,9 +204,10 @@ def test_the_toy_games_swap_hands_cards_over_privately_through_the_session_deck_
         assert known[third] is None
     messages = _messages(net)
     types = [m.body.type for m in messages]
-    assert types.count("deck/hand-over") == 4 and types.count("deck/hand-over-taken") == 4
-    assert "deck/hand-over-unsealed" not in types
-    # a receiver opens a handed card with the proof made under its dealt seat's layer
+    assert [types.count(t) for t in ("deck/hand-over", "deck/hand-over-lock", "deck/hand-over-strip")] == [4, 4, 4]
+    # each hand-over proves its card is not the highest (the swap's hidden rule), with it
+    assert all(m.body.payload.proof for m in messages if isinstance(m.body.payload, HandOver))
+    # a receiver opens a handed card with the proof made under its own lock (the re-lock)
     handed = {(m.body.hand, m.body.payload.position): m.body.payload.to for m in messages
               if isinstance(m.body.payload, HandOver)}
     for m in messages:
@@ -249,44 +250,35 @@ def _blamed(net: Net) -> set:
     return {(b.seat, b.basis) for i in range(SEATS) for b in net.blames(i)}
 
 
-def test_a_hand_over_the_receiver_cannot_open_names_the_giver(monkeypatch):
-    """The receiver publishes the shared element (with its DLEQ proof): every peer unseals the
-    hand-over and names the giver, never the receiver."""
-    givers = _corrupt_first_hand_over(monkeypatch, lambda deck, m: HandOver(
-        m.position, m.to, m.ephemeral, m.sealed[:9] + bytes([m.sealed[9] ^ 1]) + m.sealed[10:]))
+@pytest.mark.parametrize("step", ["relock", "strip_lock"])
+def test_a_re_lock_step_that_is_not_proven_names_its_signer(monkeypatch, step):
+    """The receiver's layer or the giver's strip with a DLEQ that fails: every peer names the
+    seat that signed it (the receiver only for its own bad layer)."""
+    signers: list[int] = []
+    honest = getattr(DeckSession, step)
+
+    def bad(self):
+        made = honest(self)
+        if signers:
+            return made
+        signers.append(self.seat)
+        return type(made)(made.value, made.proof[:5] + bytes([made.proof[5] ^ 1]) + made.proof[6:])
+
+    monkeypatch.setattr(DeckSession, step, bad)
     net = Net(seed=1, config=swap_config(hands=1))
     net.start()
     net.run()
-    assert givers and _blamed(net) == {(givers[0], BlameBasis.SIGNED)}
-    assert "deck/hand-over-unsealed" in [m.body.type for m in _messages(net)]
-    assert all(b.reason.endswith("does not seal the position's opening") for i in range(SEATS)
-               for b in net.blames(i))
+    seats = {net.of_type(i, Seated)[0].my_seat: i for i in range(SEATS)}
+    assert signers and _blamed(net) == {(signers[0], BlameBasis.SIGNED)} and signers[0] in seats
+    assert all(b.reason.endswith("is not proven") for i in range(SEATS) for b in net.blames(i))
 
 
 def test_a_hand_over_of_a_position_the_giver_does_not_hold_names_the_giver(monkeypatch):
-    givers = _corrupt_first_hand_over(monkeypatch, lambda deck, m: HandOver(
-        (m.position + 1) % N_CARDS, m.to, m.ephemeral, m.sealed))
+    givers = _corrupt_first_hand_over(monkeypatch, lambda deck, m: HandOver((m.position + 1) % N_CARDS, m.to))
     net = Net(seed=2, config=swap_config(hands=1))
     net.start()
     net.run()
     assert givers and _blamed(net) == {(givers[0], BlameBasis.SIGNED)}
-
-
-def test_a_receiver_that_unseals_a_good_hand_over_is_named_itself(monkeypatch):
-    receivers: list[int] = []
-    honest = DeckSession.receipt
-
-    def receipt(self, position, unseal=False):
-        if not receivers:
-            receivers.append(self.seat)
-            self._unsealable.add(position)
-        return honest(self, position, unseal)
-
-    monkeypatch.setattr(DeckSession, "receipt", receipt)
-    net = Net(seed=0, config=swap_config(hands=1))
-    net.start()
-    net.run()
-    assert receivers and _blamed(net) == {(receivers[0], BlameBasis.SIGNED)}
 
 
 def test_a_giver_that_crashed_after_its_hand_over_resumes_without_signing_anything_new():
@@ -325,7 +317,7 @@ def test_a_giver_that_crashed_after_its_hand_over_resumes_without_signing_anythi
 def test_a_played_out_swap_hand_is_scored_when_a_seat_withholds_its_key(withholder):
     """The present seats abandon the KEYS slot; the withholder's dealt cards are the
     complement, and each hand-over's card is read from the keys that are out (its dealt
-    seat's, or its receiver's unsealing it): the hand is scored as the withholder scored it."""
+    seat's, or a key it was re-locked to): the hand is scored as the withholder scored it."""
     def withhold(sender, envelope):
         return [] if sender == withholder and decode_envelope(envelope).body.type == "deck/key" else None
 
@@ -344,10 +336,10 @@ def test_a_played_out_swap_hand_is_scored_when_a_seat_withholds_its_key(withhold
         assert ended.scores == own.scores and net.peers[i].blame is None
 
 
-def test_a_giver_that_hands_over_a_card_the_rules_forbid_is_named_by_its_receivers_unsealing():
-    """The toy swap's hidden rule (card 11 is never handed over): the others cannot see the
-    card, the receiver can; it unseals the hand-over, everyone sees the card and the game
-    names the giver, never the receiver."""
+def test_a_giver_that_hands_over_a_card_the_rules_forbid_is_named_by_its_proof():
+    """The toy swap's hidden rule (card 11 is never handed over): the giver owes a proof, with
+    its hand-over, that the position it names does not hold it; it cannot make one, and a
+    hand-over without it is refused by every peer, naming the giver, never the receiver."""
     cheats: list[int] = []
     for seed in range(12):
         net = Net(seed=seed, config=swap_config(hands=1), hostile=False)
@@ -357,9 +349,9 @@ def test_a_giver_that_hands_over_a_card_the_rules_forbid_is_named_by_its_receive
             mine = session.view[0] if session.view is not None else None
             if slot is not None and slot.receiver is not None and mine is not None and mine >> (N_CARDS - 1) & 1:
                 assert session.my_seat is not None
-                cheats.append(session.my_seat)   # the forbidden card, sealed and signed as an honest one would be
+                cheats.append(session.my_seat)   # the forbidden card, named without the proof it cannot make
                 session._sign(session.hand_no, session.slot, session.source.hand_over(N_CARDS - 1, slot.receiver))
-                session._advance()
+                session._guarded(session._advance)
                 return
             session.act(rng.choice(session.legal_actions))
 
@@ -371,56 +363,19 @@ def test_a_giver_that_hands_over_a_card_the_rules_forbid_is_named_by_its_receive
     assert cheats
     blames = {(b.seat, b.basis) for i in range(SEATS) for b in net.blames(i)}
     assert blames == {(cheats[0], BlameBasis.SIGNED)}
-    assert all("the highest" in b.reason for i in range(SEATS) for b in net.blames(i))
-    assert "deck/hand-over-unsealed" in [m.body.type for m in _messages(net)]
+    assert all(b.reason.endswith("fails (return)") for i in range(SEATS) for b in net.blames(i))
+    assert "deck/hand-over-lock" not in [m.body.type for m in _messages(net)]
 
 
-def test_a_bad_hand_over_its_receiver_took_is_named_at_the_key_reveal_and_by_the_audit(monkeypatch):
-    """A colluding receiver takes a sealed opening that opens nothing (it was told the card
-    and its proof aside) and the hand is played out: the key reveal's check of every
-    hand-over names the giver at every peer, and so does the audit of the transcript."""
-    aside: dict[int, tuple[int, int, CardOpen]] = {}   # position -> (giver, card, honest opening)
-    honest_hand_over, honest_accept = DeckSession.hand_over, DeckSession.accept_hand_over
-
-    def hand_over(self, card, to):
-        message = honest_hand_over(self, card, to)
-        if aside:
-            return message
-        aside[message.position] = (self.seat, card, self._opening(card))
-        return HandOver(message.position, to, message.ephemeral, bytes(len(message.sealed)))
-
-    def accept_hand_over(self, giver, message):
-        reason = honest_accept(self, giver, message)
-        k = message.position
-        if k in self._unsealable and k in aside:   # the receiver plays on with what it was told aside
-            self._unsealable.discard(k)
-            _, card, opening = aside[k]
-            self._held[k], self._received[k] = card, opening
-        return reason
-
-    monkeypatch.setattr(DeckSession, "hand_over", hand_over)
-    monkeypatch.setattr(DeckSession, "accept_hand_over", accept_hand_over)
-    net = Net(seed=1, config=swap_config(hands=1))
-    net.start()
-    net.run()
-    (giver, _, _), = aside.values()
-    assert _blamed(net) == {(giver, BlameBasis.SIGNED)}
-    assert all("does not seal the position's opening" in b.reason for i in range(SEATS) for b in net.blames(i))
-    types = [m.body.type for m in _messages(net)]
-    assert "deck/hand-over-unsealed" not in types and types.count("deck/key") == SEATS   # the evidence
-    audit = audit_table(net.transcript(0), games=TOY_GAMES)
-    assert not audit.ok and audit.blame is not None and audit.blame.seat == giver
-
-
-def test_a_receiver_silent_in_its_receipt_slot_is_abandoned_and_forfeits_the_hand():
-    """The receipt slot waits on the receiver alone; when it falls silent there, the other two
+def test_a_receiver_silent_in_its_lock_slot_is_abandoned_and_forfeits_the_hand():
+    """The lock slot (its layer on the position) waits on the receiver alone; when it falls silent there, the other two
     seats abandon the slot as for any other and the seat that left forfeits the hand."""
     silent: list[int] = []
 
     def mute(sender, envelope):
         if silent and sender == silent[0]:
             return []
-        if decode_envelope(envelope).body.type == "deck/hand-over-taken":
+        if decode_envelope(envelope).body.type == "deck/hand-over-lock":
             silent.append(sender)
             return []
         return None

@@ -12,8 +12,8 @@ With the option "swap" (``HighCardGame(swap=True)``), after the bids the leader 
 card of its choice privately to the next seat, and that seat hands one card (any, the one
 just received too) back: two HAND_OVER slots in the middle of the hand, each card known to
 the two seats only, until it is played (and proved like a dealt card). A hidden rule: the
-highest card (11) is never handed over; only the receiver can see a giver break it, and
-unseals the hand-over to show everyone.
+highest card (11) is never handed over; the giver proves it with its hand-over (a
+``return`` claim over the position it names), so a giver that breaks it is refused at once.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from p2p_sasaki.protocol.game import (
     TURN_PACE,
     Applied,
     HandContext,
+    HiddenClaim,
     IllegalAnswer,
     Seating,
     Slot,
@@ -102,8 +103,10 @@ class HighCardState:
             return [Give(seat, to, c) for c in range(N_CARDS - 1) if mine >> c & 1]
         return [PlayCard(seat, c) for c in range(N_CARDS) if mine >> c & 1 and not self.played >> c & 1]
 
-    def claim(self, action: object) -> None:
-        return None
+    def claim(self, action: object) -> HiddenClaim | None:
+        """The swap's hidden rule (the highest card stays in its hand), proven by the giver with
+        its hand-over: the position it names holds none of {the highest card}."""
+        return HiddenClaim("return", 1 << (N_CARDS - 1)) if isinstance(action, Give) else None
 
     def apply(self, answers: Sequence[Bid | PlayCard | Give]) -> list[Applied]:
         slot = self.slot()
@@ -155,6 +158,9 @@ class HighCardState:
             self.leader = self.turn = winner
             self.over = self.played.bit_count() == N_CARDS
         return [Applied(play, lead=lead)]
+
+    def penalise(self, answers: Sequence[Any], seat: int, reason: str) -> None:
+        raise AssertionError("no penalty: a hidden-rule break stops the table (penalty_scores is None)")
 
     def state_hash(self) -> str:
         public = (self.bids, [(p.seat, p.card) for p in self.trick], self.tricks, self.played, self.turn, self.over,
@@ -236,6 +242,12 @@ class HighCardGame:
 
     def totals(self, carried: Sequence[int], scores: Sequence[Sequence[int]]) -> tuple[int, ...]:
         return tuple(sum(column) for column in zip(carried, *scores, strict=True))
+
+    def objection(self, decision: Any) -> None:
+        return None
+
+    def penalty_scores(self, seat: int) -> None:
+        return None
 
     def forfeit_scores(self, seat: int) -> tuple[int, ...]:
         return tuple(-(SEATS - 1) if s == seat else 1 for s in range(SEATS))
