@@ -146,6 +146,7 @@ async def command(argv: list[str], task_status: Any = trio.TASK_STATUS_IGNORED) 
     ``nursery.start(command, argv)`` returns the :class:`Command` at once, to watch or wait on."""
     from p2p_sasaki.cli.common import explain, refuse_fast_with_person, say_error
     from p2p_sasaki.cli.main import build_parser, command_of
+    from p2p_sasaki.cli.pairs import refuse_pairs_for_sasaki
 
     running = Command(_in_process(list(argv)))
     with _per_task_streams():
@@ -153,9 +154,11 @@ async def command(argv: list[str], task_status: Any = trio.TASK_STATUS_IGNORED) 
         try:
             task_status.started(running)
             args = build_parser(only=command_of(running.argv)).parse_args(running.argv)
-            if args.command == "host" and refuse_fast_with_person(args):
-                running.status = 2
+            if args.command == "host" and (refuse_fast_with_person(args) or refuse_pairs_for_sasaki(args)):
+                running.status = 2   # as cli/host.py's run: a usage error before anything starts
                 return running
+            # 'host --demo' sets a flag of its whole process (cli/common.py's demo_peer): not here
+            assert not getattr(args, "demo", False), "run 'sasaki host --demo' as a process"
             try:
                 running.status = await _entries()[args.command](args)
             except BaseException as error:   # as cli/common.py's run_async
