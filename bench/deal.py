@@ -35,9 +35,9 @@ import functools
 import heapq
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, Protocol, cast
 
 from rbcl import _sodium as _libsodium  # the unit only: libsodium's Ed25519 multiply (no PyNaCl needed)
 
@@ -87,7 +87,7 @@ def ristretto_mult() -> float:
 class Seat:
     """One seat's timelines in the replay: its session's own thread and its cores."""
 
-    session: DeckSession
+    session: Any   # the replay's Sessions
     cores: list[float]
     main_free: float = 0.0
     inbox: list[tuple[float, int, bytes, int]] = field(default_factory=list)
@@ -155,18 +155,27 @@ def measure_hand_over(sessions: list[DeckSession], keys: list[IdentityKey]) -> t
     return path, max(mults), sum(len(e) for e in envelopes)
 
 
-def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
-             shown: frozenset[int] = frozenset(), hand_over: bool = False) -> HandFigures:
-    entropy = SeededEntropy(b"keys" + seed)
-    keys = [IdentityKey.generate(entropy) for _ in range(n)]
-    public = [k.public_key for k in keys]
-    seats = [
-        Seat(DeckSession(s, n, n_cards, keys[s], public, bytes(32), 1, rng=SeededEntropy(seed + bytes([s])),
-                         proofs=proofs, shown=shown), [0.0] * cores)
-        for s in range(n)
-    ]
+class Sessions(Protocol):
+    """What the replay drives: a DeckSession, or a tournament's BoardSession (bench/tournament.py)."""
+
+    def start(self) -> list[bytes]: ...
+    def receive(self, envelope: bytes) -> None: ...
+    def take_outgoing(self) -> list[bytes]: ...
+    def take_jobs(self) -> list[DeckJob]: ...
+    def finish_job(self, job: DeckJob, result: JobResult) -> None: ...
+    def take_events(self) -> Sequence[object]: ...
+
+
+def replay(sessions: Sequence[Sessions], cores: int, on_event: Callable[[Seat, object, float], None]
+           ) -> tuple[list[Seat], list[bytes]]:
+    """The discrete-event replay of the module docstring: each session's own work on its main
+    thread, its proof jobs on any free one of its ``cores``, every message sent to every other
+    session the moment it is sent; ``on_event(seat, event, at)`` sees each session's events.
+    Returns the seats (CPU, multiplications, ``dealt_at`` as ``on_event`` set it) and every
+    envelope sent, in order."""
+    n = len(sessions)
+    seats = [Seat(session, [0.0] * cores) for session in sessions]
     order = 0
-    sent_bytes = 0
     sent: list[bytes] = []
 
     def measure(seat: Seat, action: Callable[[], object]) -> tuple[object, float]:
@@ -179,11 +188,10 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
         return value, spent
 
     def after_main(index: int, end: float, returned: object) -> None:
-        nonlocal order, sent_bytes
+        nonlocal order
         seat = seats[index]
         outgoing = (returned if isinstance(returned, list) else []) + seat.session.take_outgoing()
         for envelope in outgoing:
-            sent_bytes += len(envelope)
             sent.append(envelope)
             for other in range(n):
                 if other != index:
@@ -193,12 +201,7 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
             order += 1
             heapq.heappush(seat.jobs, (end, order, job))
         for event in seat.session.take_events():
-            if isinstance(event, Violation):
-                raise SystemExit(f"unexpected violation: {event}")
-            if isinstance(event, HandDealt) and not shown:
-                seat.dealt_at = end
-            if isinstance(event, HandShown) and event.seat in shown and len(seat.session.shown_hands) == len(shown):
-                seat.dealt_at = end       # an open seat's show verified (after its own deal: it follows it)
+            on_event(seat, event, end)
 
     def core(seat: Seat) -> int:
         return min(range(len(seat.cores)), key=seat.cores.__getitem__)
@@ -234,9 +237,30 @@ def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
             returned, spent = measure(seat, functools.partial(seat.session.finish_job, job, result))
         else:
             _, _, envelope, sender = heapq.heappop(seat.inbox)
-            returned, spent = measure(seat, functools.partial(seat.session.receive, envelope, from_seat=sender))
+            returned, spent = measure(seat, functools.partial(seat.session.receive, envelope))
         seat.main_free = seat.cores[c] = start + spent
         after_main(index, start + spent, returned)
+    return seats, sent
+
+
+def run_hand(n: int, n_cards: int, proofs: bool, cores: int, seed: bytes,
+             shown: frozenset[int] = frozenset(), hand_over: bool = False) -> HandFigures:
+    entropy = SeededEntropy(b"keys" + seed)
+    keys = [IdentityKey.generate(entropy) for _ in range(n)]
+    public = [k.public_key for k in keys]
+    sessions = [DeckSession(s, n, n_cards, keys[s], public, bytes(32), 1, rng=SeededEntropy(seed + bytes([s])),
+                            proofs=proofs, shown=shown) for s in range(n)]
+
+    def on_event(seat: Seat, event: object, end: float) -> None:
+        if isinstance(event, Violation):
+            raise SystemExit(f"unexpected violation: {event}")
+        if isinstance(event, HandDealt) and not shown:
+            seat.dealt_at = end
+        if isinstance(event, HandShown) and event.seat in shown and len(seat.session.shown_hands) == len(shown):
+            seat.dealt_at = end       # an open seat's show verified (after its own deal: it follows it)
+
+    seats, sent = replay(sessions, cores, on_event)
+    sent_bytes = sum(len(envelope) for envelope in sent)
     if any(seat.dealt_at is None for seat in seats):
         raise SystemExit("the hand was not dealt")
     handed = (0.0, 0, 0)

@@ -1,4 +1,5 @@
-"""``sasaki audit FILE [--json] [--follows OLD]``: verify a table transcript end to end.
+"""``sasaki audit FILE [--json] [--follows OLD]``: verify a table transcript end to end
+(``sasaki audit DIR``: a tournament folder, cli/tournament_audit.py, with the same statuses).
 
 Every signature, every deal step and proof, every action against the rules, the
 scores: ``protocol.table_audit.audit_table``. Exit status (docs/usage.md): 0 complete and
@@ -27,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Check a table's transcript end to end: every signature, the shuffles and "
                     "their proofs, each seat's cards, every play against the rules, the scores. "
                     "Prints the hands and totals, or the seat to blame and why (exit status 1).")
-    parser.add_argument("file", metavar="FILE", help="a transcript written by sasaki (.sasaki)")
+    parser.add_argument("file", metavar="FILE", help="a transcript written by sasaki (.sasaki), or a tournament's "
+                                                     "folder (its roster, boards, tables and standings)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     parser.add_argument("--follows", metavar="OLD",
                         help="also check that FILE is the table that went on from the abandoned table OLD with a "
@@ -212,7 +214,24 @@ def not_a_transcript(data: bytes) -> str | None:
     return "it is text (a game record is checked with 'sasaki replay')" if data else "it is empty"
 
 
+def run_tournament(args: argparse.Namespace) -> int:
+    """``sasaki audit DIR``: the tournament folder's verdict and its standings recomputed."""
+    from p2p_sasaki.cli.tournament_audit import audit_tournament, describe_tournament, tournament_json
+
+    audit = audit_tournament(Path(args.file))
+    if args.json:
+        print(json.dumps(tournament_json(audit)))
+    else:
+        print(f"{args.file}: {describe_tournament(audit)}")
+    return EXIT[audit.status.value]
+
+
 def run(args: argparse.Namespace) -> int:
+    if Path(args.file).is_dir():
+        if getattr(args, "follows", None):
+            print("sasaki audit: --follows checks a table transcript, not a tournament folder.", file=sys.stderr)
+            return EXIT_USAGE
+        return run_tournament(args)
     try:
         problem = not_a_transcript(Path(args.file).read_bytes())
         audit = audit_file(args.file) if problem is None else None

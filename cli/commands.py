@@ -12,6 +12,7 @@ COMMANDS: dict[str, str] = {
     "name": "show or change the name the other players see you under",
     "tables": "list the tables advertised on the local network",
     "demo": "four bot peers play over the real protocol on this machine",
+    "tournament": "a duplicate Sasku tournament on the LAN: host one, join one, or let bots play a demo",
     "audit": "verify a table transcript (.sasaki) and name any cheater",
     "view": "watch a table transcript as a replay in your browser, step by step",
     "export": "write each hand of a transcript as a game record for 'sasaki replay'",

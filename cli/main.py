@@ -25,8 +25,10 @@ def command_of(argv: list[str]) -> str | None:
     return None
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser; with ``only``, that subcommand's full parser and a summary of the others."""
+def build_parser(only: str | None = None, others: bool = True) -> argparse.ArgumentParser:
+    """The whole parser; with ``only``, that subcommand's full parser and a summary of the others
+    (with ``others=False``, not even that: only what ``sasaki --help`` prints lists them, and
+    each summary is a parser of its own, a few milliseconds of every start)."""
     parser = argparse.ArgumentParser(
         prog="sasaki",
         description=(
@@ -39,7 +41,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name, summary in COMMANDS.items():
         if only is None or name == only:
             importlib.import_module(f"p2p_sasaki.cli.{name}").register(subparsers)
-        else:
+        elif others:
             subparsers.add_parser(name, help=summary)
     return parser
 
@@ -48,7 +50,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     argv = argv or ["play"]  # ``sasaki`` alone plays
-    parser = build_parser(only=command_of(argv) or "")
+    command = command_of(argv)
+    # The other commands are listed only by `sasaki`'s own help, which something before the
+    # command word (an option of `sasaki` itself: --help) would ask for; the command word first
+    # goes straight to its own parser.
+    parser = build_parser(only=command or "", others=command is None or argv[0] != command)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

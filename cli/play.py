@@ -19,19 +19,22 @@ from p2p_sasaki.cli.common import (
     read_line,
     refuse_fast_with_person,
     run_async,
+    say_error,
     seconds,
 )
 from p2p_sasaki.cli.pairs import add_pairs_option, refuse_pairs_for_sasaki
 from p2p_sasaki.cli.resume import pending_table
 from p2p_sasaki.cli.tables import browse, table_line
 from p2p_sasaki.protocol.net import TableAd, creator_label
+from p2p_sasaki.protocol.net.discovery import TOURNAMENT_GAME
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "play", help=COMMANDS["play"],
-        description="List the tables advertised on the LAN, then ask for a table code to join "
-                    "one (like 'sasaki join'; type 'CODE HOST:PORT' when multicast does not pass), "
+        description="List the tables (and tournaments) advertised on the LAN, then ask for a code to join "
+                    "one (like 'sasaki join', or 'sasaki tournament join' for a tournament's code; type "
+                    "'CODE HOST:PORT' when multicast does not pass), "
                     "or create a new table (like 'sasaki host') if you just press Enter.")
     add_table_options(parser, creating_only=True)
     add_pairs_option(parser)
@@ -76,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         args.address = line[1] if len(line) > 1 else None
         args.creator = None
         same = [ad for ad in ads if ad.nameplate == parse_code(line[0]).nameplate]
+        if same and all(ad.game == TOURNAMENT_GAME for ad in same):   # the code is a tournament's
+            return await _join_tournament(args)
         if args.address is None and len(same) > 1:
             args.creator = _ask_creator(same)
             if args.creator is None:
@@ -84,6 +89,19 @@ def run(args: argparse.Namespace) -> int:
         return await join_command.join(args)
 
     return run_async(main)
+
+
+async def _join_tournament(args: argparse.Namespace) -> int:
+    """A typed code whose number only a tournament advertises: join that tournament (a person
+    plays; a tournament has no bots)."""
+    from p2p_sasaki.cli import tournament
+
+    if args.bot:
+        say_error(tournament.NO_BOTS)
+        return EXIT_USAGE
+    ns = argparse.Namespace(**vars(args))
+    ns.dir, ns.demo, ns.connect_timeout = None, False, 60.0
+    return await tournament._join(ns)
 
 
 def _ask_creator(same: list[TableAd]) -> str | None:

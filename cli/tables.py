@@ -8,6 +8,7 @@ import json
 from p2p_sasaki.cli.commands import COMMANDS
 from p2p_sasaki.cli.common import interfaces, run_async, seconds
 from p2p_sasaki.protocol.net import PROTOCOL_VERSION, TableAd, browse_tables
+from p2p_sasaki.protocol.net.discovery import TOURNAMENT_GAME
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,12 +34,16 @@ async def browse(args: argparse.Namespace) -> list[TableAd]:
 
 def table_line(ad: TableAd) -> str:
     """One line per table: ``table 19 by Mina: 2 of 4 seats taken, at 10.0.0.5:40123``
-    (a Sasku table: ``table 19 by Mina (Sasku): ...``; a Sasaki table names no game)
+    (a Sasku table: ``table 19 by Mina (Sasku): ...``; a Sasaki table names no game; a
+    tournament: ``tournament 19 by Mina (Sasku): 6 player(s) in, at ...``)
     (``full`` instead of the seats once it is full or started). The creator's name is a
     hint: one that is not a valid name (say, with control characters) never gets here."""
     addresses = ", ".join(f"{a}:{ad.port}" for a in ad.addresses)
     note = "" if ad.version == PROTOCOL_VERSION else f" (protocol v{ad.version}: not joinable)"
     by = f" by {ad.creator}" if ad.creator else ""
+    if ad.game == TOURNAMENT_GAME:   # a duplicate Sasku tournament: players, not seats
+        players = "started" if ad.full else f"{ad.seats_taken} player(s) in"
+        return f"tournament {ad.nameplate}{by} (Sasku): {players}, at {addresses}{note}"
     game = "" if ad.game == "sasaki" else f" ({ad.game.capitalize()})"
     seats = "full" if ad.full else f"{ad.seats_taken} of 4 seats taken"
     return f"table {ad.nameplate}{by}{game}: {seats}, at {addresses}{note}"

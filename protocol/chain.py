@@ -28,18 +28,20 @@ from p2p_sasaki.protocol.crypto import (
     TAG_SLOT,
     u32,
 )
-from p2p_sasaki.protocol.messages import TableMember, TranscriptHeader
+from p2p_sasaki.protocol.messages import TableMember, TournamentMember, TranscriptHeader
 
 TAG_TABLE_ID = crypto.domain_tag("table-id")
 
 
-def table_id_of(invitation_id: bytes, members: Sequence[TableMember]) -> bytes:
+def table_id_of(invitation_id: bytes, members: Sequence[TableMember | TournamentMember],
+                tag: bytes = TAG_TABLE_ID) -> bytes:
     """The table's id: fresh as long as one member's nonce is (each member checks its own), so
-    no message signed at one table is ever valid at another, whoever created them."""
+    no message signed at one table is ever valid at another, whoever created them. A
+    tournament's id is made the same way under its own ``tag`` (protocol/tournament.py)."""
     parts = [bytes(invitation_id), u32(len(members))]
     for member in members:
         parts += [member.key, member.nonce]
-    return crypto.hash32(TAG_TABLE_ID, *parts)
+    return crypto.hash32(tag, *parts)
 
 
 def roster_hash(header: TranscriptHeader) -> bytes:

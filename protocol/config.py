@@ -84,14 +84,15 @@ def header_of(table_id: bytes, roster_keys: Sequence[bytes], config: TableConfig
                             tuple(OpenBot(bot, runner) for bot, runner in config.bots))
 
 
-def config_of(header: TranscriptHeader, games: Mapping[str, GameFactory] = GAMES) -> TableConfig:
+def config_of(header: TranscriptHeader, games: Mapping[str, GameFactory] = GAMES,
+              dealer: Dealer | None = None) -> TableConfig:
     """The table config a header stands for; ValueError for an unknown game, bad options, a
     pace list that is not the game's kinds in its order, or a dealer that is not the tests'
-    seeded one."""
+    seeded one, or a tournament board's without ``dealer``, that board's dealer."""
     factory = games.get(header.game)
     if factory is None:
         raise ValueError(f"the transcript is of a game this program does not know: {header.game!r}")
-    check_dealer(header.dealer)
+    check_dealer(header.dealer, dealer)
     game = factory(header.game_options)
     kinds = tuple(entry.kind for entry in header.pace)
     if kinds != tuple(game.pace_kinds):

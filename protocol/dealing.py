@@ -26,6 +26,7 @@ from typing import Protocol
 from p2p_sasaki.protocol import crypto
 from p2p_sasaki.protocol.crypto import CryptoError, Entropy, IdentityKey, SeededEntropy, u32
 from p2p_sasaki.protocol.deck import (
+    DealtLayers,
     DeckJob,
     DeckSession,
     DeckUsageError,
@@ -61,9 +62,9 @@ from p2p_sasaki.protocol.messages import (
 )
 
 __all__ = [
-    "TEST_DEALER_PREFIX", "HandSetup", "CardsDealt", "CardsShown", "SourceError", "CardSource", "Dealer",
-    "MentalPokerDeck", "RevealedKeys", "TrustedDealer", "check_dealer", "DealUnknown", "DeckJob", "JobResult",
-    "DeckUsageError",
+    "TEST_DEALER_PREFIX", "BOARD_DEALER_PREFIX", "HandSetup", "CardsDealt", "CardsShown", "SourceError",
+    "CardSource", "Dealer", "MentalPokerDeck", "RevealedKeys", "TrustedDealer", "check_dealer", "DealUnknown",
+    "DeckJob", "JobResult", "DeckUsageError",
 ]
 
 TEST_DEALER_PREFIX = b"p2p-sasaki/test-dealer/"
@@ -87,8 +88,17 @@ class DealUnknown(SourceError):
         self.missing = missing
 
 
-def check_dealer(dealer: bytes) -> None:
-    """Raise ValueError unless ``dealer`` names the mental-poker deck (b"") or a test dealer."""
+BOARD_DEALER_PREFIX = b"p2p-sasaki/board/"
+
+
+def check_dealer(dealer: bytes, given: Dealer | None = None) -> None:
+    """Raise ValueError unless ``dealer`` names the mental-poker deck (b""), a test dealer, or a
+    tournament board (:data:`BOARD_DEALER_PREFIX` + its hash) whose data is at hand: ``given``
+    is that board's dealer (protocol/board_dealer.py), with the same name."""
+    if dealer.startswith(BOARD_DEALER_PREFIX):
+        if given is None or given.name != dealer:
+            raise ValueError("the table plays a tournament board's deal: it needs that board's messages")
+        return
     if dealer and not dealer.startswith(TEST_DEALER_PREFIX):
         raise ValueError("the table names a trusted dealer that is not the tests' seeded one: refused")
 
@@ -205,13 +215,13 @@ class DeckSource:
     closes = True
 
     def __init__(self, setup: HandSetup, proofs: bool, reveals: tuple[SignedMessage, ...] | None = None,
-                 from_keys: bool = False) -> None:
+                 from_keys: bool = False, dealt_layers: DealtLayers | None = None) -> None:
         self.setup = setup
         self.proofs = proofs
         self.deck = DeckSession(
             setup.my_seat, setup.seats, setup.n_cards, setup.identity, setup.seat_keys, setup.table_id,
             setup.hand_no, rng=setup.rng, proofs=proofs, first_slot=0, prev_for_slot=setup.prev_for_slot,
-            defer_shuffle_arguments=from_keys, shown=setup.shown,
+            defer_shuffle_arguments=from_keys, shown=setup.shown, dealt_layers=dealt_layers,
         )
         self.layout = self.deck.layout
         self.deck_slots = self.layout.end

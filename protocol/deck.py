@@ -210,6 +210,39 @@ def hop_permutation(
     return tuple(perm)
 
 
+def hop_problem(deck: Sequence[bytes], base: bytes, n_cards: int) -> str | None:
+    """Why a received hop's deck cannot be the next one (None: it can): the count, and every
+    element valid and distinct (the base included)."""
+    if len(deck) != n_cards:
+        return f"the deck has {len(deck)} cards, not {n_cards}"
+    try:
+        crypto.check_distinct_elements((*deck, base), "deck element")
+    except CryptoError as exc:
+        return str(exc)
+    return None
+
+
+def strip_layer(ctx: ProofContext, x: int, layer: tuple[bytes, bytes], inputs: Sequence[bytes],
+                entropy: Entropy) -> tuple[tuple[bytes, ...], bytes]:
+    """Strip the layer ``layer = (B, x*B)`` from ``inputs``: the values x^-1 * v and one
+    batched DLEQ proof that (B, x*B) and (values, inputs) share the exponent."""
+    x_inv = crypto.scalar_inverse(x)
+    values = tuple(G.mul(x_inv, value) for value in inputs)
+    return values, crypto.dleq_batch_prove(ctx, x, layer[0], layer[1], values, inputs, entropy)
+
+
+def strip_holds(ctx: ProofContext, layer: tuple[bytes, bytes], inputs: Sequence[bytes], values: Sequence[bytes],
+                proof: bytes) -> bool:
+    """Whether ``values`` are ``inputs`` with the layer ``layer`` stripped (:func:`strip_layer`)."""
+    return crypto.dleq_batch_verify(ctx, layer[0], layer[1], values, inputs, proof)
+
+
+def read_cards(x: int, values: Sequence[bytes], card_index: dict[bytes, int]) -> tuple[int | None, ...]:
+    """The cards under the last layer ``x`` (None where a value is no card point)."""
+    x_inv = crypto.scalar_inverse(x)
+    return tuple(card_index.get(G.mul(x_inv, value)) for value in values)
+
+
 # ---------------------------------------------------------------------------------------
 # Proof work as pure jobs
 # ---------------------------------------------------------------------------------------
@@ -269,6 +302,86 @@ def run_job(job: DeckJob) -> JobResult:
                 job.ctx, job.in_deck, job.in_base, job.out_deck, job.out_base, job.argument
             )
     raise TypeError(f"not a deck job: {job!r}")
+
+
+@dataclass(frozen=True)
+class DealtLayers:
+    """A deal made before the hand, elsewhere (a tournament round's board, protocol/board.py):
+    the hand's deck then has no slots of its own. ``layers[s]`` is seat s's layer ``(B, x*B)``
+    (the board layer of the player in the seat), ``final[k]`` position k's value under its
+    dealt seat's layer only, ``key`` my layer key (None: an observer)."""
+
+    hand_id: bytes
+    cards: tuple[bytes, ...]
+    layers: tuple[tuple[bytes, bytes], ...]
+    final: tuple[bytes, ...]
+    key: int | None = None
+
+
+class JobQueue:
+    """Queued proof jobs, proving first (priority 0) then in order, each handed out once: what
+    ``step`` / ``take_jobs`` / ``finish_job`` of a deck or a board session share."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[int, int, DeckJob]] = []
+        self._order = itertools.count()
+        self._out: set[DeckJob] = set()   # handed out, not yet finished
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+    @property
+    def out(self) -> int:
+        return len(self._out)
+
+    def push(self, priority: int, job: DeckJob) -> None:
+        heapq.heappush(self._heap, (priority, next(self._order), job))
+
+    def pop(self) -> DeckJob:
+        job = heapq.heappop(self._heap)[2]
+        self._out.add(job)
+        return job
+
+    def take_all(self) -> list[DeckJob]:
+        return [self.pop() for _ in range(len(self._heap))]
+
+    def finish(self, job: DeckJob) -> bool:
+        """Whether ``job`` was handed out and not finished before (it is finished now)."""
+        if job not in self._out:
+            return False
+        self._out.discard(job)
+        return True
+
+
+@dataclass(frozen=True)
+class DrawnHop:
+    """My hop, drawn: the key, the permutation, the new deck and base, and the job that proves
+    it (None with proofs off)."""
+
+    x: int
+    perm: tuple[int, ...]
+    deck: tuple[bytes, ...]
+    base: bytes
+    job: ProveHop | None
+
+
+def draw_hop(ctx: ProofContext, hop: int, deck: tuple[bytes, ...], base: bytes, entropy: Entropy,
+             proofs: bool) -> DrawnHop:
+    """Draw a key and a permutation (in that order), shuffle, and make the proof job (drawing
+    its 32 entropy bytes now, so the argument is the same wherever it runs)."""
+    x = crypto.random_scalar(entropy)
+    perm = crypto.random_permutation(entropy, len(deck))
+    new_deck, new_base = crypto.shuffle(x, perm, deck, base)
+    job = ProveHop(hop, ctx, x, perm, deck, base, new_deck, new_base, entropy(32)) if proofs else None
+    return DrawnHop(x, perm, new_deck, new_base, job)
+
+
+def hand_points(table: bytes, hand_id: bytes, n_cards: int) -> tuple[tuple[bytes, ...], bytes, dict[bytes, int]]:
+    """The hand's card points M_c, base B_0 (all distinct, checked) and the index of the points."""
+    cards = crypto.card_points(table, hand_id, n_cards)
+    base = crypto.base_point(table, hand_id)
+    crypto.check_distinct_elements((*cards, base), "card point")
+    return cards, base, {point: c for c, point in enumerate(cards)}
 
 
 # ---------------------------------------------------------------------------------------
@@ -368,6 +481,7 @@ class DeckSession:
         overlap_strips: bool = False,
         defer_shuffle_arguments: bool = False,
         shown: frozenset[int] = frozenset(),
+        dealt_layers: DealtLayers | None = None,
     ) -> None:
         if not 2 <= n <= MAX_SEATS or not n <= n_cards <= MAX_CARDS:
             raise ValueError(f"need 2..{MAX_SEATS} seats and n..{MAX_CARDS} cards")
@@ -432,11 +546,30 @@ class DeckSession:
 
         self._seen: dict[tuple[int, int], bytes] = {}
         self._buffer: list[SignedMessage] = []
-        self._jobs: list[tuple[int, int, DeckJob]] = []  # (priority, order, job): proving first
-        self._job_order = itertools.count()
-        self._jobs_out: set[DeckJob] = set()  # handed out by take_jobs, not yet finished
+        self._jobs = JobQueue()
         self._events: deque[Event] = deque()
         self._outbox: list[bytes] = []
+        self._dealt_layers: tuple[tuple[bytes, bytes], ...] | None = None
+        if dealt_layers is not None:
+            self._load_dealt(dealt_layers)
+
+    def _load_dealt(self, dealt: DealtLayers) -> None:
+        """Start from a deal made elsewhere: its card points, layers and final values; my
+        cards read with my key. No deck message belongs to this hand."""
+        if len(dealt.layers) != self.n or len(dealt.final) != self.n_cards or len(dealt.cards) != self.n_cards:
+            raise ValueError("a dealt hand needs one layer per seat and one value per card")
+        if (self.seat is None) != (dealt.key is None):
+            raise ValueError("a seat brings its layer key to a dealt hand, an observer none")
+        self._dealt_layers = dealt.layers
+        self.hand_id = dealt.hand_id
+        self._cards = dealt.cards
+        self._card_index = {point: c for c, point in enumerate(self._cards)}
+        self._final = dict(enumerate(dealt.final))
+        self._verified = set(range(self.n))
+        self._x = dealt.key
+        self._started = True
+        if self.seat is not None:
+            self._deal()
 
     # -- public API ----------------------------------------------------------------------
 
@@ -508,12 +641,11 @@ class DeckSession:
         """
         if not self._jobs or self.failed is not None:
             return False
-        _, _, job = heapq.heappop(self._jobs)
-        self._jobs_out.add(job)
+        job = self._jobs.pop()
         try:
             result = run_job(job)
         except Exception as exc:
-            self._jobs_out.discard(job)
+            self._jobs.finish(job)
             self._violation(None, "internal", f"unexpected {type(exc).__name__} in queued work")
             return True
         self.finish_job(job, result)
@@ -527,19 +659,13 @@ class DeckSession:
         at once; strips wait for every argument, as always)."""
         if self.failed is not None:
             return []
-        jobs = []
-        while self._jobs:
-            job = heapq.heappop(self._jobs)[2]
-            self._jobs_out.add(job)
-            jobs.append(job)
-        return jobs
+        return self._jobs.take_all()
 
     def finish_job(self, job: DeckJob, result: JobResult) -> None:
         """Take the result of a job from :meth:`take_jobs` (or :meth:`step`) and act on it:
         send my argument, or record another seat's as verified (or blame it)."""
-        if job not in self._jobs_out:
+        if not self._jobs.finish(job):
             raise DeckUsageError("finish_job takes a job this session handed out, once")
-        self._jobs_out.discard(job)
         if self.failed is not None:
             return
         try:
@@ -566,7 +692,7 @@ class DeckSession:
     @property
     def jobs_out(self) -> int:
         """Jobs handed out by :meth:`take_jobs` whose results have not come back."""
-        return len(self._jobs_out)
+        return self._jobs.out
 
     def verify_deferred(self) -> None:
         """Queue the verification of every shuffle argument still held back (auditor mode),
@@ -672,7 +798,7 @@ class DeckSession:
         position = next((k for k, held in self._held.items() if held == card), None)
         if position is None:
             raise DeckUsageError(f"card {card} is not in my hand")
-        base, next_base = self._decks[self.seat][1], self._decks[self.seat + 1][1]
+        base, next_base = self._layer(self.seat)
         proof = crypto.dleq_prove(   # my lock: dealt to me, or re-locked to me by a hand-over
             self._ctx(f"open/{position}", self.seat), self._secret(), base, next_base,
             self._cards[card], self._lock_of(position)[1], self._rng,
@@ -700,7 +826,7 @@ class DeckSession:
         if len(self._final) != self.n_cards or not 0 <= position < self.n_cards:
             raise DeckUsageError("no such dealt position (yet)")
         seat, value = self._lock_of(position)   # a handed position is re-locked under its receiver's key
-        return self._decks[seat][1], self._decks[seat + 1][1], value
+        return (*self._layer(seat), value)
 
     @property
     def card_points(self) -> tuple[bytes, ...]:
@@ -721,7 +847,10 @@ class DeckSession:
     # -- the private hand-over: the re-lock (docs/protocol.md, "Hand-over") -------------------
 
     def _layer(self, seat: int) -> tuple[bytes, bytes]:
-        """Seat's layer key pair of this hand: (B_seat, B_seat+1 = x_seat * B_seat)."""
+        """Seat's layer key pair of this hand: (B_seat, B_seat+1 = x_seat * B_seat); for a deal
+        made on a board, the board layer of the player in the seat."""
+        if self._dealt_layers is not None:
+            return self._dealt_layers[seat]
         return self._decks[seat][1], self._decks[seat + 1][1]
 
     def _lock_of(self, position: int) -> tuple[int, bytes]:
@@ -980,20 +1109,14 @@ class DeckSession:
     def _agree_hand_id(self) -> None:
         nonces = [self._nonces[s] for s in range(self.n)]
         self.hand_id = crypto.joint_hand_id(self.table_id, self.hand_no, self.n, self.n_cards, nonces)
-        self._cards = crypto.card_points(self.table_id, self.hand_id, self.n_cards)
-        base = crypto.base_point(self.table_id, self.hand_id)
-        crypto.check_distinct_elements((*self._cards, base), "card point")
-        self._card_index = {point: c for c, point in enumerate(self._cards)}
+        self._cards, base, self._card_index = hand_points(self.table_id, self.hand_id, self.n_cards)
         self._decks = [(self._cards, base)]
         self._events.append(HandIdAgreed(self.hand_id))
 
     def _handle_hop(self, sender: int, hop: ShuffleHop) -> None:
-        if len(hop.deck) != self.n_cards:
-            raise _Reject("shuffle", f"the deck has {len(hop.deck)} cards, not {self.n_cards}")
-        try:
-            crypto.check_distinct_elements((*hop.deck, hop.base), "deck element")
-        except CryptoError as exc:
-            raise _Reject("shuffle", str(exc)) from exc
+        problem = hop_problem(hop.deck, hop.base, self.n_cards)
+        if problem is not None:
+            raise _Reject("shuffle", problem)
         self._decks.append((hop.deck, hop.base))
         self._events.append(ShuffleAccepted(sender))
 
@@ -1015,12 +1138,10 @@ class DeckSession:
         positions, inputs = self._strip_inputs(strip.round, sender)
         if len(strip.values) != len(positions):
             raise _Reject("strip", f"round {strip.round} needs {len(positions)} values, not {len(strip.values)}")
-        base, next_base = self._decks[sender][1], self._decks[sender + 1][1]
         # one batched DLEQ for the round's positions; it refuses any invalid element
         (proof,) = strip.proofs
-        if not crypto.dleq_batch_verify(
-            self._ctx(f"strip/{strip.round}", sender), base, next_base, strip.values, inputs, proof
-        ):
+        if not strip_holds(self._ctx(f"strip/{strip.round}", sender), self._layer(sender), inputs, strip.values,
+                           proof):
             raise _Reject("strip", f"seat {sender}'s strip round {strip.round} does not verify")
         self._record_strip(strip.round, sender, positions, strip.values)
 
@@ -1056,7 +1177,7 @@ class DeckSession:
     def _opening_holds(self, k: int, card: int, proof: bytes) -> bool:
         """The DLEQ proof shows card ``card`` at position ``k`` under the layer that locks it."""
         owner, value = self._lock_of(k)
-        base, next_base = self._decks[owner][1], self._decks[owner + 1][1]
+        base, next_base = self._layer(owner)
         return card < self.n_cards and crypto.dleq_verify(
             self._ctx(f"open/{k}", owner), base, next_base, self._cards[card], value, proof)
 
@@ -1189,35 +1310,27 @@ class DeckSession:
 
     def _shuffle(self) -> None:
         me = self._me()
-        deck, base = self._decks[me]
-        x = self._x = crypto.random_scalar(self._rng)
-        perm = self._perm = crypto.random_permutation(self._rng, self.n_cards)
-        new_deck, new_base = crypto.shuffle(x, perm, deck, base)
-        self._send(ShuffleHop(new_deck, new_base), self.layout.hop(me))
-        self._decks.append((new_deck, new_base))
+        drawn = draw_hop(self._ctx(f"shuffle/{me}", me), me, *self._decks[me], self._rng, self.proofs)
+        self._x, self._perm = drawn.x, drawn.perm
+        self._send(ShuffleHop(drawn.deck, drawn.base), self.layout.hop(me))
+        self._decks.append((drawn.deck, drawn.base))
         self._events.append(ShuffleAccepted(me))
-        if self.proofs:
-            self._queue(0, ProveHop(me, self._ctx(f"shuffle/{me}", me), x, perm,
-                                    deck, base, new_deck, new_base, self._rng(32)))
+        if drawn.job is not None:
+            self._queue(0, drawn.job)
 
     def _strip(self, round_: int) -> None:
         me, x = self._me(), self._secret()
         positions, inputs = self._strip_inputs(round_, me)
-        x_inv = crypto.scalar_inverse(x)
-        base, next_base = self._decks[me][1], self._decks[me + 1][1]
-        values = tuple(G.mul(x_inv, value) for value in inputs)
-        proof = crypto.dleq_batch_prove(self._ctx(f"strip/{round_}", me), x, base, next_base, values, inputs,
-                                        self._rng)
+        values, proof = strip_layer(self._ctx(f"strip/{round_}", me), x, self._layer(me), inputs, self._rng)
         self._send(StripRound(round_, values, (proof,)), self.layout.strip(round_))
         self._record_strip(round_, me, positions, values)
 
     def _deal(self) -> None:
         me = self._me()
         positions = self.positions_of(me)
-        x_inv = crypto.scalar_inverse(self._secret())
+        read = read_cards(self._secret(), [self._final[k] for k in positions], self._card_index)
         cards = []
-        for k in positions:
-            card = self._card_index.get(G.mul(x_inv, self._final[k]))
+        for k, card in zip(positions, read, strict=True):
             if card is None:
                 # Only possible with proofs off: some hop was not a permutation of cards.
                 self._violation(None, "deal", f"position {k} holds no card; reveal the keys to find the bad hop")
@@ -1265,7 +1378,7 @@ class DeckSession:
         self._outbox.append(envelope)
 
     def _queue(self, priority: int, job: DeckJob) -> None:
-        heapq.heappush(self._jobs, (priority, next(self._job_order), job))
+        self._jobs.push(priority, job)
 
     def _violation(self, seat: int | None, step: str, reason: str) -> None:
         violation = Violation(seat, step, reason)

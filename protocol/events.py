@@ -8,8 +8,8 @@ from typing import Any
 
 __all__ = [
     "SessionSecrets", "Seated", "HandStarted", "DealProgress", "Dealt", "Shown", "DecisionPending",
-    "ActionApplied", "HandEnded", "Penalty", "MatchEnded", "Record", "Blame", "BlameBasis", "Event",
-    "HandAbandoned", "SeatLeft", "AbandonRejected", "Signed", "SignedKind",
+    "ActionApplied", "HandEnded", "PlayOver", "Penalty", "MatchEnded", "Record", "Blame", "BlameBasis",
+    "Event", "HandAbandoned", "SeatLeft", "AbandonRejected", "Signed", "SignedKind",
 ]
 
 
@@ -115,6 +115,18 @@ class HandEnded:
 
 
 @dataclass(frozen=True)
+class PlayOver:
+    """The hand's play is over but its deal is not known yet (a tournament board's deal is
+    read only once every table of the round is done): ``chain`` the table's chain hash after
+    the last slot, ``scores`` the agreed state's (what the table's done signs). The hand ends
+    (:class:`HandEnded`) after ``TableSession.deal_ready()``."""
+
+    hand_no: int
+    chain: bytes
+    scores: tuple[int, ...] | None
+
+
+@dataclass(frozen=True)
 class MatchEnded:
     totals: tuple[int, ...]
 
@@ -201,7 +213,7 @@ class VersionMismatch:
 
 
 Event = (Seated | HandStarted | DealProgress | Dealt | Shown | DecisionPending | ActionApplied | HandEnded
-         | MatchEnded | Record | Blame | VersionMismatch | HandAbandoned | SeatLeft | AbandonRejected)
+         | PlayOver | MatchEnded | Record | Blame | VersionMismatch | HandAbandoned | SeatLeft | AbandonRejected)
 
 
 @dataclass(frozen=True)

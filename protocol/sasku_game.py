@@ -566,3 +566,27 @@ class SaskuGame:
         if decision.kind == "return":
             return Return(giver, engine)
         return GiveBack(giver, engine)
+
+
+
+# -- a duplicate tournament (protocol/net/tournament.py) reaches the engine's tournament here ------
+
+
+def tournament_table_game(min_bid: int = 0) -> SaskuGame:
+    """The game of a tournament's table (``min_bid`` 0: the default options)."""
+    return SaskuGame(SaskuOptions(min_bid=min_bid) if min_bid else SaskuOptions())
+
+
+def tournament_standings(names: Sequence[str], draw: Sequence[int]) -> Any:
+    """The standings before the first round (p2p_sasaki/sasku/tournament.py ``Standings``):
+    ``next_seating()``, ``with_round(seating, results)``, ``ranking()``, ``total(p)``, ``left``."""
+    from p2p_sasaki.sasku.tournament import Standings
+
+    return Standings(tuple(names), tuple(draw))
+
+
+def tournament_table_result(ns_result: int, declaring_line: int | None, leaver: int | None) -> Any:
+    """One table's deal for the standings (p2p_sasaki/sasku/tournament.py ``TableResult``)."""
+    from p2p_sasaki.sasku.tournament import Line, TableResult
+
+    return TableResult(ns_result, None if declaring_line is None else Line(declaring_line), leaver)

@@ -82,6 +82,7 @@ from p2p_sasaki.protocol.events import (
     HandStarted,
     MatchEnded,
     Penalty,
+    PlayOver,
     Record,
     Seated,
     SeatLeft,
@@ -207,7 +208,7 @@ class TableSession:
             raise ValueError("a match has at least one hand")
         if identity is not None and identity.public_key not in roster_keys:
             raise ValueError("my identity key is not in the roster")
-        check_dealer(config.dealer)  # a trusted dealer outside the tests' seed: refused
+        check_dealer(config.dealer, dealer)  # a trusted dealer outside the tests' seed, a board not at hand: refused
         self.dealer = dealer if dealer is not None else dealer_of(config)
         if self.dealer.name != config.dealer:
             raise ValueError("the dealer is not the one the config names")
@@ -218,6 +219,7 @@ class TableSession:
         self._rng = rng
         self.my_index = self.roster_keys.index(identity.public_key) if identity else None
         self.my_seat: int | None = None
+        self._awaiting_deal = False   # a hand whose play is over waits for its deal (PlayOver)
         self.seat_keys: tuple[bytes, ...] | None = None
         self.carried: tuple[int, ...] = tuple(config.carried) or (0,) * seats   # a replaced seat's table
         self.totals: tuple[int, ...] = self.carried
@@ -509,6 +511,17 @@ class TableSession:
             return False
         self._sign(unit[0], unit[1], Leave())
         return True
+
+    def deal_ready(self) -> None:
+        """The deal of a hand waiting after :class:`PlayOver` is known now (its board revealed):
+        replay the hand with it and end it."""
+        self._guarded(self._end_awaited_hand)
+
+    def _end_awaited_hand(self) -> None:
+        if not self._awaiting_deal or self.source is None or self.source.final_deal() is None:
+            return
+        self._awaiting_deal = False
+        self._end_hand(self._replay())
 
     def take_events(self) -> list[Event]:
         events = list(self._events)
@@ -1129,7 +1142,12 @@ class TableSession:
                 self.source.close(self.slot)
                 self._pump_source(self.slot)
             else:
-                self._end_hand(self._replay())
+                self._awaiting_deal = True
+                if self.source.final_deal() is None:   # a board's deal: read once every table is done
+                    self.phase = Phase.CLOSE
+                    self._events.append(PlayOver(self.hand_no, self.chain, self.state.scores()))
+                else:
+                    self._end_awaited_hand()
             return
         self.phase = Phase.HAND_OVER if slot.kind is SlotKind.HAND_OVER else Phase.PLAY
         self._events.append(DecisionPending(slot.decision, self.my_seat in slot.seats))

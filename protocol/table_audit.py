@@ -153,11 +153,17 @@ def _evidence_blame(data: bytes, header: TranscriptHeader, seat_keys: tuple[byte
                       f"{fa.hand} slot {fa.slot} (equivocation)")
 
 
-def _observer(transcript: Transcript, games: Mapping[str, GameFactory], from_keys: bool) -> TableSession:
+def _observer(transcript: Transcript, games: Mapping[str, GameFactory], from_keys: bool,
+              board: Dealer | None = None) -> TableSession:
     header = transcript.header
-    config = config_of(header, games)
-    dealer: Dealer = (TrustedDealer(header.dealer) if header.dealer
-                      else RevealedKeys.from_envelopes(transcript.envelopes, header.proofs, from_keys))
+    config = config_of(header, games, board)
+    dealer: Dealer
+    if board is not None and header.dealer == board.name:   # a tournament board's table
+        dealer = board
+    elif header.dealer:
+        dealer = TrustedDealer(header.dealer)
+    else:
+        dealer = RevealedKeys.from_envelopes(transcript.envelopes, header.proofs, from_keys)
     observer = TableSession(None, header.roster_keys, header.table, config, dealer=dealer,
                             roster_names=header.roster_names)
     if observer.header != header:
@@ -229,22 +235,25 @@ def _tail_waiting(observer: TableSession, tail: list[tuple[int, SignedMessage]])
 
 
 def audit_transcript(transcript: Transcript, damage: str | None = None,
-                     games: Mapping[str, GameFactory] = GAMES, from_keys: bool = True) -> TableAudit:
+                     games: Mapping[str, GameFactory] = GAMES, from_keys: bool = True,
+                     dealer: Dealer | None = None) -> TableAudit:
     """Replay ``transcript``; ``damage``: why the file's records stop early (a torn last
     record, e.g. a crash in the middle of a write): the transcript is then incomplete there.
 
     A seat is named only on a message it signed that proves the fault; a record that does
     not verify or is out of place is damage (nobody named); a transcript that simply ends is
     incomplete. Every complete hand before the stop is verified and reported.
-    ``from_keys=False`` verifies every shuffle argument even where the keys are all in."""
-    audit, keyed = _audit(transcript, damage, games, from_keys)
+    ``from_keys=False`` verifies every shuffle argument even where the keys are all in.
+    ``dealer``: a tournament board's dealer for this table (protocol/board.py; its audited
+    board, revealed): a header that names a board is read only with it."""
+    audit, keyed = _audit(transcript, damage, games, from_keys, dealer)
     if audit.blame is not None and keyed:  # some hand was checked from its keys
-        return _audit(transcript, damage, games, False)[0]  # the blame the live order gives
+        return _audit(transcript, damage, games, False, dealer)[0]  # the blame the live order gives
     return audit
 
 
 def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameFactory],
-           from_keys: bool) -> tuple[TableAudit, bool]:
+           from_keys: bool, board: Dealer | None = None) -> tuple[TableAudit, bool]:
     """The audit, and whether any hand was checked from its keys."""
     header = transcript.header
     records = transcript.records
@@ -254,7 +263,7 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
         return TableAudit((), (), (), AuditBlame(None, 0, 0, reason), False, status=AuditStatus.DAMAGED,
                           stops_at=StopsAt(0, 0, 0)), False
     try:
-        observer = _observer(transcript, games, from_keys)
+        observer = _observer(transcript, games, from_keys, board)
     except ValueError as exc:
         return TableAudit((), (), (), AuditBlame(None, 0, 0, str(exc)), False, status=AuditStatus.UNREADABLE,
                           stops_at=StopsAt(0, 0, 0)), False
@@ -362,10 +371,11 @@ def _audit(transcript: Transcript, damage: str | None, games: Mapping[str, GameF
                                       for seat, runner in sorted(observer.open_seats.items()))), keyed
 
 
-def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableAudit:
+def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES, dealer: Dealer | None = None) -> TableAudit:
     """Check a whole table transcript (the bytes of a ``.sasaki`` file). A last record cut
     short (a torn write) makes it incomplete there, with the byte offset; a record that
-    cannot be framed inside the file is damage."""
+    cannot be framed inside the file is damage. ``dealer``: the table's board dealer, for a
+    table of a tournament round (:func:`~p2p_sasaki.protocol.board.audit_board`)."""
     records, problem = frame_records(data)
     torn = problem is not None and problem.torn
     try:
@@ -375,7 +385,7 @@ def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableA
         return TableAudit((), (), (), AuditBlame(None, 0, 0, reason), False, status=AuditStatus.UNREADABLE,
                           stops_at=StopsAt(0, 0, 0))
     if problem is not None and not torn:
-        audit = audit_transcript(transcript, None, games)
+        audit = audit_transcript(transcript, None, games, dealer=dealer)
         if audit.status in (AuditStatus.FAULT, AuditStatus.DAMAGED):
             return audit
         number = len(records)
@@ -383,7 +393,7 @@ def audit_table(data: bytes, games: Mapping[str, GameFactory] = GAMES) -> TableA
                      number)
         return dataclasses.replace(audit, blame=AuditBlame(None, at.hand, at.slot, f"record {number}: {problem}"),
                                    complete=False, status=AuditStatus.DAMAGED, stops_at=at, waiting_for=(), note=None)
-    return audit_transcript(transcript, None if problem is None else str(problem), games)
+    return audit_transcript(transcript, None if problem is None else str(problem), games, dealer=dealer)
 
 
 def export_records(data: bytes) -> list[str]:

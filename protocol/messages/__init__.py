@@ -8,6 +8,7 @@ The modules, by concern (docs/protocol.md, "Messages"):
   envelope   the body and the signed envelope around a payload
   header     the transcript header
   handshake  the connection handshakes (mesh, join) and the table's members (the roster)
+  tournament the tournament's roster, its signatures, the draw and the roster file
 
 This package re-exports the public names of all of them, so
 ``from p2p_sasaki.protocol.messages import X`` names any message, spec or function.
@@ -234,3 +235,21 @@ __all__ = [
     "verify_envelope",
     "version_sentence",
 ]
+
+from p2p_sasaki.protocol.messages.tournament import (  # noqa: E402 (kept apart: the tournament's messages)
+    MAX_TOURNAMENT_PLAYERS,
+    TOURNAMENT_TYPES,
+    DrawCommit,
+    DrawReveal,
+    RosterSignature,
+    TournamentFile,
+    TournamentMember,
+    TournamentMessage,
+    TournamentRoster,
+    decode_tournament,
+    encode_tournament,
+)
+
+__all__ += ["MAX_TOURNAMENT_PLAYERS", "TOURNAMENT_TYPES", "DrawCommit", "DrawReveal", "RosterSignature",
+            "TournamentFile", "TournamentMember", "TournamentMessage", "TournamentRoster", "decode_tournament",
+            "encode_tournament"]

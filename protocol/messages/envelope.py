@@ -12,6 +12,7 @@ forwarded or stored.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,27 +73,41 @@ def seen_key(body: Body) -> tuple[Any, ...]:
     return (body.hand, body.slot, body.sender)
 
 
+def pack_body(body: Any, fields: tuple[F, ...]) -> bytes:
+    """A body's map: ``version``, then ``fields`` of ``body`` in order, then ``type`` and
+    ``payload`` (the table's body here, the board's in messages/board.py)."""
+    packed: dict[str, Any] = {"version": body.version}
+    packed.update({f.name: f.spec.pack(getattr(body, f.name)) for f in fields})
+    packed.update({"type": body.type, "payload": body.payload.to_wire()})
+    return pack(packed)
+
+
+def unpack_body(data: bytes, keys: tuple[str, ...], fields: tuple[F, ...], types: Mapping[str, Any],
+                what: str) -> tuple[dict[str, Any], Any]:
+    """The checked ``fields`` and the payload of a body map with exactly ``keys`` in order;
+    :class:`VersionMismatchError` if it is another version's."""
+    obj = unpack_canonical(data, what)
+    if type(obj) is dict and "version" in obj:
+        check_version(obj["version"], "this message's sender")
+    if type(obj) is not dict or tuple(obj) != keys:
+        raise malformed(f"the {what} must be a map of " + ", ".join(keys) + " in that order")
+    kind = obj["type"]
+    if type(kind) is not str or kind not in types:
+        raise malformed("unknown message type")
+    values = {f.name: f.spec.unpack(obj[f.name], f.label or f.name) for f in fields}
+    return values, types[kind].from_wire(obj["payload"])
+
+
 def encode_body(body: Body) -> bytes:
-    fields: dict[str, Any] = {"version": body.version}
-    fields.update({f.name: f.spec.pack(getattr(body, f.name)) for f in BODY_FIELDS})
-    fields.update({"type": body.type, "payload": body.payload.to_wire()})
-    data = pack(fields)
+    data = pack_body(body, BODY_FIELDS)
     decode_body(data)  # never emit what we would refuse
     return data
 
 
 def decode_body(data: bytes) -> Body:
     """The body in ``data``; :class:`VersionMismatchError` if it is another version's."""
-    obj = unpack_canonical(data, "body")
-    if type(obj) is dict and "version" in obj:
-        check_version(obj["version"], "this message's sender")
-    if type(obj) is not dict or tuple(obj) != BODY_KEYS:
-        raise malformed("the body must be a map of " + ", ".join(BODY_KEYS) + " in that order")
-    kind = obj["type"]
-    if type(kind) is not str or kind not in PAYLOAD_TYPES:
-        raise malformed("unknown message type")
-    values = {f.name: f.spec.unpack(obj[f.name], f.label or f.name) for f in BODY_FIELDS}
-    return Body(**values, payload=PAYLOAD_TYPES[kind].from_wire(obj["payload"]))  # type: ignore[arg-type]
+    values, payload = unpack_body(data, BODY_KEYS, BODY_FIELDS, PAYLOAD_TYPES, "body")
+    return Body(**values, payload=payload)
 
 
 def sign_envelope(body: Body, identity: IdentityKey) -> bytes:

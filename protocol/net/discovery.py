@@ -9,7 +9,8 @@ with small TXT hints only::
     p=40123      the join port (also in the SRV record)
     m=Mina       the creator's name (protocol/messages/names.py ``name_problem``; absent: none)
     f=1          the table is full or its match has started (absent, or 0: seats are open)
-    g=sasku      the table's game (protocol/game.py GAMES; absent: sasaki)
+    g=sasku      the table's game (protocol/game.py GAMES; absent: sasaki); a duplicate Sasku
+                 tournament's host says g=sasku-tournament (protocol/net/tournament.py)
 
 Each seated member advertises a *member record* (``_sasaki-member._tcp.local.``) for
 as long as it plays, named ``<table id, first 12 hex digits>-<key, first 12 hex>``,
@@ -65,6 +66,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SERVICE_TYPE = "_sasaki._tcp.local."
+TOURNAMENT_GAME = "sasku-tournament"
+"""The ``g`` hint of a duplicate Sasku tournament's host (protocol/net/tournament.py)."""
 MEMBER_SERVICE_TYPE = "_sasaki-member._tcp.local."
 ALL_INTERFACES: Literal["all"] = "all"
 Interfaces = Sequence[str] | Literal["all"]
@@ -122,7 +125,7 @@ def _parse(info: ServiceInfo) -> TableAd | None:
     if creator is not None and name_problem(creator) is not None:
         creator = None   # a hint only: a malformed name is dropped, never shown
     game = props.get("g", "sasaki")
-    if not (game.isascii() and game.isalpha() and game.islower() and len(game) <= 16):
+    if not (game.isascii() and game.replace("-", "").isalpha() and game.islower() and len(game) <= 24):
         game = "sasaki"   # a hint only: a malformed game is dropped
     return TableAd(instance, nameplate, seats, info.port or 0, addresses, version, creator, props.get("f") == "1",
                    game)

@@ -295,8 +295,12 @@ async def host_table(
     nonce: bytes | None = None,
     name: str = "",
     fits: Callable[[tuple[TableMember, ...], int], str | None] | None = None,
+    start: trio.Event | None = None,
+    min_seats: int = 4,
 ) -> TableRoster:
-    """Admit joiners who know ``code`` on ``listeners`` until the table has ``seats``.
+    """Admit joiners who know ``code`` on ``listeners`` until the table has ``seats``
+    (or, with ``start``, until ``start`` is set while at least ``min_seats`` members are in:
+    a tournament, whose host says when it begins; ``seats`` is then the most it admits).
 
     Returns the roster (the creator first; its own host is ``mesh_host``, by
     default empty) once every joiner has been sent it. Raises
@@ -318,11 +322,23 @@ async def host_table(
     async def admit(stream: trio.SocketStream) -> None:
         await _admit_joiner(stream, identity, code, state, pool, handshake_timeout)
 
+    async def start_when_told() -> None:
+        assert start is not None
+        while True:
+            await start.wait()
+            async with state.lock:   # between two admissions
+                if state.closed is None and state.seats_taken >= min_seats:
+                    state.close("table-full")
+                    return
+            await trio.sleep(0.1)    # too few yet: the caller's event stays set, look again soon
+
     async with trio.open_nursery() as handlers:
         async with trio.open_nursery() as accepting:
             accepting.start_soon(
                 functools.partial(trio.serve_listeners, admit, list(listeners), handler_nursery=handlers)
             )
+            if start is not None:
+                accepting.start_soon(start_when_told)
             await state.done.wait()
             accepting.cancel_scope.cancel()  # stop listening: the code is burnt either way
         with trio.move_on_after(handshake_timeout):

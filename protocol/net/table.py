@@ -191,7 +191,7 @@ from p2p_sasaki.protocol.transcript import KIND_HEADER, encode_record
 
 __all__ = ["Turn", "Player", "BotPlayer", "Waiting", "Links", "Connected", "OptionsAgreed", "WindowOpened",
            "Pacer", "TableResult", "TranscriptWriter", "SentLog", "run_table", "DriverOptions", "ConfigCodec",
-           "Stalled", "CannotAbandon", "PlayerLeft", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
+           "Stalled", "CannotAbandon", "PlayerLeft", "SessionCalls", "STALL_CHOICES", "WAIT", "ABANDON", "END", "BOT"]
 
 
 @dataclass(frozen=True)
@@ -306,6 +306,30 @@ class DriverOptions:
     crash_point: Callable[[str, list[bytes]], Awaitable[None]] | None = None
     transport_running: bool = False
     early_frames: Sequence[tuple[bytes, bytes]] = ()
+    session_calls: SessionCalls | None = None
+
+
+class SessionCalls:
+    """Calls on a table's session from outside its driver, run by the driver's loop (the one
+    task that touches the session) as soon as it wakes: a tournament's member tells its table
+    that the round's board is revealed (``calls.call(lambda session: session.deal_ready())``)."""
+
+    def __init__(self) -> None:
+        self._pending: list[Callable[[TableSession], None]] = []
+        self._wake: Callable[[], None] | None = None
+
+    def call(self, function: Callable[[TableSession], None]) -> None:
+        self._pending.append(function)
+        if self._wake is not None:
+            self._wake()
+
+    @property
+    def waiting(self) -> bool:
+        return bool(self._pending)
+
+    def take(self) -> list[Callable[[TableSession], None]]:
+        taken, self._pending = self._pending, []
+        return taken
 
 
 async def run_table(
@@ -370,6 +394,7 @@ async def run_table(
     transport, step_in_thread, resend = run.transport, run.step_in_thread, run.resend
     proof_pool, store, resume, entropy = run.proof_pool, run.store, run.resume, run.entropy
     crash_point, transport_running, early_frames = run.crash_point, run.transport_running, run.early_frames
+    session_calls = run.session_calls
     notify = on_event or (lambda event, session: None)
     if resume and (store is None or transcript_path is None):
         raise ValueError("a resume needs the table's store and its transcript path")
@@ -441,6 +466,9 @@ async def run_table(
                              pace=getattr(config, "pace", NO_PACE), store=store, entropy=recording,
                              crash_point=crash_point)
             driver.inbox.extend(early)
+            if session_calls is not None:
+                driver.calls = session_calls
+                session_calls._wake = driver._wake
             if restored is not None:
                 await driver.resume(nursery, linger, restored)
             else:
@@ -509,6 +537,7 @@ class _Driver:
                  store: TableStore | None = None, entropy: RecordingEntropy | None = None,
                  crash_point: Callable[[str, list[bytes]], Awaitable[None]] | None = None) -> None:
         self.session = session
+        self.calls: SessionCalls | None = None   # DriverOptions.session_calls
         self.transport = transport
         self.player = player
         self.writer = writer
@@ -966,6 +995,10 @@ class _Driver:
                 for peer, frame in inbox:
                     session.receive(frame, peer)
                     progressed = True
+                if self.calls is not None:
+                    for function in self.calls.take():
+                        function(session)
+                        progressed = True
                 if self.leaving is not None:
                     await self._leave()
                     raise self.leaving
@@ -996,7 +1029,8 @@ class _Driver:
                     continue
                 self._resend_due()
                 # a choice or a quit made while this loop ran (its task set the old wake event)
-                if progressed or self.inbox or self.answers or self.choices or self.leaving is not None:
+                if (progressed or self.inbox or self.answers or self.choices or self.leaving is not None
+                        or (self.calls is not None and self.calls.waiting)):
                     continue
                 self.wake = trio.Event()
                 closes = self.closing[1] if self.closing is not None else float("inf")

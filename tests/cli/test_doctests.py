@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["cli.render", "cli.presenter", "cli.audit", "cli.demo", "cli.sasku_text"]
+MODULES = ["cli.render", "cli.presenter", "cli.audit", "cli.demo", "cli.sasku_text", "cli.standings"]
 
 
 @pytest.mark.parametrize("name", MODULES)

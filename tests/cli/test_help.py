@@ -10,6 +10,7 @@ EXPECTED = {
     "play": "create a new table", "host": "table code", "join": "--address", "tables": "--json",
     "demo": "separate processes", "audit": "blame", "export": "sasaki replay", "replay": "game record",
     "simulate": "hands", "resume": "--list", "name": "1-24 printable characters", "view": "step through",
+    "tournament": "same deal",
 }
 
 

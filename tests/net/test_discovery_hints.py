@@ -47,3 +47,15 @@ def test_the_game_travels_as_a_hint_and_tables_names_it():
     assert table_line(ad) == "table 19: 2 of 4 seats taken, at 10.0.0.5:4000"
     ad = _parse(record(dict(_txt("19", 2, 4000), g="Sas\x1b[2J")))
     assert ad is not None and ad.game == "sasaki"
+
+
+
+def test_a_tournament_travels_as_its_game_hint_and_is_listed_by_its_players():
+    from p2p_sasaki.cli.tables import table_line
+    from p2p_sasaki.protocol.net.discovery import TOURNAMENT_GAME
+
+    ad = _parse(record(_txt("19", 6, 4000, "Mina", game=TOURNAMENT_GAME)))
+    assert ad is not None and ad.game == "sasku-tournament"
+    assert table_line(ad) == "tournament 19 by Mina (Sasku): 6 player(s) in, at 10.0.0.5:4000"
+    ad = _parse(record(_txt("19", 6, 4000, "Mina", full=True, game=TOURNAMENT_GAME)))
+    assert ad is not None and table_line(ad) == "tournament 19 by Mina (Sasku): started, at 10.0.0.5:4000"

@@ -278,3 +278,42 @@ async def test_a_creator_of_another_version_is_named_in_one_sentence():
                                f"{PROTOCOL_VERSION}; both need the same p2p-sasaki release")
     assert told == [Refusal("version", f"this peer speaks protocol version {PROTOCOL_VERSION}, you speak version 1; "
                                        "both need the same p2p-sasaki release")]
+
+
+async def test_a_tournament_host_starts_when_told_once_four_are_in():
+    """host_tournament (protocol/net/tournament.py): an open number of seats; a start asked
+    with three in waits for a fourth, then closes the join, and every joiner gets the same
+    roster of four."""
+    from p2p_sasaki.protocol.net.tournament import host_tournament
+
+    creator = Identity.generate()
+    joiners = [Identity.generate() for _ in range(3)]
+    rosters: dict[int, TableRoster] = {}
+    events: list[object] = []
+    start = trio.Event()
+    result: list[TableRoster] = []
+
+    async def host(listeners: list[trio.SocketListener]) -> None:
+        result.append(await host_tournament(creator, CODE, 5000, listeners, start=start, invitation=bytes(32),
+                                            on_event=events.append))
+
+    async def join(index: int, address: tuple[str, int]) -> None:
+        rosters[index] = await join_table(joiners[index], CODE, address, 6000 + index)
+
+    def joined() -> int:
+        return max((e.seats_taken for e in events if isinstance(e, MemberJoined)), default=1)
+
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            listeners, address = await listen()
+            nursery.start_soon(host, listeners)
+            for index in range(2):
+                nursery.start_soon(join, index, address)
+            while joined() < 3:
+                await trio.sleep(0.01)
+            start.set()                      # three in: too few, the join stays open
+            await trio.sleep(0.3)
+            assert not result and not rosters
+            nursery.start_soon(join, 2, address)
+    assert result and len(result[0].members) == 4
+    assert all(roster.keys == result[0].keys for roster in rosters.values()) and len(rosters) == 3

@@ -6,6 +6,7 @@ import random
 from collections.abc import Callable
 
 from p2p_sasaki.protocol.crypto import IdentityKey, SeededEntropy
+from p2p_sasaki.protocol.dealing import Dealer
 from p2p_sasaki.protocol.sasaki_game import SasakiGame
 from p2p_sasaki.protocol.session import Blame, Record, TableConfig, TableSession, game_of
 from p2p_sasaki.sasaki.options import TableOptions
@@ -29,15 +30,18 @@ class Net:
 
     def __init__(self, seed: int = 0, hostile: bool = True, config: TableConfig | None = None,
                  keys_seed: bytes = b"table-keys", tamper: Tamper | None = None, bot=None,
-                 table_id: bytes = TABLE_ID, names: tuple[str, ...] = ()) -> None:
+                 table_id: bytes = TABLE_ID, names: tuple[str, ...] = (), keys: list[IdentityKey] | None = None,
+                 dealers: list[Dealer] | None = None) -> None:
         self.rng = random.Random(seed)
         self.hostile = hostile
         self.config = config or TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False)
         self.n = n = game_of(self.config).seats
-        self.keys = identities(keys_seed, n)
+        self.keys = keys if keys is not None else identities(keys_seed, n)
         roster = [k.public_key for k in self.keys]
         self.peers = [TableSession(self.keys[i], roster, table_id, self.config,
-                                   rng=SeededEntropy(b"peer%d-%d" % (i, seed)), roster_names=names) for i in range(n)]
+                                   rng=SeededEntropy(b"peer%d-%d" % (i, seed)), roster_names=names,
+                                   dealer=dealers[i] if dealers else None)
+                      for i in range(n)]
         self.events: list[list] = [[] for _ in range(n)]
         self.queue: list[tuple[int, int, bytes]] = []   # (from, to, envelope)
         self.tamper = tamper
