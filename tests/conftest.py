@@ -48,6 +48,8 @@ PROCESS_GROUPS = {
     "tests/cli/test_view.py": "processes-2",
     "tests/cli/test_exits.py": "processes-1",
     "tests/cli/test_abandon_processes.py": "processes-2",
+    # its module's Sasku demo (four processes, a match to 4) made once, on one worker
+    "tests/cli/test_sasku_demo.py": "processes-2",
 }
 
 

@@ -13,6 +13,10 @@ makes the assertions.
   dbus-daemon + avahi-daemon on ``lo`` and ``avahi-browse -rtp _sasaki._tcp`` see it;
   ``sasaki join WRONG-CODE`` is refused; three ``sasaki join CODE --bot`` find it by
   mDNS and play the hand; ``sasaki audit`` checks a transcript.
+
+The commands that end by themselves (tables, a refused join, audit), the ``table``
+scenario's three joiners and the ``lan`` scenario's run in this process (tests/cli/inproc.py), through the same entry
+as the command line; the creators, the bots they start and the terminals are processes.
 * ``bots``: ``sasaki tables`` with nothing advertised (both outputs), then
   ``sasaki host --bots 3`` plays a 1-hand match alone; every bot's transcript audits.
 * ``lan``: tables on one LAN: two creators share a number (``--keep-number``), a third
@@ -25,6 +29,7 @@ makes the assertions.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -34,11 +39,14 @@ import sys
 import time
 from pathlib import Path
 
+import trio
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.append(str(ROOT))  # tests.* helpers; p2p_sasaki stays the installed one
 
 from p2p_sasaki.protocol.net import TableCode  # noqa: E402
 from p2p_sasaki.protocol.net.words import WORDS  # noqa: E402
+from tests.cli.inproc import Command, cli, command, play  # noqa: E402
 from tests.net.mdns_scenario import assert_isolated, start_avahi  # noqa: E402
 
 CHILD_ENV = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -48,9 +56,12 @@ TOTALS = re.compile(r"Match over\. Totals: (.*)\.")
 children: list[subprocess.Popen] = []
 
 
-def sasaki(*argv: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", *argv], cwd=ROOT, env=CHILD_ENV,
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, **kwargs)
+def sasaki(*argv: str, timeout: float = 0) -> subprocess.CompletedProcess:
+    """A command that ends by itself (tables, a refused join, audit) in this process, as the
+    command line runs it (tests/cli/inproc.py): no interpreter start each; its own options
+    (--timeout, --browse-timeout) bound how long it looks. The tables, the creators and the
+    joiners that play stay processes of their own."""
+    return cli(*argv)
 
 
 def start(log: Path, *argv: str) -> subprocess.Popen:
@@ -118,10 +129,13 @@ def table_scenario(work: Path) -> dict:
     wait_for_text(host_log, host, "tried a wrong code", timeout=5)
 
     started = time.monotonic()
-    joiners = [start(work / f"p{i}.log", "join", str(code), "--bot", "--seed", str(i),
-                     "--data-dir", str(work / f"p{i}"), "--transcript", str(work / f"p{i}.sasaki"))
-               for i in (1, 2, 3)]
-    results = [wait(host, host_log)] + [wait(p, work / f"p{i}.log") for i, p in zip((1, 2, 3), joiners, strict=False)]
+    # the three joiners find the table by mDNS and play: commands in this process, side by side
+    # (tests/cli/inproc.py); the host they find is a process of its own
+    joiners = trio.run(functools.partial(play, *(["join", str(code), "--bot", "--seed", str(i),
+                                                  "--data-dir", str(work / f"p{i}"),
+                                                  "--transcript", str(work / f"p{i}.sasaki")] for i in (1, 2, 3)),
+                                         deadline=60))
+    results = [wait(host, host_log)] + [(joiner.status, joiner.text()) for joiner in joiners]
     report["match_seconds"] = round(time.monotonic() - started, 1)
     report["peers"] = [{"rc": rc, "totals": (m.group(1) if (m := TOTALS.search(out)) else None), "tail": out[-1500:]}
                        for rc, out in results]
@@ -239,15 +253,28 @@ def lan_scenario(work: Path) -> dict:
     unsure = sasaki("join", str(codes["Mina"]), "--bot", "--browse-timeout", "5",
                     "--data-dir", str(work / "unsure"), timeout=30)
     report["unsure"] = {"rc": unsure.returncode, "stderr": unsure.stderr}
-    joiners = {who: start(work / f"{who}-joiner.log", "join", str(codes[who]), "--creator", who, "--bot",
-                          "--name", name, "--data-dir", str(work / f"{who}-joiner"),
-                          "--transcript", str(work / f"{who}-joiner.sasaki"))
-               for who, name in (("Mina", "Sora"), ("Jun", "Hana"))}
-    wait_for_text(logs["Mina"], mina, "joined (4 of 4 seats taken)", timeout=30)
-    fifth = sasaki("join", str(codes["Mina"]), "--creator", "Mina", "--bot", "--data-dir", str(work / "fifth"),
-                   timeout=30)
-    report["fifth"] = {"rc": fifth.returncode, "stderr": fifth.stderr, "stdout": fifth.stdout}
-    report["peers"] = {who: [wait(process, logs[who])[0], wait(joiners[who], work / f"{who}-joiner.log")[0]]
+
+    async def join_then_a_fifth() -> tuple[dict[str, Command], Command]:
+        """Sora and Hana join by mDNS and play; once Mina's table is full, a fifth tries it.
+        The three are commands in this process (tests/cli/inproc.py); the creators are not."""
+        with trio.fail_after(150):
+            async with trio.open_nursery() as nursery:
+                joiners = {who: await nursery.start(command, ["join", str(codes[who]), "--creator", who, "--bot",
+                                                              "--name", name, "--data-dir", str(work / f"{who}-joiner"),
+                                                              "--transcript", str(work / f"{who}-joiner.sasaki")])
+                           for who, name in (("Mina", "Sora"), ("Jun", "Hana"))}
+                with trio.move_on_after(30):
+                    while "joined (4 of 4 seats taken)" not in logs["Mina"].read_text() and mina.poll() is None:
+                        await trio.sleep(0.05)
+                if "joined (4 of 4 seats taken)" not in logs["Mina"].read_text():
+                    raise RuntimeError(f"Mina's table was not full; the output was:\n{logs['Mina'].read_text()}")
+                fifth = await command(["join", str(codes["Mina"]), "--creator", "Mina", "--bot",
+                                       "--data-dir", str(work / "fifth")])
+        return joiners, fifth
+
+    joiners, fifth = trio.run(join_then_a_fifth)
+    report["fifth"] = {"rc": fifth.status, "stderr": fifth.err.getvalue(), "stdout": fifth.out.getvalue()}
+    report["peers"] = {who: [wait(process, logs[who])[0], joiners[who].status]
                        for who, process in (("Mina", mina), ("Jun", jun))}
     report["match_seconds"] = round(time.monotonic() - started, 1)
     report["host_logs"] = {who: logs[who].read_text() for who in ("Mina", "Jun")}

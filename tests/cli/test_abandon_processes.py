@@ -2,14 +2,13 @@
 other three wait for it, get the (short, ``--stall``) stall deadline, abandon as bots do,
 and exit cleanly; their transcripts are identical and ``sasaki audit`` says ``abandoned``,
 naming the killed seat only as having left (exit status 3). And issue 18's black-box check:
-one frozen with SIGSTOP after the deal forfeits the hand."""
+one frozen with SIGSTOP after the deal forfeits the hand. (The audits run in this process:
+tests/cli/inproc.py.)"""
 
 from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
@@ -17,7 +16,8 @@ import pytest
 from p2p_sasaki.protocol.messages import MessageError, decode_envelope
 from p2p_sasaki.protocol.net import TableCode
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, frame_records
-from tests.cli.peers import ROOT, env, finish, sasaki, wait_for
+from tests.cli.inproc import cli
+from tests.cli.peers import finish, sasaki, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -65,15 +65,12 @@ def test_three_processes_abandon_a_sigkilled_peer_and_exit_cleanly(tmp_path):
         assert "was abandoned" in out and "nobody is blamed" in out
     transcripts = [tmp_path / f"p{i}.sasaki" for i in (0, 1, 3)]
     assert len({p.read_bytes() for p in transcripts}) == 1
-    audited = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "audit", "--json", str(transcripts[0])],
-                             cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120)
+    audited = cli("audit", "--json", str(transcripts[0]))
     assert audited.returncode == 3, audited.stdout + audited.stderr
     audit = json.loads(audited.stdout)
     assert audit["status"] == "abandoned" and audit["blame"] is None and len(audit["left"]) == 1
     assert "left (not a fault)" in audit["note"]
-    killed = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "audit", "--json",
-                             str(tmp_path / "p2.sasaki")], cwd=ROOT, env=env(), capture_output=True, text=True,
-                            timeout=120)
+    killed = cli("audit", "--json", str(tmp_path / "p2.sasaki"))
     assert killed.returncode == 3 and json.loads(killed.stdout)["status"] == "incomplete"
 
 
@@ -127,9 +124,7 @@ def test_a_peer_frozen_with_sigstop_after_the_deal_forfeits_the_hand(tmp_path):
     results = finish([host, *joiners], timeout=120)
     for n in (0, 1, 3):
         assert results[n][0] == 0, results[n][1]
-    audited = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "audit", "--json",
-                              str(tmp_path / "p0.sasaki")], cwd=ROOT, env=env(), capture_output=True, text=True,
-                             timeout=120)
+    audited = cli("audit", "--json", str(tmp_path / "p0.sasaki"))
     assert audited.returncode == 0, audited.stdout + audited.stderr
     audit = json.loads(audited.stdout)
     assert "Jun" in audit["names"], audit["names"]

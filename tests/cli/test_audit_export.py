@@ -1,17 +1,17 @@
 """``sasaki audit`` names the seat that signed a tampered message; ``sasaki export``
-writes records that pass ``sasaki replay``. Needs the real protocol (a demo match)."""
+writes records that pass ``sasaki replay``. Needs the real protocol (a demo match). The
+commands run in this process (tests/cli/inproc.py): their output and status are the point,
+not an interpreter start each."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
-from tests.cli.peers import ROOT, env
+from tests.cli.inproc import cli
 
 pytestmark = pytest.mark.slow
 
@@ -20,11 +20,6 @@ pytestmark = pytest.mark.slow
 def demo(full_proof_demo):
     """The session's full-proof demo (tests/cli/conftest.py)."""
     return full_proof_demo
-
-
-def cli(*argv):
-    return subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", *argv], cwd=ROOT, env=env(),
-                          capture_output=True, text=True, timeout=60)
 
 
 def test_tampered_transcript_names_the_signer(demo, tmp_path):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.inproc import cli
 from tests.cli.peers import ROOT, env
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "oracle"))
@@ -25,15 +26,14 @@ pytestmark = pytest.mark.slow
 TARGET = 4
 
 
-def cli(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", *argv], cwd=ROOT, env=env(),
-                          capture_output=True, text=True, timeout=timeout)
-
-
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The demo is the subject: its four peers are processes, as 'sasaki demo' starts them. The
+    audits, exports and replays of its transcripts run in this process (tests/cli/inproc.py)."""
     directory = tmp_path_factory.mktemp("sasku-demo")
-    out = cli("demo", "--game", "sasku", "--fast", "--target", str(TARGET), "--dir", str(directory), timeout=400)
+    out = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "demo", "--game", "sasku", "--fast", "--target",
+                          str(TARGET), "--dir", str(directory)], cwd=ROOT, env=env(), capture_output=True, text=True,
+                         timeout=400)
     return directory, out
 
 

@@ -1,47 +1,41 @@
 """Four ``sasaki`` processes on 127.0.0.1 play whole matches over the real protocol:
 the join with a table code, the mesh, the mental-poker deal with proofs, the
 slotted-lockstep session; every transcript then passes ``sasaki audit``. The network
-demo's full-proof run is the session's shared one (tests/cli/conftest.py)."""
+demo's full-proof run is the session's shared one (tests/cli/conftest.py). The join by mDNS
+runs its four commands in this process (tests/cli/inproc.py): mDNS is its point."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 
 from p2p_sasaki.cli.render import places_text
 from p2p_sasaki.protocol.net import TableCode
-from tests.cli.peers import ROOT, env, finish, sasaki, wait_for
+from tests.cli.inproc import cli, play
+from tests.cli.peers import finish, sasaki, wait_for
 
 pytestmark = pytest.mark.slow
 
 TOTALS = re.compile(r"Match over\. Totals: (.*)\.")
 
 
-def play_match(tmp_path, mdns: bool, hands: int = 2, extra=()):
+def play_match(tmp_path, hands: int = 2, extra=()):
     code = str(TableCode.generate())
     ready = tmp_path / "address"
     host_args = ["host", "--bot", "--seed", "1", "--hands", str(hands), "--lead", "3H", "--interface", "127.0.0.1",
                  "--window", "0", "--claim-window", "0", "--bot-turn", "0", "--data-dir", str(tmp_path / "p0"),
                  "--transcript", str(tmp_path / "p0.sasaki"),
-                 "--ready-file", str(ready), "--code", code, *extra]
-    creator = f"Host {os.getpid()}"   # other tables on this machine's loopback may share the number
-    if not mdns:
-        host_args.append("--no-mdns")
-    else:
-        host_args += ["--name", creator, "--keep-number"]
+                 "--ready-file", str(ready), "--code", code, "--no-mdns", *extra]
     host = sasaki(*host_args)
     address = wait_for(ready, host)
     joiners = []
     for i in (1, 2, 3):
-        args = ["join", code, "--bot", "--seed", str(i), "--interface", "127.0.0.1",
-                "--data-dir", str(tmp_path / f"p{i}"), "--transcript", str(tmp_path / f"p{i}.sasaki")]
-        args += ["--address", address] if not mdns else ["--creator", creator]
-        joiners.append(sasaki(*args))
+        joiners.append(sasaki("join", code, "--bot", "--seed", str(i), "--interface", "127.0.0.1",
+                              "--data-dir", str(tmp_path / f"p{i}"), "--transcript", str(tmp_path / f"p{i}.sasaki"),
+                              "--address", address))
     results = finish([host, *joiners], timeout=150)
     for status, out in results:
         assert status == 0, out
@@ -51,15 +45,15 @@ def play_match(tmp_path, mdns: bool, hands: int = 2, extra=()):
 
 
 def audit(path) -> dict:
-    out = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "audit", "--json", str(path)], cwd=ROOT,
-                         env=env(), capture_output=True, text=True, timeout=120)
+    """``sasaki audit --json`` (in this process: tests/cli/inproc.py)."""
+    out = cli("audit", "--json", str(path))
     assert out.returncode == 0, out.stdout + out.stderr
     return json.loads(out.stdout)
 
 
 def test_four_processes_play_a_two_hand_match_and_every_transcript_audits(tmp_path):
     """The creator proves on two worker processes (the others' environment says 0)."""
-    results, transcripts = play_match(tmp_path, mdns=False, hands=2, extra=("--proof-workers", "2"))
+    results, transcripts = play_match(tmp_path, hands=2, extra=("--proof-workers", "2"))
     host_out = results[0][1]
     assert "Table code: " in host_out and "Hand 2 is over" in host_out
     assert len({p.read_bytes() for p in transcripts}) == 1  # the same canonical records everywhere
@@ -71,10 +65,26 @@ def test_four_processes_play_a_two_hand_match_and_every_transcript_audits(tmp_pa
     assert TOTALS.search(host_out).group(1) == places_text(audits[0]["totals"])
 
 
-def test_four_processes_found_by_mdns_on_loopback(tmp_path):
-    results, transcripts = play_match(tmp_path, mdns=True, hands=1, extra=("--no-proofs",))   # mDNS is the point
-    assert "Hand 1 is over" in results[0][1]
-    assert audit(transcripts[0])["ok"]
+async def test_four_peers_found_by_mdns_on_loopback(tmp_path, no_fsync):
+    """The joiners find the creator's table by mDNS on 127.0.0.1 (``--creator``: other tables
+    on this machine's loopback may share the number). mDNS is the point, not the processes
+    (the test above has four): the four commands run in this process (tests/cli/inproc.py)."""
+    code = str(TableCode.generate())
+    creator = f"Host {os.getpid()}"
+    host_args = ["host", "--bot", "--seed", "1", "--hands", "1", "--lead", "3H", "--interface", "127.0.0.1",
+                 "--window", "0", "--claim-window", "0", "--bot-turn", "0", "--data-dir", str(tmp_path / "p0"),
+                 "--transcript", str(tmp_path / "p0.sasaki"), "--code", code, "--no-proofs",
+                 "--name", creator, "--keep-number"]
+    joins = [["join", code, "--bot", "--seed", str(i), "--interface", "127.0.0.1",
+              "--data-dir", str(tmp_path / f"p{i}"), "--transcript", str(tmp_path / f"p{i}.sasaki"),
+              "--creator", creator] for i in (1, 2, 3)]
+    results = await play(host_args, *joins, deadline=150)
+    for peer in results:
+        assert peer.status == 0, peer.text()
+    totals = {TOTALS.search(peer.text()).group(1) for peer in results}
+    assert len(totals) == 1, totals  # all four agree
+    assert "Hand 1 is over" in results[0].text()
+    assert audit(tmp_path / "p0.sasaki")["ok"]
 
 
 def test_network_demo_with_full_proofs_audits(full_proof_demo):
