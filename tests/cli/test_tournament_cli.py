@@ -45,7 +45,7 @@ def test_help_explains_each_subcommand(capsys):
 @pytest.mark.slow
 def test_demo_of_five_bot_players_audits(tmp_path):
     folder = tmp_path / "club"
-    done = subprocess.run([sys.executable, "-m", "p2p_sasaki", "tournament", "demo", "--players", "5",
+    done = subprocess.run([sys.executable, "-P", "-m", "p2p_sasaki", "tournament", "demo", "--players", "5",
                            "--rounds", "2", "--dir", str(folder)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr + done.stdout
     assert "Standings after round 2 of 2" in done.stdout and "OK:" in done.stdout

@@ -63,7 +63,7 @@ def test_exact_bytes_are_a_msgpack_array():
         (msgpack.packb(["join-greeting", PROTOCOL_VERSION, "1234", T]), "nameplate must be text of at most 3 bytes"),
         (msgpack.packb(["join-greeting", PROTOCOL_VERSION, "7", T[:16]]), "table id must be 32 bytes"),
         (msgpack.packb(["join-roster", T, [[b"k" * 32, "h"]]]), "the member must be an array of 5 fields"),
-        (msgpack.packb(["join-roster", T, []]), "members must be an array of 1..16 items"),
+        (msgpack.packb(["join-roster", T, []]), "members must be an array of 1..255 items"),
         (msgpack.packb(["join-roster", T, [[b"k" * 32, "h", 1, b"n" * 32, "Mina"]] * 2]),
          "a roster names each member once"),
         (msgpack.packb(["join-identity", b"k" * 32, "", 70000, b"n" * 32, "Mina", b"s" * 64]),
