@@ -32,6 +32,8 @@ from p2p_sasaki.cli.prompts import Choice, ChoiceGroup, Note, NoteKind, Prompt, 
 from p2p_sasaki.protocol.sasku_game import TEAMS, GiveBack, GiveCall, HandOverDecision
 from p2p_sasaki.sasku.deal import Bid, Diamonds, Give, Pass, Play, Refuse, Return, Take, TrumpCall
 
+TURN_DIRECTION = "clockwise"   # the next seat after s is (s+1)%4 and play goes clockwise (docs/rules-sasku.md)
+
 __all__ = ["SaskuPart", "SaskuTable", "PairScore", "sorted_hand", "KINDS", "prompt_lines"]
 
 KINDS = ("bid", "answer", "trump", "play", "return", "give", "give-back")
@@ -274,7 +276,7 @@ class SaskuPart:
                                    seat in presenter.offline or seat in presenter.links_down))
         game = self.table(presenter)
         return presenter.table_view(seats, None, (game.hand,) if game.hand else (), 1, hand_result=presenter.result,
-                                    game=game)
+                                    game=game, direction=TURN_DIRECTION)
 
     def table(self, presenter: Any) -> SaskuTable:
         view = presenter.view

@@ -59,3 +59,10 @@ def test_a_deal_scored_by_the_penalty_names_the_seat_that_broke_a_hidden_rule():
     assert lines[0] == ("Deal 2: S2 broke a rule with hidden cards, found when the keys were revealed (with the "
                         "revealed deal: S2 must play a trump: a trump was led and S2 holds one); S1+S3 score 6.")
     assert "  Game points: S0+S2 0, S1+S3 6." in lines and p.phase is Phase.HAND_OVER
+
+
+def test_the_sasku_snapshot_says_play_goes_clockwise():
+    p = Presenter(person=False)
+    p.you = 1
+    told(p, HandStarted(1))
+    assert p.table().direction == "clockwise"      # Sasaki's is counter-clockwise (docs/rules-sasku.md)
