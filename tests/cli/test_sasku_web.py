@@ -6,49 +6,19 @@ table`` at the end."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.cli.peers import ROOT, env
-from tests.cli.web_player import CHROMIUM, Demo
+from tests.cli.web_player import CHROMIUM, Demo, launch
 
 pytestmark = pytest.mark.slow
 
 
 def start(directory: Path) -> Demo:
-    import re
-
-    process = subprocess.Popen(
-        [sys.executable, "-P", "-m", "p2p_sasaki", "demo", "--game", "sasku", "--human", "--web", "--no-browser",
-         "--fast", "--target", "4", "--timeout", "120", "--name", "Mina", "--web-linger", "120", "--dir",
-         str(directory)], cwd=ROOT, env=env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    output: list[str] = []
-    url: list[str] = []
-    found = threading.Event()
-
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            output.append(line)
-            match = re.search(r"Your table in the browser: (\S+)", line)
-            if match:
-                url.append(match.group(1))
-                found.set()
-        found.set()
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    found.wait(120)
-    if not url:
-        process.kill()
-        raise AssertionError("no page address printed:\n" + "".join(output))
-    return Demo(process, url[0], output, reader)
+    return launch(["--game", "sasku", "--human", "--web", "--no-browser", "--fast", "--target", "4", "--timeout", "120",
+                   "--name", "Mina", "--web-linger", "120", "--dir", str(directory)])
 
 
 def test_a_person_plays_a_sasku_match_by_clicking(tmp_path: Path) -> None:

@@ -61,10 +61,15 @@ def start_demo(directory: Path, deal_seed: int, timeout: float = 120, hands: int
         key.parent.mkdir(parents=True, exist_ok=True)
         key.write_bytes(hashlib.sha256(b"sasaki web test identity %d" % peer).digest())
         key.chmod(0o600)
+    return launch(["--human", "--web", "--no-browser", "--hands", str(hands), "--fast", "--seed", "5",
+                   "--deal-seed", str(deal_seed), "--timeout", "120", "--name", "Mina", "--web-linger", "120",
+                   "--dir", str(directory)], timeout)
+
+
+def launch(demo_args: list[str], timeout: float = 120) -> Demo:
+    """Start ``sasaki demo *demo_args`` (a person on the page) and wait for its page address."""
     process = subprocess.Popen(
-        [sys.executable, "-P", "-m", "p2p_sasaki", "demo", "--human", "--web", "--no-browser", "--hands", str(hands),
-         "--fast", "--seed", "5", "--deal-seed", str(deal_seed), "--timeout", "120", "--name", "Mina",
-         "--web-linger", "120", "--dir", str(directory)],
+        [sys.executable, "-P", "-m", "p2p_sasaki", "demo", *demo_args],
         cwd=ROOT, env=env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True)
     output: list[str] = []
