@@ -38,6 +38,16 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
                   _cpu(resource.RUSAGE_CHILDREN) - children))
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Under pytest-xdist a worker writes its own rows to ``CPU_PER_TEST_OUT.<worker>``."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    out = os.environ.get("CPU_PER_TEST_OUT")
+    if worker and out:
+        with open(f"{out}.{worker}", "w") as f:
+            for nodeid, wall, own, children in _rows:
+                f.write(f"{nodeid}\t{wall:.3f}\t{own:.3f}\t{children:.3f}\n")
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if not _rows:
         return
