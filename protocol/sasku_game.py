@@ -186,6 +186,15 @@ class SaskuState:
         self.open_seats = open_seats
         self.open: dict[int, Deal] = dict(open_deals or {})
 
+    def __deepcopy__(self, memo: dict[int, object]) -> SaskuState:
+        """An independent copy (the session keeps one to return to a slot it was voted out
+        of). A :class:`Deal` is a value (:func:`apply` makes the next one), so the copy shares
+        the deals and copies only the map of the open bots' views."""
+        copied = SaskuState(self.deal, self.open_seats, self.open)
+        copied.calling, copied.giving_back, copied.refused, copied.broken = (
+            self.calling, self.giving_back, self.refused, self.broken)
+        return copied
+
     # -- who answers ----------------------------------------------------------------------
 
     def slot(self) -> Slot | None:

@@ -32,7 +32,7 @@ from p2p_sasaki.protocol.sasku_game import (
 from p2p_sasaki.protocol.session import HandAbandoned, HandEnded, MatchEnded, Record, Seated, TableConfig, TableSession
 from p2p_sasaki.protocol.table_audit import audit_table
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, frame_records, read_transcript, split_records
-from p2p_sasaki.sasku.deal import Decision, DecisionKind, Give, Pass, Return
+from p2p_sasaki.sasku.deal import Deal, Decision, DecisionKind, Give, Pass, Return, view
 from p2p_sasaki.sasku.options import SaskuOptions
 from p2p_sasaki.sasku.trumps import PICTURES
 from tests.protocol.table_helpers import Net
@@ -626,3 +626,19 @@ def test_a_give_to_a_partner_holding_nine_pictures_is_named_by_the_partners_proo
                for i in range(SEATS) for b in net.blames(i))
     (lock,) = [m.body.payload for m in _messages(net) if m.body.type == "deck/hand-over-lock"]
     assert lock.objection   # the evidence, recorded
+
+
+def test_a_kept_copy_of_a_state_is_independent_and_shares_the_deal_values():
+    """The session keeps a deep copy of the state before each slot it answered: SaskuState's
+    own copy holds every attribute of the original (the deals shared, being values) and
+    applying to either leaves the other as it was."""
+    deal = Deal.random(random.Random(3))
+    state = SaskuState(deal, frozenset({1}), {1: view(deal, 1)})
+    state.calling, state.broken = 2, (2, "pass", "why")
+    kept = copy.deepcopy(state)
+    assert vars(kept) == vars(state) and kept.open is not state.open and kept.deal is state.deal
+    state.calling = None
+    slot = state.slot()
+    assert slot is not None
+    state.apply([state.legal_actions(slot.seats[0])[0]])
+    assert kept.calling == 2 and kept.deal is not state.deal and kept.open[1] is not state.open[1]
