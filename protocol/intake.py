@@ -4,8 +4,8 @@ Pure.
 An envelope is decoded strictly, kept only if it is of this table, held while its hand's
 signers are not known yet (a later hand's message before the seating draw is done), and
 dropped by its **bytes** if it is a copy of one already taken: every peer relays every
-first copy, so most of what arrives is such a copy, and none of them costs a signature
-check. Only then is the signature verified, once per distinct envelope. What one signer
+first copy, so most of what arrives is such a copy, and none of them costs a decoding or a
+signature check. Only then is the signature verified, once per distinct envelope. What one signer
 may sign once (``seen_key``) is remembered here with its first message: a second, different
 body under the same key is equivocation, for the session to stop on.
 
@@ -52,6 +52,7 @@ class Intake:
     def __init__(self, table_id: bytes) -> None:
         self.table_id = table_id
         self.seen: dict[tuple[Any, ...], SignedMessage] = {}   # seen_key -> the first message
+        self._taken: set[bytes] = set()                        # the bytes of those first messages
         self.unseated: list[bytes] = []
         self._versions: set[int] = set()
         self._received = self._duplicates = self._verified = 0
@@ -66,6 +67,9 @@ class Intake:
         hand without its signer's signature), or None: dropped. ``keys_for(hand)``: the
         signers' keys of a hand (None: not known yet, the bytes are held for :meth:`release`)."""
         self._received += 1
+        if data in self._taken:
+            self._duplicates += 1       # a relayed copy: its bytes were verified once already
+            return None
         try:
             message = decode_envelope(data)
         except VersionMismatchError as exc:  # never dropped silently: say why the table stalls
@@ -77,10 +81,6 @@ class Intake:
             return None
         body = message.body
         if body.table != self.table_id:
-            return None
-        first = self.seen.get(seen_key(body))
-        if first is not None and first.raw == data:
-            self._duplicates += 1       # a relayed copy: its bytes were verified once already
             return None
         keys = keys_for(body.hand)
         if keys is None:  # a later hand before I know the seats: check it once seated
@@ -102,6 +102,7 @@ class Intake:
         first = self.seen.get(key)
         if first is None:
             self.seen[key] = message
+            self._taken.add(message.raw)
         return first
 
     def release(self) -> list[bytes]:

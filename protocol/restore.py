@@ -138,6 +138,7 @@ def restore_session(identity: IdentityKey, transcript: Sequence[tuple[int, bytes
         except MessageError as exc:
             raise RestoreError(f"a saved envelope of mine does not decode: {exc}") from exc
     expected = [encode_record(kind, data) for kind, data in transcript]
+    recorded = _recorded_by_signer(transcript)
     emitted: list[bytes] = []
     outgoing: list[bytes] = []
     events: list[Event] = []
@@ -175,7 +176,8 @@ def restore_session(identity: IdentityKey, transcript: Sequence[tuple[int, bytes
             if session.step():
                 continue
             pending = session.pending_for_me
-            saved = mine.get((session.hand_no, session.slot)) or _recorded_own(session, transcript)
+            saved = mine.get((session.hand_no, session.slot)) or recorded.get(
+                (session.hand_no, session.slot, session.my_seat))   # mine, as the transcript recorded it
             if pending is None or saved is None:
                 collect()
                 return
@@ -216,14 +218,14 @@ def _is_notice(envelope: bytes) -> bool:
     return isinstance(decode_envelope(envelope).body.payload, (Abandon, Leave))
 
 
-def _recorded_own(session: TableSession, transcript: Sequence[tuple[int, bytes]]) -> bytes | None:
-    """My envelope for the session's current slot, as the transcript recorded it."""
+def _recorded_by_signer(transcript: Sequence[tuple[int, bytes]]) -> dict[tuple[int, int, int | None], bytes]:
+    """The transcript's envelopes by ``(hand, slot, sender)``, the first of each."""
+    recorded: dict[tuple[int, int, int | None], bytes] = {}
     for kind, data in transcript:
         if kind == KIND_ENVELOPE:
             body = decode_envelope(data).body
-            if (body.hand, body.slot, body.sender) == (session.hand_no, session.slot, session.my_seat):
-                return data
-    return None
+            recorded.setdefault((body.hand, body.slot, body.sender), data)
+    return recorded
 
 
 def _my_sender(session: TableSession, hand: int) -> int | None:

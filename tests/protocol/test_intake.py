@@ -1,4 +1,4 @@
-"""protocol/intake.py: duplicates are dropped by their bytes before any signature is verified."""
+"""protocol/intake.py: duplicates are dropped by their bytes before any decoding or signature check."""
 
 from __future__ import annotations
 
@@ -19,10 +19,11 @@ def envelope(sender: int, commitment: bytes = bytes(32), table: bytes = TABLE_ID
     return sign_envelope(Body(table, 1, 0, sender, bytes(32), DeckCommit(commitment)), KEYS[sender])
 
 
-def test_a_copy_is_dropped_by_its_bytes_without_a_signature_check(monkeypatch):
+def test_a_copy_is_dropped_by_its_bytes_without_a_decoding_or_a_signature_check(monkeypatch):
     intake = Intake(TABLE_ID)
     first = intake.admit(envelope(1), lambda hand: SEATS, 1)
     assert isinstance(first, SignedMessage) and intake.remember(first) is None
+    monkeypatch.setattr(intake_module, "decode_envelope", lambda *args: pytest.fail("decoded a copy"))
     monkeypatch.setattr(intake_module, "verify_envelope", lambda *args: pytest.fail("verified a copy"))
     assert intake.admit(envelope(1), lambda hand: SEATS, 1) is None
     assert intake.statistics() == IntakeStatistics(received=2, duplicates=1, verified=1)
