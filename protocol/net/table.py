@@ -1053,12 +1053,14 @@ class _Driver:
                 self._resend_due()
                 await trio.sleep(0.05)
         with trio.move_on_after(linger):
-            while any(self.transport.is_connected(k) for k in self.transport.peers):
+            while True:
+                self.wake = trio.Event()   # set by a frame, a disconnection or a reconnection from here on
+                if not any(self.transport.is_connected(k) for k in self.transport.peers):
+                    break
                 inbox, self.inbox = self.inbox, []
                 for peer, frame in inbox:
                     session.receive(frame, peer)
                 await self._flush()
                 self._resend_due()
-                self.wake = trio.Event()
-                with trio.move_on_after(0.1):
+                with trio.move_on_at(min(self._stall_deadline(), self.pacer.next_due())):
                     await self.wake.wait()
