@@ -12,6 +12,7 @@ forwarded or stored.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -120,7 +121,17 @@ def decode_envelope(data: bytes) -> SignedMessage:
     """Parse an envelope strictly (the signature is not checked: see verify_envelope).
 
     An envelope of another protocol version raises :class:`VersionMismatchError` (a
-    :class:`MessageError`) whose text says so, so the table can tell the person why."""
+    :class:`MessageError`) whose text says so, so the table can tell the person why.
+
+    The same bytes always give the same message, and a message is immutable: the last
+    :data:`DECODED_ENVELOPES` are kept by their bytes (every peer relays every first copy,
+    the driver's log and a resume read them again; peers in one process share them)."""
+    if type(data) is bytes:
+        return _decode_kept(data)
+    return _decode_envelope(data)   # refused there (not bytes; a bytearray is not a key)
+
+
+def _decode_envelope(data: bytes) -> SignedMessage:
     obj = unpack_canonical(data, "envelope")
     if type(obj) is not list or len(obj) != 2:
         raise malformed("an envelope is an array of body bytes and a signature")
@@ -129,6 +140,10 @@ def decode_envelope(data: bytes) -> SignedMessage:
         raise malformed("the body must be bytes")
     body = decode_body(body_bytes)
     return SignedMessage(body, body_bytes, Bin(SIGNATURE_BYTES).unpack(signature, "signature"), data)
+
+
+DECODED_ENVELOPES = 1024
+_decode_kept = functools.lru_cache(maxsize=DECODED_ENVELOPES)(_decode_envelope)   # errors are not kept
 
 
 def verify_envelope(message: SignedMessage, public_key: bytes) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import msgpack
 import pytest
 from hypothesis import given, settings
@@ -164,6 +166,19 @@ def test_strict_envelope_decoding():
     ]:
         with pytest.raises(MessageError):
             decode_envelope(bad)
+
+
+def test_the_same_bytes_decode_to_the_same_immutable_message_and_bad_ones_are_refused_every_time():
+    """decode_envelope keeps the last messages by their bytes (peers relay every first copy)."""
+    good = sign_envelope(body(StripRound(2, (P,), (bytes(64),))), KEY)
+    message = decode_envelope(good)
+    assert decode_envelope(bytes(bytearray(good))) is message and message.raw == good
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        message.body.payload.values = ()  # type: ignore[misc]
+    for bad in [good[:-1], bytearray(good)]:   # a bytearray: not bytes, never a key
+        for _ in range(2):
+            with pytest.raises(MessageError):
+                decode_envelope(bad)  # type: ignore[arg-type]
 
 
 def test_encoding_refuses_what_decoding_would_refuse():
