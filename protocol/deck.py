@@ -194,18 +194,29 @@ def hop_permutation(
     Pure: once a seat's key is out this replaces its shuffle argument (it proves more: the
     exact permutation), so an audit of a hand whose keys are all revealed need not verify
     any argument. The decks must hold valid elements (the output's distinctness is checked
-    here).
+    here). Remembered (crypto.check_memo): each seat checks the same hop with the same key.
     """
+    found = _hop_match(key, in_deck, in_base, out_deck, out_base)
+    if isinstance(found, str):
+        raise HopMismatch(found)
+    return found
+
+
+@crypto.check_memo.remember
+def _hop_match(
+    key: int, in_deck: Sequence[bytes], in_base: bytes, out_deck: Sequence[bytes], out_base: bytes
+) -> tuple[int, ...] | str:
+    """:func:`hop_permutation`'s answer: the permutation, or the part the key does not match."""
     if len(in_deck) != len(out_deck) or len(set(out_deck)) != len(out_deck):
-        raise HopMismatch("shuffle")
+        return "shuffle"
     if G.mul(key, in_base) != out_base:
-        raise HopMismatch("base")
+        return "base"
     where = {value: i for i, value in enumerate(out_deck)}
     perm = [0] * len(out_deck)
     for i, value in enumerate(in_deck):
         j = where.pop(G.mul(key, value), None)
         if j is None:
-            raise HopMismatch("shuffle")
+            return "shuffle"
         perm[j] = i
     return tuple(perm)
 
