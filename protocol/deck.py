@@ -221,9 +221,10 @@ def _hop_match(
     return tuple(perm)
 
 
+@crypto.check_memo.remember
 def hop_problem(deck: Sequence[bytes], base: bytes, n_cards: int) -> str | None:
     """Why a received hop's deck cannot be the next one (None: it can): the count, and every
-    element valid and distinct (the base included)."""
+    element valid and distinct (the base included). Remembered (crypto.check_memo)."""
     if len(deck) != n_cards:
         return f"the deck has {len(deck)} cards, not {n_cards}"
     try:
@@ -389,10 +390,18 @@ def draw_hop(ctx: ProofContext, hop: int, deck: tuple[bytes, ...], base: bytes, 
 
 def hand_points(table: bytes, hand_id: bytes, n_cards: int) -> tuple[tuple[bytes, ...], bytes, dict[bytes, int]]:
     """The hand's card points M_c, base B_0 (all distinct, checked) and the index of the points."""
+    cards, base = _checked_points(table, hand_id, n_cards)
+    return cards, base, {point: c for c, point in enumerate(cards)}
+
+
+@crypto.check_memo.remember
+def _checked_points(table: bytes, hand_id: bytes, n_cards: int) -> tuple[tuple[bytes, ...], bytes]:
+    """The card points and the base, checked distinct (remembered: every seat of one process
+    derives the same hand's)."""
     cards = crypto.card_points(table, hand_id, n_cards)
     base = crypto.base_point(table, hand_id)
     crypto.check_distinct_elements((*cards, base), "card point")
-    return cards, base, {point: c for c, point in enumerate(cards)}
+    return cards, base
 
 
 # ---------------------------------------------------------------------------------------
