@@ -49,9 +49,14 @@ from p2p_sasaki.protocol.net.words import WORDS  # noqa: E402
 from tests.cli.inproc import Command, cli, command, play  # noqa: E402
 from tests.net.mdns_scenario import assert_isolated, start_avahi  # noqa: E402
 
-CHILD_ENV = dict(os.environ, PYTHONUNBUFFERED="1")
+# Proofs made in each peer's own process, as tests/cli/peers.py's env(): a creator would
+# otherwise start a pool of proof workers (an interpreter start each) even with --no-proofs
+CHILD_ENV = dict(os.environ, PYTHONUNBUFFERED="1", SASAKI_PROOF_WORKERS="0")
 # mDNS and the commands are the point here, not the proofs (the full-proof demo covers those)
-FAST = ["--hands", "1", "--lead", "3H", "--window", "0", "--claim-window", "0", "--bot-turn", "0", "--no-proofs"]
+# nor the bots' play: heuristic bots (the bots a creator starts are search bots by default,
+# hundreds of rollouts a decision)
+FAST = ["--hands", "1", "--lead", "3H", "--window", "0", "--claim-window", "0", "--bot-turn", "0", "--no-proofs",
+        "--bot-kind", "heuristic"]
 TOTALS = re.compile(r"Match over\. Totals: (.*)\.")
 children: list[subprocess.Popen] = []
 
@@ -231,7 +236,7 @@ def lan_scenario(work: Path) -> dict:
     logs = {who: work / f"{who}.log" for who in codes}
 
     def creator(who: str, *extra: str) -> subprocess.Popen:
-        return start(logs[who], "host", "--bot", "--seed", "1", *FAST, "--bot-kind", "heuristic", "--name", who,
+        return start(logs[who], "host", "--bot", "--seed", "1", *FAST, "--name", who,
                      "--code", str(codes[who]),
                      "--data-dir", str(work / who), "--transcript", str(work / f"{who}.sasaki"), *extra)
 
