@@ -26,11 +26,13 @@ def full_proof_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str
     return directory, out.stdout
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    """One Debian Chromium (driven by Playwright) for every page test of the session that asks
-    for it, launched at the first (a launch is about a second of CPU): each test opens pages of
-    its own, a fresh browser context each, through :func:`browser`."""
+    """One Debian Chromium (driven by Playwright) for the page tests of a module, launched at
+    the first that asks (a launch is about a second of CPU): each test opens pages of its own,
+    a fresh browser context each, through :func:`browser`. Not for the whole session: while
+    Playwright's sync API is started, its asyncio loop counts as running in this thread, so
+    another ``sync_playwright()`` (or ``asyncio.run``) in a later module would be refused."""
     from playwright.sync_api import sync_playwright
 
     from tests.cli.web_player import CHROMIUM
