@@ -270,6 +270,7 @@ async def test_the_others_choose_bot_and_the_match_goes_on_with_a_bot_in_the_emp
         f"It does NOT follow {tmp_path / 'new.sasaki'}: the new table's link names another table, another end "
         "of its chain or other members; the new roster is not the old one with exactly one new member.")
 
+
 @pytest.fixture(scope="module")
 def old_table_all_chose_bot() -> list[Peer]:
     """The old table of the tests below that go on from every present player choosing "bot"
