@@ -35,7 +35,6 @@ from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from rbcl import _sodium  # libsodium's ctypes handle, loaded (bundled) by rbcl
 
 # ---------------------------------------------------------------------------------------
@@ -729,7 +728,7 @@ class IdentityKey:
         if len(seed) != 32:
             raise ValueError("an identity seed is 32 bytes")
         self._key = Ed25519PrivateKey.from_private_bytes(seed)
-        self.public_key: bytes = self._key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self.public_key: bytes = self._key.public_key().public_bytes_raw()
 
     @classmethod
     def generate(cls, entropy: Entropy = system_entropy) -> IdentityKey:
