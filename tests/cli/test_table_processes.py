@@ -45,12 +45,12 @@ async def play_match(tmp_path, hands: int = 2, extra=()):
                   "--data-dir", str(tmp_path / f"p{i}"), "--transcript", str(tmp_path / f"p{i}.sasaki"),
                   "--address", address] for i in (1, 2, 3)]
         joiners = await play(*joins, deadline=150)
-        ((status, out),) = await trio.to_thread.run_sync(lambda: finish([host], timeout=60))
+        (creator,) = await trio.to_thread.run_sync(lambda: finish([host], timeout=60))
     finally:   # never leave the creator behind, whatever failed
         if host.poll() is None:
             host.kill()
             host.wait()
-    results = [(status, out), *((peer.status, peer.text()) for peer in joiners)]
+    results = [creator, *((peer.status, peer.text()) for peer in joiners)]
     for status, out in results:
         assert status == 0, out
     totals = {TOTALS.search(out).group(1) for _, out in results}
