@@ -37,6 +37,24 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from rbcl import _sodium  # libsodium's ctypes handle, loaded (bundled) by rbcl
 
+
+def _remove_bundled_copy() -> None:
+    """rbcl loads its bundled libsodium from a copy it writes to a new temporary file at every
+    import (2.7 MB) and never removes: every ``sasaki`` process left one in the temporary
+    folder. Loaded, the copy is no longer needed where the system allows removing it (POSIX);
+    where it does not, or a later rbcl keeps no such file, nothing happens."""
+    import sys
+
+    path = getattr(sys.modules.get("rbcl._sodium"), "lib_path", None)
+    if isinstance(path, str) and os.path.basename(path).startswith("tmp") and path.endswith((".so", ".pyd")):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+_remove_bundled_copy()
+
 # ---------------------------------------------------------------------------------------
 # 1. Errors, entropy, hashing
 # ---------------------------------------------------------------------------------------
