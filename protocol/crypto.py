@@ -38,8 +38,25 @@ from typing import Any, ParamSpec, TypeVar
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from rbcl import _sodium  # libsodium's ctypes handle, loaded (bundled) by rbcl
+
+
+def _remove_bundled_copy() -> None:
+    """rbcl loads its bundled libsodium from a copy it writes to a new temporary file at every
+    import (2.7 MB) and never removes: every ``sasaki`` process left one in the temporary
+    folder. Loaded, the copy is no longer needed where the system allows removing it (POSIX);
+    where it does not, or a later rbcl keeps no such file, nothing happens."""
+    import sys
+
+    path = getattr(sys.modules.get("rbcl._sodium"), "lib_path", None)
+    if isinstance(path, str) and os.path.basename(path).startswith("tmp") and path.endswith((".so", ".pyd")):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+_remove_bundled_copy()
 
 # ---------------------------------------------------------------------------------------
 # 1. Errors, entropy, hashing
@@ -877,7 +894,7 @@ class IdentityKey:
         if len(seed) != 32:
             raise ValueError("an identity seed is 32 bytes")
         self._key = Ed25519PrivateKey.from_private_bytes(seed)
-        self.public_key: bytes = self._key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self.public_key: bytes = self._key.public_key().public_bytes_raw()
 
     @classmethod
     def generate(cls, entropy: Entropy = system_entropy) -> IdentityKey:
