@@ -176,13 +176,10 @@ def test_a_removed_key_reveal_is_damage_and_a_cut_one_is_incomplete(honest):
     assert cut.stops_at == StopsAt(1, keys_slot, i + 2) and cut.waiting_for == (2, 3)
 
 
-def test_a_damaged_tail_still_verifies_the_records_before_it():
+def test_a_damaged_tail_still_verifies_the_records_before_it(two_hands):
     """A crash in the middle of a write leaves a partial last record: the audit checks every
     complete record before it (here a whole first hand) and names the damage, nobody blamed."""
-    net = Net(seed=2, config=TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False))
-    net.start()
-    net.run()
-    data = net.transcript(0)
+    data = two_hands
     records = split_records(data)
     second_hand = envelope_index(records, lambda b: b.hand == 2)
     cut = len(rebuild(records[:second_hand + 3]))
@@ -240,9 +237,11 @@ def _check_cut(data, cut):
     return audit
 
 
-def test_cutting_a_transcript_never_names_a_seat_sampled(two_hands):
+def test_cutting_a_transcript_never_names_a_seat_sampled(two_hands, monkeypatch):
     """A cut at a record boundary, or inside a record (a torn write, with its byte offset),
-    is an incomplete transcript: nobody is named, every hand before the cut verifies."""
+    is an incomplete transcript: nobody is named, every hand before the cut verifies. The
+    prefixes repeat the whole audit's checks: the pure crypto is remembered between them."""
+    remember_pure_crypto(monkeypatch)
     full = audit_table(two_hands)
     assert full.status is AuditStatus.COMPLETE and full.stops_at is None
     boundaries, inside = _cuts(two_hands, every=23)
@@ -318,9 +317,11 @@ def test_a_header_edit_names_nobody(honest):
         assert audit.stops_at.record == 1
 
 
-def test_a_self_resigned_message_names_its_signer_or_nobody(honest):
+def test_a_self_resigned_message_names_its_signer_or_nobody(honest, monkeypatch):
     """issue 12: a peer re-signing its own play blamed the next seat. Whatever a seat re-signs
-    in its own name (here every play of the hand turned into a pass), only it can be named."""
+    in its own name (here every play of the hand turned into a pass), only it can be named.
+    Each edited transcript repeats the honest records' checks: the pure crypto is remembered."""
+    remember_pure_crypto(monkeypatch)
     records = split_records(honest.transcript(0))
     seats = {p.my_seat: p for p in honest.peers}
     plays = [i for i, (kind, data) in enumerate(records)
