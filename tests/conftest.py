@@ -61,6 +61,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(group))
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
+    """The run stops if pytest-xdist did not put the groups above on the test ids: ungrouped,
+    two workers would each make a shared fixture and run process tests side by side, and
+    nothing would say so (pytest 9.2 with pytest-xdist 3.8, pytest-dev/pytest-xdist#1386)."""
+    ungrouped = [nodeid for nodeid in ids if nodeid.split("::")[0] in PROCESS_GROUPS and "@" not in nodeid]
+    if ungrouped:
+        pytest.exit(f"pytest-xdist did not group {ungrouped[0]}: this pytest and pytest-xdist do not work "
+                    "together for --dist loadgroup (pyproject.toml pins pytest below 9.2)", returncode=4)
+
+
 @pytest.fixture(autouse=True)
 def own_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test (and every ``sasaki`` process it starts, which inherits the environment)
