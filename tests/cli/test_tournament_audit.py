@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
+
 from p2p_sasaki.cli.standings import standings_json
 from p2p_sasaki.cli.tournament_audit import (
     BoardOutcome,
@@ -36,6 +38,10 @@ from p2p_sasaki.sasku.tournament import Standings
 from tests.protocol.table_helpers import Net
 from tests.protocol.test_abandon import Silence, abandon_all
 from tests.protocol.test_sasku_game import giving_bot, sasku_config
+
+# Its tests share the played and audited tables (play_table, audited), made once per process: one worker runs them all.
+pytestmark = pytest.mark.xdist_group("tournament-audit")
+
 
 NAMES = ("Mina", "Jun", "Ago", "Tiiu", "Peeter", "Kai", "Leo", "Eva", "Uku")
 

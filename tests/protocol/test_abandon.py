@@ -19,6 +19,10 @@ from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record, frame_r
 from p2p_sasaki.sasaki.options import TableOptions
 from tests.protocol.table_helpers import Net
 
+# Its tests share the stuck table (stuck_table), made once per process: one worker runs them all.
+pytestmark = pytest.mark.xdist_group("abandon")
+
+
 ONE = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False)
 TWO = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False)
 PROOFS = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=True)

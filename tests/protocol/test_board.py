@@ -45,6 +45,9 @@ from tests.protocol.board_helpers import TOURNAMENT, BoardNet, player_identities
 from tests.protocol.table_helpers import Net
 from tests.protocol.test_sasku_game import giving_bot
 
+# Its tests share the eight players' dealt board (dealt_eight), made once per process: one worker runs them all.
+pytestmark = pytest.mark.xdist_group("board")
+
 
 def dealt_net(players: int = 8, **options) -> BoardNet:
     net = BoardNet(players, **options)

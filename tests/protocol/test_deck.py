@@ -33,6 +33,10 @@ from p2p_sasaki.protocol.messages import (
 )
 from tests.protocol.helpers import Table, payload_of, resign
 
+# Its tests share the dealt hands (_dealt_table), made once per process: one worker runs them all.
+pytestmark = pytest.mark.xdist_group("deck")
+
+
 FAST: dict[str, Any] = dict(n_cards=12)  # proofs on, small enough for many tests
 
 

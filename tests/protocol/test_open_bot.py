@@ -23,6 +23,10 @@ from p2p_sasaki.sasaki.options import TableOptions
 
 from .table_helpers import Net, random_bot
 
+# Its tests share the honest two-hand table (honest_two_hands), made once per process: one worker runs them all.
+pytestmark = pytest.mark.xdist_group("open-bot")
+
+
 BOT, RUNNER = 1, 0          # roster indices: member 1 is the open bot, run by member 0
 
 

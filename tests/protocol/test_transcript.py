@@ -16,6 +16,10 @@ from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.sasaki.records import replay
 from tests.protocol.table_helpers import Net
 
+# Its tests share the played tables (honest, two_hands), made once per process: one worker runs them all.
+pytestmark = pytest.mark.xdist_group("transcript")
+
+
 FAST = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False)
 
 
