@@ -7,7 +7,7 @@ Randomness is injected as an *entropy function* ``entropy(n) -> n bytes`` (like 
 pass a :class:`SeededEntropy` so every output is byte-identical from a seed.
 
 Sections:
-  1. errors, entropy, hashing with domain separation
+  1. errors, entropy, hashing with domain separation; 1b. the memo of pure checks
   2. the group (ristretto255 through libsodium, bundled by rbcl), behind ``Group``
   3. hash commitments
   4. Chaum-Pedersen DLEQ proofs
@@ -23,20 +23,40 @@ encodings (never the identity); scalars are 32-byte little-endian integers < L; 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import dataclasses
 import functools
 import hashlib
 import itertools
 import os
 import struct
-from collections.abc import Callable, Iterable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from rbcl import _sodium  # libsodium's ctypes handle, loaded (bundled) by rbcl
+
+
+def _remove_bundled_copy() -> None:
+    """rbcl loads its bundled libsodium from a copy it writes to a new temporary file at every
+    import (2.7 MB) and never removes: every ``sasaki`` process left one in the temporary
+    folder. Loaded, the copy is no longer needed where the system allows removing it (POSIX);
+    where it does not, or a later rbcl keeps no such file, nothing happens."""
+    import sys
+
+    path = getattr(sys.modules.get("rbcl._sodium"), "lib_path", None)
+    if isinstance(path, str) and os.path.basename(path).startswith("tmp") and path.endswith((".so", ".pyd")):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+_remove_bundled_copy()
 
 # ---------------------------------------------------------------------------------------
 # 1. Errors, entropy, hashing
@@ -209,6 +229,144 @@ def invert_permutation(perm: Sequence[int]) -> tuple[int, ...]:
 
 def is_permutation(perm: Sequence[int], n: int) -> bool:
     return len(perm) == n and sorted(perm) == list(range(n))
+
+
+# ---------------------------------------------------------------------------------------
+# 1b. Remembered checks
+# ---------------------------------------------------------------------------------------
+# A check of a proof is a pure function of its bytes, and one process often runs the same
+# check again: four seats simulated in one process each verify every other seat's identical
+# proof, an audit of four byte-identical transcripts replays the same hands four times, a
+# resumed peer replays its file. :class:`CheckMemo` keeps the answers by their complete
+# input, so only the first run of a check costs its group work.
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+class _Unkeyable(TypeError):
+    """An argument the memo cannot encode canonically: the check then runs unremembered."""
+
+
+def _encode(value: object, out: list[bytes]) -> None:
+    """Append a canonical, typed, length-framed encoding of ``value`` to ``out``: bytes,
+    int, str, bool, None, tuples and lists of them, dataclass values of them (by module,
+    name and every field). Two values with the same encoding are equal and of the same types,
+    so a check (which reads nothing else) answers the same for both."""
+    kind = type(value)   # exactly these types: a subclass could answer differently
+    if isinstance(value, bytes) and kind is bytes:
+        out += (b"b", struct.pack(">I", len(value)), value)
+    elif isinstance(value, int) and kind is int:
+        raw = value.to_bytes(value.bit_length() // 8 + 1, "big", signed=True)
+        out += (b"i", struct.pack(">I", len(raw)), raw)
+    elif isinstance(value, str) and kind is str:
+        raw = value.encode("utf-8", "surrogatepass")
+        out += (b"s", struct.pack(">I", len(raw)), raw)
+    elif value is None or value is True or value is False:
+        out.append(b"N" if value is None else b"T" if value else b"F")
+    elif isinstance(value, tuple | list) and kind in (tuple, list):
+        out += (b"t" if kind is tuple else b"l", struct.pack(">I", len(value)))
+        for item in value:
+            if type(item) is bytes:   # the common case, a deck's elements, without the call
+                out += (b"b", struct.pack(">I", len(item)), item)
+            else:
+                _encode(item, out)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = dataclasses.fields(value)
+        _encode(f"{kind.__module__}.{kind.__qualname__}", out)
+        out += (b"d", struct.pack(">I", len(fields)))
+        for field in fields:
+            _encode(getattr(value, field.name), out)
+    else:
+        raise _Unkeyable(f"cannot remember a check of a {kind.__name__}")
+
+
+class CheckMemo:
+    """The answers of pure checks this process has already run, by their complete input
+    (:meth:`remember` makes a check remembered; ``crypto.check_memo`` is the process's).
+
+    The key is SHA-256 over the check's name and the canonical, typed, length-framed
+    encoding of every argument (:func:`_encode`): a different byte anywhere, a different
+    context, deck size or type is a different key, so a tampered proof is checked afresh
+    after the honest one was remembered; false answers are remembered like true ones. A check
+    given an argument the encoding does not cover, or that raises, is not remembered. At most
+    ``size`` answers are kept, the least recently used dropped first. ``enabled`` off (or
+    :meth:`off`) runs every check in full: bench/ turns it off, since its seats share one
+    process but each stands for a machine that checks every proof itself.
+
+    >>> memo = CheckMemo(size=2)
+    >>> square = memo.remember(lambda x: x * x)
+    >>> square(3), square(3), (memo.hits, memo.misses)
+    (9, 9, (1, 1))
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.enabled = True
+        self.hits = 0
+        self.misses = 0
+        # No lock: each OrderedDict call below is atomic under the GIL, and a race costs at most a
+        # second run of a check (the same answer).
+        self._answers: OrderedDict[bytes, Any] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def clear(self) -> None:
+        self._answers.clear()
+        self.hits = self.misses = 0
+
+    @contextlib.contextmanager
+    def off(self) -> Iterator[None]:
+        """Every check runs in full inside the block."""
+        was, self.enabled = self.enabled, False
+        try:
+            yield
+        finally:
+            self.enabled = was
+
+    def remember(self, check: Callable[_P, _R]) -> Callable[_P, _R]:
+        """``check`` (a pure function of its arguments), remembered here; its signature and
+        answers are unchanged."""
+        name = f"{check.__module__}.{check.__qualname__}".encode()
+
+        @functools.wraps(check)
+        def remembered(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            if not self.enabled:
+                return check(*args, **kwargs)
+            parts = [name]
+            try:
+                _encode(args, parts)
+                _encode(sorted(kwargs.items()), parts)
+            except _Unkeyable:
+                return check(*args, **kwargs)
+            key = hashlib.sha256(b"".join(parts)).digest()
+            answers = self._answers
+            try:
+                answer: _R = answers[key]
+            except KeyError:
+                pass
+            else:
+                self.hits += 1
+                with contextlib.suppress(KeyError):
+                    answers.move_to_end(key)
+                return answer
+            answer = check(*args, **kwargs)
+            self.misses += 1
+            answers[key] = answer
+            while len(answers) > self.size:
+                with contextlib.suppress(KeyError):
+                    answers.popitem(last=False)
+            return answer
+
+        return remembered
+
+
+check_memo = CheckMemo(size=1 << 14)
+"""The process's remembered checks (the deck's and the hidden-card proofs' verifications, a
+hop against its revealed key, a signature). 16,384 answers, about 60 hands of a table's four
+seats (some 270 checks a hand): an audit of four transcripts of a long match still finds the
+first hand's; about 3 MB full (10 MB were every answer a 48-card permutation)."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -436,8 +594,13 @@ def dleq_prove(ctx: ProofContext, x: int, g: bytes, gx: bytes, h: bytes, hx: byt
             return scalar_bytes(c) + scalar_bytes(s)
 
 
+@check_memo.remember
 def dleq_verify(ctx: ProofContext, g: bytes, gx: bytes, h: bytes, hx: bytes, proof: bytes) -> bool:
     """True iff ``proof`` shows log_g(gx) == log_h(hx) for this context. Never raises."""
+    return _dleq_holds(ctx, g, gx, h, hx, proof)
+
+
+def _dleq_holds(ctx: ProofContext, g: bytes, gx: bytes, h: bytes, hx: bytes, proof: bytes) -> bool:
     try:
         if not isinstance(proof, bytes) or len(proof) != DLEQ_BYTES:
             return False
@@ -478,6 +641,7 @@ def dleq_batch_prove(
     return dleq_prove(ctx, x, g, gx, h, G.mul(x, h), entropy)
 
 
+@check_memo.remember
 def dleq_batch_verify(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes], hxs: Sequence[bytes],
                       proof: bytes) -> bool:
     """True iff ``proof`` shows log_g(gx) == log_{h_k}(hx_k) for every k. Never raises."""
@@ -485,7 +649,7 @@ def dleq_batch_verify(ctx: ProofContext, g: bytes, gx: bytes, hs: Sequence[bytes
         h, hx = _batch(ctx, g, gx, hs, hxs)
     except CryptoError:
         return False
-    return dleq_verify(ctx, g, gx, h, hx, proof)
+    return _dleq_holds(ctx, g, gx, h, hx, proof)
 
 
 # ---------------------------------------------------------------------------------------
@@ -660,6 +824,7 @@ def _prove_any(
     return ShuffleArgument(elements, tuple(scalar_bytes(v) for v in (*a_tilde, *b_tilde, *tail)))
 
 
+@check_memo.remember
 def shuffle_argument_verify(
     ctx: ProofContext,
     in_deck: Sequence[bytes],
@@ -729,7 +894,7 @@ class IdentityKey:
         if len(seed) != 32:
             raise ValueError("an identity seed is 32 bytes")
         self._key = Ed25519PrivateKey.from_private_bytes(seed)
-        self.public_key: bytes = self._key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self.public_key: bytes = self._key.public_key().public_bytes_raw()
 
     @classmethod
     def generate(cls, entropy: Entropy = system_entropy) -> IdentityKey:
@@ -743,8 +908,10 @@ class IdentityKey:
         return f"IdentityKey(public_key={self.public_key.hex()!r})"
 
 
+@check_memo.remember
 def verify_signature(public_key: bytes, data: bytes, signature: bytes) -> bool:
-    """True iff ``signature`` is a valid Ed25519 signature of ``data``. Never raises."""
+    """True iff ``signature`` is a valid Ed25519 signature of ``data``. Never raises.
+    Remembered (:data:`check_memo`): peers in one process check the same envelopes."""
     try:
         if len(public_key) != PUBLIC_KEY_BYTES or len(signature) != SIGNATURE_BYTES:
             return False

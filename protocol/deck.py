@@ -194,25 +194,37 @@ def hop_permutation(
     Pure: once a seat's key is out this replaces its shuffle argument (it proves more: the
     exact permutation), so an audit of a hand whose keys are all revealed need not verify
     any argument. The decks must hold valid elements (the output's distinctness is checked
-    here).
+    here). Remembered (crypto.check_memo): each seat checks the same hop with the same key.
     """
+    found = _hop_match(key, in_deck, in_base, out_deck, out_base)
+    if isinstance(found, str):
+        raise HopMismatch(found)
+    return found
+
+
+@crypto.check_memo.remember
+def _hop_match(
+    key: int, in_deck: Sequence[bytes], in_base: bytes, out_deck: Sequence[bytes], out_base: bytes
+) -> tuple[int, ...] | str:
+    """:func:`hop_permutation`'s answer: the permutation, or the part the key does not match."""
     if len(in_deck) != len(out_deck) or len(set(out_deck)) != len(out_deck):
-        raise HopMismatch("shuffle")
+        return "shuffle"
     if G.mul(key, in_base) != out_base:
-        raise HopMismatch("base")
+        return "base"
     where = {value: i for i, value in enumerate(out_deck)}
     perm = [0] * len(out_deck)
     for i, value in enumerate(in_deck):
         j = where.pop(G.mul(key, value), None)
         if j is None:
-            raise HopMismatch("shuffle")
+            return "shuffle"
         perm[j] = i
     return tuple(perm)
 
 
+@crypto.check_memo.remember
 def hop_problem(deck: Sequence[bytes], base: bytes, n_cards: int) -> str | None:
     """Why a received hop's deck cannot be the next one (None: it can): the count, and every
-    element valid and distinct (the base included)."""
+    element valid and distinct (the base included). Remembered (crypto.check_memo)."""
     if len(deck) != n_cards:
         return f"the deck has {len(deck)} cards, not {n_cards}"
     try:
@@ -378,10 +390,18 @@ def draw_hop(ctx: ProofContext, hop: int, deck: tuple[bytes, ...], base: bytes, 
 
 def hand_points(table: bytes, hand_id: bytes, n_cards: int) -> tuple[tuple[bytes, ...], bytes, dict[bytes, int]]:
     """The hand's card points M_c, base B_0 (all distinct, checked) and the index of the points."""
+    cards, base = _checked_points(table, hand_id, n_cards)
+    return cards, base, {point: c for c, point in enumerate(cards)}
+
+
+@crypto.check_memo.remember
+def _checked_points(table: bytes, hand_id: bytes, n_cards: int) -> tuple[tuple[bytes, ...], bytes]:
+    """The card points and the base, checked distinct (remembered: every seat of one process
+    derives the same hand's)."""
     cards = crypto.card_points(table, hand_id, n_cards)
     base = crypto.base_point(table, hand_id)
     crypto.check_distinct_elements((*cards, base), "card point")
-    return cards, base, {point: c for c, point in enumerate(cards)}
+    return cards, base
 
 
 # ---------------------------------------------------------------------------------------

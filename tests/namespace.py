@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -37,8 +38,34 @@ def run_scenario(script: Path, mode: str, workdir: Path, timeout: float) -> dict
     reason = namespace_unavailable()
     if reason:
         pytest.skip(reason)
-    env = dict(os.environ)
-    result = subprocess.run(["unshare", "--net", "--mount", sys.executable, str(script), mode, str(workdir)],
-                            capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return Scenario(script, mode, workdir).report(timeout)
+
+
+class Scenario:
+    """``script MODE WORKDIR`` started now in a fresh namespace of its own, to be waited for
+    later: several scenarios wait on their mDNS side by side, each in its own namespace (the
+    caller checks :func:`namespace_unavailable` first). Its output goes to files in WORKDIR."""
+
+    def __init__(self, script: Path, mode: str, workdir: Path) -> None:
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.out, self.err = workdir / f"{mode}.report", workdir / f"{mode}.stderr"
+        with self.out.open("wb") as out, self.err.open("wb") as err:
+            self.process = subprocess.Popen(["unshare", "--net", "--mount", sys.executable, str(script), mode,
+                                             str(workdir)], stdout=out, stderr=err, env=dict(os.environ), cwd=ROOT,
+                                            start_new_session=True)
+
+    def report(self, timeout: float) -> dict:
+        """Its JSON report, once it has ended (it is killed after ``timeout`` seconds)."""
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise
+        assert self.process.returncode == 0, self.err.read_text()[-3000:]
+        return json.loads(self.out.read_text().strip().splitlines()[-1])
+
+    def kill(self) -> None:
+        """End it and the commands it started (its process group; a terminal's has its own)."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()

@@ -24,6 +24,7 @@ def test_the_sasku_deal_is_printed_beside_the_decks_36_cards_in_the_same_units()
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert re.search(r"one Ed25519 crypto_scalarmult_ed25519_noclamp = [\d.]+ us", out), out
+    assert "remembered checks off (crypto.check_memo)" in out, out   # every seat checks in full, as on its machine
     assert re.search(r"a Sasku deal at a table \(36 cards, 4 seats, proofs on\): critical path [\d.]+ s = [\d,]+ "
                      r"units; the deck's 36 cards: [\d.]+ s = [\d,]+ units; ratio [\d.]+", out), out
     # the first seed deals a picture giving: the give's hand-over and the card handed back

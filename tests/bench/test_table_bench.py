@@ -46,5 +46,6 @@ def test_table_bench_prints_every_figure():
         assert any(ch.isdigit() for ch in line[len(figure):]), line  # a value, not just the label
     # real and baseline columns, with a ratio, on every measured row
     assert "real" in out and "baseline" in out and "ratio" in out
+    assert "remembered checks off (crypto.check_memo)" in out   # every peer checks in full, as on its machine
     assert "transcripts identical at every peer: yes" in out
     assert "baseline played the same hand: yes" in out

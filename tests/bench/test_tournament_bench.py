@@ -29,3 +29,4 @@ def test_tournament_bench_prints_every_figure_for_each_board():
                                                                                  line), (figure, line)
     assert "x2.00 players" in lines[8]
     assert "one Ed25519 crypto_scalarmult_ed25519_noclamp" in done.stdout
+    assert "remembered checks off (crypto.check_memo)" in done.stdout   # every player checks in full

@@ -15,8 +15,9 @@ makes the assertions.
   mDNS and play the hand; ``sasaki audit`` checks a transcript.
 
 The commands that end by themselves (tables, a refused join, audit), the ``table``
-scenario's three joiners and the ``lan`` scenario's run in this process (tests/cli/inproc.py), through the same entry
-as the command line; the creators, the bots they start and the terminals are processes.
+scenario's three joiners and the ``lan`` scenario's joiners and its creator that draws a new
+number run in this process (tests/cli/inproc.py), through the same entry as the command line;
+the creators that play, the bots they start and the terminals are processes.
 * ``bots``: ``sasaki tables`` with nothing advertised (both outputs), then
   ``sasaki host --bots 3`` plays a 1-hand match alone; every bot's transcript audits.
 * ``lan``: tables on one LAN: two creators share a number (``--keep-number``), a third
@@ -49,9 +50,14 @@ from p2p_sasaki.protocol.net.words import WORDS  # noqa: E402
 from tests.cli.inproc import Command, cli, command, play  # noqa: E402
 from tests.net.mdns_scenario import assert_isolated, start_avahi  # noqa: E402
 
-CHILD_ENV = dict(os.environ, PYTHONUNBUFFERED="1")
+# Proofs made in each peer's own process, as tests/cli/peers.py's env(): a creator would
+# otherwise start a pool of proof workers (an interpreter start each) even with --no-proofs
+CHILD_ENV = dict(os.environ, PYTHONUNBUFFERED="1", SASAKI_PROOF_WORKERS="0")
 # mDNS and the commands are the point here, not the proofs (the full-proof demo covers those)
-FAST = ["--hands", "1", "--lead", "3H", "--window", "0", "--claim-window", "0", "--bot-turn", "0", "--no-proofs"]
+# nor the bots' play: heuristic bots (the bots a creator starts are search bots by default,
+# hundreds of rollouts a decision)
+FAST = ["--hands", "1", "--lead", "3H", "--window", "0", "--claim-window", "0", "--bot-turn", "0", "--no-proofs",
+        "--bot-kind", "heuristic"]
 TOTALS = re.compile(r"Match over\. Totals: (.*)\.")
 children: list[subprocess.Popen] = []
 
@@ -228,10 +234,10 @@ def lan_scenario(work: Path) -> dict:
              (("Mina", first.words), ("Jun", (WORDS[0], WORDS[1])), ("Leo", (WORDS[2], WORDS[3])))}
     report["number"] = number
     report["codes"] = {who: str(code) for who, code in codes.items()}
-    logs = {who: work / f"{who}.log" for who in codes}
+    logs = {who: work / f"{who}.log" for who in ("Mina", "Jun")}
 
     def creator(who: str, *extra: str) -> subprocess.Popen:
-        return start(logs[who], "host", "--bot", "--seed", "1", *FAST, "--bot-kind", "heuristic", "--name", who,
+        return start(logs[who], "host", "--bot", "--seed", "1", *FAST, "--name", who,
                      "--code", str(codes[who]),
                      "--data-dir", str(work / who), "--transcript", str(work / f"{who}.sasaki"), *extra)
 
@@ -241,12 +247,23 @@ def lan_scenario(work: Path) -> dict:
     mina = creator("Mina", "--bots", "2", "--keep-number", "--bot-turn", "0.2")
     wait_for_text(logs["Mina"], mina, "Waiting for 1 player(s) to join")
     jun = creator("Jun", "--bots", "2", "--keep-number")
-    leo = creator("Leo")                      # sees table `number` twice: draws another number
-    for who, process in (("Jun", jun), ("Leo", leo)):
-        wait_for_text(logs[who], process, "to join", timeout=30)
-    report["leo_log"] = logs["Leo"].read_text()
-    leo.terminate()
-    leo.wait(10)
+
+    async def leo_draws_another_number() -> str:
+        """Leo's creator sees table `number` twice and draws another number: a command in this
+        process (tests/cli/inproc.py), ended once it waits for joiners (and Jun's does too)."""
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                leo = await nursery.start(command, ["host", "--bot", "--seed", "1", *FAST, "--name", "Leo",
+                                                    "--code", str(codes["Leo"]), "--data-dir", str(work / "Leo"),
+                                                    "--transcript", str(work / "Leo.sasaki")])
+                while "to join" not in leo.text() or "to join" not in logs["Jun"].read_text():
+                    if leo.done.is_set() or jun.poll() is not None:
+                        raise RuntimeError(f"Leo's or Jun's creator ended:\n{leo.text()}\n{logs['Jun'].read_text()}")
+                    await trio.sleep(0.05)
+                nursery.cancel_scope.cancel()
+        return leo.text()
+
+    report["leo_log"] = trio.run(leo_draws_another_number)
     listed = sasaki("tables", "--json", "--timeout", "2", timeout=30)
     report["tables"] = json.loads(listed.stdout or "[]")
 

@@ -108,8 +108,11 @@ def test_ctrl_c_and_ctrl_d_at_the_table_code_prompt(tmp_path, key):
 @pytest.mark.parametrize("how", ["ctrl-d", "ctrl-c", "hang-up"])
 def test_leaving_at_a_prompt_of_the_game(tmp_path, how):
     # without proofs: leaving at a prompt is the point, and the deal's proofs (about 2 s of CPU
-    # in four peers) come before any prompt; the full-proof table: test_table_processes.py
-    child = host(tmp_path, "--bots", "3", "--hands", "1", "--timeout", "60", "--no-proofs", timeout=120)
+    # in four peers) come before any prompt; the full-proof table: test_table_processes.py.
+    # A shorter shot clock (1 s windows, 0.5 s turns; a person's table allows any): the first
+    # prompt comes about 6 s sooner than with the default 4 s windows, and stays up a second.
+    child = host(tmp_path, "--bots", "3", "--hands", "1", "--timeout", "60", "--no-proofs",
+                 "--window", "1", "--claim-window", "1", "--bot-turn", "0.5", timeout=120)
     child.expect([r"Play \(number, cards like", r"\[y/N\]", r"Type a number, or Enter"])
     if how == "ctrl-d":
         child.sendeof()

@@ -14,8 +14,10 @@ pytestmark = pytest.mark.slow
 
 
 def play_as_human(tmp_path, timeout: float = 180) -> str:
+    # without shuffle proofs (about 1 s of CPU in the five processes): the person's part comes
+    # after the deal; the network demo with full proofs: test_table_processes.py
     child = pexpect.spawn(sys.executable, ["-P", "-m", "p2p_sasaki", "demo", "--human", "--hands", "1", "--seed", "2",
-                                           "--fast", "--timeout", "3", "--dir", str(tmp_path)],
+                                           "--fast", "--no-proofs", "--timeout", "3", "--dir", str(tmp_path)],
                           cwd=str(ROOT), env=env(), encoding="utf-8", timeout=timeout)
     log: list[str] = []
     child.logfile_read = _Tee(log)

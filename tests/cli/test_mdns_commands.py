@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,14 +26,51 @@ SCENARIO = Path(__file__).with_name("mdns_cli_scenario.py")
 AVAHI_TOOLS = ("avahi-browse", "avahi-daemon", "dbus-daemon")
 
 
-def run_scenario(mode: str, workdir: Path) -> dict:
-    return namespace.run_scenario(SCENARIO, mode, workdir, timeout=120)
+# Each test reads the report of one scenario (the fixture it asks for); ``table`` is read by two.
+REPORTS = {"table_report": "table", "bots_report": "bots", "play_report": "play", "lan_report": "lan"}
 
 
 @pytest.fixture(scope="module")
-def table_report(tmp_path_factory) -> dict:
-    """One run of the ``table`` scenario, shared by the two tests that read it."""
-    return run_scenario("table", tmp_path_factory.mktemp("table"))
+def scenarios(request: pytest.FixtureRequest,
+              tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, namespace.Scenario]]:
+    """Every scenario this run's tests of the module read, started at once, each in a namespace
+    of its own: most of a scenario is waiting (a browse's seconds, a paced hand), so they wait
+    side by side rather than one after the other."""
+    reason = namespace.namespace_unavailable()
+    if reason:
+        pytest.skip(reason)
+    modes = {REPORTS[name] for item in request.session.items if item.path == request.path
+             for name in getattr(item, "fixturenames", ()) if name in REPORTS}
+    started = {mode: namespace.Scenario(SCENARIO, mode, tmp_path_factory.mktemp(mode)) for mode in sorted(modes)}
+    yield started
+    for scenario in started.values():
+        scenario.kill()
+
+
+def report_of(scenarios: dict[str, namespace.Scenario], mode: str) -> dict:
+    return scenarios[mode].report(timeout=240)
+
+
+@pytest.fixture(scope="module")
+def table_report(scenarios) -> dict:
+    """The ``table`` scenario's report, shared by the two tests that read it."""
+    return report_of(scenarios, "table")
+
+
+@pytest.fixture(scope="module")
+def bots_report(scenarios) -> dict:
+    return report_of(scenarios, "bots")
+
+
+@pytest.fixture(scope="module")
+def play_report(scenarios) -> dict:
+    pytest.importorskip("pexpect")
+    return report_of(scenarios, "play")
+
+
+@pytest.fixture(scope="module")
+def lan_report(scenarios) -> dict:
+    return report_of(scenarios, "lan")
 
 
 def test_hosted_table_is_listed_refuses_a_wrong_code_and_is_joined_by_three_commands(table_report):
@@ -92,8 +130,8 @@ def test_avahi_browse_sees_the_table_sasaki_host_advertises(table_report):
                                                    f'"v={PROTOCOL_VERSION}"'])
 
 
-def test_tables_with_nothing_advertised_and_host_with_three_bot_processes(tmp_path):
-    report = run_scenario("bots", tmp_path)
+def test_tables_with_nothing_advertised_and_host_with_three_bot_processes(bots_report):
+    report = bots_report
     assert report["empty_json"] == {"rc": 0, "stdout": "[]\n", "stderr": ""}
     text = report["empty_text"]
     assert text["rc"] == 0 and text["stderr"] == ""
@@ -114,9 +152,8 @@ def test_tables_with_nothing_advertised_and_host_with_three_bot_processes(tmp_pa
     assert len({json.dumps(a["totals"]) for a in audits}) == 1
 
 
-def test_interactive_play_browses_then_creates_or_joins(tmp_path):
-    pytest.importorskip("pexpect")
-    report = run_scenario("play", tmp_path)
+def test_interactive_play_browses_then_creates_or_joins(play_report):
+    report = play_report
     typo = report["typo"]
     assert typo["rc"] == 130   # the input ended (Ctrl-D): docs/usage.md, exit statuses
     lines = typo["out"].rstrip().splitlines()
@@ -137,11 +174,11 @@ def test_interactive_play_browses_then_creates_or_joins(tmp_path):
     assert report["audit"]["rc"] == 0 and report["audit"]["ok"]
 
 
-def test_two_tables_with_one_number_a_redrawn_number_and_a_fifth_joiner(tmp_path):
+def test_two_tables_with_one_number_a_redrawn_number_and_a_fifth_joiner(lan_report):
     """issue 10, "Tables on one LAN": a creator that sees its number drew another; a joiner
     that sees two tables with its number tries the code on neither until told whose; a fifth
     joiner of a full table is told so; the names are in the signed roster."""
-    report = run_scenario("lan", tmp_path)
+    report = lan_report
     number, codes = report["number"], report["codes"]
 
     # Leo's creator saw table `number` (Mina's and Jun's) and drew another number and code

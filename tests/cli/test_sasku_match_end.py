@@ -107,13 +107,10 @@ async def test_the_sasku_page_asks_for_a_next_match_and_close_table_declines_it(
 
 
 @pytest.mark.slow
-def test_in_chromium_the_sasku_page_shows_the_question_and_next_match_answers_it():
-    """The page's script in Debian's Chromium: the verdict, the question with its countdown,
-    the ``Next match`` button (its accessible name), then "Waiting for the others"."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.cli.web_player import CHROMIUM
-
+def test_in_chromium_the_sasku_page_shows_the_question_and_next_match_answers_it(browser):
+    """The page's script in Debian's Chromium (the session's, tests/cli/conftest.py): the verdict,
+    the question with its countdown, the ``Next match`` button (its accessible name), then
+    "Waiting for the others"."""
     presenter = seated(0)
     presenter.event(MatchEnded((12, 7, 12, 7)), SESSION)
     presenter.verdict = "Audit of your transcript: OK: 2 hand(s) verified"
@@ -136,19 +133,17 @@ def test_in_chromium_the_sasku_page_shows_the_question_and_next_match_answers_it
     thread.start()
     try:
         url = urls.get(timeout=30)
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM)
-            page = browser.new_page()
-            page.goto(url)
-            page.get_by_text("Next match with the same four?").wait_for()
-            assert page.inner_text("#verdict") == presenter.verdict
-            assert re.search(r"\(\d+ s left\)", page.inner_text("#next-question"))
-            page.get_by_role("button", name="Next match", exact=True).click()
-            page.get_by_text("Waiting for the others to answer ...").wait_for()
-            assert page.get_by_role("button", name="Next match", exact=True).is_hidden()
-            assert page.get_by_role("button", name="Close table", exact=True).is_visible()
-            assert page.inner_text("#status") == "The match is over: S0 Ana+S2 Leo win 12 to 7. Your pair won."
-            browser.close()
+        page = browser.new_page()
+        page.goto(url)
+        page.get_by_text("Next match with the same four?").wait_for()
+        assert page.inner_text("#verdict") == presenter.verdict
+        assert re.search(r"\(\d+ s left\)", page.inner_text("#next-question"))
+        page.get_by_role("button", name="Next match", exact=True).click()
+        page.get_by_text("Waiting for the others to answer ...").wait_for()
+        assert page.get_by_role("button", name="Next match", exact=True).is_hidden()
+        assert page.get_by_role("button", name="Close table", exact=True).is_visible()
+        assert page.inner_text("#status") == "The match is over: S0 Ana+S2 Leo win 12 to 7. Your pair won."
+        page.context.close()
     finally:
         done.set()
         thread.join(timeout=30)

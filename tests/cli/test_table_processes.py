@@ -1,8 +1,10 @@
-"""Four ``sasaki`` processes on 127.0.0.1 play whole matches over the real protocol:
+"""Four ``sasaki`` peers on 127.0.0.1 play whole matches over the real protocol:
 the join with a table code, the mesh, the mental-poker deal with proofs, the
-slotted-lockstep session; every transcript then passes ``sasaki audit``. The network
-demo's full-proof run is the session's shared one (tests/cli/conftest.py). The join by mDNS
-runs its four commands in this process (tests/cli/inproc.py): mDNS is its point."""
+slotted-lockstep session; every transcript then passes ``sasaki audit``. Four processes:
+the network demo's full-proof run, the session's shared one (tests/cli/conftest.py). The
+two-hand match keeps the creator a process (its proof workers are processes of its own)
+and runs its joiners in this process; the join by mDNS runs its four commands in this
+process (tests/cli/inproc.py): mDNS is its point."""
 
 from __future__ import annotations
 
@@ -11,18 +13,21 @@ import os
 import re
 
 import pytest
+import trio
 
 from p2p_sasaki.cli.render import places_text
 from p2p_sasaki.protocol.net import TableCode
 from tests.cli.inproc import cli, play
-from tests.cli.peers import finish, sasaki, wait_for
+from tests.cli.peers import finish, sasaki
 
 pytestmark = pytest.mark.slow
 
 TOTALS = re.compile(r"Match over\. Totals: (.*)\.")
 
 
-def play_match(tmp_path, hands: int = 2, extra=()):
+async def play_match(tmp_path, hands: int = 2, extra=()):
+    """The creator as a process (with ``extra`` options), its three joiners as commands in
+    this process (tests/cli/inproc.py); each one's status and output."""
     code = str(TableCode.generate())
     ready = tmp_path / "address"
     host_args = ["host", "--bot", "--seed", "1", "--hands", str(hands), "--lead", "3H", "--interface", "127.0.0.1",
@@ -30,13 +35,22 @@ def play_match(tmp_path, hands: int = 2, extra=()):
                  "--transcript", str(tmp_path / "p0.sasaki"),
                  "--ready-file", str(ready), "--code", code, "--no-mdns", *extra]
     host = sasaki(*host_args)
-    address = wait_for(ready, host)
-    joiners = []
-    for i in (1, 2, 3):
-        joiners.append(sasaki("join", code, "--bot", "--seed", str(i), "--interface", "127.0.0.1",
-                              "--data-dir", str(tmp_path / f"p{i}"), "--transcript", str(tmp_path / f"p{i}.sasaki"),
-                              "--address", address))
-    results = finish([host, *joiners], timeout=150)
+    try:
+        with trio.fail_after(20):   # "the creator's address did not appear"
+            while not ready.exists():
+                assert host.poll() is None, host.stdout.read().decode()
+                await trio.sleep(0.02)
+        address = ready.read_text().strip()
+        joins = [["join", code, "--bot", "--seed", str(i), "--interface", "127.0.0.1",
+                  "--data-dir", str(tmp_path / f"p{i}"), "--transcript", str(tmp_path / f"p{i}.sasaki"),
+                  "--address", address] for i in (1, 2, 3)]
+        joiners = await play(*joins, deadline=150)
+        (creator,) = await trio.to_thread.run_sync(lambda: finish([host], timeout=60))
+    finally:   # never leave the creator behind, whatever failed
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    results = [creator, *((peer.status, peer.text()) for peer in joiners)]
     for status, out in results:
         assert status == 0, out
     totals = {TOTALS.search(out).group(1) for _, out in results}
@@ -51,9 +65,10 @@ def audit(path) -> dict:
     return json.loads(out.stdout)
 
 
-def test_four_processes_play_a_two_hand_match_and_every_transcript_audits(tmp_path):
-    """The creator proves on two worker processes (the others' environment says 0)."""
-    results, transcripts = play_match(tmp_path, hands=2, extra=("--proof-workers", "2"))
+async def test_four_peers_play_a_two_hand_match_and_every_transcript_audits(tmp_path, no_fsync):
+    """The creator, a process, proves on two worker processes; its three joiners (commands in
+    this process, proving in their own) check those proofs, as they check each other's."""
+    results, transcripts = await play_match(tmp_path, hands=2, extra=("--proof-workers", "2"))
     host_out = results[0][1]
     assert "Table code: " in host_out and "Hand 2 is over" in host_out
     assert len({p.read_bytes() for p in transcripts}) == 1  # the same canonical records everywhere
@@ -68,7 +83,7 @@ def test_four_processes_play_a_two_hand_match_and_every_transcript_audits(tmp_pa
 async def test_four_peers_found_by_mdns_on_loopback(tmp_path, no_fsync):
     """The joiners find the creator's table by mDNS on 127.0.0.1 (``--creator``: other tables
     on this machine's loopback may share the number). mDNS is the point, not the processes
-    (the test above has four): the four commands run in this process (tests/cli/inproc.py)."""
+    (the full-proof demo below has four): the four commands run in this process (tests/cli/inproc.py)."""
     code = str(TableCode.generate())
     creator = f"Host {os.getpid()}"
     host_args = ["host", "--bot", "--seed", "1", "--hands", "1", "--lead", "3H", "--interface", "127.0.0.1",

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 import trio
-from playwright.sync_api import sync_playwright
 
 from p2p_sasaki.cards import CardSet
 from p2p_sasaki.cli.presenter import Presenter
@@ -21,7 +20,7 @@ from p2p_sasaki.protocol.net.table import Turn
 from p2p_sasaki.protocol.sasaki_game import SasakiOutcome
 from p2p_sasaki.protocol.session import Dealt, HandEnded, HandStarted, Seated
 from p2p_sasaki.sasaki.hand import Decline, Hand, Play
-from tests.cli.web_player import CHROMIUM, no_horizontal_scroll
+from tests.cli.web_player import no_horizontal_scroll
 from tests.engine.sasaki.helpers import deal
 
 pytestmark = pytest.mark.slow      # a browser: half a minute on a busy machine
@@ -34,16 +33,9 @@ window.WebSocket = class { constructor() { window.socket = this; this.readyState
   send(m) { window.sent.push(JSON.parse(m)); } close() {} };"""
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM)
-        yield browser
-        browser.close()
-
-
 @pytest.fixture
 def tab(browser: Any) -> Iterator[Any]:
+    """A page of the session's Chromium (tests/cli/conftest.py)."""
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.add_init_script(STUB)
     url = "http://127.0.0.1:9/t/token/"        # answered here: nothing is served on the network

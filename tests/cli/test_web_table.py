@@ -16,12 +16,11 @@ import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from tests.cli.web_player import (
-    CHROMIUM,
     DOCS,
     WATCH_FOCUS,
     Seen,
@@ -38,51 +37,48 @@ pytestmark = pytest.mark.slow
 CHATA_SEED = 1      # with the test identities: a run window, then the person's chata chance
 
 
-def test_a_person_plays_a_whole_hand_in_the_browser(tmp_path: Path) -> None:
-    assert Path(CHROMIUM).exists(), "install Debian's chromium (apt-get install -y chromium)"
+def test_a_person_plays_a_whole_hand_in_the_browser(tmp_path: Path, browser: Any) -> None:
     demo = start_demo(tmp_path / "demo", CHATA_SEED)
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM)
-            page = browser.new_page(viewport={"width": 1280, "height": 800}, accept_downloads=True)
-            page.goto(demo.url)
-            assert page.title() == "Sasaki table"
-            # The deal's progress (every peer shuffles, with proofs), then the cards.
-            page.wait_for_selector("#progress-box:not([hidden]), #hand .card", timeout=120000)
-            page.screenshot(path=str(DOCS / "web-deal.png"))
-            page.wait_for_selector("#hand .card", timeout=120000)
-            seen = play_hand(page, Seen(), shots=True)
+        page = browser.new_page(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+        page.goto(demo.url)
+        assert page.title() == "Sasaki table"
+        # The deal's progress (every peer shuffles, with proofs), then the cards.
+        page.wait_for_selector("#progress-box:not([hidden]), #hand .card", timeout=120000)
+        page.screenshot(path=str(DOCS / "web-deal.png"))
+        page.wait_for_selector("#hand .card", timeout=120000)
+        seen = play_hand(page, Seen(), shots=True)
 
-            # The end: scores, the verdict of the audit, the transcript.
-            page.wait_for_function("() => document.getElementById('verdict').textContent !== ''")
-            page.wait_for_selector("#next:not([hidden])", timeout=60000)   # the next-match question
-            verdict = page.inner_text("#verdict")
-            assert verdict.startswith("Audit of your transcript: OK: 1 hand(s) verified"), verdict
-            assert "The match is over" in page.inner_text("#log")
-            assert page.locator("#scores tbody tr").count() == 1
-            assert no_horizontal_scroll(page)
-            page.screenshot(path=str(DOCS / "web-end.png"), full_page=True)
-            with page.expect_download() as download:
-                page.get_by_role("button", name="Download transcript", exact=True).click()
-            saved = tmp_path / "download.sasaki"
-            download.value.save_as(saved)
-            assert saved.read_bytes() == (tmp_path / "demo" / "peer0.sasaki").read_bytes()
-            names = set(button_names(page))
-            assert {"Next match", "Download transcript", "Close table (no next match)", "Help"} <= names
-            assert "" not in names
-            assert page.inner_text("#next-question").startswith("Next match with the same four?")
-            # The next match with the same four: the bots agree by themselves; a fresh table.
-            page.get_by_role("button", name="Next match", exact=True).click()
-            page.wait_for_function("() => document.getElementById('meta').textContent.startsWith('Match 2')",
-                                   timeout=120000)
-            assert page.is_hidden("#end")
-            page.wait_for_selector("#hand .card", timeout=120000)
-            second = play_hand(page, Seen())
-            page.wait_for_function("() => document.getElementById('verdict').textContent !== ''")
-            assert page.inner_text("#verdict").startswith("Audit of your transcript: OK: 1 hand(s) verified")
-            assert second.turns >= 1
-            page.get_by_role("button", name="Close table (no next match)", exact=True).click()   # no third match
-            browser.close()
+        # The end: scores, the verdict of the audit, the transcript.
+        page.wait_for_function("() => document.getElementById('verdict').textContent !== ''")
+        page.wait_for_selector("#next:not([hidden])", timeout=60000)   # the next-match question
+        verdict = page.inner_text("#verdict")
+        assert verdict.startswith("Audit of your transcript: OK: 1 hand(s) verified"), verdict
+        assert "The match is over" in page.inner_text("#log")
+        assert page.locator("#scores tbody tr").count() == 1
+        assert no_horizontal_scroll(page)
+        page.screenshot(path=str(DOCS / "web-end.png"), full_page=True)
+        with page.expect_download() as download:
+            page.get_by_role("button", name="Download transcript", exact=True).click()
+        saved = tmp_path / "download.sasaki"
+        download.value.save_as(saved)
+        assert saved.read_bytes() == (tmp_path / "demo" / "peer0.sasaki").read_bytes()
+        names = set(button_names(page))
+        assert {"Next match", "Download transcript", "Close table (no next match)", "Help"} <= names
+        assert "" not in names
+        assert page.inner_text("#next-question").startswith("Next match with the same four?")
+        # The next match with the same four: the bots agree by themselves; a fresh table.
+        page.get_by_role("button", name="Next match", exact=True).click()
+        page.wait_for_function("() => document.getElementById('meta').textContent.startsWith('Match 2')",
+                               timeout=120000)
+        assert page.is_hidden("#end")
+        page.wait_for_selector("#hand .card", timeout=120000)
+        second = play_hand(page, Seen())
+        page.wait_for_function("() => document.getElementById('verdict').textContent !== ''")
+        assert page.inner_text("#verdict").startswith("Audit of your transcript: OK: 1 hand(s) verified")
+        assert second.turns >= 1
+        page.get_by_role("button", name="Close table (no next match)", exact=True).click()   # no third match
+        page.context.close()
         assert demo.finish() == 0, demo.text()[-3000:]
     finally:
         demo.kill()
@@ -102,35 +98,34 @@ def test_a_person_plays_a_whole_hand_in_the_browser(tmp_path: Path) -> None:
     assert "Audit: all four transcripts verify and agree" in match_2
 
 
-def test_a_player_always_knows_whose_turn_it_is_their_side_and_why_each_hand_scored(tmp_path: Path) -> None:
+def test_a_player_always_knows_whose_turn_it_is_their_side_and_why_each_hand_scored(tmp_path: Path,
+                                                                                     browser: Any) -> None:
     """Issue 20 in a real browser, two hands: at each of your turns the status line says "Your turn"
     and names no other seat; "Your side" once dealt; each hand's result dialog with four places and
     scores (closed by its key); focus never falls to the page and a window's buttons take it; the
     next seat in the order of play sits on your right (Sasaki goes counter-clockwise)."""
     demo = start_demo(tmp_path / "demo", CHATA_SEED, hands=2)
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM)
-            page = browser.new_page(viewport={"width": 1280, "height": 800})
-            page.set_default_timeout(120000)
-            page.goto(demo.url)
-            page.evaluate(WATCH_FOCUS)
-            page.wait_for_selector("#hand .card")
-            meta = page.inner_text("#meta")
-            you = int(re.search(r"you are S(\d)", meta).group(1))
-            assert page.inner_text("#seat-right h2").startswith(f"S{(you + 1) % 4} ")
-            assert page.inner_text("#seat-top h2").startswith(f"S{(you + 2) % 4} ")
-            assert page.inner_text("#seat-left h2").startswith(f"S{(you + 3) % 4} ")
-            seen = play_hand(page, Seen())
-            focus = seen.focus + focus_after_updates(page)
-            status = page.get_by_role("status").inner_text()
-            # Finding 7: the button says it also declines the next match; once the program has
-            # ended, the page says so instead of retrying its connection for ever.
-            page.get_by_role("button", name="Close table (no next match)", exact=True).click()
-            assert demo.finish() == 0, demo.text()[-3000:]
-            page.wait_for_timeout(1500)
-            closed = page.get_by_role("status").inner_text()
-            browser.close()
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.set_default_timeout(120000)
+        page.goto(demo.url)
+        page.evaluate(WATCH_FOCUS)
+        page.wait_for_selector("#hand .card")
+        meta = page.inner_text("#meta")
+        you = int(re.search(r"you are S(\d)", meta).group(1))
+        assert page.inner_text("#seat-right h2").startswith(f"S{(you + 1) % 4} ")
+        assert page.inner_text("#seat-top h2").startswith(f"S{(you + 2) % 4} ")
+        assert page.inner_text("#seat-left h2").startswith(f"S{(you + 3) % 4} ")
+        seen = play_hand(page, Seen())
+        focus = seen.focus + focus_after_updates(page)
+        status = page.get_by_role("status").inner_text()
+        # Finding 7: the button says it also declines the next match; once the program has
+        # ended, the page says so instead of retrying its connection for ever.
+        page.get_by_role("button", name="Close table (no next match)", exact=True).click()
+        assert demo.finish() == 0, demo.text()[-3000:]
+        page.wait_for_timeout(1500)
+        closed = page.get_by_role("status").inner_text()
+        page.context.close()
     finally:
         demo.kill()
 
@@ -171,7 +166,8 @@ DOUBLE_ANSWER = """prompt => new Promise((resolve, reject) => {
 })"""
 
 
-def test_two_tabs_first_answer_wins_and_the_page_refuses_a_wrong_token_host_or_origin(tmp_path: Path) -> None:
+def test_two_tabs_first_answer_wins_and_the_page_refuses_a_wrong_token_host_or_origin(tmp_path: Path,
+                                                                                      browser: Any) -> None:
     demo = start_demo(tmp_path / "demo", CHATA_SEED)
     # Whatever happens, the demo and its peers end: a stuck table fails the test loudly
     # (every page wait below has a timeout) instead of hanging the run.
@@ -199,34 +195,33 @@ def test_two_tabs_first_answer_wins_and_the_page_refuses_a_wrong_token_host_or_o
                       "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
         assert status(base + "/ws", ws_headers | {"Origin": "http://evil.example"}) == 403
         assert status(base + "/ws", ws_headers) == 403
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM)
-            page = browser.new_page()
-            page.set_default_timeout(120000)
-            page.goto(demo.url)
-            page.wait_for_selector("#hand .card")
-            # A second tab shows the same table.
-            other = browser.new_page()
-            other.set_default_timeout(60000)
-            other.goto(demo.url)
-            other.wait_for_selector("#hand .card")
-            assert hand_cards(other) == hand_cards(page)
-            page.wait_for_function("() => document.getElementById('you').dataset.prompt")
-            other.wait_for_function("() => document.getElementById('you').dataset.prompt")
-            prompt = page.get_attribute("#you", "data-prompt") or ""
-            assert other.get_attribute("#you", "data-prompt") == prompt
-            refused = other.evaluate(DOUBLE_ANSWER, int(prompt))
-            assert refused == "that decision is over (answered already, or its time is up)", refused
-            # Both tabs show the decision taken: the prompt is gone from each.
-            for tab in (page, other):
-                tab.wait_for_function("before => document.getElementById('you').dataset.prompt !== before",
-                                      arg=prompt)
-            # A reload shows the same table.
-            before = hand_cards(other)
-            other.reload()
-            other.wait_for_selector("#hand .card")
-            assert hand_cards(other) == before
-            browser.close()
+        page = browser.new_page()
+        page.set_default_timeout(120000)
+        page.goto(demo.url)
+        page.wait_for_selector("#hand .card")
+        # A second tab shows the same table.
+        other = browser.new_page()
+        other.set_default_timeout(60000)
+        other.goto(demo.url)
+        other.wait_for_selector("#hand .card")
+        assert hand_cards(other) == hand_cards(page)
+        page.wait_for_function("() => document.getElementById('you').dataset.prompt")
+        other.wait_for_function("() => document.getElementById('you').dataset.prompt")
+        prompt = page.get_attribute("#you", "data-prompt") or ""
+        assert other.get_attribute("#you", "data-prompt") == prompt
+        refused = other.evaluate(DOUBLE_ANSWER, int(prompt))
+        assert refused == "that decision is over (answered already, or its time is up)", refused
+        # Both tabs show the decision taken: the prompt is gone from each.
+        for tab in (page, other):
+            tab.wait_for_function("before => document.getElementById('you').dataset.prompt !== before",
+                                  arg=prompt)
+        # A reload shows the same table.
+        before = hand_cards(other)
+        other.reload()
+        other.wait_for_selector("#hand .card")
+        assert hand_cards(other) == before
+        for tab in (page, other):
+            tab.context.close()
     except BaseException:
         print("The demo's output:\n" + demo.text()[-6000:])    # shown by pytest with the failure
         raise

@@ -55,12 +55,18 @@ class Demo:
         self.process.wait()
 
 
-def start_demo(directory: Path, deal_seed: int, timeout: float = 120, hands: int = 1) -> Demo:
-    for peer in range(4):   # fixed identities: with the deal seed, the same seats and cards every run
+def fixed_identities(directory: Path) -> None:
+    """The demo's four peers with fixed identities in ``directory``: with ``--deal-seed``, the
+    same seats and cards every run."""
+    for peer in range(4):
         key = directory / f"peer{peer}" / "identity.key"
         key.parent.mkdir(parents=True, exist_ok=True)
         key.write_bytes(hashlib.sha256(b"sasaki web test identity %d" % peer).digest())
         key.chmod(0o600)
+
+
+def start_demo(directory: Path, deal_seed: int, timeout: float = 120, hands: int = 1) -> Demo:
+    fixed_identities(directory)
     return launch(["--human", "--web", "--no-browser", "--hands", str(hands), "--fast", "--seed", "5",
                    "--deal-seed", str(deal_seed), "--timeout", "120", "--name", "Mina", "--web-linger", "120",
                    "--dir", str(directory)], timeout)

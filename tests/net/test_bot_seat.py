@@ -9,12 +9,14 @@ the bot's) are byte-identical and audit, linked to the old table."""
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 from p2p_sasaki.cli.main import main
 from p2p_sasaki.protocol.chain import table_id_of
@@ -36,7 +38,9 @@ from p2p_sasaki.sasaki.bots import HeuristicBot
 from p2p_sasaki.sasaki.hand import Pass
 from p2p_sasaki.sasaki.options import TableOptions
 
-pytestmark = pytest.mark.usefixtures("no_fsync")   # in-process drivers: no disk waits (tests/conftest.py)
+# in-process drivers: no disk waits (tests/conftest.py); the tests sharing the old table
+# (old_table_all_chose_bot) on one worker, so it is played once
+pytestmark = [pytest.mark.usefixtures("no_fsync"), pytest.mark.xdist_group("bot-seat")]
 
 STALL = 60.0
 PACE = Pace((), 1_000, round(STALL * 1000))
@@ -120,12 +124,17 @@ class Thrower(BotPlayer):
 
 
 async def table(choices: dict[int, str], runner_gone: bool = False, policies: dict[int, str] | None = None,
-                play: bool = True, bot_identity: Any = BOT_IDENTITY, steer: bool = False) -> list[Peer]:
+                play: bool = True, bot_identity: Any = BOT_IDENTITY, steer: bool = False,
+                old: list[Peer] | None = None, agree: bool = True) -> list[Peer]:
     """``runner_gone``: the bot's runner stops after the old table (never proposes);
     ``policies``: a peer's answer policy (default: "yes" if it chose "bot", else "no");
-    ``play=False``: stop after the agreement."""
+    ``play=False``: stop after the agreement; ``agree=False``: stop after the old table.
+    ``old``: the old table as such a run played it with these ``choices``: this run starts
+    at the agreement, over links of its own, the victim gone."""
     network = MemoryNetwork(KEYS)
     peers = [Peer() for _ in range(4)]
+    if old is not None:
+        network.go_offline(KEYS[VICTIM])
 
     async def run(n: int) -> None:
         transport = network.transport(KEYS[n])
@@ -133,15 +142,18 @@ async def table(choices: dict[int, str], runner_gone: bool = False, policies: di
         peer.player = Chooser(n, choices.get(n, END))
         async with trio.open_nursery() as links:
             await links.start(transport.run)
-            scope = trio.CancelScope()
-            kill = killer(network, scope)
-            with scope:
-                peer.old = await run_table(
-                    IDENTITIES[n], ROSTER, CONFIG if n == 0 else None, player=peer.player, transcript_path=None,
-                    on_event=recorder(peer.records[0]), config_codec=(encode_config, decode_config),
-                    transport=transport, transport_running=True, step_in_thread=False,
-                    session_factory=sessions(n, b"old3"), crash_point=kill if n == VICTIM else None)
-            if n == VICTIM:
+            if old is None:
+                scope = trio.CancelScope()
+                kill = killer(network, scope)
+                with scope:
+                    peer.old = await run_table(
+                        IDENTITIES[n], ROSTER, CONFIG if n == 0 else None, player=peer.player, transcript_path=None,
+                        on_event=recorder(peer.records[0]), config_codec=(encode_config, decode_config),
+                        transport=transport, transport_running=True, step_in_thread=False,
+                        session_factory=sessions(n, b"old3"), crash_point=kill if n == VICTIM else None)
+            else:
+                peer.old, peer.player, peer.records[0] = old[n].old, old[n].player, list(old[n].records[0])
+            if n == VICTIM or not agree:
                 transport.close()
                 links.cancel_scope.cancel()
                 return
@@ -258,6 +270,17 @@ async def test_the_others_choose_bot_and_the_match_goes_on_with_a_bot_in_the_emp
         f"It does NOT follow {tmp_path / 'new.sasaki'}: the new table's link names another table, another end "
         "of its chain or other members; the new roster is not the old one with exactly one new member.")
 
+
+@pytest.fixture(scope="module")
+def old_table_all_chose_bot() -> list[Peer]:
+    """The old table of the tests below that go on from every present player choosing "bot"
+    (the victim killed in hand 2, the hand abandoned, the table ended), played once: each of
+    those tests is about what comes after it (the proposal, the answers, the new table).
+    test_the_others_choose_bot_... plays its own, going on over the old table's links."""
+    return trio.run(functools.partial(table, {n: BOT for n in PRESENT}, agree=False),
+                    clock=trio.testing.MockClock(autojump_threshold=0))
+
+
 async def test_no_bot_seat_unless_every_present_player_chose_it(autojump_clock):
     choices = {n: BOT for n in PRESENT}
     choices[PRESENT[-1]] = END
@@ -272,8 +295,8 @@ async def test_no_bot_seat_unless_every_present_player_chose_it(autojump_clock):
 
 
 async def test_a_bot_steered_by_its_runner_is_caught_at_its_first_steered_move_and_the_runner_named(
-        autojump_clock):
-    peers = await table({n: BOT for n in PRESENT}, steer=True)
+        autojump_clock, old_table_all_chose_bot):
+    peers = await table({n: BOT for n in PRESENT}, steer=True, old=old_table_all_chose_bot)
     old = peers[PRESENT[0]].old
     assert old is not None and old.seat_keys is not None
     gone = old.seat_keys.index(KEYS[VICTIM])
@@ -303,8 +326,9 @@ class WeakBot:
         return self.public_key + bytes(32)
 
 
-async def test_a_proposal_with_a_weak_bot_key_and_a_forged_signature_is_refused(autojump_clock):
-    peers = await table({n: BOT for n in PRESENT}, bot_identity=WeakBot())
+async def test_a_proposal_with_a_weak_bot_key_and_a_forged_signature_is_refused(autojump_clock,
+                                                                                  old_table_all_chose_bot):
+    peers = await table({n: BOT for n in PRESENT}, bot_identity=WeakBot(), old=old_table_all_chose_bot)
     old = peers[PRESENT[0]].old
     assert old is not None and old.seat_keys is not None
     runner = KEYS.index(runner_of(old.seat_keys, old.seat_keys.index(KEYS[VICTIM])))
@@ -316,8 +340,9 @@ async def test_a_proposal_with_a_weak_bot_key_and_a_forged_signature_is_refused(
                                      "canonical): refused"
 
 
-async def test_without_the_runners_proposal_the_others_end_after_their_answer_deadline(autojump_clock):
-    peers = await table({n: BOT for n in PRESENT}, runner_gone=True)
+async def test_without_the_runners_proposal_the_others_end_after_their_answer_deadline(autojump_clock,
+                                                                                          old_table_all_chose_bot):
+    peers = await table({n: BOT for n in PRESENT}, runner_gone=True, old=old_table_all_chose_bot)
     waited = [peers[n] for n in PRESENT if peers[n].agreed is not None]
     assert len(waited) == 2
     for peer in waited:
@@ -327,12 +352,13 @@ async def test_without_the_runners_proposal_the_others_end_after_their_answer_de
 
 
 @pytest.mark.parametrize("person", [True, False])
-async def test_bot_players_never_ask_for_a_bot_seat_but_follow_a_person_who_does(person, autojump_clock):
+async def test_bot_players_never_ask_for_a_bot_seat_but_follow_a_person_who_does(person, autojump_clock,
+                                                                                   old_table_all_chose_bot):
     """Policy "follow" (a ``--bot`` peer): accept once another present member accepted, within 2 s."""
     policies = {n: "follow" for n in PRESENT}
     if person:
         policies[PRESENT[-1]] = "yes"
-    peers = await table({n: BOT for n in PRESENT}, policies=policies, play=False)
+    peers = await table({n: BOT for n in PRESENT}, policies=policies, play=False, old=old_table_all_chose_bot)
     rosters = {peers[n].agreed.roster for n in PRESENT}
     assert len(rosters) == 1
     if person:

@@ -11,6 +11,7 @@ envelopes for a slot."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,12 @@ from tests.net.test_resume import check, play, signed_verb
 
 pytestmark = pytest.mark.usefixtures("no_fsync")
 
-CONFIG = TableConfig(hands=2, game=SaskuGame(SaskuOptions(target=30)), proofs=False)
+CONFIG = TableConfig(hands=1, game=SaskuGame(SaskuOptions(target=30)), proofs=False)
+# The peers' entropy (so the deal): hand 1 has a lone picture, given and taken, so every crash
+# point comes in hand 1. A crash at the key reveal (the end of hand 1) is resumed into a whole
+# hand 2 (TWO_HANDS): a resumed peer deals and plays a further hand.
+ENTROPY = b"sasku 2"
+TWO_HANDS = replace(CONFIG, hands=2)
 
 
 class GivingBot:
@@ -61,8 +67,9 @@ def giving(seed: int) -> TableBot:
 ])
 async def test_a_sasku_peer_killed_after_signing_resumes_and_the_match_ends_agreed(
         verbs: tuple[str, ...], point: str, tmp_path: Path, autojump_clock: Any) -> None:
-    run = await play(tmp_path, None, signed_verb(*verbs, point=point), config=CONFIG, bot=giving)
-    transcript = check(tmp_path, run)
+    config = TWO_HANDS if verbs == ("deck/key",) else CONFIG
+    run = await play(tmp_path, None, signed_verb(*verbs, point=point), config=config, bot=giving, entropy=ENTROPY)
+    transcript = check(tmp_path, run, hands=config.hands)
     audit = audit_table(transcript)
     assert audit.header is not None and audit.header.game == "sasku"
     records = [state.record() or "" for state in audit.states]
@@ -76,6 +83,6 @@ async def test_a_sasku_peer_killed_after_its_proven_give_resumes_with_the_proofs
     """The deck's shuffle arguments and the hidden-card proofs on: the giver is killed after it
     sent its ``give`` with its proof; resumed, it signs the same bytes (its drawn entropy is
     saved), hands its picture over, and the match ends agreed."""
-    config = TableConfig(hands=3, game=SaskuGame(SaskuOptions(target=30)), proofs=True)
-    run = await play(tmp_path, None, signed_verb("give", point="sent"), config=config, bot=giving)
-    check(tmp_path, run, hands=3)
+    run = await play(tmp_path, None, signed_verb("give", point="sent"), config=replace(CONFIG, proofs=True),
+                     bot=giving, entropy=ENTROPY)
+    check(tmp_path, run, hands=1)

@@ -1,7 +1,9 @@
 """A duplicate Sasku tournament (protocol/net/tournament.py) of bot players in this process:
 the tournament mesh is an in-memory network (protocol/net/memory.py) in virtual time (the 8- and
-5-player tournaments: the real TCP mesh on 127.0.0.1), every
-table is played by the real table driver with the mental-poker deck and its proofs; every
+5-player tournaments: the real TCP mesh on 127.0.0.1), every board dealt with the mental-poker
+deck and every table played by the real table driver; the 8-player tournament and the offline
+member's with the proofs on (the byes' and the leaver's tournaments are about the standings:
+their boards and tables run without proofs, which tests/protocol/test_board.py covers); every
 table transcript audits; the standings come out of the signed results."""
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ from p2p_sasaki.protocol.sasku_game import TableBot
 from p2p_sasaki.protocol.tournament_files import TournamentFolder
 from p2p_sasaki.sasku.bots import HeuristicBot
 
-pytestmark = pytest.mark.slow
+# in-process members: no disk waits (tests/conftest.py; a tournament writes a thousand records)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_fsync")]
 
 
 def roster_of(players: int) -> tuple[list[Identity], TableRoster]:
@@ -66,7 +69,7 @@ class Quitter:
 
 
 async def play(tmp_path: Path, players: int, rounds: int, quitter: tuple[int, int] | None = None,
-               tcp: bool = False, offline: tuple[int, float, float] | None = None):
+               tcp: bool = False, offline: tuple[int, float, float] | None = None, proofs: bool = True):
     """Every member in this process; the tournament mesh in memory (virtual time) or, with
     ``tcp``, the real TCP mesh on 127.0.0.1."""
     identities, roster = roster_of(players)
@@ -93,7 +96,7 @@ async def play(tmp_path: Path, players: int, rounds: int, quitter: tuple[int, in
                 quitting.round = round_no
             return player
 
-        options = TournamentOptions(rounds=rounds, directory=tmp_path / f"p{n + 1}", step_in_thread=tcp,
+        options = TournamentOptions(rounds=rounds, proofs=proofs, directory=tmp_path / f"p{n + 1}", step_in_thread=tcp,
                                     deal_seed=7, connect_timeout=30, invitation=bytes(range(32)),
                                     standings_file=lambda standings: json.dumps(standings_json(standings)).encode())
         try:
@@ -165,24 +168,26 @@ def check_secrets(observer: BoardSession, round_no: int, active: list[int], even
             assert read == ([deal[k] for k in positions] if other == number else [])
 
 
-def test_eight_players_two_tables_four_rounds_over_tcp(tmp_path):
+def test_eight_players_two_tables_two_rounds_over_tcp(tmp_path):
+    """Round 2 is seated from the standings of round 1 (two rounds show the standings go on
+    from round to round as well as four did)."""
     async def main():
-        return await play(tmp_path, 8, 4, tcp=True)
+        return await play(tmp_path, 8, 2, tcp=True)
 
     roster, results, events = trio.run(main)
     first = results[0]
     assert all(r == first for r in results.values())   # every member the same standings
-    assert sum(first.total(p) for p in range(8)) == Fraction(50) * 8 * 4   # the two lines share 100 a comparison
+    assert sum(first.total(p) for p in range(8)) == Fraction(50) * 8 * 2   # the two lines share 100 a comparison
     for n in (0, 5):
         check_folder(tmp_path / f"p{n + 1}", roster, first, events)
     scored = [e for e in events[0] if isinstance(e, RoundScored)]
-    assert [e.round for e in scored] == [1, 2, 3, 4]
-    assert [len(e.seating.tables) for e in scored] == [2, 2, 2, 2]
+    assert [e.round for e in scored] == [1, 2]
+    assert [len(e.seating.tables) for e in scored] == [2, 2]
 
 
 def test_five_players_a_bye_each_round_rotating_over_tcp(tmp_path):
     async def main():
-        return await play(tmp_path, 5, 3, tcp=True)
+        return await play(tmp_path, 5, 3, tcp=True, proofs=False)
 
     roster, results, events = trio.run(main)
     final = results[0]
@@ -203,7 +208,7 @@ def test_nine_players_one_quits_in_round_two(tmp_path):
     quitter = 4
 
     async def main():
-        return await play(tmp_path, 9, 3, quitter=(quitter, 2))
+        return await play(tmp_path, 9, 3, quitter=(quitter, 2), proofs=False)
 
     roster, results, events = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     assert results[quitter] == "left"

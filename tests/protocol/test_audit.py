@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from functools import cache
 from typing import Any
@@ -215,11 +216,17 @@ def test_hop_permutation_checks_a_hop_from_its_key():
     deck, base = crypto.card_points(TABLE, bytes(32), 12), crypto.base_point(TABLE, bytes(32))
     x, perm = crypto.random_scalar(entropy), crypto.random_permutation(entropy, 12)
     out, out_base = crypto.shuffle(x, perm, deck, base)
-    assert hop_permutation(x, deck, base, out, out_base) == perm
-    with pytest.raises(HopMismatch) as info:
-        hop_permutation(x + 1, deck, base, out, out_base)
-    assert info.value.part == "base"
-    for forged in [(crypto.hash_to_group(b"p2p-sasaki/v2/test", b"x"), *out[1:]), (out[1], *out[1:]), out[:-1]]:
-        with pytest.raises(HopMismatch) as info:
-            hop_permutation(x, deck, base, forged, out_base)
-        assert info.value.part == "shuffle"
+    swapped = (out[1], out[0], *out[2:])
+    # twice as it comes (the second time from crypto.check_memo), then in full: the same answers
+    for memo in (contextlib.nullcontext(), contextlib.nullcontext(), crypto.check_memo.off()):
+        with memo:
+            assert hop_permutation(x, deck, base, out, out_base) == perm
+            assert hop_permutation(x, deck, base, swapped, out_base) == (perm[1], perm[0], *perm[2:])
+            with pytest.raises(HopMismatch) as info:
+                hop_permutation(x + 1, deck, base, out, out_base)
+            assert info.value.part == "base"
+            for forged in [(crypto.hash_to_group(b"p2p-sasaki/v2/test", b"x"), *out[1:]), (out[1], *out[1:]),
+                           out[:-1]]:
+                with pytest.raises(HopMismatch) as info:
+                    hop_permutation(x, deck, base, forged, out_base)
+                assert info.value.part == "shuffle"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 
 import pytest
@@ -246,17 +247,129 @@ def test_shuffle_hop_is_a_rekeyed_permutation():
     assert out == tuple(G.mul(x, deck[p]) for p in perm) and out_base == G.mul(x, base)
 
 
+# -- the memo of pure checks (crypto.check_memo) ---------------------------------------------
+
+
+class CountedMultiplications:
+    """Group.mul calls from now on (each check's group work shows in them)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        mul = crypto.Group.mul
+
+        def counted(scalar: int, element: bytes) -> bytes:
+            self.count += 1
+            return mul(scalar, element)
+
+        monkeypatch.setattr(crypto.Group, "mul", staticmethod(counted))
+
+
+def _checks():
+    """(name, check, honest arguments, tampered arguments...) for every remembered check of crypto.py."""
+    x, g, gx, h, hx, entropy = _dleq_statement()
+    proof = dleq_prove(CTX, x, g, gx, h, hx, entropy)
+    flipped = proof[:7] + bytes([proof[7] ^ 1]) + proof[8:]
+    other = crypto.hash_to_group(b"p2p-sasaki/v2/test", b"other")
+    bx, bg, bgx, hs, hxs, entropy = _batch_statement()
+    batch = crypto.dleq_batch_prove(CTX, bx, bg, bgx, hs, hxs, entropy)
+    swapped = [hxs[1], hxs[0], *hxs[2:]]
+    deck, base = crypto.card_points(TABLE, HAND, 4), crypto.base_point(TABLE, HAND)
+    sx, perm = crypto.random_scalar(entropy), crypto.random_permutation(entropy, 4)
+    out, out_base = shuffle(sx, perm, deck, base)
+    hop = ProofContext(TABLE, HAND, "shuffle/0", 0)
+    argument = shuffle_argument_prove(hop, sx, perm, deck, base, out, out_base, entropy)
+    scalar = argument.scalars[0]
+    bent = crypto.ShuffleArgument(argument.elements, (scalar[:3] + bytes([scalar[3] ^ 4]) + scalar[4:],
+                                                      *argument.scalars[1:]))
+    return [
+        ("dleq", dleq_verify, (CTX, g, gx, h, hx, proof),
+         (CTX, g, gx, h, hx, flipped), (CTX, g, gx, hx, h, proof), (CTX, g, gx, h, other, proof),
+         (ProofContext(TABLE, HAND, CTX.step, 2), g, gx, h, hx, proof)),
+        ("batch", crypto.dleq_batch_verify, (CTX, bg, bgx, hs, hxs, batch),
+         (CTX, bg, bgx, hs, swapped, batch), (CTX, bg, bgx, hs[::-1], hxs[::-1], batch),
+         (CTX, bg, bgx, hs, hxs, batch[:-1] + bytes([batch[-1] ^ 1])), (CTX, bg, bgx, hs[:-1], hxs[:-1], batch)),
+        ("shuffle", crypto.shuffle_argument_verify, (hop, deck, base, out, out_base, argument),
+         (hop, deck, base, out, out_base, bent), (hop, deck, base, (out[1], out[0], *out[2:]), out_base, argument),
+         (hop, deck, base, out, other, argument), (ProofContext(TABLE, HAND, "shuffle/1", 1), deck, base, out,
+                                                     out_base, argument)),
+    ]
+
+
+@pytest.mark.parametrize("index", range(3), ids=["dleq", "batch", "shuffle"])
+def test_a_remembered_check_answers_as_the_full_check(index, monkeypatch):
+    """Honest first (remembered), then every tampered version: each refused, as the full check
+    refuses it, and refused again from the memo; the honest answer is still true afterwards."""
+    _name, check, honest, *tampered = _checks()[index]
+    crypto.check_memo.clear()
+    muls = CountedMultiplications(monkeypatch)
+    with crypto.check_memo.off():
+        assert check(*honest) and not any(check(*args) for args in tampered)
+    full = muls.count
+    assert check(*honest) and muls.count > full  # the first run checks in full
+    for args in tampered:
+        assert not check(*args)
+    before, hits = muls.count, crypto.check_memo.hits
+    assert check(*honest) and not any(check(*args) for args in tampered)
+    assert (muls.count, crypto.check_memo.hits) == (before, hits + 1 + len(tampered))   # all remembered, false too
+    with crypto.check_memo.off():   # the bench switch: every check in full again
+        assert check(*honest) and muls.count > before
+    assert crypto.check_memo.hits == hits + 1 + len(tampered)
+
+
+def test_the_memo_is_bounded_and_keyed_by_exact_types():
+    memo = crypto.CheckMemo(size=2)
+    calls: list[object] = []
+
+    @memo.remember
+    def seen(value: object, flag: bool = False) -> bool:
+        calls.append(value)
+        return bool(value)
+
+    for value in (b"a", b"b", b"a", b"c", b"b"):   # b"a" used again, so b"b" goes first
+        seen(value)
+    assert calls == [b"a", b"b", b"c", b"b"] and len(memo) == 2
+    # a list is not a tuple, a bool not an int, a keyword not a position; unencodable: run every time
+    for other in ((1, 2), [1, 2], 1, True, bytearray(b"a"), bytearray(b"a")):
+        seen(other)
+    seen(b"a", flag=True)
+    assert calls[4:] == [(1, 2), [1, 2], 1, True, bytearray(b"a"), bytearray(b"a"), b"a"]
+
+
+values = st.recursive(st.none() | st.booleans() | st.integers() | st.binary(max_size=4) | st.text(max_size=3),
+                      lambda inner: st.lists(inner, max_size=3) | st.lists(inner, max_size=3).map(tuple), max_leaves=6)
+
+
+def _typed(value: object) -> object:
+    if isinstance(value, list | tuple):
+        return type(value), tuple(_typed(item) for item in value)
+    return type(value), value
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(values, max_size=8))
+def test_the_memo_key_is_one_to_one(items):
+    """Two arguments share an encoding only if they are equal and of the same types."""
+    seen: dict[bytes, object] = {}
+    for item in items:
+        parts: list[bytes] = []
+        crypto._encode(item, parts)
+        assert seen.setdefault(b"".join(parts), _typed(item)) == _typed(item)
+
+
 # -- signatures --------------------------------------------------------------------------------
 
 
 def test_signatures_cover_exact_bytes():
     key = IdentityKey.generate(SeededEntropy(b"id"))
     signature = key.sign(b"body")
-    assert verify_signature(key.public_key, b"body", signature)
-    assert not verify_signature(key.public_key, b"body ", signature)
-    assert not verify_signature(key.public_key, b"body", signature[:-1] + bytes([signature[-1] ^ 1]))
-    assert not verify_signature(bytes(32), b"body", signature)
-    assert not verify_signature(key.public_key[:31], b"body", signature)
+    # twice as it comes (the second time from crypto.check_memo), then in full: the same answers
+    for memo in (contextlib.nullcontext(), contextlib.nullcontext(), crypto.check_memo.off()):
+        with memo:
+            assert verify_signature(key.public_key, b"body", signature)
+            assert not verify_signature(key.public_key, b"body ", signature)
+            assert not verify_signature(key.public_key, b"body", signature[:-1] + bytes([signature[-1] ^ 1]))
+            assert not verify_signature(bytes(32), b"body", signature)
+            assert not verify_signature(key.public_key[:31], b"body", signature)
 
 
 def test_docs_carry_the_vectors():

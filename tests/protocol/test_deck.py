@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import hashlib
@@ -22,6 +23,8 @@ from p2p_sasaki.protocol.deck import (
     ShuffleAccepted,
     ShuffleVerified,
     Violation,
+    hand_points,
+    hop_problem,
 )
 from p2p_sasaki.protocol.messages import (
     CardOpen,
@@ -203,6 +206,22 @@ def test_duplicated_card_in_a_shuffle():
     table.start()
     honest_seats_blame(table, 1, "shuffle")
     assert table.violations(0)[0].reason == "two deck elements are equal"
+
+
+def test_a_hops_problem_is_the_same_from_the_memo_and_in_full():
+    deck, base, _ = hand_points(bytes(32), bytes(32), 12)
+    cases = {
+        (deck, base): None,
+        ((deck[0], *deck[:-1]), base): "two deck elements are equal",
+        (deck, deck[0]): "two deck elements are equal",
+        ((bytes(32), *deck[1:]), base): "deck element is not a valid group element",
+        (deck[:-1], base): "the deck has 11 cards, not 12",
+    }
+    # twice as it comes (the second time from crypto.check_memo), then in full: the same answers
+    for memo in (contextlib.nullcontext(), contextlib.nullcontext(), crypto.check_memo.off()):
+        with memo:
+            assert {case: hop_problem(*case, 12) for case in cases} == cases
+            assert hand_points(bytes(32), bytes(32), 12)[:2] == (deck, base)
 
 
 @pytest.mark.parametrize(

@@ -340,6 +340,19 @@ def test_a_tampered_proof_fails(proven):
         assert not verify(deal.context(0), statement, deal.points, tampered)
 
 
+def test_remembered_checks_answer_as_the_full_checks(proven):
+    """The honest proof's checks are remembered (crypto.check_memo, filled by the fixture):
+    every tampered proof is still refused, with the answer the checks give in full."""
+    deal, statement, proof = proven
+    ctx = deal.context(0)
+    for candidate in (proof, *_tampered(proof)):
+        with crypto.check_memo.off():
+            full = verify(ctx, statement, deal.points, candidate)
+        assert full is (candidate is proof)
+        assert verify(ctx, statement, deal.points, candidate) is full
+        assert verify(ctx, statement, deal.points, candidate) is full   # from the memo
+
+
 def test_a_tampered_one_position_proof_fails():
     deal = Deal.make(b"one")
     card = next(c for c in deal.hidden(2) if deal.cards[c.position] not in PICTURES)

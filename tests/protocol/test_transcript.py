@@ -263,37 +263,16 @@ def _verdict_of_cut(data, cut):
             audit.stops_at.record if audit.stops_at is not None else None)
 
 
-def remember_pure_crypto(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Memoize the pure functions that cost most of an audit, the group operations
-    (multiplication, addition, validation, the hash-to-group map) and the signature check, in
-    this process and the processes forked from it: auditing every prefix of one transcript from
-    scratch repeats the same checks, and a pure function's answer for the same arguments is the
-    same. The audit's own logic runs in full each time."""
-    import functools
-    import sys
-
-    from p2p_sasaki.protocol import crypto
-
-    for name in ("mul", "add", "is_valid", "from_hash"):
-        monkeypatch.setattr(crypto.Group, name, staticmethod(functools.cache(getattr(crypto.Group, name))))
-    verify = crypto.verify_signature
-    remembered = functools.cache(verify)
-    for module in list(sys.modules.values()):
-        ours = getattr(module, "__name__", "").startswith("p2p_sasaki.")
-        if ours and getattr(module, "verify_signature", None) is verify:
-            monkeypatch.setattr(module, "verify_signature", remembered)
-
-
 @pytest.mark.slow
-def test_cutting_a_transcript_never_names_a_seat_at_any_boundary(two_hands, monkeypatch):
+def test_cutting_a_transcript_never_names_a_seat_at_any_boundary(two_hands):
     """Every cut audited from scratch (a few hundred audits): spread over the cores, the pure
-    crypto remembered between them (remember_pure_crypto)."""
+    checks remembered between them (crypto.check_memo, as in any process: the audit's own logic
+    runs in full each time)."""
     import concurrent.futures
     import functools
     import multiprocessing
     import os
 
-    remember_pure_crypto(monkeypatch)
     assert audit_table(two_hands).status is AuditStatus.COMPLETE   # fills the memo before the fork
     boundaries, inside = _cuts(two_hands)
     cuts = boundaries + inside
