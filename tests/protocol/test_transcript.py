@@ -241,11 +241,9 @@ def _check_cut(data, cut):
     return audit
 
 
-def test_cutting_a_transcript_never_names_a_seat_sampled(two_hands, monkeypatch):
+def test_cutting_a_transcript_never_names_a_seat_sampled(two_hands):
     """A cut at a record boundary, or inside a record (a torn write, with its byte offset),
-    is an incomplete transcript: nobody is named, every hand before the cut verifies. The
-    prefixes repeat the whole audit's checks: the pure crypto is remembered between them."""
-    remember_pure_crypto(monkeypatch)
+    is an incomplete transcript: nobody is named, every hand before the cut verifies."""
     full = audit_table(two_hands)
     assert full.status is AuditStatus.COMPLETE and full.stops_at is None
     boundaries, inside = _cuts(two_hands, every=23)
@@ -300,11 +298,9 @@ def test_a_header_edit_names_nobody(honest):
         assert audit.stops_at.record == 1
 
 
-def test_a_self_resigned_message_names_its_signer_or_nobody(honest, monkeypatch):
+def test_a_self_resigned_message_names_its_signer_or_nobody(honest):
     """issue 12: a peer re-signing its own play blamed the next seat. Whatever a seat re-signs
-    in its own name (here every play of the hand turned into a pass), only it can be named.
-    Each edited transcript repeats the honest records' checks: the pure crypto is remembered."""
-    remember_pure_crypto(monkeypatch)
+    in its own name (here every play of the hand turned into a pass), only it can be named."""
     records = split_records(honest.transcript(0))
     seats = {p.my_seat: p for p in honest.peers}
     plays = [i for i, (kind, data) in enumerate(records)
