@@ -28,7 +28,7 @@ class Person(BotPlayer):
 
 
 async def test_the_cli_glue_writes_the_new_table_and_the_bots_transcript_which_audit_as_linked(
-        autojump_clock, tmp_path, capsys, monkeypatch):
+        autojump_clock, tmp_path, capsys, monkeypatch, no_fsync):
     """cli/botseat.py, the command line's host and ``play_match(..., replaced=...)``: stores, files on
     disk, the bot's copy."""
     import argparse

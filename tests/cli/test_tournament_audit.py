@@ -11,9 +11,13 @@ everything but the board's own audit is exercised.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
+
+import pytest
 
 from p2p_sasaki.cli.standings import standings_json
 from p2p_sasaki.cli.tournament_audit import (
@@ -27,7 +31,7 @@ from p2p_sasaki.cli.tournament_audit import (
 from p2p_sasaki.protocol.crypto import IdentityKey
 from p2p_sasaki.protocol.dealing import TEST_DEALER_PREFIX, TrustedDealer
 from p2p_sasaki.protocol.messages import TournamentFile, TournamentMember, TournamentRoster, encode_tournament
-from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table
+from p2p_sasaki.protocol.table_audit import AuditStatus, TableAudit, audit_table
 from p2p_sasaki.protocol.tournament import draw_commitment, read_tournament, sign_roster, tournament_id_of
 from p2p_sasaki.protocol.tournament_files import TournamentFolder
 from p2p_sasaki.sasku.tournament import Standings
@@ -35,14 +39,26 @@ from tests.protocol.table_helpers import Net
 from tests.protocol.test_abandon import Silence, abandon_all
 from tests.protocol.test_sasku_game import giving_bot, sasku_config
 
+# Its tests share the played and audited tables (play_table, audited), made once per process: one worker runs them all.
+pytestmark = pytest.mark.xdist_group("tournament-audit")
+
+
 NAMES = ("Mina", "Jun", "Ago", "Tiiu", "Peeter", "Kai", "Leo", "Eva", "Uku")
 
 
-def identities(count: int) -> list[IdentityKey]:
-    return [IdentityKey(bytes([i + 1]) * 32) for i in range(count)]
+class SeededKey(IdentityKey):
+    """An identity key that remembers its seed (play_table plays a table once per seating)."""
+
+    def __init__(self, seed: bytes) -> None:
+        super().__init__(seed)
+        self.seed = seed
 
 
-def signed_roster(ids: list[IdentityKey], rounds: int) -> TournamentFile:
+def identities(count: int) -> list[SeededKey]:
+    return [SeededKey(bytes([i + 1]) * 32) for i in range(count)]
+
+
+def signed_roster(ids: Sequence[IdentityKey], rounds: int) -> TournamentFile:
     shares = [bytes([50 + i]) * 32 for i in range(len(ids))]
     members = tuple(TournamentMember(k.public_key, "127.0.0.1", 7000 + i, bytes([i]) * 32, NAMES[i],
                                      draw_commitment(k.public_key, shares[i])) for i, k in enumerate(ids))
@@ -54,10 +70,19 @@ def round_dealer(round_no: int) -> bytes:
     return TrustedDealer(TEST_DEALER_PREFIX + b"round %d" % round_no).name
 
 
-def play_table(keys: list[IdentityKey], names: tuple[str, ...], table_id: bytes, seed: int, dealer: bytes,
+def play_table(keys: list[SeededKey], names: tuple[str, ...], table_id: bytes, seed: int, dealer: bytes,
                leaver: int | None = None) -> bytes:
     """One Sasku deal at a table seated S0..S3 = ``keys``; ``leaver``: the seat that goes
-    silent after the deal (its first action), abandoned by the other three."""
+    silent after the deal (its first action), abandoned by the other three. The play is
+    seeded: the same table asked for again (another folder seated the same) is played once."""
+    seeds = tuple(k.seed for k in keys)
+    return _played(seeds, names, table_id, seed, dealer, leaver)
+
+
+@functools.cache
+def _played(seeds: tuple[bytes, ...], names: tuple[str, ...], table_id: bytes, seed: int, dealer: bytes,
+            leaver: int | None) -> bytes:
+    keys = [IdentityKey(s) for s in seeds]
     config = sasku_config(hands=1, target=30, proofs=False, seats=(0, 1, 2, 3), dealer=dealer)
     silence = None if leaver is None else Silence(leaver, lambda body: body.hand == 1 and body.type == "table/action")
     net = Net(seed=seed, config=config, hostile=False, bot=giving_bot, tamper=silence, keys=keys, table_id=table_id,
@@ -69,10 +94,19 @@ def play_table(keys: list[IdentityKey], names: tuple[str, ...], table_id: bytes,
     return net.transcript(0 if leaver != 0 else 1)
 
 
+@functools.cache
+def audited(data: bytes) -> TableAudit:
+    """``audit_table`` of a table's bytes, once: each ``audit_tournament`` here audits every
+    table of its folder again, most of them unchanged since the last; a table's audit is a
+    function of its bytes alone (tested in tests/protocol/), the tournament's reading of it is
+    what these tests check."""
+    return audit_table(data)
+
+
 def deck_boards(data: bytes, tournament, round_no, seating) -> BoardVerdict:
     """The tests' board auditor: the round's deal comes from the tests' dealer."""
     assert data == b"board %d" % round_no
-    return BoardVerdict(AuditStatus.COMPLETE, round_dealer(round_no), lambda table_data, table: audit_table(table_data))
+    return BoardVerdict(AuditStatus.COMPLETE, round_dealer(round_no), lambda table_data, table: audited(table_data))
 
 
 def build(folder: Path, players: int, rounds: int, leave: tuple[int, int] | None = None,
@@ -101,7 +135,7 @@ def build(folder: Path, players: int, rounds: int, leave: tuple[int, int] | None
                               bytes([round_no, t]) * 16, seed=round_no * 10 + t,
                               dealer=round_dealer(round_no), leaver=leaver)
             Path(files.table(round_no, t)).write_bytes(data)
-            result = table_result(audit_table(data))
+            result = table_result(audited(data))
             assert result is not None
             results.append(result)
         standings = standings.with_round(seating, results)
@@ -188,7 +222,7 @@ def test_a_tournament_that_stops_is_incomplete_and_tampering_is_damage(tmp_path)
 
 def test_a_table_whose_end_is_not_the_done_signed_on_its_board_is_damage(tmp_path):
     build(tmp_path / "t", 4, 1)
-    final = audit_table(Path(TournamentFolder(tmp_path / "t").table(1, 1)).read_bytes()).final
+    final = audited(Path(TournamentFolder(tmp_path / "t").table(1, 1)).read_bytes()).final
     assert final is not None
 
     def boards_with(*outcomes):
@@ -243,7 +277,7 @@ def test_a_fault_at_a_table_names_the_player_by_the_roster(tmp_path):
             return verdict
         blamed = AuditBlame(2, 1, 7, "S2 did not follow suit holding it")
         return dataclasses.replace(verdict, audit_table=lambda table_data, table: dataclasses.replace(
-            audit_table(table_data), status=AuditStatus.FAULT, blame=blamed, complete=False))
+            audited(table_data), status=AuditStatus.FAULT, blame=blamed, complete=False))
 
     audit = audit_tournament(tmp_path / "t", faulty)
     player = audit.seatings[1].tables[0][2]

@@ -234,12 +234,14 @@ class OracleDeal:
         raise Illegal(f"unknown verb {verb}")
 
     def legal_lines(self) -> set[str]:
-        """Every legal action now, as its record line (``S1 bid 5``): each candidate checked."""
+        """Every legal action now, as its record line (``S1 bid 5``): each candidate checked.
+        A seat gives, returns or plays only a card it holds (rules), so those candidates are
+        the cards of its hand, not the whole deck."""
         out = set()
         for s in range(4):
             candidates: list[tuple[str, object]] = [("bid", n) for n in range(1, MAX_BID + 1)]
             candidates += [(verb, None) for verb in ("pass", "diamonds", "take", "refuse")]
-            candidates += [(verb, card) for verb in ("give", "return", "play") for card in DECK]
+            candidates += [(verb, card) for verb in ("give", "return", "play") for card in sorted(self.hands[s])]
             candidates += [("trump", suit) for suit in SUITS]
             for verb, arg in candidates:
                 try:

@@ -5,6 +5,9 @@ sans-IO sessions on the seeded hostile fake wire of tests/protocol/table_helpers
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import pytest
 
 from p2p_sasaki.protocol.events import AbandonRejected, BlameBasis, HandAbandoned, SeatLeft
@@ -15,6 +18,10 @@ from p2p_sasaki.protocol.table_audit import AuditStatus, audit_table
 from p2p_sasaki.protocol.transcript import KIND_ENVELOPE, encode_record, frame_records
 from p2p_sasaki.sasaki.options import TableOptions
 from tests.protocol.table_helpers import Net
+
+# Its tests share the stuck table (stuck_table), made once per process: one worker runs them all.
+pytestmark = pytest.mark.xdist_group("abandon")
+
 
 ONE = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False)
 TWO = TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False)
@@ -61,10 +68,7 @@ def abandon_all(net: Net, peers: list[int], end: bool = False) -> None:
 
 
 def test_a_seat_silent_after_the_strips_is_abandoned_and_the_deal_settled_by_complement():
-    silence = Silence(1, after_the_strips)
-    net = Net(seed=3, config=ONE, tamper=silence)
-    net.start()
-    net.run()
+    net = stuck_table(3)
     seat = net.peers[1].my_seat
     others = present(net, 1)
     assert all(net.peers[i].waiting_for == (seat,) for i in others), [net.peers[i].waiting_for for i in others]
@@ -124,9 +128,7 @@ def test_a_hand_stopped_during_the_deal_is_void_with_no_keys_and_nobody_blamed()
 
 
 def test_an_abandon_needs_every_present_seat_and_until_then_the_table_waits():
-    net = Net(seed=3, config=ONE, tamper=Silence(1, after_the_strips))
-    net.start()
-    net.run()
+    net = stuck_table(3)
     seat = net.peers[1].my_seat
     others = present(net, 1)
     for i in others[:2]:
@@ -140,10 +142,24 @@ def test_an_abandon_needs_every_present_seat_and_until_then_the_table_waits():
     assert all(net.of_type(i, HandAbandoned) for i in others)
 
 
-def _stuck(seed: int = 3) -> tuple[Net, int, list[int]]:
+@functools.cache
+def _played_until_stuck(seed: int) -> Net:
     net = Net(seed=seed, config=ONE, tamper=Silence(1, after_the_strips))
     net.start()
     net.run()
+    return net
+
+
+def stuck_table(seed: int = 3) -> Net:
+    """Peer 1 silent from its first play after the opening slot, the others waiting on it: the
+    table played once per seed (most tests here start from seed 3), each caller given its own
+    deep copy of the whole table (the identity keys shared), which it may go on with."""
+    net = _played_until_stuck(seed)
+    return copy.deepcopy(net, {id(k): k for k in net.keys})
+
+
+def _stuck(seed: int = 3) -> tuple[Net, int, list[int]]:
+    net = stuck_table(seed)
     seat = net.peers[1].my_seat
     assert seat is not None
     return net, seat, present(net, 1)
@@ -298,9 +314,7 @@ def test_a_seat_voted_out_after_completing_its_own_turn_says_it_answered_and_was
     (docs/protocol.md, "Answered and voted out"), follows their KEYS slot, and its own
     transcript audits complete with a note that it answered and was voted out, not that it
     left. The others' transcripts are unchanged (they say it left)."""
-    net = Net(seed=seed, config=ONE, tamper=Silence(1, after_the_strips))
-    net.start()
-    net.run()
+    net = stuck_table(seed)
     victim = net.peers[1]
     seat = seat_of(net, 1)
     assert victim.slot == net.peers[0].slot + 1        # it went on alone
@@ -347,9 +361,7 @@ def test_vector_abandoned_table_digest():
     """docs/protocol.md, "Table test vector": the abandoned table of the first test above."""
     import hashlib
 
-    net = Net(seed=3, config=ONE, tamper=Silence(1, after_the_strips))
-    net.start()
-    net.run()
+    net = stuck_table(3)
     abandon_all(net, present(net, 1))
     data = net.transcript(0)
     assert len(data) == 23282
@@ -420,10 +432,7 @@ def test_a_seat_silent_after_the_deal_forfeits_the_hand_no_free_re_deal():
     """Finding 2 of issue 18: going silent after seeing one's cards was a free re-deal (the hand
     void, the totals untouched). It is a forfeit: the silent seat scores the hand's largest loss
     (a lone red ten last after a Stop, -36), the others +12 each, and the audit is complete."""
-    silence = Silence(1, after_the_strips)
-    net = Net(seed=3, config=ONE, tamper=silence)
-    net.start()
-    net.run()
+    net = stuck_table(3)
     seat = net.peers[1].my_seat
     others = present(net, 1)
     abandon_all(net, others, end=False)

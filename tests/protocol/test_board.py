@@ -4,6 +4,7 @@ TableSession, the keys come only once every table is done, and a bad message nam
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 import pytest
@@ -44,6 +45,9 @@ from tests.protocol.board_helpers import TOURNAMENT, BoardNet, player_identities
 from tests.protocol.table_helpers import Net
 from tests.protocol.test_sasku_game import giving_bot
 
+# Its tests share the eight players' dealt board (dealt_eight), made once per process: one worker runs them all.
+pytestmark = pytest.mark.xdist_group("board")
+
 
 def dealt_net(players: int = 8, **options) -> BoardNet:
     net = BoardNet(players, **options)
@@ -52,12 +56,25 @@ def dealt_net(players: int = 8, **options) -> BoardNet:
     return net
 
 
+@pytest.fixture(scope="module")
+def dealt_eight() -> BoardNet:
+    """Eight players' board dealt (no arguments, every envelope delivered in a seeded shuffled
+    order), made once: each test that goes on from it takes a copy (``copy_of``), so none sees
+    another's dones, keys or tampering."""
+    return dealt_net(8, proofs=False, shuffled=True)
+
+
+def copy_of(net: BoardNet) -> BoardNet:
+    """An independent copy of the board's players, observer and queue (the identity keys shared)."""
+    return copy.deepcopy(net, {id(k): k for k in net.ids})
+
+
 def chain_of(table: int) -> bytes:
     return bytes([table]) * 32
 
 
-def test_eight_players_deal_one_board_and_each_seat_is_the_same_at_both_tables():
-    net = dealt_net(8, proofs=False, shuffled=True)
+def test_eight_players_deal_one_board_and_each_seat_is_the_same_at_both_tables(dealt_eight):
+    net = copy_of(dealt_eight)
     hashes = {s.board_hash for s in [*net.sessions, net.observer]}
     assert len(hashes) == 1 and all(s.dealt() for s in net.sessions)
     for p, session in enumerate(net.sessions):
@@ -96,11 +113,11 @@ def test_a_bye_shuffles_and_strips_but_owns_nothing():
     assert net.observer.revealed() is not None and bye.revealed() == net.observer.revealed()
 
 
-def test_before_the_reveal_no_player_can_read_a_card_of_a_seat_it_does_not_hold():
+def test_before_the_reveal_no_player_can_read_a_card_of_a_seat_it_does_not_hold(dealt_eight):
     """From its saved secrets (its board key) and every public value of the board (the final
     deck, every strip, every owner's last values), a player reads a card at exactly its own
     seat's positions: x_j^-1 * v is a card point nowhere else."""
-    net = dealt_net(8, proofs=False)
+    net = dealt_eight   # only read
     observer = net.observer
     points = set(observer.card_points)
     final_deck = observer._decks[8][0]
@@ -158,8 +175,8 @@ def test_a_tampered_hop_names_its_signer():
         assert not session.dealt()
 
 
-def test_a_key_revealed_before_every_table_is_done_is_not_used_and_names_its_player():
-    net = dealt_net(8, proofs=False)
+def test_a_key_revealed_before_every_table_is_done_is_not_used_and_names_its_player(dealt_eight):
+    net = copy_of(dealt_eight)
     early = net.sessions[6]
     _, key, _ = early.secrets()
     assert key is not None
@@ -177,10 +194,10 @@ def test_a_key_revealed_before_every_table_is_done_is_not_used_and_names_its_pla
     assert all(s.failed == Violation(6, "key", reason) for s in net.sessions if s is not early)
 
 
-def test_a_player_who_left_costs_its_key_only():
+def test_a_player_who_left_costs_its_key_only(dealt_eight):
     """Player 5 leaves table 1: the other three sign done naming it; its key never comes, and
     the deal is still read (its seat, S1, from player 1's key at table 0)."""
-    net = dealt_net(8, proofs=False)
+    net = copy_of(dealt_eight)
     net.done(0, chain_of(0), (1, -1))
     net.done(1, chain_of(1), (), leavers=(5,))
     net.run()
@@ -332,14 +349,14 @@ def test_any_seating_of_the_board_shape_binds_the_same_board_id():
         BoardSession(5, 0, net.ids[0], net.keys, net.board_id, TournamentSeating(((0, 1, 2, 3),), ()))
 
 
-def test_a_done_that_names_its_signer_or_a_stranger_as_leaver_names_its_signer():
+def test_a_done_that_names_its_signer_or_a_stranger_as_leaver_names_its_signer(dealt_eight):
     def tamper(player: int, envelope: bytes) -> list[bytes]:
         payload = decode_board(envelope).body.payload
         if player == 1 and isinstance(payload, BoardDone):
             return [_resign(net, 1, envelope, BoardDone(payload.table, payload.chain, payload.results, (1,)))]
         return [envelope]
 
-    net = dealt_net(8, proofs=False)
+    net = copy_of(dealt_eight)
     net.tamper = tamper
     net.done(0, chain_of(0), (0, 0))
     net.run()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import copy
+import functools
 import hashlib
 from typing import Any
 
@@ -33,6 +35,10 @@ from p2p_sasaki.protocol.messages import (
     decode_envelope,
 )
 from tests.protocol.helpers import Table, payload_of, resign
+
+# Its tests share the dealt hands (_dealt_table), made once per process: one worker runs them all.
+pytestmark = pytest.mark.xdist_group("deck")
+
 
 FAST: dict[str, Any] = dict(n_cards=12)  # proofs on, small enough for many tests
 
@@ -159,8 +165,7 @@ def test_observer_verifies_the_deal_without_a_hand():
 
 
 def test_open_and_key_reveal():
-    table = Table(**FAST)
-    table.start()
+    table = _dealt_table()
     card = table.hand(1)[2]
     table.post(1, table.sessions[1].open_card(card))
     table.run()
@@ -299,8 +304,7 @@ def test_tampered_shuffle_proof():
 
 
 def test_shuffle_proof_replayed_from_another_hand_fails():
-    earlier = Table(hand_no=1, **FAST)
-    earlier.start()
+    earlier = _dealt()   # hand 1, only read
     old_proof = next(payload_of(e) for e in earlier.sent
                      if decode_envelope(e).body.sender == 3 and isinstance(payload_of(e), ShuffleProof))
     table = Table(hand_no=2, tamper=cheat(3, ShuffleProof, lambda p: old_proof), **FAST)
@@ -308,10 +312,18 @@ def test_shuffle_proof_replayed_from_another_hand_fails():
     honest_seats_blame(table, 3, "shuffle-proof")
 
 
-def _dealt_table(**options) -> Table:
-    table = Table(**FAST, **options)
+@functools.cache
+def _dealt(seed: bytes = b"table") -> Table:
+    table = Table(seed=seed, **FAST)
     table.start()
     return table
+
+
+def _dealt_table(seed: bytes = b"table") -> Table:
+    """A hand dealt by the honest table of ``seed`` (FAST, hand 1): dealt once per seed, each
+    caller given its own deep copy (the identity keys shared), which it may go on with."""
+    table = _dealt(seed)
+    return copy.deepcopy(table, {id(k): k for k in table.keys})
 
 
 def test_opening_a_position_dealt_to_someone_else():
@@ -359,8 +371,7 @@ def test_bad_signature_is_blamed_on_the_link_that_delivered_it():
 
 
 def test_message_replayed_from_another_hand():
-    earlier = Table(hand_no=1, **FAST)
-    earlier.start()
+    earlier = _dealt()   # hand 1, only read
     table = Table(hand_no=2, **FAST)
     table.start()
     table.sessions[0].receive(earlier.sent[5], from_seat=3)
@@ -452,8 +463,7 @@ def test_an_open_seat_shows_its_hand_to_every_seat_in_the_slot_after_the_strips(
         assert table.sessions[seat].shown_hands == {1: table.sessions[1].hand}
     assert table.observer is not None and table.observer.shown_hands == {1: table.sessions[1].hand}
     # without an open seat nothing changes: the same seeds give the plain hand's bytes
-    plain = Table(seed=b"vector", **FAST)
-    plain.start()
+    plain = _dealt(b"vector")   # only read
     assert not show_of(plain) and hashlib.sha256(b"".join(plain.sent)).hexdigest() == HAND_VECTOR_SHA256
 
 
@@ -472,8 +482,7 @@ def test_a_false_show_is_blamed_on_the_open_seat_and_a_show_from_another_seat_is
     for seat in (0, 2, 3):
         assert [(v.seat, v.step) for v in table.violations(seat)][:1] == [(1, "strip")]
 
-    table = Table(seed=b"vector", **FAST)      # no open seat: a round-n strip is no step of the deck
-    table.start()
+    table = _dealt_table(b"vector")      # no open seat: a round-n strip is no step of the deck
     strip = next(e for e in table.sent if isinstance(payload_of(e), StripRound) and decode_envelope(e).body.sender == 2)
     show = StripRound(4, payload_of(strip).values, payload_of(strip).proofs)
     table.sessions[0].receive(resign(strip, TABLE_KEYS[2], payload=show, slot=3 * 4 + 1), 2)

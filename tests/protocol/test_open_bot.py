@@ -23,6 +23,10 @@ from p2p_sasaki.sasaki.options import TableOptions
 
 from .table_helpers import Net, random_bot
 
+# Its tests share the honest two-hand table (honest_two_hands), made once per process: one worker runs them all.
+pytestmark = pytest.mark.xdist_group("open-bot")
+
+
 BOT, RUNNER = 1, 0          # roster indices: member 1 is the open bot, run by member 0
 
 
@@ -56,11 +60,23 @@ def seat_of(net: Net, index: int) -> int:
     return seat
 
 
-@pytest.mark.parametrize("proofs", [False, True])
-def test_the_open_bots_hand_is_shown_to_every_peer_at_every_deal(proofs):
-    net = Net(seed=5, config=config(hands=1 if proofs else 2, proofs=proofs), bot=rule_or_random)
+def played(seed: int, table: TableConfig, bot) -> Net:
+    net = Net(seed=seed, config=table, bot=bot)
     net.start()
     net.run()
+    return net
+
+
+@pytest.fixture(scope="module")
+def honest_two_hands() -> Net:
+    """Two hands with the open bot played by its rule (seed 5, no arguments), played once: the
+    show test and the audit test both read it, neither changes it."""
+    return played(5, config(), rule_or_random)
+
+
+@pytest.mark.parametrize("proofs", [False, True])
+def test_the_open_bots_hand_is_shown_to_every_peer_at_every_deal(proofs, honest_two_hands):
+    net = honest_two_hands if not proofs else played(5, config(hands=1, proofs=True), rule_or_random)
     bot = seat_of(net, BOT)
     hands = net.config.hands
     dealt = [e.cards for e in net.of_type(BOT, Dealt)]          # the bot's own session's cards
@@ -104,7 +120,7 @@ def test_a_steered_bot_move_is_blamed_on_its_runner_by_every_peer():
     assert (audit.blame.seat, audit.blame.reason) == (runner, net.blames(0)[0].reason)
 
 
-def test_the_audit_recomputes_every_move_of_the_open_bot(monkeypatch):
+def test_the_audit_recomputes_every_move_of_the_open_bot(monkeypatch, honest_two_hands):
     """Peers that never checked the bot (today's code) let a steered move into the transcript:
     the audit's replay recomputes the bot's moves and names the runner at that slot."""
     def unchecked(net_seed: int) -> Net:
@@ -123,10 +139,7 @@ def test_the_audit_recomputes_every_move_of_the_open_bot(monkeypatch):
     assert audit.blame.seat == runner
     assert f"runs the open bot in seat {bot}" in audit.blame.reason and "steered" in audit.blame.reason
     # an honest table's transcript: every bot move recomputed, nothing to say
-    honest = Net(seed=5, config=config(), bot=rule_or_random)
-    honest.start()
-    honest.run()
-    assert audit_table(honest.transcript(0)).status is AuditStatus.COMPLETE
+    assert audit_table(honest_two_hands.transcript(0)).status is AuditStatus.COMPLETE
 
 
 def test_the_open_bots_rule_is_a_function_of_the_public_state_and_the_chain():

@@ -16,6 +16,10 @@ from p2p_sasaki.sasaki.options import TableOptions
 from p2p_sasaki.sasaki.records import replay
 from tests.protocol.table_helpers import Net
 
+# Its tests share the played tables (honest, two_hands), made once per process: one worker runs them all.
+pytestmark = pytest.mark.xdist_group("transcript")
+
+
 FAST = TableConfig(hands=1, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False)
 
 
@@ -176,13 +180,10 @@ def test_a_removed_key_reveal_is_damage_and_a_cut_one_is_incomplete(honest):
     assert cut.stops_at == StopsAt(1, keys_slot, i + 2) and cut.waiting_for == (2, 3)
 
 
-def test_a_damaged_tail_still_verifies_the_records_before_it():
+def test_a_damaged_tail_still_verifies_the_records_before_it(two_hands):
     """A crash in the middle of a write leaves a partial last record: the audit checks every
     complete record before it (here a whole first hand) and names the damage, nobody blamed."""
-    net = Net(seed=2, config=TableConfig(hands=2, game=SasakiGame(TableOptions(lead_card="3H")), proofs=False))
-    net.start()
-    net.run()
-    data = net.transcript(0)
+    data = two_hands
     records = split_records(data)
     second_hand = envelope_index(records, lambda b: b.hand == 2)
     cut = len(rebuild(records[:second_hand + 3]))
