@@ -6,10 +6,11 @@
 Each test's figure is the change of ``getrusage(RUSAGE_SELF)`` and ``getrusage(RUSAGE_CHILDREN)``
 (user + system) over its setup, call and teardown, so a module- or session-scoped fixture counts
 for the test that made it (or tore it down). Children count once they have been waited for (the
-``sasaki`` processes the tests start, their proof workers, a browser). Run it with ``-n 0``: under
-pytest-xdist each worker would report only its own tests. At the end it prints the files sorted by
-CPU and the slowest tests; with ``CPU_PER_TEST_OUT`` it also writes one line per test (TSV: node
-id, wall, own CPU, children's CPU). POSIX only (the ``resource`` module).
+``sasaki`` processes the tests start, their proof workers, a browser). With ``-n 0`` it prints
+the files sorted by CPU and the slowest tests at the end; with ``CPU_PER_TEST_OUT`` it also writes
+one line per test (TSV: node id, wall, own CPU, children's CPU). Under pytest-xdist (the README's
+run) nothing is printed, but each worker writes its own lines to ``CPU_PER_TEST_OUT.<worker>``
+(``cat`` them together). POSIX only (the ``resource`` module).
 """
 
 from __future__ import annotations
