@@ -17,7 +17,7 @@ are (one definition of a hop and of an argument), the strip's round counts to 25
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from p2p_sasaki.protocol.crypto import (
     DLEQ_BYTES,
@@ -28,7 +28,7 @@ from p2p_sasaki.protocol.crypto import (
     verify_signature,
 )
 from p2p_sasaki.protocol.messages.envelope import pack_body, unpack_body
-from p2p_sasaki.protocol.messages.payloads import DeckCommit, DeckNonce, ShuffleHop, ShuffleProof
+from p2p_sasaki.protocol.messages.payloads import DeckCommit, DeckNonce, PayloadStruct, ShuffleHop, ShuffleProof
 from p2p_sasaki.protocol.messages.wire import (
     ELEMENT_BYTES,
     HASH_BYTES,
@@ -55,16 +55,8 @@ MAX_RESULTS = 8          # a table's line results (Sasku: two lines)
 MAX_RESULT = 10_000
 
 
-class _BoardPayload(WireStruct):
-    TYPE: ClassVar[str]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls.WHAT = f"{cls.TYPE} payload"
-
-
 @dataclass(frozen=True)
-class BoardCommit(_BoardPayload):
+class BoardCommit(PayloadStruct):
     """A player's commitment to its board-id nonce."""
 
     TYPE: ClassVar[str] = "board/commit"
@@ -73,7 +65,7 @@ class BoardCommit(_BoardPayload):
 
 
 @dataclass(frozen=True)
-class BoardNonce(_BoardPayload):
+class BoardNonce(PayloadStruct):
     """The nonce itself, once every commitment is in."""
 
     TYPE: ClassVar[str] = "board/nonce"
@@ -82,7 +74,7 @@ class BoardNonce(_BoardPayload):
 
 
 @dataclass(frozen=True)
-class BoardHop(_BoardPayload):
+class BoardHop(PayloadStruct):
     """One shuffle hop of the board: the re-keyed, permuted deck and the re-keyed base."""
 
     TYPE: ClassVar[str] = "board/shuffle"
@@ -92,7 +84,7 @@ class BoardHop(_BoardPayload):
 
 
 @dataclass(frozen=True)
-class BoardProof(_BoardPayload):
+class BoardProof(PayloadStruct):
     """The shuffle argument of one board hop."""
 
     TYPE: ClassVar[str] = "board/shuffle-proof"
@@ -103,7 +95,7 @@ class BoardProof(_BoardPayload):
 
 
 @dataclass(frozen=True)
-class BoardStrip(_BoardPayload):
+class BoardStrip(PayloadStruct):
     """A player's strip of one owner's chain in round ``round`` (1..P-1), with one batched
     DLEQ proof for the values (``proofs`` holds exactly one)."""
 
@@ -117,7 +109,7 @@ class BoardStrip(_BoardPayload):
 
 
 @dataclass(frozen=True)
-class BoardDone(_BoardPayload):
+class BoardDone(PayloadStruct):
     """A table's player signs that the table finished the board's deal: the table's index in
     the seating, its transcript's final chain hash, its line results, and the players named
     as having left it (their table stopped; the others sign for it)."""
@@ -137,7 +129,7 @@ class BoardDone(_BoardPayload):
 
 
 @dataclass(frozen=True)
-class BoardKey(_BoardPayload):
+class BoardKey(PayloadStruct):
     """A player's board key, revealed once every table is done: ``key`` its shuffle scalar,
     ``done`` the hash of every table's agreed done (:func:`~p2p_sasaki.protocol.board.outcomes_hash`),
     which nobody can know before the last table finishes."""
@@ -149,7 +141,7 @@ class BoardKey(_BoardPayload):
 
 
 BoardPayload = BoardCommit | BoardNonce | BoardHop | BoardProof | BoardStrip | BoardDone | BoardKey
-BOARD_PAYLOAD_TYPES: dict[str, type[_BoardPayload]] = {
+BOARD_PAYLOAD_TYPES: dict[str, type[PayloadStruct]] = {
     cls.TYPE: cls for cls in (BoardCommit, BoardNonce, BoardHop, BoardProof, BoardStrip, BoardDone, BoardKey)
 }
 

@@ -41,7 +41,10 @@ names (about 109 KB), sealed."""
 MAX_REASON_BYTES = 1024
 
 
-class _Handshake(WireStruct):
+class MessageStruct(WireStruct):
+    """A message sent outside a signed envelope, the handshake's (here) or the tournament's
+    (messages/tournament.py): its ``TAG`` names it on the wire and in every refusal."""
+
     TAG: ClassVar[str]
 
     def __init_subclass__(cls) -> None:
@@ -78,7 +81,7 @@ MEMBER = Record(TableMember, TableMember.FIELDS, "member")
 
 
 @dataclass(frozen=True)
-class MeshHello(_Handshake):
+class MeshHello(MessageStruct):
     """First message each way on a mesh connection: who I am, and a fresh challenge."""
 
     TAG: ClassVar[str] = "mesh-hello"
@@ -91,7 +94,7 @@ class MeshHello(_Handshake):
 
 
 @dataclass(frozen=True)
-class MeshProof(_Handshake):
+class MeshProof(MessageStruct):
     """Second message each way: a signature over both hellos (protocol/handshake.py)."""
 
     TAG: ClassVar[str] = "mesh-proof"
@@ -100,7 +103,7 @@ class MeshProof(_Handshake):
 
 
 @dataclass(frozen=True)
-class MeshWelcome(_Handshake):
+class MeshWelcome(MessageStruct):
     """Last message of the mesh handshake, listener to dialer: you are authenticated."""
 
     TAG: ClassVar[str] = "mesh-welcome"
@@ -110,7 +113,7 @@ REFUSAL_KINDS = ("refused", "wrong-code", "table-full", "code-burnt", "version")
 
 
 @dataclass(frozen=True)
-class Refusal(_Handshake):
+class Refusal(MessageStruct):
     """The sender refuses the connection, in one human sentence; it closes next.
 
     ``kind`` lets a program tell refusals apart: ``"refused"`` (mesh handshake),
@@ -123,7 +126,7 @@ class Refusal(_Handshake):
 
 
 @dataclass(frozen=True)
-class JoinGreeting(_Handshake):
+class JoinGreeting(MessageStruct):
     """A table's creator greets a joiner: protocol version, nameplate, table id."""
 
     TAG: ClassVar[str] = "join-greeting"
@@ -134,7 +137,7 @@ class JoinGreeting(_Handshake):
 
 
 @dataclass(frozen=True)
-class PakeMessage(_Handshake):
+class PakeMessage(MessageStruct):
     """One SPAKE2 message."""
 
     TAG: ClassVar[str] = "pake"
@@ -143,7 +146,7 @@ class PakeMessage(_Handshake):
 
 
 @dataclass(frozen=True)
-class Sealed(_Handshake):
+class Sealed(MessageStruct):
     """Bytes sealed under the key of the SPAKE2 run (the first one confirms the key)."""
 
     TAG: ClassVar[str] = "sealed"
@@ -152,7 +155,7 @@ class Sealed(_Handshake):
 
 
 @dataclass(frozen=True)
-class JoinIdentity(_Handshake):
+class JoinIdentity(MessageStruct):
     """Inside a Sealed: the sender's identity key, its mesh address, nonce and name, and a
     signature binding that key to this SPAKE2 run. An empty ``host`` means "the address you
     see me connecting from"."""
@@ -176,7 +179,7 @@ class JoinIdentity(_Handshake):
 
 
 @dataclass(frozen=True)
-class TableRoster(_Handshake):
+class TableRoster(MessageStruct):
     """Every member of a table: the creator first, then the joiners in join order. Sent
     sealed to each joiner when the table is full (the join's last message). Its
     ``table_id`` is the table's fresh id, made from the invitation's id and every member's
@@ -219,7 +222,7 @@ JoinRoster = TableRoster  # its name as a join message
 
 HandshakeMessage = (MeshHello | MeshProof | MeshWelcome | Refusal | JoinGreeting | PakeMessage | Sealed | JoinIdentity
                     | TableRoster)
-HANDSHAKE_TYPES: dict[str, type[_Handshake]] = {
+HANDSHAKE_TYPES: dict[str, type[MessageStruct]] = {
     cls.TAG: cls
     for cls in (MeshHello, MeshProof, MeshWelcome, Refusal, JoinGreeting, PakeMessage, Sealed, JoinIdentity,
                 TableRoster)

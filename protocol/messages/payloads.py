@@ -36,7 +36,10 @@ def _nested(cls: type[WireStruct]) -> Record:
     return Record(cls, cls.FIELDS, cls.WHAT)
 
 
-class _Payload(WireStruct):
+class PayloadStruct(WireStruct):
+    """A signed envelope's body, the table's (here) or the board's (messages/board.py): its
+    ``TYPE`` names it on the wire and in every refusal ("the deck/commit payload ...")."""
+
     TYPE: ClassVar[str]
 
     def __init_subclass__(cls) -> None:
@@ -45,7 +48,7 @@ class _Payload(WireStruct):
 
 
 @dataclass(frozen=True)
-class DeckCommit(_Payload):
+class DeckCommit(PayloadStruct):
     """A seat's commitment to its hand-id nonce."""
 
     TYPE: ClassVar[str] = "deck/commit"
@@ -54,7 +57,7 @@ class DeckCommit(_Payload):
 
 
 @dataclass(frozen=True)
-class DeckNonce(_Payload):
+class DeckNonce(PayloadStruct):
     """The nonce revealed once every commitment is in."""
 
     TYPE: ClassVar[str] = "deck/nonce"
@@ -63,7 +66,7 @@ class DeckNonce(_Payload):
 
 
 @dataclass(frozen=True)
-class ShuffleHop(_Payload):
+class ShuffleHop(PayloadStruct):
     """One shuffle hop: the re-keyed, permuted deck and the re-keyed base."""
 
     TYPE: ClassVar[str] = "deck/shuffle"
@@ -82,7 +85,7 @@ ARGUMENT = Record(
 
 
 @dataclass(frozen=True)
-class ShuffleProof(_Payload):
+class ShuffleProof(PayloadStruct):
     """The shuffle argument of one hop (protocol/crypto.py), sent after the hop (so the
     next one can start): 7 elements and 2N + 1 scalars for an N-card deck. Whether N is
     this deck's size is checked on verification."""
@@ -97,7 +100,7 @@ class ShuffleProof(_Payload):
 
 
 @dataclass(frozen=True)
-class StripRound(_Payload):
+class StripRound(PayloadStruct):
     """A seat's public strips of one owner's positions in one round, with one batched DLEQ
     proof for them all (``proofs`` holds exactly one)."""
 
@@ -110,7 +113,7 @@ class StripRound(_Payload):
 
 
 @dataclass(frozen=True)
-class CardOpen(_Payload):
+class CardOpen(PayloadStruct):
     """The owner shows the card at one of its positions, with one DLEQ proof."""
 
     TYPE: ClassVar[str] = "deck/open"
@@ -121,7 +124,7 @@ class CardOpen(_Payload):
 
 
 @dataclass(frozen=True)
-class KeyReveal(_Payload):
+class KeyReveal(PayloadStruct):
     """The end-of-hand reveal of a seat's shuffle scalar."""
 
     TYPE: ClassVar[str] = "deck/key"
@@ -135,7 +138,7 @@ class KeyReveal(_Payload):
 
 
 @dataclass(frozen=True)
-class Genesis(_Payload):
+class Genesis(PayloadStruct):
     """Hand 0, slot 0: a roster member signs the roster hash (table id and the keys)."""
 
     TYPE: ClassVar[str] = "table/genesis"
@@ -144,7 +147,7 @@ class Genesis(_Payload):
 
 
 @dataclass(frozen=True)
-class SeatCommit(_Payload):
+class SeatCommit(PayloadStruct):
     """Hand 0, slot 1: a commitment to the member's seating nonce."""
 
     TYPE: ClassVar[str] = "table/seat-commit"
@@ -153,7 +156,7 @@ class SeatCommit(_Payload):
 
 
 @dataclass(frozen=True)
-class SeatNonce(_Payload):
+class SeatNonce(PayloadStruct):
     """Hand 0, slot 2: the seating nonce, revealed once every commitment is in."""
 
     TYPE: ClassVar[str] = "table/seat-nonce"
@@ -212,7 +215,7 @@ class RuleClause(WireStruct):
 
 
 @dataclass(frozen=True)
-class TableAction(_Payload):
+class TableAction(PayloadStruct):
     """A seat's answer in a game slot: a verb, its cards, one deck opening (with its DLEQ
     proof) for each of those cards that no earlier action of the hand has opened, and the
     proof of a hidden-card rule where the game says the action owes one."""
@@ -241,7 +244,7 @@ class TableAction(_Payload):
 
 
 @dataclass(frozen=True)
-class HandOver(_Payload):
+class HandOver(PayloadStruct):
     """A seat names one of its positions to hand to seat ``to`` privately (docs/protocol.md,
     "Hand-over": the re-lock; the receiver's ``deck/hand-over-lock`` and the giver's
     ``deck/hand-over-strip`` follow), with the proof of a hidden-card rule where the game
@@ -256,7 +259,7 @@ class HandOver(_Payload):
 
 
 @dataclass(frozen=True)
-class HandOverLock(_Payload):
+class HandOverLock(PayloadStruct):
     """The receiver adds its layer to the named position: ``value`` = x_b * V_k, with a DLEQ
     proof (B_b -> B_b+1; V_k -> value)."""
 
@@ -272,7 +275,7 @@ class HandOverLock(_Payload):
 
 
 @dataclass(frozen=True)
-class HandOverStrip(_Payload):
+class HandOverStrip(PayloadStruct):
     """The giver strips its own layer: ``value`` = x_a^-1 * R, with a DLEQ proof (B_a -> B_a+1;
     value -> R): the position is now the receiver's lock x_b * M_c."""
 
@@ -283,7 +286,7 @@ class HandOverStrip(_Payload):
 
 
 @dataclass(frozen=True)
-class Abandon(_Payload):
+class Abandon(PayloadStruct):
     """A present seat's signature on closing the slot ``(hand, slot)`` of its body (for the
     deal, slot 0 stands for the whole deck block) as abandoned: ``silent`` are the seats the
     slot waits for that the signer has nothing from (ascending, at least one, never the
@@ -302,7 +305,7 @@ class Abandon(_Payload):
 
 
 @dataclass(frozen=True)
-class Leave(_Payload):
+class Leave(PayloadStruct):
     """A seat leaves the table for good (the player typed ``quit``): a notice to the others,
     bound to the slot it was signed in; it is not chained nor recorded (docs/protocol.md,
     "Leaving")."""
@@ -315,7 +318,7 @@ Payload = (DeckCommit | DeckNonce | ShuffleHop | ShuffleProof | StripRound | Car
            | Genesis | SeatCommit | SeatNonce | TableAction | Abandon | Leave | HandOver | HandOverLock
            | HandOverStrip)
 
-PAYLOAD_TYPES: dict[str, type[_Payload]] = {
+PAYLOAD_TYPES: dict[str, type[PayloadStruct]] = {
     cls.TYPE: cls for cls in (DeckCommit, DeckNonce, ShuffleHop, ShuffleProof, StripRound, CardOpen, KeyReveal,
                               Genesis, SeatCommit, SeatNonce, TableAction, Abandon, Leave,
                               HandOver, HandOverLock, HandOverStrip)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from p2p_sasaki.protocol.crypto import PUBLIC_KEY_BYTES, SIGNATURE_BYTES
-from p2p_sasaki.protocol.messages.handshake import MAX_HOST_BYTES
+from p2p_sasaki.protocol.messages.handshake import MAX_HOST_BYTES, MessageStruct
 from p2p_sasaki.protocol.messages.names import Name, default_name, describe_key
 from p2p_sasaki.protocol.messages.wire import (
     HASH_BYTES,
@@ -25,7 +25,6 @@ from p2p_sasaki.protocol.messages.wire import (
     Record,
     Str,
     UInt,
-    WireStruct,
     malformed,
     pack,
     unpack_canonical,
@@ -36,14 +35,6 @@ MAX_TOURNAMENT_PLAYERS = 255   # a board message's sender is one byte (docs/prot
 MAX_ROUNDS = 255
 MAX_TOURNAMENT_NAME_BYTES = 100
 CONTRIBUTION_BYTES = 32
-
-
-class _TournamentMessage(WireStruct):
-    TAG: ClassVar[str]
-
-    def __init_subclass__(cls) -> None:
-        super().__init_subclass__()
-        cls.WHAT = f"{cls.TAG} message"
 
 
 @dataclass(frozen=True)
@@ -72,7 +63,7 @@ TOURNAMENT_MEMBER = Record(TournamentMember, TournamentMember.FIELDS, "tournamen
 
 
 @dataclass(frozen=True)
-class TournamentRoster(_TournamentMessage):
+class TournamentRoster(MessageStruct):
     """The tournament: its id, name, number of rounds and every member (roster order is the
     host first, then the joiners in join order; a member's index in it is its player number
     everywhere: seating, boards, standings). Every member signs it (:class:`RosterSignature`).
@@ -114,7 +105,7 @@ class TournamentRoster(_TournamentMessage):
 
 
 @dataclass(frozen=True)
-class DrawCommit(_TournamentMessage):
+class DrawCommit(MessageStruct):
     """A member's commitment to its draw contribution, sent to the host before the roster."""
 
     TAG: ClassVar[str] = "tournament-commit"
@@ -124,7 +115,7 @@ class DrawCommit(_TournamentMessage):
 
 
 @dataclass(frozen=True)
-class RosterSignature(_TournamentMessage):
+class RosterSignature(MessageStruct):
     """A member's signature on the roster (protocol/tournament.py, :func:`roster_digest`)."""
 
     TAG: ClassVar[str] = "tournament-signature"
@@ -134,7 +125,7 @@ class RosterSignature(_TournamentMessage):
 
 
 @dataclass(frozen=True)
-class DrawReveal(_TournamentMessage):
+class DrawReveal(MessageStruct):
     """A member's draw contribution, sent once it holds every member's signature."""
 
     TAG: ClassVar[str] = "tournament-draw"
@@ -145,7 +136,7 @@ class DrawReveal(_TournamentMessage):
 
 
 @dataclass(frozen=True)
-class TournamentFile(_TournamentMessage):
+class TournamentFile(MessageStruct):
     """``tournament.roster``: the roster, every member's signature and every member's draw
     contribution, both in roster order (protocol/tournament.py, :func:`verify_tournament`)."""
 
@@ -165,7 +156,7 @@ class TournamentFile(_TournamentMessage):
 
 
 TournamentMessage = TournamentRoster | DrawCommit | RosterSignature | DrawReveal | TournamentFile
-TOURNAMENT_TYPES: dict[str, type[_TournamentMessage]] = {
+TOURNAMENT_TYPES: dict[str, type[MessageStruct]] = {
     cls.TAG: cls for cls in (TournamentRoster, DrawCommit, RosterSignature, DrawReveal, TournamentFile)}
 
 
