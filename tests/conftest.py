@@ -8,6 +8,7 @@ subpackages ``p2p_sasaki.protocol`` and ``p2p_sasaki.cli``) still comes from sit
 import os
 import sys
 import tempfile
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -61,23 +62,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(group))
 
 
-def _cores() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
-@pytest.hookimpl(optionalhook=True, tryfirst=True)
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """``-n auto`` (pyproject.toml's addopts): the fast tier (``-m "not slow"``) computes, so one
-    worker a core; a run with the slow tests spends most of its time waiting (processes,
-    sockets, namespaces, a browser), so two a core, which on two cores took the whole suite
-    from about 6.5 to about 3.5 minutes for the same CPU. ``PYTEST_XDIST_AUTO_NUM_WORKERS``
-    still decides when it is set."""
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
-        return None
-    markexpr = config.getoption("markexpr") or ""
-    return _cores() if "not slow" in markexpr else 2 * _cores()
+@pytest.hookimpl(optionalhook=True, wrapper=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> Generator[None, int, int]:
+    """``-n auto`` (pyproject.toml's addopts), around pytest-xdist's count of the cores: the
+    fast tier (``-m "not slow"``) computes, so one worker a core; a run with the slow tests
+    spends most of its time waiting (processes, sockets, namespaces, a browser), so two a core,
+    which on two cores took the whole suite from about 6.5 to about 3.5 minutes for the same
+    CPU. ``PYTEST_XDIST_AUTO_NUM_WORKERS``, where it is set, is taken as it is."""
+    cores = yield
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or "not slow" in (config.getoption("markexpr") or ""):
+        return cores
+    return 2 * cores
 
 
 @pytest.hookimpl(optionalhook=True)
