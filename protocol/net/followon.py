@@ -94,6 +94,6 @@ async def agree_follow_on(transport: Transport, identity: Identity, agreement: F
     else:
         outcome.missing = agreement.missing
     with trio.move_on_after(drain):       # my answer and relays leave before the caller goes on
-        while any(peer.queued and peer.connected for peer in transport.statistics().peers.values()):
+        while transport.statistics().sending:
             await trio.sleep(0.05)
     return outcome

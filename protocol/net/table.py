@@ -828,7 +828,7 @@ class _Driver:
         self.result.left = bool(self.session.leave())
         await self._flush()
         with trio.move_on_after(2):
-            while any(p.queued and p.connected for p in self.transport.statistics().peers.values()):
+            while self.transport.statistics().sending:
                 await trio.sleep(0.05)
 
     async def _step(self) -> bool:
@@ -1048,9 +1048,8 @@ class _Driver:
         self.result.totals = tuple(session.totals)
         # Let the others receive our last messages, and answer any late request; a peer
         # that reconnects meanwhile gets our log again (its last messages may have been lost).
-        # Frames queued for a peer that is gone (it left, or its link is down) wait for no one.
         with trio.move_on_after(10):
-            while any(p.queued and p.connected for p in self.transport.statistics().peers.values()):
+            while self.transport.statistics().sending:
                 self._resend_due()
                 await trio.sleep(0.05)
         with trio.move_on_after(linger):

@@ -690,7 +690,7 @@ async def _run(identity: Identity, join_roster: TableRoster, transport: Transpor
     await member.wait_for(lambda: all(i in member.over for i in range(len(member.keys)) if i not in gone))
     # my last frames (the others may still wait for my "over") leave before the links close
     with trio.move_on_after(10):
-        while any(peer.queued for peer in transport.statistics().peers.values() if peer.connected):
+        while transport.statistics().sending:
             await trio.sleep(0.05)
     await trio.sleep(options.linger)
     return standings

@@ -85,6 +85,12 @@ class TransportStatistics:
     refused: int
     """Handshakes this member refused (wrong table, unknown key, bad signature...)."""
 
+    @property
+    def sending(self) -> bool:
+        """Frames still wait in a connected peer's send queue (what is queued for a peer that
+        is gone, having left or lost its link, is not waited for: it never leaves)."""
+        return any(peer.queued and peer.connected for peer in self.peers.values())
+
 
 @runtime_checkable
 class Transport(Protocol):
